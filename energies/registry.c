@@ -1,0 +1,18 @@
+/* registry.c — the list of energy types weft knows. A new energy is one file that
+ * defines a weft_energy_type plus one line here; ./weft list and the generic tests
+ * pick it up from this array. */
+#include "weft_energies.h"
+
+#include <string.h>
+
+const weft_energy_type *const weft_energy_registry[] = {
+    &weft_mass_spring,
+    &weft_dihedral_bending,
+    NULL,
+};
+
+const weft_energy_type *weft_energy_find(const char *name) {
+    for (const weft_energy_type *const *t = weft_energy_registry; *t; t++)
+        if (strcmp((*t)->name, name) == 0) return *t;
+    return NULL;
+}

@@ -1,0 +1,92 @@
+/* weft_energies.h — the energy and constraint types of weft (energies/), and the
+ * inline geometric kernels that position-based solvers share with them.
+ *
+ * Every type is a weft_energy_type descriptor (lib/weft.h) listed in
+ * weft_energy_registry; adding an energy is one file plus one line in registry.c.
+ * Units: positions m, stiffness as documented per type, energies J, gradients N.
+ */
+#ifndef WEFT_ENERGIES_H
+#define WEFT_ENERGIES_H
+
+#include "weft.h"
+
+#include <math.h>
+
+/* π, spelled out because strict C17 math.h does not define M_PI. */
+#define WEFT_PI 3.14159265358979323846
+
+/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending). */
+extern const weft_energy_type *const weft_energy_registry[];
+
+/* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. */
+extern const weft_energy_type weft_mass_spring;
+
+/* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. */
+extern const weft_energy_type weft_dihedral_bending;
+
+/* Looks up a registered energy type by name; NULL if there is none. */
+const weft_energy_type *weft_energy_find(const char *name);
+
+/* Wraps an angle difference into (−π, π]. */
+static inline double weft_wrap_angle(double a) {
+    while (a > WEFT_PI) a -= 2.0 * WEFT_PI;
+    while (a <= -WEFT_PI) a += 2.0 * WEFT_PI;
+    return a;
+}
+
+/* Signed dihedral angle θ of the hinge (p0, p1 shared edge; p2 opposite in triangle A
+ * = (p0, p1, p2), p3 opposite in triangle B = (p1, p0, p3)), with its gradient
+ * g = ∂θ/∂(p0, p1, p2, p3) (12 values) if g != NULL.
+ *
+ * θ = atan2((n̂A × n̂B)·ê, n̂A·n̂B) with nA = (p1−p0)×(p2−p0), nB = (p0−p1)×(p3−p1),
+ * e = p1 − p0; θ = 0 for a flat hinge. Gradients (Bridson, Marino, Fedkiw 2003):
+ *   ∂θ/∂p2 = −|e| nA/|nA|²,  ∂θ/∂p3 = −|e| nB/|nB|²,
+ *   ∂θ/∂p0 = −[(p2−p1)·e nA/|nA|² + (p3−p1)·e nB/|nB|²] / |e|,
+ *   ∂θ/∂p1 = +[(p2−p0)·e nA/|nA|² + (p3−p0)·e nB/|nB|²] / |e|.
+ * They equal Müller 2006 Appendix A's ∂arccos(n̂A·n̂B)/∂p times sign(θ), but need no
+ * division by sin θ, so they stay finite at θ = 0 and θ = ±π. Returns 0 with a zero
+ * gradient when either triangle or the edge is degenerate (zero area or length). */
+static inline double weft_hinge_angle(const double *p0, const double *p1, const double *p2,
+                                      const double *p3, double *g) {
+    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    double a2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    double b3[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+    /* nA = e × (p2 − p0);  nB = (−e) × (p3 − p1) */
+    double nA[3] = {e[1] * a2[2] - e[2] * a2[1], e[2] * a2[0] - e[0] * a2[2],
+                    e[0] * a2[1] - e[1] * a2[0]};
+    double nB[3] = {-(e[1] * b3[2] - e[2] * b3[1]), -(e[2] * b3[0] - e[0] * b3[2]),
+                    -(e[0] * b3[1] - e[1] * b3[0])};
+    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    /* Degenerate: a triangle whose area is tiny against its edge (|n| ≤ 1e-12 |e|²). */
+    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
+        if (g)
+            for (int k = 0; k < 12; k++) g[k] = 0.0;
+        return 0.0;
+    }
+    double le = sqrt(ee);
+    /* cos θ |nA||nB| = nA·nB ; sin θ |nA||nB| = (nA × nB)·ê (the common factor cancels) */
+    double c = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    double cx[3] = {nA[1] * nB[2] - nA[2] * nB[1], nA[2] * nB[0] - nA[0] * nB[2],
+                    nA[0] * nB[1] - nA[1] * nB[0]};
+    double s = (cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2]) / le;
+    double theta = atan2(s, c);
+    if (g) {
+        double ia = 1.0 / aa, ib = 1.0 / bb, il = 1.0 / le;
+        double d21 = (p2[0] - p1[0]) * e[0] + (p2[1] - p1[1]) * e[1] + (p2[2] - p1[2]) * e[2];
+        double d31 = (p3[0] - p1[0]) * e[0] + (p3[1] - p1[1]) * e[1] + (p3[2] - p1[2]) * e[2];
+        double d20 = a2[0] * e[0] + a2[1] * e[1] + a2[2] * e[2];
+        double d30 = (p3[0] - p0[0]) * e[0] + (p3[1] - p0[1]) * e[1] + (p3[2] - p0[2]) * e[2];
+        for (int k = 0; k < 3; k++) {
+            double ua = nA[k] * ia, ub = nB[k] * ib;
+            g[0 + k] = -(d21 * ua + d31 * ub) * il;
+            g[3 + k] = (d20 * ua + d30 * ub) * il;
+            g[6 + k] = -le * ua;
+            g[9 + k] = -le * ub;
+        }
+    }
+    return theta;
+}
+
+#endif

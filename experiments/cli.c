@@ -1,0 +1,121 @@
+/* cli.c — option parsing (glibc getopt_long) and scene set-up shared by the
+ * experiment binaries, so they all accept the same flags with the same meaning. */
+#include "cli.h"
+
+#include "weft_energies.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Parses a whole non-negative integer option or exits with a one-line error. */
+static int int_option(const char *name, const char *text, int lo) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*end || end == text || errno || v < lo || v > 100000000) {
+        fprintf(stderr, "error: --%s: '%s' is not a whole number >= %d\n", name, text, lo);
+        exit(2);
+    }
+    return (int)v;
+}
+
+void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage) {
+    static const struct option opts[] = {
+        {"scene", required_argument, 0, 's'},   {"solvers", required_argument, 0, 'S'},
+        {"iterations", required_argument, 0, 'i'}, {"steps", required_argument, 0, 'n'},
+        {"threads", required_argument, 0, 't'}, {"set", required_argument, 0, 'x'},
+        {"log", required_argument, 0, 'l'},     {"out", required_argument, 0, 'o'},
+        {"obj-every", required_argument, 0, 'O'}, {"plot-step", required_argument, 0, 'P'},
+        {"no-plot", no_argument, 0, 'N'},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    *cli = (weft_cli){.scene = "hanging_cloth", .out = "results", .steps = -1,
+                      .plot_step = -1, .log = WEFT_LOG_ITERATIONS};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': cli->scene = optarg; break;
+        case 'S': cli->solvers = optarg; break;
+        case 'i': cli->iterations = int_option("iterations", optarg, 1); break;
+        case 'n': cli->steps = int_option("steps", optarg, 0); break;
+        case 't': cli->threads = int_option("threads", optarg, 1); break;
+        case 'O': cli->obj_every = int_option("obj-every", optarg, 0); break;
+        case 'P': cli->plot_step = int_option("plot-step", optarg, 0); break;
+        case 'N': cli->no_plot = true; break;
+        case 'o': cli->out = optarg; break;
+        case 'x':
+            if (cli->nset == 64) {
+                fprintf(stderr, "error: too many --set options (64 at most)\n");
+                exit(2);
+            }
+            cli->set[cli->nset++] = optarg;
+            break;
+        case 'l':
+            if (!strcmp(optarg, "iterations")) cli->log = WEFT_LOG_ITERATIONS;
+            else if (!strcmp(optarg, "steps")) cli->log = WEFT_LOG_STEPS;
+            else if (!strcmp(optarg, "none")) cli->log = WEFT_LOG_NONE;
+            else {
+                fprintf(stderr, "error: --log: '%s' is not one of iterations, steps, none\n", optarg);
+                exit(2);
+            }
+            break;
+        case 'h': fputs(usage, stdout); exit(0);
+        default:
+            if (optopt)
+                fprintf(stderr, "error: option -%c: unknown or missing its value (see --help)\n", optopt);
+            else
+                fprintf(stderr, "error: %s: unknown option or missing value (see --help)\n",
+                        argv[optind - 1]);
+            exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "error: unexpected argument '%s' (see --help)\n", argv[optind]);
+        exit(2);
+    }
+}
+
+int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err) {
+    weft_scene *s = weft_scene_load(cli->scene, err);
+    if (!s) return WEFT_ERR_INPUT;
+    char buf[64];
+    int rc = WEFT_OK;
+    if (cli->iterations > 0) {
+        snprintf(buf, sizeof buf, "solver.iterations=%d", cli->iterations);
+        rc = weft_scene_set(s, buf, "--iterations", err);
+    }
+    if (!rc && cli->steps >= 0) {
+        snprintf(buf, sizeof buf, "scene.steps=%d", cli->steps);
+        rc = weft_scene_set(s, buf, "--steps", err);
+    }
+    if (!rc && cli->threads > 0) {
+        snprintf(buf, sizeof buf, "solver.threads=%d", cli->threads);
+        rc = weft_scene_set(s, buf, "--threads", err);
+    }
+    for (int i = 0; !rc && i < cli->nset; i++) rc = weft_scene_set(s, cli->set[i], "--set", err);
+    if (!rc) rc = weft_scene_build(s, weft_energy_registry, m, err);
+    weft_scene_free(&s);
+    return rc;
+}
+
+int weft_mkdirs(const char *path) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                fprintf(stderr, "error: %s: cannot create directory: %s\n", buf, strerror(errno));
+                return -1;
+            }
+            if (!c) break;
+            *p = c;
+        }
+    }
+    return 0;
+}

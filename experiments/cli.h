@@ -1,0 +1,35 @@
+/* cli.h — what every experiment binary shares: command-line options (getopt_long),
+ * scene loading with --set overrides, and results paths. */
+#ifndef WEFT_CLI_H
+#define WEFT_CLI_H
+
+#include "weft.h"
+
+/* Options common to the experiment binaries. */
+typedef struct weft_cli {
+    const char *scene;     /* built-in name or .ini path (default hanging_cloth) */
+    const char *solvers;   /* comma-separated solver names */
+    const char *out;       /* results directory (default "results") */
+    int iterations;        /* 0 = the scene's */
+    int steps;             /* -1 = the scene's */
+    int threads;           /* 0 = the scene's */
+    int obj_every;         /* 0 = no OBJ frames */
+    int plot_step;         /* -1 = the middle step */
+    bool no_plot;
+    weft_log_level log;
+    int nset;
+    const char *set[64];   /* --set section.key=value, in order */
+} weft_cli;
+
+/* Parses argv into cli; prints help and exits 0 for --help; one-line error and exit 2
+ * for a bad option. `usage` is the program's own usage text. */
+void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage);
+
+/* Loads cli->scene, applies --iterations/--steps/--threads and every --set, builds the
+ * model. Returns the scene (for its name) or NULL after printing the error. */
+int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err);
+
+/* mkdir -p; returns 0 or prints an error and returns -1. */
+int weft_mkdirs(const char *path);
+
+#endif

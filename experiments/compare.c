@@ -1,0 +1,224 @@
+/* compare.c — run one scene with several solvers under identical settings, log every
+ * inner iteration with the common metrics, print a summary table, and plot:
+ *   (a) convergence within one step against iteration,
+ *   (b) the same against wall time,
+ *   (c) the final cloth shape of each solver.
+ * Logs and figures go to <out>/<scene>/. */
+#include "cli.h"
+
+#include "weft_solvers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: compare [options]\n"
+    "Runs one scene with several solvers and identical settings; writes one log per\n"
+    "solver, a summary table and gnuplot figures under OUT/SCENE/.\n"
+    "\n"
+    "  --scene NAME|FILE      built-in scene or .ini file (default hanging_cloth)\n"
+    "  --solvers A,B,...      solvers to compare (default: every registered solver)\n"
+    "  --iterations N         inner iterations per step (default: the scene's)\n"
+    "  --steps N              time steps (default: the scene's)\n"
+    "  --threads N            OpenMP threads for parallel solvers (default 1)\n"
+    "  --set SECTION.KEY=VAL  override a scene value (repeatable)\n"
+    "  --log iterations|steps|none   what to log (default iterations)\n"
+    "  --out DIR              results directory (default results)\n"
+    "  --obj-every N          also write an OBJ of the cloth every N steps\n"
+    "  --plot-step S          step whose iterations figures (a), (b) show (default: middle)\n"
+    "  --no-plot              skip gnuplot\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "Log columns: step iter wall_s residual residual_rel cmax crms energy volume\n"
+    "(residual: |grad G| of the backward-Euler incremental potential over free DOFs, N;\n"
+    " cmax/crms: max/RMS relative edge strain; energy: kinetic+gravity+elastic, J).\n";
+
+/* Writes the triangles of positions x as closed loops for gnuplot's splot. */
+static int write_shape(const weft_model *m, const char *path) {
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "# final positions of %s, one triangle per block (x y z, m)\n", m->scene_name);
+    for (int t = 0; t < m->mesh.nt; t++) {
+        const int *tri = &m->mesh.tri[3 * t];
+        for (int a = 0; a <= 3; a++) {
+            const double *p = &m->x[3 * tri[a % 3]];
+            fprintf(f, "%.6f %.6f %.6f\n", p[0], p[1], p[2]);
+        }
+        fprintf(f, "\n\n");
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "error: %s: cannot write\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs gnuplot on script with "-e" definitions; returns its exit status. */
+static int gnuplot(const char *defs, const char *script) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
+        fprintf(stderr, "error: cannot run gnuplot: %s (install gnuplot-nox)\n", strerror(errno));
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Directory of the gnuplot scripts: $WEFT_PLOTS_DIR or the source tree's. */
+static const char *plots_dir(void) {
+    const char *d = getenv("WEFT_PLOTS_DIR");
+    return d && *d ? d : WEFT_PLOTS_DIR;
+}
+
+int main(int argc, char **argv) {
+    weft_cli cli;
+    weft_cli_parse(argc, argv, &cli, usage);
+    weft_install_interrupt_handler();
+
+    /* Solver list: validate every name before running anything. */
+    const weft_solver_type *solvers[16];
+    int ns = 0;
+    if (!cli.solvers) {
+        for (const weft_solver_type *const *s = weft_solver_registry; *s && ns < 16; s++)
+            solvers[ns++] = *s;
+    } else {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", cli.solvers);
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            const weft_solver_type *s = weft_solver_find(tok);
+            if (!s) {
+                fprintf(stderr, "error: --solvers: unknown solver '%s' (known:", tok);
+                for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
+                    fprintf(stderr, " %s", (*r)->name);
+                fprintf(stderr, ")\n");
+                return 2;
+            }
+            if (ns == 16) {
+                fprintf(stderr, "error: --solvers: at most 16 solvers\n");
+                return 2;
+            }
+            solvers[ns++] = s;
+        }
+        if (ns == 0) {
+            fprintf(stderr, "error: --solvers: empty list\n");
+            return 2;
+        }
+    }
+
+    /* Build once to validate the scene and learn its name before creating directories. */
+    weft_error err = {{0}};
+    weft_model m;
+    if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return 1;
+    }
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", cli.out, m.scene_name);
+    int steps = m.steps, iterations = m.solver.iterations;
+    char scene_name[128];
+    snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
+    weft_model_free(&m);
+    if (weft_mkdirs(dir) != 0) return 1;
+    int plot_step = cli.plot_step >= 0 ? cli.plot_step : steps / 2;
+    if (plot_step >= steps) plot_step = steps > 0 ? steps - 1 : 0;
+
+    printf("scene %s: %d steps, %d iterations per step; results in %s/\n\n", scene_name, steps,
+           iterations, dir);
+    printf("%-18s %10s %12s %12s %14s %14s\n", "solver", "iterations", "ms/step", "final cmax",
+           "final resid", "final resid_rel");
+    char logs[2048] = "", names[1024] = "", shapes[2048] = "";
+    char summary_path[1100], summary_tmp[1200];
+    snprintf(summary_path, sizeof summary_path, "%s/summary.tsv", dir);
+    snprintf(summary_tmp, sizeof summary_tmp, "%s.partial", summary_path);
+    FILE *summary = fopen(summary_tmp, "w");
+    if (!summary) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", summary_tmp, strerror(errno));
+        return 1;
+    }
+    fprintf(summary, "solver\titerations\tms_per_step\tfinal_cmax\tfinal_residual\tfinal_residual_rel\n");
+    int status = 0;
+    for (int k = 0; k < ns; k++) {
+        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+            fprintf(stderr, "error: %s\n", err.msg);
+            status = 1;
+            break;
+        }
+        char log_path[1100], obj_prefix[1100], shape_path[1100];
+        snprintf(log_path, sizeof log_path, "%s/%s.log", dir, solvers[k]->name);
+        snprintf(obj_prefix, sizeof obj_prefix, "%s/%s", dir, solvers[k]->name);
+        snprintf(shape_path, sizeof shape_path, "%s/%s_shape.dat", dir, solvers[k]->name);
+        weft_run_options opt = weft_run_options_default();
+        opt.log_level = cli.log;
+        opt.log_path = cli.log == WEFT_LOG_NONE ? NULL : log_path;
+        opt.obj_every = cli.obj_every;
+        opt.obj_prefix = obj_prefix;
+        opt.progress = true;
+        weft_run_result res;
+        int rc = weft_run(solvers[k], &m, &opt, &res, &err);
+        if (rc != WEFT_OK) {
+            fprintf(stderr, "error: %s: %s\n", solvers[k]->name, err.msg);
+            if (opt.log_path) fprintf(stderr, "  (partial log left in %s.partial)\n", log_path);
+            weft_model_free(&m);
+            status = 1;
+            continue;
+        }
+        printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, m.solver.iterations,
+               res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
+        fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\n", solvers[k]->name, m.solver.iterations,
+                res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
+        if (write_shape(&m, shape_path) != 0) status = 1;
+        weft_model_free(&m);
+        size_t l = strlen(logs);
+        snprintf(logs + l, sizeof logs - l, "%s%s", l ? " " : "", log_path);
+        l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", l ? " " : "", solvers[k]->name);
+        l = strlen(shapes);
+        snprintf(shapes + l, sizeof shapes - l, "%s%s", l ? " " : "", shape_path);
+    }
+    if (fclose(summary) != 0 || (status == 0 && rename(summary_tmp, summary_path) != 0)) {
+        fprintf(stderr, "error: %s: cannot write\n", summary_path);
+        status = 1;
+    }
+    if (status != 0) return status;
+    printf("\nlogs:    %s\nsummary: %s\n", logs, summary_path);
+    if (cli.no_plot) return 0;
+    if (cli.log != WEFT_LOG_ITERATIONS) {
+        printf("figures: skipped (convergence plots need --log iterations)\n");
+        return 0;
+    }
+
+    char defs[8192], script[1100], out[3][1100];
+    snprintf(out[0], sizeof out[0], "%s/convergence_iterations.png", dir);
+    snprintf(out[1], sizeof out[1], "%s/convergence_time.png", dir);
+    snprintf(out[2], sizeof out[2], "%s/final_shapes.png", dir);
+    snprintf(script, sizeof script, "%s/convergence.gp", plots_dir());
+    for (int x = 0; x < 2; x++) {
+        snprintf(defs, sizeof defs,
+                 "logs='%s'; names='%s'; step=%d; xaxis='%s'; out='%s'; scene='%s'", logs, names,
+                 plot_step, x ? "time" : "iter", out[x], scene_name);
+        if (gnuplot(defs, script) != 0) {
+            fprintf(stderr, "error: gnuplot failed on %s\n", script);
+            return 1;
+        }
+    }
+    snprintf(script, sizeof script, "%s/shapes.gp", plots_dir());
+    snprintf(defs, sizeof defs, "shapes='%s'; names='%s'; out='%s'", shapes, names, out[2]);
+    if (gnuplot(defs, script) != 0) {
+        fprintf(stderr, "error: gnuplot failed on %s\n", script);
+        return 1;
+    }
+    printf("figures:\n  (a) %s\n  (b) %s\n  (c) %s\n", out[0], out[1], out[2]);
+    return 0;
+}

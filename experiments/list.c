@@ -1,0 +1,31 @@
+/* list.c — prints every registered solver, energy, PBD constraint type and built-in
+ * scene, one per line: kind, name, paper, summary (tab-separated, for scripts). */
+#include "weft_energies.h"
+#include "weft_solvers.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+            puts("usage: list\nPrints kind<TAB>name<TAB>paper<TAB>summary for every registered\n"
+                 "solver, energy, constraint type and built-in scene.");
+            return 0;
+        }
+        fprintf(stderr, "error: list takes no arguments (got '%s')\n", argv[1]);
+        return 2;
+    }
+    for (const weft_solver_type *const *s = weft_solver_registry; *s; s++)
+        printf("solver\t%s\t%s\t%s; iteration = %s\n", (*s)->name, (*s)->paper, (*s)->summary,
+               (*s)->iteration);
+    for (const weft_energy_type *const *e = weft_energy_registry; *e; e++)
+        printf("energy\t%s\t%s\t%s (%s elements)\n", (*e)->name, (*e)->paper, (*e)->summary,
+               (*e)->kind == WEFT_ELEM_EDGE ? "edge" : (*e)->kind == WEFT_ELEM_HINGE ? "hinge"
+               : (*e)->kind == WEFT_ELEM_TRIANGLE ? "triangle" : "tetrahedron");
+    for (const weft_constraint_info *c = weft_constraint_list; c->name; c++)
+        printf("constraint\t%s\t%s\t%s\n", c->name, c->paper, c->summary);
+    for (const weft_builtin_scene *b = weft_builtin_scenes; b->name; b++)
+        printf("scene\t%s\texperiments/scenes/%s.ini\t%s\n", b->name, b->name, b->summary);
+    return 0;
+}

@@ -1,0 +1,78 @@
+/* metrics.c — the common metrics of DESIGN.md, computed by the same code for every
+ * solver so that PBD and implicit methods land on the same axes:
+ *   x̃ = xn + h vn + h² g                        (inertial target; f_ext = M g)
+ *   G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x)    (backward-Euler incremental potential)
+ *   residual = ‖S ∇G(x)‖₂ over free DOFs, N;  residual_rel = residual / residual(step start)
+ *   strain = |ℓ − ℓ₀| / ℓ₀ per stretch element (max, RMS)
+ *   energy = ½ Σ m |(x − xn)/h|² − Σ m g·x + E(x), J
+ * Gravity enters G through x̃ (an affine shift), so ∇G is the same as with −Σ m g·x in E. */
+#include "weft.h"
+
+#include <math.h>
+#include <string.h>
+
+void weft_inertial_target(const weft_model *m, const double *xn, const double *vn, double *xt) {
+    double h = m->dt;
+    for (int i = 0; i < m->n; i++)
+        for (int k = 0; k < 3; k++)
+            xt[3 * i + k] = xn[3 * i + k] + h * vn[3 * i + k] + h * h * m->gravity[k];
+}
+
+double weft_incremental_potential(const weft_model *m, const double *x, const double *xt,
+                                  double *grad) {
+    double h2 = m->dt * m->dt, inertia = 0.0;
+    memset(grad, 0, 3 * (size_t)m->n * sizeof *grad);
+    double E = weft_model_gradient(m, x, grad);
+    for (int i = 0; i < m->n; i++) {
+        for (int k = 0; k < 3; k++) {
+            double d = x[3 * i + k] - xt[3 * i + k];
+            inertia += 0.5 * m->mass[i] * d * d / h2;
+            if (m->pin[i] >= 0)
+                grad[3 * i + k] = 0.0; /* S: pinned DOFs are not unknowns */
+            else
+                grad[3 * i + k] += m->mass[i] * d / h2;
+        }
+    }
+    return inertia + E;
+}
+
+void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms) {
+    double mx = 0.0, sum = 0.0;
+    int n = 0;
+    if (m->stretch_term >= 0) {
+        const weft_term *t = &m->terms[m->stretch_term];
+        for (int i = 0; i < t->n; i++) {
+            const weft_element *e = &t->elem[i];
+            const double *a = x + 3 * e->v[0], *b = x + 3 * e->v[1];
+            double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+            double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            double s = fabs(l - e->rest[0]) / e->rest[0]; /* rest[0] is ℓ₀ for edges */
+            if (s > mx) mx = s;
+            sum += s * s;
+        }
+        n = t->n;
+    }
+    *cmax = mx;
+    *crms = n ? sqrt(sum / n) : 0.0;
+}
+
+void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
+                          const double *xt, double r0, double *scratch, weft_metrics *out) {
+    double h = m->dt;
+    weft_incremental_potential(m, x, xt, scratch);
+    double r2 = 0.0;
+    for (int i = 0; i < 3 * m->n; i++) r2 += scratch[i] * scratch[i];
+    out->residual = sqrt(r2);
+    out->residual_rel = r0 > 0.0 ? out->residual / r0 : (out->residual > 0 ? INFINITY : 0.0);
+    weft_strain(m, x, &out->cmax, &out->crms);
+    double kinetic = 0.0, grav = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        for (int k = 0; k < 3; k++) {
+            double v = (x[3 * i + k] - xn[3 * i + k]) / h;
+            kinetic += 0.5 * m->mass[i] * v * v;
+            grav -= m->mass[i] * m->gravity[k] * x[3 * i + k];
+        }
+    }
+    out->energy = kinetic + grav + weft_model_energy(m, x);
+    out->volume = m->mesh.closed ? weft_mesh_volume(&m->mesh, x) : 0.0;
+}

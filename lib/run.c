@@ -1,0 +1,180 @@
+/* run.c — the simulation loop shared by every experiment: create the solver, step it
+ * m->steps times, and turn the inner iterations it reports into metrics and log rows.
+ *
+ * Wall time in the log is solver time only: the time spent computing metrics and
+ * writing rows is measured and subtracted, so logging does not distort the
+ * per-second convergence plots. A run stops with an error when a position becomes
+ * non-finite (divergence) or on SIGINT/SIGTERM, and its log is closed as incomplete. */
+#include "weft.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct weft_monitor {
+    const weft_model *m;
+    weft_log *log;
+    weft_log_level level;
+    int step, last_iter, last_step;
+    double *xn, *xt, *scratch; /* state at step start, inertial target, gradient scratch */
+    double r0;
+    double t_start, t_excluded;
+    weft_metrics last;
+    bool have_last;
+    bool nonfinite; /* a metric came out NaN or inf */
+};
+
+void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
+    if (!mon) return;
+    double t0 = weft_now();
+    bool final = iter == mon->last_iter;
+    bool want = iter == 0 || mon->level == WEFT_LOG_ITERATIONS ||
+                (final && (mon->level == WEFT_LOG_STEPS || mon->step == mon->last_step));
+    if (want) {
+        weft_metrics mm;
+        weft_metrics_compute(mon->m, x, mon->xn, mon->xt, mon->r0, mon->scratch, &mm);
+        if (iter == 0) {
+            mon->r0 = mm.residual;
+            mm.residual_rel = mm.residual > 0 ? 1.0 : 0.0;
+        }
+        if (!isfinite(mm.residual) || !isfinite(mm.energy) || !isfinite(mm.cmax)) {
+            mon->nonfinite = true; /* never write NaN: the run loop stops with a message */
+        } else {
+            double wall = t0 - mon->t_start - mon->t_excluded;
+            if (mon->log && (mon->level == WEFT_LOG_ITERATIONS ||
+                             (mon->level == WEFT_LOG_STEPS && final)))
+                weft_log_row(mon->log, mon->step, iter, wall, &mm);
+            if (final) {
+                mon->last = mm;
+                mon->have_last = true;
+            }
+        }
+    }
+    mon->t_excluded += weft_now() - t0;
+}
+
+weft_run_options weft_run_options_default(void) {
+    return (weft_run_options){.log_level = WEFT_LOG_ITERATIONS, .log_step = -1};
+}
+
+/* True when every coordinate is finite and within 1e6 m of the origin. */
+static bool state_ok(const weft_model *m) {
+    for (int i = 0; i < 3 * m->n; i++)
+        if (!isfinite(m->x[i]) || fabs(m->x[i]) > 1e6 || !isfinite(m->v[i])) return false;
+    return true;
+}
+
+int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_options *opt,
+             weft_run_result *res, weft_error *err) {
+    memset(res, 0, sizeof *res);
+    int rc = WEFT_OK;
+    const char *reason = NULL;
+    size_t n3 = 3 * (size_t)m->n;
+    weft_monitor mon = {.m = m, .level = opt->log_level, .last_iter = m->solver.iterations,
+                        .last_step = m->steps - 1};
+    mon.xn = malloc(n3 * sizeof(double));
+    mon.xt = malloc(n3 * sizeof(double));
+    mon.scratch = malloc(n3 * sizeof(double));
+    void *state = NULL;
+    if (!mon.xn || !mon.xt || !mon.scratch) {
+        rc = weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    state = solver->create(m, err);
+    if (!state) {
+        rc = WEFT_ERR_INPUT;
+        goto done;
+    }
+    if (opt->log_path && opt->log_level != WEFT_LOG_NONE) {
+        char lines[12][160];
+        const char *meta[40];
+        int k = 0;
+        snprintf(lines[k], 160, "scene=%s  solver=%s  paper=\"%s\"", m->scene_name, solver->name,
+                 solver->paper);
+        meta[k] = lines[k], k++;
+        snprintf(lines[k], 160, "dt=%.17g  steps=%d  iterations=%d  omega=%.17g  threads=%d",
+                 m->dt, m->steps, m->solver.iterations, m->solver.omega, m->solver.threads);
+        meta[k] = lines[k], k++;
+        snprintf(lines[k], 160, "vertices=%d  edges=%d  hinges=%d  triangles=%d", m->n,
+                 m->mesh.ne, m->mesh.nh, m->mesh.nt);
+        meta[k] = lines[k], k++;
+        snprintf(lines[k], 160, "k_stretch=%.17g  k_bending=%.17g  k_damping=%.17g  "
+                 "k_pressure=%.17g  mapping=%d", m->pbd.k_stretch, m->pbd.k_bending,
+                 m->pbd.k_damping, m->pbd.k_pressure, (int)m->pbd.stiffness_mapping);
+        meta[k] = lines[k], k++;
+        snprintf(lines[k], 160, "iteration=\"%s\"", solver->iteration);
+        meta[k] = lines[k], k++;
+        snprintf(lines[k], 160, "log=%s  (iter 0 = before the first inner iteration)",
+                 opt->log_level == WEFT_LOG_STEPS ? "steps" : "iterations");
+        meta[k] = lines[k], k++;
+        for (const char *const *e = opt->meta; e && *e && k < 38; e++) meta[k++] = *e;
+        meta[k] = NULL;
+        mon.log = weft_log_open(opt->log_path, meta, err);
+        if (!mon.log) {
+            rc = WEFT_ERR_IO;
+            goto done;
+        }
+    }
+    bool tty = opt->progress && isatty(2);
+    double last_print = 0.0;
+    mon.t_start = weft_now();
+    for (int s = 0; s < m->steps; s++) {
+        if (weft_interrupted()) {
+            rc = weft_fail(err, WEFT_ERR_INTERRUPTED, "interrupted at step %d of %d", s, m->steps);
+            reason = "interrupted";
+            break;
+        }
+        mon.step = s;
+        memcpy(mon.xn, m->x, n3 * sizeof(double));
+        weft_inertial_target(m, m->x, m->v, mon.xt);
+        /* With logging off, metrics are still taken on the last step for the summary. */
+        bool monitored = opt->log_level != WEFT_LOG_NONE || s == m->steps - 1;
+        rc = solver->step(state, m, monitored ? &mon : NULL, err);
+        if (rc) {
+            reason = "solver-error";
+            break;
+        }
+        if (!state_ok(m) || mon.nonfinite) {
+            rc = weft_fail(err, WEFT_ERR_DIVERGED,
+                           "%s diverged at step %d (t = %.4g s): non-finite or exploding state; "
+                           "try a smaller dt or more iterations", solver->name, s, m->t);
+            reason = "diverged";
+            break;
+        }
+        res->steps_done = s + 1;
+        if (opt->obj_every > 0 && opt->obj_prefix && (s + 1) % opt->obj_every == 0) {
+            char path[1100];
+            snprintf(path, sizeof path, "%s_%06d.obj", opt->obj_prefix, s + 1);
+            double t0 = weft_now();
+            rc = weft_mesh_write_obj(&m->mesh, m->x, path, err);
+            mon.t_excluded += weft_now() - t0;
+            if (rc) {
+                reason = "io-error";
+                break;
+            }
+        }
+        if (tty) {
+            double now = weft_now();
+            if (now - mon.t_start > 1.0 && now - last_print > 0.25) {
+                fprintf(stderr, "\r%s: step %d/%d  t=%.3f s  %.1f ms/step   ", solver->name, s + 1,
+                        m->steps, m->t, 1e3 * (now - mon.t_start - mon.t_excluded) / (s + 1));
+                last_print = now;
+            }
+        }
+    }
+    res->wall_s = weft_now() - mon.t_start - mon.t_excluded;
+    if (last_print > 0.0) fprintf(stderr, "\r%*s\r", 70, "");
+    res->ms_per_step = res->steps_done ? 1e3 * res->wall_s / res->steps_done : 0.0;
+    res->last = mon.last;
+    if (mon.log) {
+        if (rc == WEFT_OK)
+            rc = weft_log_close(&mon.log, true, NULL, err);
+        else
+            weft_log_close(&mon.log, false, reason, NULL);
+    }
+done:
+    if (state) solver->destroy(state);
+    free(mon.xn), free(mon.xt), free(mon.scratch);
+    return rc;
+}

@@ -1,0 +1,832 @@
+/* scene.c — INI scene files (parsed with libinih), built-in scenes, --set overrides,
+ * and the construction of a weft_model from a scene.
+ *
+ * Every key remembers the file and line it came from, so every error, including ones
+ * found only while building the model (a pin index beyond the mesh), names
+ * file:line and section.key. The accepted sections and keys are the table `schema`
+ * below; README.md documents them.
+ */
+#include "weft.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------ */
+/* Raw entries                                                                     */
+/* ------------------------------------------------------------------------------ */
+
+typedef struct entry {
+    char *section, *key, *value;
+    char *origin; /* file path, "<builtin:NAME>" or "--set" */
+    int line;     /* 1-based line in origin, 0 for --set */
+} entry;
+
+struct weft_scene {
+    entry *e;
+    int n, cap;
+    char *path; /* file the scene came from (NULL for built-ins) */
+    char *dir;  /* its directory, for relative mesh paths */
+    char name[128];
+};
+
+/* Key types of the schema. */
+typedef enum { T_DOUBLE, T_INT, T_BOOL, T_VEC3, T_STRING, T_LIST } key_type;
+
+typedef struct schema_key {
+    const char *section; /* "pins" matches [pins] and [pins.NAME]; likewise "collider" */
+    const char *key;
+    key_type type;
+} schema_key;
+
+/* Every accepted key. Ranges are checked where the value is read (scene_build). */
+static const schema_key schema[] = {
+    {"scene", "name", T_STRING},           {"scene", "description", T_STRING},
+    {"scene", "dt", T_DOUBLE},             {"scene", "steps", T_INT},
+    {"scene", "gravity", T_VEC3},          {"mesh", "type", T_STRING},
+    {"mesh", "width", T_DOUBLE},           {"mesh", "height", T_DOUBLE},
+    {"mesh", "nx", T_INT},                 {"mesh", "ny", T_INT},
+    {"mesh", "diagonals", T_STRING},       {"mesh", "plane", T_STRING},
+    {"mesh", "origin", T_VEC3},            {"mesh", "path", T_STRING},
+    {"mesh", "scale", T_DOUBLE},           {"mesh", "translate", T_VEC3},
+    {"mesh", "radius", T_DOUBLE},          {"mesh", "subdivisions", T_INT},
+    {"mesh", "center", T_VEC3},            {"material", "density", T_DOUBLE},
+    {"material", "stretch_stiffness", T_DOUBLE},
+    {"material", "bending_stiffness", T_DOUBLE},
+    {"material", "membrane", T_STRING},    {"material", "bending", T_STRING},
+    {"pbd", "k_stretch", T_DOUBLE},        {"pbd", "k_bending", T_DOUBLE},
+    {"pbd", "k_damping", T_DOUBLE},        {"pbd", "k_pressure", T_DOUBLE},
+    {"pbd", "stiffness_mapping", T_BOOL},  {"solver", "iterations", T_INT},
+    {"solver", "omega", T_DOUBLE},         {"solver", "threads", T_INT},
+    {"collision", "margin", T_DOUBLE},     {"pins", "vertices", T_LIST},
+    {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
+    {"pins", "motion", T_STRING},          {"pins", "velocity", T_VEC3},
+    {"pins", "angular_velocity", T_VEC3},  {"pins", "center", T_VEC3},
+    {"collider", "type", T_STRING},        {"collider", "point", T_VEC3},
+    {"collider", "normal", T_VEC3},        {"collider", "center", T_VEC3},
+    {"collider", "radius", T_DOUBLE},      {"collider", "friction", T_DOUBLE},
+    {"collider", "restitution", T_DOUBLE}, {NULL, NULL, T_STRING},
+};
+
+/* The schema family of a section: "pins.top" -> "pins", "collider.ground" -> "collider". */
+static const char *section_family(const char *section) {
+    if (strcmp(section, "pins") == 0 || strncmp(section, "pins.", 5) == 0) return "pins";
+    if (strncmp(section, "collider.", 9) == 0 && section[9]) return "collider";
+    return section;
+}
+
+static const schema_key *schema_find(const char *section, const char *key) {
+    const char *fam = section_family(section);
+    for (const schema_key *k = schema; k->section; k++)
+        if (strcmp(k->section, fam) == 0 && strcmp(k->key, key) == 0) return k;
+    return NULL;
+}
+
+static bool section_known(const char *section) {
+    const char *fam = section_family(section);
+    for (const schema_key *k = schema; k->section; k++)
+        if (strcmp(k->section, fam) == 0) return true;
+    return false;
+}
+
+/* "file:line" or "--set" for error messages. */
+static void where(const entry *e, char *buf, size_t n) {
+    if (e->line > 0)
+        snprintf(buf, n, "%s:%d", e->origin, e->line);
+    else
+        snprintf(buf, n, "%s", e->origin);
+}
+
+static entry *find_entry(const weft_scene *s, const char *section, const char *key) {
+    for (int i = s->n - 1; i >= 0; i--) /* last wins: overrides come last */
+        if (strcmp(s->e[i].section, section) == 0 && strcmp(s->e[i].key, key) == 0)
+            return &s->e[i];
+    return NULL;
+}
+
+static char *dupstr(const char *a) {
+    size_t n = strlen(a) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, a, n);
+    return p;
+}
+
+static int add_entry(weft_scene *s, const char *section, const char *key, const char *value,
+                     const char *origin, int line) {
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        entry *e = realloc(s->e, (size_t)cap * sizeof *e);
+        if (!e) return WEFT_ERR_NOMEM;
+        s->e = e, s->cap = cap;
+    }
+    entry *e = &s->e[s->n];
+    e->section = dupstr(section), e->key = dupstr(key), e->value = dupstr(value);
+    e->origin = dupstr(origin), e->line = line;
+    if (!e->section || !e->key || !e->value || !e->origin) {
+        free(e->section), free(e->key), free(e->value), free(e->origin);
+        return WEFT_ERR_NOMEM;
+    }
+    s->n++;
+    return WEFT_OK;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Parsing with libinih                                                            */
+/* ------------------------------------------------------------------------------ */
+
+/* Reader state: inih pulls lines through `reader`, which counts them, so the handler
+ * knows the line of every key (Debian's inih has no INI_HANDLER_LINENO). */
+typedef struct parse_ctx {
+    weft_scene *s;
+    const char *text, *pos; /* whole file in memory */
+    const char *origin;
+    int line;
+    int too_long; /* line number of an over-long line, 0 if none */
+    weft_error *err;
+    int failed;
+} parse_ctx;
+
+static char *reader(char *str, int num, void *stream) {
+    parse_ctx *c = stream;
+    if (!*c->pos || c->too_long) return NULL;
+    const char *end = strchr(c->pos, '\n');
+    size_t len = end ? (size_t)(end - c->pos) + 1 : strlen(c->pos);
+    c->line++;
+    if (len + 1 > (size_t)num) { /* inih would split it silently: refuse instead */
+        c->too_long = c->line;
+        return NULL;
+    }
+    memcpy(str, c->pos, len);
+    str[len] = '\0';
+    c->pos += len;
+    return str;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+    parse_ctx *c = user;
+    weft_scene *s = c->s;
+    const schema_key *k = schema_find(section, name);
+    if (!section_known(section)) {
+        weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: [%s]: unknown section", c->origin, c->line,
+                  section);
+        c->failed = 1;
+        return 0;
+    }
+    if (!k) {
+        weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: %s.%s: unknown key", c->origin, c->line,
+                  section, name);
+        c->failed = 1;
+        return 0;
+    }
+    entry *prev = find_entry(s, section, name);
+    if (prev && prev->line > 0 && strcmp(prev->origin, c->origin) == 0) {
+        if (k->type == T_LIST && prev->line == c->line - 1) {
+            /* An indented continuation line (or a repeated list key): append. */
+            size_t n = strlen(prev->value) + strlen(value) + 2;
+            char *v = malloc(n);
+            if (!v) return 0;
+            snprintf(v, n, "%s %s", prev->value, value);
+            free(prev->value);
+            prev->value = v;
+            prev->line = c->line;
+            return 1;
+        }
+        if (k->type != T_LIST) {
+            weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: %s.%s: duplicate key (first at line %d)",
+                      c->origin, c->line, section, name, prev->line);
+            c->failed = 1;
+            return 0;
+        }
+    }
+    if (add_entry(s, section, name, value, c->origin, c->line) != WEFT_OK) {
+        weft_fail(c->err, WEFT_ERR_NOMEM, "out of memory reading %s", c->origin);
+        c->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_text(weft_scene *s, const char *text, const char *origin, weft_error *err) {
+    parse_ctx c = {.s = s, .text = text, .pos = text, .origin = origin, .err = err};
+    int rc = ini_parse_stream(reader, &c, handler, &c);
+    if (c.too_long)
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "%s:%d: line too long (limit 199 characters); continue a long list "
+                         "on indented lines", origin, c.too_long);
+    if (c.failed) return WEFT_ERR_INPUT;
+    if (rc > 0)
+        return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: syntax error (expected [section] or key = value)",
+                         origin, rc);
+    if (rc < 0) return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", origin);
+    return WEFT_OK;
+}
+
+static char *read_file(const char *path, weft_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        weft_fail(err, WEFT_ERR_INPUT, "%s: cannot open scene file: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n < cap - 1) break;
+        char *b = realloc(buf, cap * 2);
+        if (!b) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = b, cap *= 2;
+    }
+    fclose(f);
+    if (!buf) {
+        weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (memchr(buf, '\0', n)) {
+        free(buf);
+        weft_fail(err, WEFT_ERR_INPUT, "%s: not a text file", path);
+        return NULL;
+    }
+    return buf;
+}
+
+weft_scene *weft_scene_load(const char *name_or_path, weft_error *err) {
+    weft_scene *s = calloc(1, sizeof *s);
+    if (!s) {
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    const weft_builtin_scene *b = weft_builtin_scenes;
+    while (b->name && strcmp(b->name, name_or_path) != 0) b++;
+    int rc;
+    if (b->name) {
+        char origin[160];
+        snprintf(origin, sizeof origin, "<builtin:%s>", b->name);
+        snprintf(s->name, sizeof s->name, "%s", b->name);
+        rc = parse_text(s, b->text, origin, err);
+    } else {
+        char *text = read_file(name_or_path, err);
+        if (!text) {
+            if (!strchr(name_or_path, '/') && !strstr(name_or_path, ".ini")) {
+                /* Probably a mistyped built-in name: say which ones exist. */
+                char list[256] = "";
+                for (b = weft_builtin_scenes; b->name; b++) {
+                    strncat(list, list[0] ? ", " : "", sizeof list - strlen(list) - 1);
+                    strncat(list, b->name, sizeof list - strlen(list) - 1);
+                }
+                weft_fail(err, WEFT_ERR_INPUT,
+                          "%s: no such scene file or built-in scene (built-ins: %s)",
+                          name_or_path, list);
+            }
+            weft_scene_free(&s);
+            return NULL;
+        }
+        s->path = dupstr(name_or_path);
+        s->dir = dupstr(name_or_path);
+        char *slash = s->dir ? strrchr(s->dir, '/') : NULL;
+        if (slash)
+            slash[1] = '\0';
+        else if (s->dir)
+            s->dir[0] = '\0';
+        /* Default name: the file name without directory and extension. */
+        const char *base = strrchr(name_or_path, '/');
+        snprintf(s->name, sizeof s->name, "%s", base ? base + 1 : name_or_path);
+        char *dot = strrchr(s->name, '.');
+        if (dot && dot != s->name) *dot = '\0';
+        rc = parse_text(s, text, name_or_path, err);
+        free(text);
+    }
+    if (rc != WEFT_OK) {
+        weft_scene_free(&s);
+        return NULL;
+    }
+    entry *nm = find_entry(s, "scene", "name");
+    if (nm) snprintf(s->name, sizeof s->name, "%s", nm->value);
+    return s;
+}
+
+int weft_scene_set(weft_scene *s, const char *assignment, const char *origin, weft_error *err) {
+    const char *eq = strchr(assignment, '=');
+    if (!eq)
+        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: expected section.key=value", origin,
+                         assignment);
+    char lhs[256];
+    size_t n = (size_t)(eq - assignment);
+    if (n >= sizeof lhs)
+        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: key too long", origin, assignment);
+    memcpy(lhs, assignment, n);
+    lhs[n] = '\0';
+    char *dot = strrchr(lhs, '.');
+    if (!dot || dot == lhs || !dot[1])
+        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: expected section.key=value", origin,
+                         assignment);
+    *dot = '\0';
+    const char *section = lhs, *key = dot + 1, *value = eq + 1;
+    if (!section_known(section))
+        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: [%s]: unknown section", origin, assignment,
+                         section);
+    if (!schema_find(section, key))
+        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: %s.%s: unknown key", origin, assignment,
+                         section, key);
+    char where_buf[300];
+    snprintf(where_buf, sizeof where_buf, "%s %s", origin, assignment);
+    if (add_entry(s, section, key, value, where_buf, 0) != WEFT_OK)
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    if (strcmp(section, "scene") == 0 && strcmp(key, "name") == 0)
+        snprintf(s->name, sizeof s->name, "%s", value);
+    return WEFT_OK;
+}
+
+const char *weft_scene_name(const weft_scene *s) { return s->name; }
+
+void weft_scene_free(weft_scene **ps) {
+    if (!ps || !*ps) return;
+    weft_scene *s = *ps;
+    for (int i = 0; i < s->n; i++)
+        free(s->e[i].section), free(s->e[i].key), free(s->e[i].value), free(s->e[i].origin);
+    free(s->e);
+    free(s->path);
+    free(s->dir);
+    free(s);
+    *ps = NULL;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Typed, range-checked access                                                     */
+/* ------------------------------------------------------------------------------ */
+
+/* Error about entry e: "file:line: section.key: message". */
+static int bad(const entry *e, weft_error *err, const char *fmt, const char *detail) {
+    char w[400], m[300];
+    where(e, w, sizeof w);
+    snprintf(m, sizeof m, fmt, detail);
+    return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: %s", w, e->section, e->key, m);
+}
+
+static int parse_number(const entry *e, const char *text, double *out, weft_error *err) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    while (isspace((unsigned char)*end)) end++;
+    if (end == text || *end || errno == ERANGE)
+        return bad(e, err, "'%s' is not a number", text);
+    if (!isfinite(v)) return bad(e, err, "'%s' is not a finite number", text);
+    *out = v;
+    return WEFT_OK;
+}
+
+/* Reads a double in [lo, hi] (open at either end when *_open); keeps *out if absent. */
+static int get_double(const weft_scene *s, const char *section, const char *key, double lo,
+                      bool lo_open, double hi, bool hi_open, double *out, weft_error *err) {
+    const entry *e = find_entry(s, section, key);
+    if (!e) return WEFT_OK;
+    double v;
+    int rc = parse_number(e, e->value, &v, err);
+    if (rc) return rc;
+    if ((lo_open ? !(v > lo) : !(v >= lo)) || (hi_open ? !(v < hi) : !(v <= hi))) {
+        char range[128];
+        snprintf(range, sizeof range, "%s must lie in %s%g, %g%s", e->value, lo_open ? "(" : "[",
+                 lo, hi, hi_open ? ")" : "]");
+        return bad(e, err, "%s", range);
+    }
+    *out = v;
+    return WEFT_OK;
+}
+
+static int get_int(const weft_scene *s, const char *section, const char *key, long lo, long hi,
+                   int *out, weft_error *err) {
+    const entry *e = find_entry(s, section, key);
+    if (!e) return WEFT_OK;
+    char *end;
+    errno = 0;
+    long v = strtol(e->value, &end, 10);
+    while (isspace((unsigned char)*end)) end++;
+    if (end == e->value || *end || errno == ERANGE)
+        return bad(e, err, "'%s' is not an integer", e->value);
+    if (v < lo || v > hi) {
+        char range[128];
+        snprintf(range, sizeof range, "%ld must lie in [%ld, %ld]", v, lo, hi);
+        return bad(e, err, "%s", range);
+    }
+    *out = (int)v;
+    return WEFT_OK;
+}
+
+static int get_bool(const weft_scene *s, const char *section, const char *key, bool *out,
+                    weft_error *err) {
+    const entry *e = find_entry(s, section, key);
+    if (!e) return WEFT_OK;
+    const char *v = e->value;
+    if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
+        *out = true;
+    else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
+        *out = false;
+    else
+        return bad(e, err, "'%s' is not a boolean (true/false)", v);
+    return WEFT_OK;
+}
+
+static int get_vec3(const weft_scene *s, const char *section, const char *key, double out[3],
+                    weft_error *err) {
+    const entry *e = find_entry(s, section, key);
+    if (!e) return WEFT_OK;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", e->value);
+    double v[3];
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+        if (n == 3) return bad(e, err, "'%s' has more than 3 components", e->value);
+        int rc = parse_number(e, tok, &v[n++], err);
+        if (rc) return rc;
+    }
+    if (n != 3) return bad(e, err, "'%s' needs 3 components (x y z)", e->value);
+    for (int k = 0; k < 3; k++) out[k] = v[k];
+    return WEFT_OK;
+}
+
+/* Matches the value against NULL-terminated names; *out is the index. */
+static int get_enum(const weft_scene *s, const char *section, const char *key,
+                    const char *const *names, int *out, weft_error *err) {
+    const entry *e = find_entry(s, section, key);
+    if (!e) return WEFT_OK;
+    char list[256] = "";
+    for (int i = 0; names[i]; i++) {
+        if (strcmp(e->value, names[i]) == 0) {
+            *out = i;
+            return WEFT_OK;
+        }
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, names[i], sizeof list - strlen(list) - 1);
+    }
+    char m[300];
+    snprintf(m, sizeof m, "'%s' is not one of: %s", e->value, list);
+    return bad(e, err, "%s", m);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Building the model                                                              */
+/* ------------------------------------------------------------------------------ */
+
+static double tri_area(const double *x, const int *t) {
+    const double *a = x + 3 * t[0], *b = x + 3 * t[1], *c = x + 3 * t[2];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+static int build_mesh(const weft_scene *s, weft_mesh *mesh, weft_error *err) {
+    static const char *const types[] = {"grid", "obj", "icosphere", NULL};
+    int type = 0, rc;
+    if ((rc = get_enum(s, "mesh", "type", types, &type, err))) return rc;
+    if (type == 0) {
+        static const char *const diag[] = {"alternating", "regular", NULL};
+        static const char *const plane[] = {"xy", "xz", NULL};
+        weft_grid_desc d = {.width = 1.0, .height = 1.0, .nx = 32, .ny = 32};
+        int di = 0, pl = 0;
+        if ((rc = get_double(s, "mesh", "width", 0, true, 1e6, false, &d.width, err)) ||
+            (rc = get_double(s, "mesh", "height", 0, true, 1e6, false, &d.height, err)) ||
+            (rc = get_int(s, "mesh", "nx", 2, 4096, &d.nx, err)) ||
+            (rc = get_int(s, "mesh", "ny", 2, 4096, &d.ny, err)) ||
+            (rc = get_enum(s, "mesh", "diagonals", diag, &di, err)) ||
+            (rc = get_enum(s, "mesh", "plane", plane, &pl, err)) ||
+            (rc = get_vec3(s, "mesh", "origin", d.origin, err)))
+            return rc;
+        d.diagonals = di ? WEFT_DIAG_REGULAR : WEFT_DIAG_ALTERNATING;
+        d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
+        return weft_mesh_grid(mesh, &d, err);
+    }
+    if (type == 2) {
+        double radius = 0.25, center[3] = {0, 0, 0};
+        int sub = 3;
+        if ((rc = get_double(s, "mesh", "radius", 0, true, 1e6, false, &radius, err)) ||
+            (rc = get_int(s, "mesh", "subdivisions", 0, 6, &sub, err)) ||
+            (rc = get_vec3(s, "mesh", "center", center, err)))
+            return rc;
+        return weft_mesh_icosphere(mesh, radius, sub, center, err);
+    }
+    const entry *p = find_entry(s, "mesh", "path");
+    if (!p) {
+        const entry *t = find_entry(s, "mesh", "type");
+        return bad(t, err, "%s", "type obj needs mesh.path");
+    }
+    char path[1024];
+    if (p->value[0] == '/' || !s->dir)
+        snprintf(path, sizeof path, "%s", p->value);
+    else
+        snprintf(path, sizeof path, "%s%s", s->dir, p->value);
+    double scale = 1.0, translate[3] = {0, 0, 0};
+    if ((rc = get_double(s, "mesh", "scale", 0, true, 1e9, false, &scale, err)) ||
+        (rc = get_vec3(s, "mesh", "translate", translate, err)))
+        return rc;
+    if ((rc = weft_mesh_read_obj(mesh, path, err))) return rc;
+    for (int i = 0; i < mesh->nv; i++)
+        for (int k = 0; k < 3; k++) mesh->x[3 * i + k] = scale * mesh->x[3 * i + k] + translate[k];
+    return WEFT_OK;
+}
+
+/* Adds one pin group (a [pins] or [pins.NAME] section) to the model. */
+static int build_pins(const weft_scene *s, const char *section, weft_model *m, weft_error *err) {
+    static const char *const motions[] = {"fixed", "translate", "rotate", NULL};
+    weft_pin_path path = {0};
+    int motion = 0, rc;
+    if ((rc = get_enum(s, section, "motion", motions, &motion, err)) ||
+        (rc = get_vec3(s, section, "velocity", path.velocity, err)) ||
+        (rc = get_vec3(s, section, "angular_velocity", path.omega, err)) ||
+        (rc = get_vec3(s, section, "center", path.center, err)))
+        return rc;
+    path.motion = (weft_pin_motion)motion;
+    weft_pin_path *paths = realloc(m->paths, (size_t)(m->npaths + 1) * sizeof *paths);
+    if (!paths) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    m->paths = paths;
+    int id = m->npaths++;
+    paths[id] = path;
+
+    const weft_mesh *mesh = &m->mesh;
+    int nx = mesh->grid_nx, ny = mesh->grid_ny;
+    const entry *e;
+    if ((e = find_entry(s, section, "vertices"))) {
+        char *buf = dupstr(e->value), *save = NULL;
+        if (!buf) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+            char *end;
+            errno = 0;
+            long i = strtol(tok, &end, 10);
+            if (*end || end == tok || errno) {
+                rc = bad(e, err, "'%s' is not a vertex index", tok);
+            } else if (i < 0 || i >= m->n) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "vertex index %ld out of range (mesh has %d vertices, "
+                         "indices from 0)", i, m->n);
+                rc = bad(e, err, "%s", msg);
+            } else {
+                m->pin[i] = id;
+                continue;
+            }
+            free(buf);
+            return rc;
+        }
+        free(buf);
+    }
+    static const char *const corner_names[] = {"bottom_left", "bottom_right", "top_left",
+                                               "top_right", NULL};
+    static const char *const edge_names[] = {"bottom", "top", "left", "right", NULL};
+    for (int pass = 0; pass < 2; pass++) {
+        const char *key = pass ? "edges" : "corners";
+        const char *const *names = pass ? edge_names : corner_names;
+        if (!(e = find_entry(s, section, key))) continue;
+        if (nx == 0) return bad(e, err, "%s", "named corners and edges need a grid mesh");
+        char *buf = dupstr(e->value), *save = NULL;
+        if (!buf) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+            int which = -1;
+            for (int i = 0; names[i]; i++)
+                if (!strcmp(tok, names[i])) which = i;
+            if (which < 0) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "'%s' is not one of: %s", tok,
+                         pass ? "bottom, top, left, right"
+                              : "bottom_left, bottom_right, top_left, top_right");
+                rc = bad(e, err, "%s", msg);
+                free(buf);
+                return rc;
+            }
+            if (!pass) { /* corner: (i, j) with i along u (width), j along v (height) */
+                int i = (which & 1) ? nx - 1 : 0, j = (which & 2) ? ny - 1 : 0;
+                m->pin[i + j * nx] = id;
+            } else if (which < 2) { /* bottom (j = 0) or top (j = ny - 1) row */
+                int j = which ? ny - 1 : 0;
+                for (int i = 0; i < nx; i++) m->pin[i + j * nx] = id;
+            } else { /* left (i = 0) or right (i = nx - 1) column */
+                int i = which == 3 ? nx - 1 : 0;
+                for (int j = 0; j < ny; j++) m->pin[i + j * nx] = id;
+            }
+        }
+        free(buf);
+    }
+    return WEFT_OK;
+}
+
+static int build_collider(const weft_scene *s, const char *section, weft_model *m,
+                          weft_error *err) {
+    static const char *const kinds[] = {"plane", "sphere", NULL};
+    weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .friction = 0.3, .restitution = 0.0};
+    snprintf(c.name, sizeof c.name, "%s", section + 9);
+    const entry *te = find_entry(s, section, "type");
+    if (!te) {
+        /* Point at the first key of the section. */
+        for (int i = 0; i < s->n; i++)
+            if (!strcmp(s->e[i].section, section)) {
+                te = &s->e[i];
+                break;
+            }
+        return bad(te, err, "%s", "collider needs a type (plane or sphere)");
+    }
+    int kind = 0, rc;
+    if ((rc = get_enum(s, section, "type", kinds, &kind, err)) ||
+        (rc = get_vec3(s, section, "point", c.point, err)) ||
+        (rc = get_vec3(s, section, "normal", c.normal, err)) ||
+        (rc = get_vec3(s, section, "center", c.center, err)) ||
+        (rc = get_double(s, section, "radius", 0, true, 1e9, false, &c.radius, err)) ||
+        (rc = get_double(s, section, "friction", 0, false, 100, false, &c.friction, err)) ||
+        (rc = get_double(s, section, "restitution", 0, false, 1, false, &c.restitution, err)))
+        return rc;
+    c.kind = kind ? WEFT_COLLIDER_SPHERE : WEFT_COLLIDER_PLANE;
+    double len = sqrt(c.normal[0] * c.normal[0] + c.normal[1] * c.normal[1] +
+                      c.normal[2] * c.normal[2]);
+    if (!(len > 0)) return bad(find_entry(s, section, "normal"), err, "%s", "normal is zero");
+    for (int k = 0; k < 3; k++) c.normal[k] /= len;
+    weft_collider *cs = realloc(m->colliders, (size_t)(m->ncolliders + 1) * sizeof *cs);
+    if (!cs) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    m->colliders = cs;
+    cs[m->ncolliders++] = c;
+    return WEFT_OK;
+}
+
+static const weft_energy_type *lookup(const weft_energy_type *const *reg, const char *name) {
+    for (; reg && *reg; reg++)
+        if (strcmp((*reg)->name, name) == 0) return *reg;
+    return NULL;
+}
+
+/* Creates one term of `type` over edges or hinges, with element areas for stiffness. */
+static int build_term(weft_model *m, const weft_energy_type *type, double coefficient,
+                      const double *tri_areas, weft_error *err) {
+    const weft_mesh *mesh = &m->mesh;
+    int n = type->kind == WEFT_ELEM_EDGE ? mesh->ne : mesh->nh;
+    weft_term *t = &m->terms[m->nterms];
+    t->type = type;
+    t->n = n;
+    t->elem = calloc((size_t)(n > 0 ? n : 1), sizeof *t->elem);
+    if (!t->elem) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    m->nterms++;
+    for (int i = 0; i < n; i++) {
+        weft_element *e = &t->elem[i];
+        double xe[3 * WEFT_ELEM_MAXV], area = 0.0;
+        int edge = type->kind == WEFT_ELEM_EDGE ? i : mesh->hinge_edge[i];
+        const int *v = type->kind == WEFT_ELEM_EDGE ? &mesh->edge[2 * i] : &mesh->hinge[4 * i];
+        for (int a = 0; a < type->nv; a++) {
+            e->v[a] = v[a];
+            for (int k = 0; k < 3; k++) xe[3 * a + k] = mesh->x[3 * v[a] + k];
+        }
+        for (int a = 0; a < 2; a++) {
+            int tr = mesh->edge_tri[2 * edge + a];
+            if (tr >= 0) area += tri_areas[tr];
+        }
+        /* Edges get a third of each adjacent triangle (the areas sum to the mesh's);
+         * hinges get the full area of their two triangles (Grinspun 2003's Ā). */
+        if (type->kind == WEFT_ELEM_EDGE) area /= 3.0;
+        type->init(e, xe, coefficient, area);
+    }
+    return WEFT_OK;
+}
+
+int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registry,
+                     weft_model *m, weft_error *err) {
+    memset(m, 0, sizeof *m);
+    int rc;
+    snprintf(m->scene_name, sizeof m->scene_name, "%s", s->name);
+
+    /* Section names must be known before anything is read. */
+    for (int i = 0; i < s->n; i++)
+        if (!section_known(s->e[i].section))
+            return bad(&s->e[i], err, "%s", "unknown section");
+
+    m->dt = 1.0 / 60.0;
+    m->steps = 120;
+    m->gravity[1] = -9.81;
+    m->material = (weft_material){.density = 0.1, .stretch_stiffness = 1000.0,
+                                  .bending_stiffness = 1e-4};
+    m->pbd = (weft_pbd_params){.k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01,
+                               .k_pressure = 0.0, .stiffness_mapping = true};
+    m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1};
+    m->contact_margin = 1e-3;
+    if ((rc = get_double(s, "scene", "dt", 0, true, 10, false, &m->dt, err)) ||
+        (rc = get_int(s, "scene", "steps", 0, 100000000, &m->steps, err)) ||
+        (rc = get_vec3(s, "scene", "gravity", m->gravity, err)) ||
+        (rc = get_double(s, "material", "density", 0, true, 1e6, false, &m->material.density, err)) ||
+        (rc = get_double(s, "material", "stretch_stiffness", 0, false, 1e12, false,
+                         &m->material.stretch_stiffness, err)) ||
+        (rc = get_double(s, "material", "bending_stiffness", 0, false, 1e6, false,
+                         &m->material.bending_stiffness, err)) ||
+        (rc = get_double(s, "pbd", "k_stretch", 0, false, 1, false, &m->pbd.k_stretch, err)) ||
+        (rc = get_double(s, "pbd", "k_bending", 0, false, 1, false, &m->pbd.k_bending, err)) ||
+        (rc = get_double(s, "pbd", "k_damping", 0, false, 1, false, &m->pbd.k_damping, err)) ||
+        (rc = get_double(s, "pbd", "k_pressure", 0, false, 100, false, &m->pbd.k_pressure, err)) ||
+        (rc = get_bool(s, "pbd", "stiffness_mapping", &m->pbd.stiffness_mapping, err)) ||
+        (rc = get_int(s, "solver", "iterations", 1, 1000000, &m->solver.iterations, err)) ||
+        (rc = get_double(s, "solver", "omega", 0, true, 2, true, &m->solver.omega, err)) ||
+        (rc = get_int(s, "solver", "threads", 1, 1024, &m->solver.threads, err)) ||
+        (rc = get_double(s, "collision", "margin", 0, false, 1, false, &m->contact_margin, err)))
+        return rc;
+    /* Value-type checks for the free-form keys, so that a typo in a string key of the
+     * right section is still reported even if this scene never reads it. */
+    for (int i = 0; i < s->n; i++) {
+        const schema_key *k = schema_find(s->e[i].section, s->e[i].key);
+        if (!k) return bad(&s->e[i], err, "%s", "unknown key");
+        if (k->type == T_DOUBLE) {
+            double v;
+            if ((rc = parse_number(&s->e[i], s->e[i].value, &v, err))) return rc;
+        }
+    }
+
+    if ((rc = build_mesh(s, &m->mesh, err))) goto fail;
+    const weft_mesh *mesh = &m->mesh;
+    m->n = mesh->nv;
+    size_t n3 = 3 * (size_t)m->n;
+    m->x = malloc(n3 * sizeof *m->x);
+    m->v = calloc(n3, sizeof *m->v);
+    m->x_start = malloc(n3 * sizeof *m->x_start);
+    m->mass = calloc((size_t)m->n, sizeof *m->mass);
+    m->w = calloc((size_t)m->n, sizeof *m->w);
+    m->pin = malloc((size_t)m->n * sizeof *m->pin);
+    double *areas = malloc((size_t)(mesh->nt > 0 ? mesh->nt : 1) * sizeof *areas);
+    if (!m->x || !m->v || !m->x_start || !m->mass || !m->w || !m->pin || !areas) {
+        free(areas);
+        rc = weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    memcpy(m->x, mesh->x, n3 * sizeof *m->x);
+    memcpy(m->x_start, mesh->x, n3 * sizeof *m->x);
+    for (int i = 0; i < m->n; i++) m->pin[i] = -1;
+
+    /* Lumped masses (Müller 2006 §4.1): a third of each adjacent triangle's mass. */
+    for (int t = 0; t < mesh->nt; t++) {
+        areas[t] = tri_area(mesh->x, &mesh->tri[3 * t]);
+        for (int a = 0; a < 3; a++) m->mass[mesh->tri[3 * t + a]] += m->material.density * areas[t] / 3.0;
+    }
+
+    /* Pins: [pins] and every [pins.NAME], in file order. */
+    for (int i = 0; i < s->n && rc == WEFT_OK; i++) {
+        const char *sec = s->e[i].section;
+        if (strcmp(section_family(sec), "pins") != 0) continue;
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(s->e[j].section, sec)) seen = true;
+        if (!seen) rc = build_pins(s, sec, m, err);
+    }
+    for (int i = 0; i < s->n && rc == WEFT_OK; i++) {
+        const char *sec = s->e[i].section;
+        if (strcmp(section_family(sec), "collider") != 0) continue;
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(s->e[j].section, sec)) seen = true;
+        if (!seen) rc = build_collider(s, sec, m, err);
+    }
+    for (int i = 0; i < m->n; i++) {
+        if (!(m->mass[i] > 0.0) && m->pin[i] < 0) {
+            rc = weft_fail(err, WEFT_ERR_INPUT, "mesh: vertex %d belongs to no triangle", i);
+            break;
+        }
+        m->w[i] = m->pin[i] >= 0 ? 0.0 : 1.0 / m->mass[i];
+    }
+    if (rc) {
+        free(areas);
+        goto fail;
+    }
+
+    /* The physical model: a membrane term over edges and a bending term over hinges. */
+    const char *names[2] = {"mass_spring", "dihedral_bending"};
+    const char *keys[2] = {"membrane", "bending"};
+    double coef[2] = {m->material.stretch_stiffness, m->material.bending_stiffness};
+    weft_element_kind kinds[2] = {WEFT_ELEM_EDGE, WEFT_ELEM_HINGE};
+    m->stretch_term = m->bending_term = -1;
+    for (int t = 0; t < 2 && rc == WEFT_OK; t++) {
+        const entry *e = find_entry(s, "material", keys[t]);
+        const char *name = e ? e->value : names[t];
+        const weft_energy_type *type = lookup(registry, name);
+        if (!type) {
+            rc = e ? bad(e, err, "unknown energy '%s' (see ./weft list)", name)
+                   : weft_fail(err, WEFT_ERR_INPUT, "energy '%s' is not registered", name);
+        } else if (type->kind != kinds[t] || !type->init) {
+            rc = e ? bad(e, err, "energy '%s' does not act on this element kind", name)
+                   : weft_fail(err, WEFT_ERR_INPUT, "energy '%s' has the wrong element kind", name);
+        } else {
+            if (t == 0) m->stretch_term = m->nterms;
+            else m->bending_term = m->nterms;
+            rc = build_term(m, type, coef[t], areas, err);
+        }
+    }
+    free(areas);
+    if (rc) goto fail;
+
+    m->rest_volume = mesh->closed ? weft_mesh_volume(mesh, mesh->x) : 0.0;
+    if (m->pbd.k_pressure > 0.0 && !mesh->closed) {
+        rc = bad(find_entry(s, "pbd", "k_pressure"), err, "%s",
+                 "the balloon constraint needs a closed mesh");
+        goto fail;
+    }
+    return WEFT_OK;
+fail:
+    weft_model_free(m);
+    return rc;
+}

@@ -1,0 +1,296 @@
+/* pbd_common.c — the stages of Müller et al. 2006, Algorithm 1, that Gauss-Seidel and
+ * Jacobi PBD share:
+ *   (5)  v_i ← v_i + Δt w_i f_ext(x_i)                       external forces (gravity)
+ *   (6)  dampVelocities                                      §3.5
+ *   (7)  p_i ← x_i + Δt v_i                                  prediction (pins: scripted)
+ *   (8)  generateCollisionConstraints(x_i → p_i)             §3.4
+ *   (13) v_i ← (p_i − x_i)/Δt,  (14) x_i ← p_i
+ *   (16) velocityUpdate: friction and restitution of colliding vertices
+ * plus the balloon constraint of §4.4 (eqs. 14–15) and the stiffness mapping of §3.3.
+ */
+#include "pbd_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Stiffness mapping (§3.3): after n_s iterations the error left by k' is
+ * (1 − k')^{n_s} = 1 − k, independent of the iteration count. */
+double pbd_mapped_stiffness(double k, int iterations, bool mapping) {
+    if (!mapping || k >= 1.0) return k;
+    if (k <= 0.0) return 0.0;
+    return 1.0 - pow(1.0 - k, 1.0 / (double)iterations);
+}
+
+int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
+    memset(st, 0, sizeof *st);
+    st->n = m->n;
+    st->threads = m->solver.threads;
+    st->p = malloc(3 * (size_t)m->n * sizeof *st->p);
+    st->w = malloc((size_t)m->n * sizeof *st->w);
+    const weft_term *ts = m->stretch_term >= 0 ? &m->terms[m->stretch_term] : NULL;
+    const weft_term *tb = m->bending_term >= 0 ? &m->terms[m->bending_term] : NULL;
+    st->ndist = ts ? ts->n : 0;
+    st->nbend = tb ? tb->n : 0;
+    st->dist = malloc((size_t)(st->ndist + 1) * sizeof *st->dist);
+    st->bend = malloc((size_t)(st->nbend + 1) * sizeof *st->bend);
+    st->cap_contact = m->ncolliders > 0 ? m->n * m->ncolliders : 1;
+    st->contact = malloc((size_t)st->cap_contact * sizeof *st->contact);
+    st->balloon = m->pbd.k_pressure > 0.0;
+    st->vgrad = st->balloon ? malloc(3 * (size_t)m->n * sizeof *st->vgrad) : NULL;
+    if (!st->p || !st->w || !st->dist || !st->bend || !st->contact ||
+        (st->balloon && !st->vgrad)) {
+        pbd_state_free(st);
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the PBD solver");
+    }
+    memcpy(st->w, m->w, (size_t)m->n * sizeof *st->w);
+    /* Constraints in the model's order (edges sorted by vertex, hinges by edge): a fixed,
+     * deterministic order whose vertex accesses are mostly local in memory. */
+    for (int i = 0; i < st->ndist; i++)
+        st->dist[i] = (pbd_distance){ts->elem[i].v[0], ts->elem[i].v[1], ts->elem[i].rest[0]};
+    for (int i = 0; i < st->nbend; i++) {
+        const weft_element *e = &tb->elem[i];
+        st->bend[i] = (pbd_bend){{e->v[0], e->v[1], e->v[2], e->v[3]}, e->rest[0]};
+    }
+    int it = m->solver.iterations;
+    st->k_stretch = pbd_mapped_stiffness(m->pbd.k_stretch, it, m->pbd.stiffness_mapping);
+    st->k_bend = pbd_mapped_stiffness(m->pbd.k_bending, it, m->pbd.stiffness_mapping);
+    return WEFT_OK;
+}
+
+void pbd_state_free(pbd_state *st) {
+    free(st->p), free(st->w), free(st->dist), free(st->bend), free(st->contact);
+    free(st->vgrad);
+    memset(st, 0, sizeof *st);
+}
+
+void weft_pbd_timers_get(const void *state, weft_pbd_timers *out) {
+    *out = ((const pbd_state *)state)->timers;
+}
+
+/* Solves the symmetric 3×3 system A x = b by Cramer's rule; returns false if A is
+ * (numerically) singular. */
+static bool solve3(const double A[9], const double b[3], double x[3]) {
+    double c0 = A[4] * A[8] - A[5] * A[7], c1 = A[5] * A[6] - A[3] * A[8],
+           c2 = A[3] * A[7] - A[4] * A[6];
+    double det = A[0] * c0 + A[1] * c1 + A[2] * c2;
+    double tr = A[0] + A[4] + A[8];
+    if (!(fabs(det) > 1e-12 * tr * tr * tr)) return false;
+    double inv[9] = {c0, A[2] * A[7] - A[1] * A[8], A[1] * A[5] - A[2] * A[4],
+                     c1, A[0] * A[8] - A[2] * A[6], A[2] * A[3] - A[0] * A[5],
+                     c2, A[1] * A[6] - A[0] * A[7], A[0] * A[4] - A[1] * A[3]};
+    for (int r = 0; r < 3; r++)
+        x[r] = (inv[3 * r] * b[0] + inv[3 * r + 1] * b[1] + inv[3 * r + 2] * b[2]) / det;
+    return true;
+}
+
+/* §3.5: x_cm, v_cm, L = Σ r_i × m_i v_i, I = Σ m_i r̃_i r̃_iᵀ, ω = I⁻¹ L,
+ * Δv_i = v_cm + ω × r_i − v_i, v_i ← v_i + k Δv_i. Only free vertices take part:
+ * a pinned vertex's velocity is scripted. */
+void pbd_damp_velocities(const weft_model *m, double *v, double k) {
+    if (!(k > 0.0)) return;
+    const double *x = m->x;
+    double M = 0.0, xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
+    for (int i = 0; i < m->n; i++) {
+        if (m->w[i] == 0.0) continue;
+        double mi = m->mass[i];
+        M += mi;
+        for (int c = 0; c < 3; c++) xc[c] += mi * x[3 * i + c], vc[c] += mi * v[3 * i + c];
+    }
+    if (!(M > 0.0)) return;
+    for (int c = 0; c < 3; c++) xc[c] /= M, vc[c] /= M;
+    double L[3] = {0, 0, 0}, I[9] = {0};
+    for (int i = 0; i < m->n; i++) {
+        if (m->w[i] == 0.0) continue;
+        double mi = m->mass[i];
+        double r[3] = {x[3 * i] - xc[0], x[3 * i + 1] - xc[1], x[3 * i + 2] - xc[2]};
+        const double *vi = &v[3 * i];
+        L[0] += mi * (r[1] * vi[2] - r[2] * vi[1]);
+        L[1] += mi * (r[2] * vi[0] - r[0] * vi[2]);
+        L[2] += mi * (r[0] * vi[1] - r[1] * vi[0]);
+        /* r̃ r̃ᵀ = |r|² 1 − r rᵀ (r̃ the cross-product matrix, r̃ᵀ = −r̃) */
+        double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) I[3 * a + b] += mi * ((a == b ? rr : 0.0) - r[a] * r[b]);
+    }
+    double w[3] = {0, 0, 0};
+    if (!solve3(I, L, w)) w[0] = w[1] = w[2] = 0.0; /* collinear set: no rotation to keep */
+    for (int i = 0; i < m->n; i++) {
+        if (m->w[i] == 0.0) continue;
+        double r[3] = {x[3 * i] - xc[0], x[3 * i + 1] - xc[1], x[3 * i + 2] - xc[2]};
+        double wr[3] = {w[1] * r[2] - w[2] * r[1], w[2] * r[0] - w[0] * r[2],
+                        w[0] * r[1] - w[1] * r[0]};
+        for (int c = 0; c < 3; c++) v[3 * i + c] += k * (vc[c] + wr[c] - v[3 * i + c]);
+    }
+}
+
+/* First t in [0, 1] where the segment x + t (p − x) enters the sphere (center, R);
+ * returns false if it does not. */
+static bool ray_sphere(const double x[3], const double p[3], const double center[3], double R,
+                       double *t) {
+    double d[3] = {p[0] - x[0], p[1] - x[1], p[2] - x[2]};
+    double f[3] = {x[0] - center[0], x[1] - center[1], x[2] - center[2]};
+    double a = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double b = f[0] * d[0] + f[1] * d[1] + f[2] * d[2];
+    double c = f[0] * f[0] + f[1] * f[1] + f[2] * f[2] - R * R;
+    double disc = b * b - a * c;
+    if (!(a > 0.0) || disc < 0.0) return false;
+    double t0 = (-b - sqrt(disc)) / a;
+    if (t0 < 0.0 || t0 > 1.0) return false;
+    *t = t0;
+    return true;
+}
+
+/* §3.4. For every free vertex near a collider, one inequality constraint (p − q)·n ≥ 0:
+ * - continuous: the ray x → p enters the collider (inflated by the contact margin) at
+ *   q_c with normal n_c;
+ * - static: x is already inside or p ends near the surface; q_s is the closest surface
+ *   point of p and n_s the normal there.
+ * Vertices whose prediction stays within margin + |p − x| of the surface also get a
+ * (static) constraint, inactive unless other constraints push them in: the paper
+ * generates constraints once per step, so without this band a vertex pulled into a
+ * collider during the iterations would end the step inside. For a sphere, the
+ * constraint is its tangent plane, whose outside lies entirely outside the sphere. */
+static void generate_contacts(pbd_state *st, const weft_model *m) {
+    st->ncontact = 0;
+    double margin = m->contact_margin;
+    for (int i = 0; i < m->n; i++) {
+        if (m->w[i] == 0.0) continue;
+        const double *x = &m->x[3 * i], *p = &st->p[3 * i];
+        double move = sqrt((p[0] - x[0]) * (p[0] - x[0]) + (p[1] - x[1]) * (p[1] - x[1]) +
+                           (p[2] - x[2]) * (p[2] - x[2]));
+        for (int c = 0; c < m->ncolliders; c++) {
+            const weft_collider *col = &m->colliders[c];
+            double np[3], nx[3];
+            double dp = weft_collider_distance(col, p, np) - margin;
+            if (dp >= move + margin) continue; /* far away: no constraint this step */
+            double dx = weft_collider_distance(col, x, nx) - margin;
+            pbd_contact *ct = &st->contact[st->ncontact++];
+            ct->i = i;
+            ct->collider = c;
+            double t;
+            if (col->kind == WEFT_COLLIDER_SPHERE && dx >= 0.0 && dp < 0.0 &&
+                ray_sphere(x, p, col->center, col->radius + margin, &t)) {
+                for (int k = 0; k < 3; k++) ct->q[k] = x[k] + t * (p[k] - x[k]);
+                double len = 0.0;
+                for (int k = 0; k < 3; k++) {
+                    ct->n[k] = ct->q[k] - col->center[k];
+                    len += ct->n[k] * ct->n[k];
+                }
+                len = sqrt(len);
+                for (int k = 0; k < 3; k++) ct->n[k] /= len;
+            } else {
+                /* Plane: entry point and closest point give the same constraint. */
+                for (int k = 0; k < 3; k++) {
+                    ct->n[k] = np[k];
+                    ct->q[k] = p[k] - dp * np[k];
+                }
+            }
+            /* Normal velocity of the motion x → p, for restitution in line 16. */
+            double vn = 0.0;
+            for (int k = 0; k < 3; k++) vn += (p[k] - x[k]) * ct->n[k];
+            ct->vn_before = vn / m->dt;
+        }
+    }
+}
+
+void pbd_project_contacts(pbd_state *st, double *p) {
+    for (int c = 0; c < st->ncontact; c++) {
+        const pbd_contact *ct = &st->contact[c];
+        double *pi = &p[3 * ct->i];
+        double C = (pi[0] - ct->q[0]) * ct->n[0] + (pi[1] - ct->q[1]) * ct->n[1] +
+                   (pi[2] - ct->q[2]) * ct->n[2];
+        if (C < 0.0) /* inequality: only when violated; one vertex, so Δp = −C n */
+            for (int k = 0; k < 3; k++) pi[k] -= C * ct->n[k];
+    }
+    st->timers.projections += st->ncontact;
+}
+
+/* §4.4: C = V(p) − k_pressure V0 with V = (1/6) Σ_t (p_a × p_b)·p_c, and
+ * ∇_{p_i} C = (1/6) Σ_{t ∋ i} p_b × p_c (the other two corners in cyclic order). */
+void pbd_project_balloon(pbd_state *st, const weft_model *m, double *p, double *dp) {
+    const weft_mesh *mesh = &m->mesh;
+    double *g = st->vgrad;
+    memset(g, 0, 3 * (size_t)m->n * sizeof *g);
+    double V = 0.0;
+    for (int t = 0; t < mesh->nt; t++) {
+        const int *tri = &mesh->tri[3 * t];
+        for (int a = 0; a < 3; a++) {
+            const double *pb = &p[3 * tri[(a + 1) % 3]], *pc = &p[3 * tri[(a + 2) % 3]];
+            double cr[3] = {pb[1] * pc[2] - pb[2] * pc[1], pb[2] * pc[0] - pb[0] * pc[2],
+                            pb[0] * pc[1] - pb[1] * pc[0]};
+            for (int k = 0; k < 3; k++) g[3 * tri[a] + k] += cr[k] / 6.0;
+            if (a == 0) {
+                const double *pa = &p[3 * tri[0]];
+                V += (pa[0] * cr[0] + pa[1] * cr[1] + pa[2] * cr[2]) / 6.0;
+            }
+        }
+    }
+    double C = V - m->pbd.k_pressure * m->rest_volume;
+    double denom = 0.0;
+    for (int i = 0; i < m->n; i++)
+        denom += st->w[i] * (g[3 * i] * g[3 * i] + g[3 * i + 1] * g[3 * i + 1] +
+                             g[3 * i + 2] * g[3 * i + 2]);
+    double s = denom > 0.0 ? C / denom : 0.0;
+    for (int i = 0; i < m->n; i++)
+        for (int k = 0; k < 3; k++) {
+            double d = -s * st->w[i] * g[3 * i + k];
+            if (dp)
+                dp[3 * i + k] = d;
+            else
+                p[3 * i + k] += d;
+        }
+    st->timers.projections += 1;
+}
+
+void pbd_begin_step(pbd_state *st, weft_model *m) {
+    double t0 = weft_now();
+    double h = m->dt;
+    /* (5) external forces: f_ext = m g, so v += h w f = h g for free vertices. */
+    for (int i = 0; i < m->n; i++)
+        if (m->w[i] > 0.0)
+            for (int k = 0; k < 3; k++) m->v[3 * i + k] += h * m->gravity[k];
+    /* (6) damping that keeps rigid-body motion. */
+    pbd_damp_velocities(m, m->v, m->pbd.k_damping);
+    /* (7) prediction; pinned vertices go to their scripted position at t + h. */
+    for (int i = 0; i < 3 * m->n; i++) st->p[i] = m->x[i] + h * m->v[i];
+    weft_model_apply_pins(m, m->t + h, st->p);
+    double t1 = weft_now();
+    /* (8) collision constraints from the rays x → p. */
+    generate_contacts(st, m);
+    double t2 = weft_now();
+    st->timers.predict += t1 - t0;
+    st->timers.collide += t2 - t1;
+}
+
+void pbd_end_step(pbd_state *st, weft_model *m) {
+    double t0 = weft_now();
+    double ih = 1.0 / m->dt;
+    /* (12)–(15) */
+    for (int i = 0; i < 3 * m->n; i++) {
+        m->v[i] = (st->p[i] - m->x[i]) * ih;
+        m->x[i] = st->p[i];
+    }
+    /* (16) velocity update of colliding vertices: restitution along n (the normal
+     * velocity becomes at least −e times the incoming one) and Coulomb friction on the
+     * tangential part, bounded by μ times the normal velocity change (Bridson 2002). */
+    for (int c = 0; c < st->ncontact; c++) {
+        const pbd_contact *ct = &st->contact[c];
+        const double *x = &m->x[3 * ct->i];
+        double C = (x[0] - ct->q[0]) * ct->n[0] + (x[1] - ct->q[1]) * ct->n[1] +
+                   (x[2] - ct->q[2]) * ct->n[2];
+        if (C > 1e-9) continue; /* not touching its constraint at the end of the step */
+        const weft_collider *col = &m->colliders[ct->collider];
+        double *v = &m->v[3 * ct->i];
+        double vn = v[0] * ct->n[0] + v[1] * ct->n[1] + v[2] * ct->n[2];
+        double vt[3] = {v[0] - vn * ct->n[0], v[1] - vn * ct->n[1], v[2] - vn * ct->n[2]};
+        double vn_new = vn;
+        if (ct->vn_before < 0.0 && vn < -col->restitution * ct->vn_before)
+            vn_new = -col->restitution * ct->vn_before;
+        double dvn = fabs(vn_new - ct->vn_before);
+        double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+        double scale = vt_len > 0.0 ? fmax(0.0, 1.0 - col->friction * dvn / vt_len) : 0.0;
+        for (int k = 0; k < 3; k++) v[k] = vn_new * ct->n[k] + scale * vt[k];
+    }
+    m->t += m->dt;
+    st->timers.update += weft_now() - t0;
+}

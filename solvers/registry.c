@@ -1,0 +1,28 @@
+/* registry.c — the solver types weft knows, and the constraint types its
+ * position-based solvers project. A new solver is one file plus one line here. */
+#include "weft_solvers.h"
+
+#include <string.h>
+
+const weft_solver_type *const weft_solver_registry[] = {
+    &weft_pbd_gauss_seidel,
+    &weft_pbd_jacobi,
+    NULL,
+};
+
+const weft_solver_type *weft_solver_find(const char *name) {
+    for (const weft_solver_type *const *s = weft_solver_registry; *s; s++)
+        if (strcmp((*s)->name, name) == 0) return *s;
+    return NULL;
+}
+
+const weft_constraint_info weft_constraint_list[] = {
+    {"distance", "Mueller 2006 eqs. 10-11", "|p1 - p2| - l0 = 0 on every mesh edge"},
+    {"dihedral_bending", "Mueller 2006 §4.1, Appendix A",
+     "signed dihedral angle theta - theta0 = 0 on every interior edge"},
+    {"balloon_volume", "Mueller 2006 §4.4, eqs. 14-15",
+     "enclosed volume - k_pressure V0 = 0 on closed meshes"},
+    {"collision", "Mueller 2006 §3.4", "(p - q).n >= 0 against planes and spheres"},
+    {"attachment", "Mueller 2006 §3.6", "w = 0 for pinned or scripted vertices"},
+    {NULL, NULL, NULL},
+};

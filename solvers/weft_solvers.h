@@ -1,0 +1,45 @@
+/* weft_solvers.h — the time integrators of weft (solvers/), each a weft_solver_type
+ * (lib/weft.h) listed in weft_solver_registry. Adding a method is one file plus one
+ * registry line; experiments find solvers by name.
+ */
+#ifndef WEFT_SOLVERS_H
+#define WEFT_SOLVERS_H
+
+#include "weft.h"
+
+/* Müller et al. 2006, Algorithm 1: Gauss-Seidel constraint projection. */
+extern const weft_solver_type weft_pbd_gauss_seidel;
+
+/* Jacobi PBD with constraint averaging and over-relaxation (Macklin et al. 2014 §4.2). */
+extern const weft_solver_type weft_pbd_jacobi;
+
+/* The registered solvers, NULL-terminated. */
+extern const weft_solver_type *const weft_solver_registry[];
+
+/* Looks up a registered solver by name; NULL if there is none. */
+const weft_solver_type *weft_solver_find(const char *name);
+
+/* A constraint type that position-based solvers project (for listings). */
+typedef struct weft_constraint_info {
+    const char *name;
+    const char *paper;
+    const char *summary;
+} weft_constraint_info;
+
+/* The constraint types of the PBD solvers, terminated by name == NULL. */
+extern const weft_constraint_info weft_constraint_list[];
+
+/* Wall time (s) spent in each stage of a PBD step, summed over the run. */
+typedef struct weft_pbd_timers {
+    double predict; /* external forces, damping, prediction, pins (lines 5-7) */
+    double collide; /* collision constraint generation (line 8) */
+    double project; /* solver iterations (lines 9-11) */
+    double update;  /* velocity update, friction, restitution (lines 12-16) */
+    long projections; /* constraint projections performed (all iterations) */
+} weft_pbd_timers;
+
+/* Stage timers of a PBD solver state (created by weft_pbd_gauss_seidel or
+ * weft_pbd_jacobi); used by the bench_pbd experiment. */
+void weft_pbd_timers_get(const void *state, weft_pbd_timers *out);
+
+#endif
