@@ -66,11 +66,12 @@ static inline double weft_hinge_angle(const double *p0, const double *p1, const 
         return 0.0;
     }
     double le = sqrt(ee);
-    /* cos θ |nA||nB| = nA·nB ; sin θ |nA||nB| = (nA × nB)·ê (the common factor cancels) */
-    double c = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    /* cos θ |nA||nB||e| = (nA·nB)|e| ; sin θ |nA||nB||e| = (nA × nB)·e. atan2 needs only
+     * the ratio, so the common positive factor is never divided out. */
+    double c = (nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2]) * le;
     double cx[3] = {nA[1] * nB[2] - nA[2] * nB[1], nA[2] * nB[0] - nA[0] * nB[2],
                     nA[0] * nB[1] - nA[1] * nB[0]};
-    double s = (cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2]) / le;
+    double s = cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2];
     double theta = atan2(s, c);
     if (g) {
         double ia = 1.0 / aa, ib = 1.0 / bb, il = 1.0 / le;

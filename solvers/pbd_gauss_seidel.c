@@ -5,7 +5,9 @@
  *
  * One inner iteration = one sweep over every constraint in a fixed order:
  * stretch (distance, eqs. 10–11), bending (dihedral, §4.1), balloon (§4.4, eqs. 14–15),
- * then collisions (§3.4) last so each sweep ends collision-free.
+ * then collisions (§3.4) last so each sweep ends collision-free. Within stretch and
+ * within bending, constraints go colour by colour (pbd_order.c), so consecutive
+ * projections touch disjoint vertices and do not wait on each other.
  * Passes per step: 3 over vertices (predict, collide, update) + n_s over constraints.
  * Stiffness: k' = 1 − (1 − k)^(1/n_s) (§3.3). Attachments: w = 0 (§3.6).
  * papers/mueller2006-pbd.md maps every line of Algorithm 1 to code and tests.
@@ -42,6 +44,8 @@ static void sweep_bending(pbd_state *st, double *p) {
     }
 }
 
+static void gs_destroy(void *state);
+
 static void *gs_create(const weft_model *m, weft_error *err) {
     pbd_state *st = malloc(sizeof *st);
     if (!st) {
@@ -50,6 +54,11 @@ static void *gs_create(const weft_model *m, weft_error *err) {
     }
     if (pbd_state_init(st, m, err) != WEFT_OK) {
         free(st);
+        return NULL;
+    }
+    if (pbd_colour_constraints(st) != WEFT_OK) {
+        gs_destroy(st);
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory ordering constraints");
         return NULL;
     }
     return st;

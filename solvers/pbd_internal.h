@@ -47,11 +47,16 @@ typedef struct pbd_state {
     bool balloon;
     double *vgrad;   /* ∇V, 3n (balloon) */
     int threads;
+    int colours_dist, colours_bend; /* colours of the Gauss-Seidel order (0: mesh order) */
     weft_pbd_timers timers;
 } pbd_state;
 
 /* Fills the shared state from model m (allocates everything the step needs). */
 int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err);
+
+/* Reorders the stretch and bending constraints colour by colour (pbd_order.c) so that
+ * consecutive Gauss-Seidel projections touch disjoint vertices. */
+int pbd_colour_constraints(pbd_state *st);
 
 /* Frees what pbd_state_init allocated. */
 void pbd_state_free(pbd_state *st);

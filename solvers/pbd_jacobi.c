@@ -3,7 +3,10 @@
  * Physics for Real-Time Applications", §4.2:
  *   Δp_i = (ω / n_i) Σ_c Δp_i^c,
  * every Δp^c computed from the same positions (Müller 2006's projection, eqs. 1–9),
- * n_i the number of constraints acting on vertex i, ω ∈ [1, 2).
+ * n_i the number of constraints acting on vertex i (all of them, as in the paper:
+ * stretch, bending and balloon), ω ∈ [1, 2). Averaging makes Jacobi robust but weak:
+ * a cloth vertex touches ~6 edges and ~12 hinges, so each correction is scaled by
+ * about ω/18 and Jacobi needs many more iterations than Gauss-Seidel.
  *
  * One inner iteration = one Jacobi sweep: compute every stretch, bending (and balloon)
  * correction in parallel, then gather them per vertex in parallel, then project
@@ -74,10 +77,24 @@ static void *jacobi_create(const weft_model *m, weft_error *err) {
     for (int c = 0; c < st->nbend; c++)
         for (int a = 0; a < 4; a++) js->slot[fill[st->bend[c].v[a]]++] = 2 * st->ndist + 4 * c + a;
     free(fill);
+    /* n_i counts the constraints that act: a set with zero stiffness (e.g. bending off)
+     * is skipped by the sweep and must not dilute the others' average. */
+    int *deg = calloc((size_t)n + 1, sizeof *deg);
+    if (!deg) {
+        jacobi_destroy(js);
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the Jacobi solver");
+        return NULL;
+    }
+    if (st->k_stretch > 0.0)
+        for (int c = 0; c < st->ndist; c++) deg[st->dist[c].a]++, deg[st->dist[c].b]++;
+    if (st->k_bend > 0.0)
+        for (int c = 0; c < st->nbend; c++)
+            for (int a = 0; a < 4; a++) deg[st->bend[c].v[a]]++;
     for (int i = 0; i < n; i++) {
-        int count = js->start[i + 1] - js->start[i] + (st->balloon ? 1 : 0);
+        int count = deg[i] + (st->balloon ? 1 : 0);
         js->inv_count[i] = count > 0 ? m->solver.omega / count : 0.0;
     }
+    free(deg);
     return js;
 }
 

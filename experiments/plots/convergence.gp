@@ -24,7 +24,7 @@ do for [i=1:n] {
 
 set terminal pngcairo size 1100,900 font ",11"
 set output out
-set multiplot layout 2,1 title sprintf("%s: convergence within step %d", scene, step)
+set multiplot layout 2,1 title sprintf("%s: convergence within step %d", scene, step) noenhanced
 set logscale y
 set format y "10^{%L}"
 set grid
@@ -35,8 +35,8 @@ yval(c) = (column(sc) == step && column(c) > 0) ? column(c) : NaN
 
 set ylabel "residual / residual_0  (|grad G| of backward Euler)"
 plot for [i=1:n] word(logs, i) using (column(sc) == step ? xval(i) : NaN):(yval(rc)) \
-    with linespoints pointsize 0.6 linewidth 2 title word(names, i)
+    with linespoints pointsize 0.6 linewidth 2 title word(names, i) noenhanced
 set ylabel "RMS relative edge strain"
 plot for [i=1:n] word(logs, i) using (column(sc) == step ? xval(i) : NaN):(yval(cc)) \
-    with linespoints pointsize 0.6 linewidth 2 title word(names, i)
+    with linespoints pointsize 0.6 linewidth 2 title word(names, i) noenhanced
 unset multiplot

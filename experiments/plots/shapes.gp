@@ -11,7 +11,7 @@ set xyplane 0
 set xlabel "x"; set ylabel "z"; set zlabel "y"
 set tics scale 0.5 font ",8"
 do for [i=1:n] {
-    set title word(names, i)
+    set title word(names, i) noenhanced
     # x, -z, y: so the scene's y axis points up on the page
     splot word(shapes, i) using 1:(-$3):2 with lines linewidth 0.5 linecolor i notitle
 }
