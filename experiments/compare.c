@@ -172,6 +172,7 @@ int main(int argc, char **argv) {
             if (opt.log_path) fprintf(stderr, "  (partial log left in %s.partial)\n", log_path);
             weft_model_free(&m);
             status = 1;
+            if (rc == WEFT_ERR_INTERRUPTED) break; /* the user asked to stop: no more solvers */
             continue;
         }
         printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, m.solver.iterations,

@@ -154,13 +154,15 @@ static char *reader(char *str, int num, void *stream) {
     if (!*c->pos || c->too_long) return NULL;
     const char *end = strchr(c->pos, '\n');
     size_t len = end ? (size_t)(end - c->pos) + 1 : strlen(c->pos);
+    size_t keep = end ? len - 1 : len; /* the newline is not passed on: inih strips it anyway */
+    if (keep > 0 && c->pos[keep - 1] == '\r') keep--; /* nor a CRLF file's carriage return */
     c->line++;
-    if (len + 1 > (size_t)num) { /* inih would split it silently: refuse instead */
+    if (keep + 1 > (size_t)num) { /* inih would split it silently: refuse instead */
         c->too_long = c->line;
         return NULL;
     }
-    memcpy(str, c->pos, len);
-    str[len] = '\0';
+    memcpy(str, c->pos, keep);
+    str[keep] = '\0';
     c->pos += len;
     return str;
 }
@@ -700,6 +702,17 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     for (int i = 0; i < s->n; i++)
         if (!section_known(s->e[i].section))
             return bad(&s->e[i], err, "%s", "unknown section");
+
+    /* The name becomes a results directory: keep it one plain path component. */
+    const entry *nm = find_entry(s, "scene", "name");
+    if (nm) {
+        bool ok = nm->value[0] && strcmp(nm->value, ".") && strcmp(nm->value, "..");
+        for (const char *p = nm->value; *p; p++)
+            if (!isalnum((unsigned char)*p) && !strchr("_-.", *p)) ok = false;
+        if (!ok)
+            return bad(nm, err, "'%s' is not a scene name (letters, digits, '_', '-', '.')",
+                       nm->value);
+    }
 
     m->dt = 1.0 / 60.0;
     m->steps = 120;

@@ -1,0 +1,273 @@
+#!/bin/sh
+# bad_input.sh COMPARE — feeds the compare binary bad scenes, overrides, meshes and
+# options, and checks that each is refused cleanly:
+#   - exit status non-zero and < 128 (an error, not a crash or a signal),
+#   - exactly one line on stderr naming where the problem is (file:line and
+#     section.key, the OBJ path:line, the --set origin, the solver or the option),
+#   - no complete-looking result: no *.log or summary.tsv under the out directory, and
+#     any *.log.partial ends with '# status=incomplete'.
+# One more case makes a solver diverge and checks that the run stops with a one-line
+# "diverged" error and that its partial log holds no NaN or inf.
+# Prints "ok: CASE" or "FAIL: CASE: why" per case; exits 1 if any case failed.
+# POSIX sh (tested with dash); all files live in a private mktemp -d directory.
+set -u
+
+compare=${1:?usage: bad_input.sh PATH_TO_COMPARE}
+[ -x "$compare" ] || { echo "FAIL: setup: $compare is not executable"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-bad-input.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' HUP INT PIPE TERM
+
+failed=0
+n=0
+why=""
+
+# run ARGS...: runs compare with ARGS into its own out directory; sets status, out, err.
+run() {
+    n=$((n + 1))
+    out="$tmp/out-$n"
+    err="$tmp/stderr-$n"
+    "$compare" --no-plot --steps 2 --out "$out" "$@" >"$tmp/stdout-$n" 2>"$err"
+    status=$?
+}
+
+fail_because() { why="${why:+$why; }$1"; }
+
+# Checks the exit status of the last run: an error, not success and not a signal.
+check_status() {
+    if [ "$status" -eq 0 ]; then
+        fail_because "exit status 0"
+    elif [ "$status" -ge 128 ]; then
+        fail_because "exit status $status (killed by signal $((status - 128))?)"
+    fi
+}
+
+# Checks that nothing under $out looks like a finished result.
+check_outputs() {
+    [ -d "$out" ] || return 0
+    find "$out" -type f \( -name '*.log' -o -name 'summary.tsv' \) >"$tmp/found"
+    if [ -s "$tmp/found" ]; then
+        fail_because "complete-looking result(s) left: $(tr '\n' ' ' <"$tmp/found")"
+    fi
+    find "$out" -type f -name '*.log.partial' >"$tmp/found"
+    while IFS= read -r f; do
+        case $(tail -n 1 "$f") in
+        "# status=incomplete"*) ;;
+        *) fail_because "$f does not end with '# status=incomplete'" ;;
+        esac
+    done <"$tmp/found"
+}
+
+report() {
+    if [ -z "$why" ]; then
+        echo "ok: $1"
+    else
+        echo "FAIL: $1: $why"
+        sed 's/^/    stderr: /' "$err"
+        failed=1
+    fi
+    why=""
+}
+
+# expect CASE FRAGMENT...: the last run failed cleanly with one stderr line holding
+# every fragment (fixed strings).
+expect() {
+    name=$1
+    shift
+    check_status
+    lines=$(wc -l <"$err")
+    [ "$lines" -eq 1 ] || fail_because "stderr has $lines lines, expected exactly 1"
+    for frag in "$@"; do
+        grep -qF -e "$frag" "$err" || fail_because "stderr lacks '$frag'"
+    done
+    check_outputs
+    report "$name"
+}
+
+# scene_obj SCENE OBJ: writes a scene whose mesh is the OBJ file.
+scene_obj() {
+    printf '[scene]\nname = objtest\n\n[mesh]\ntype = obj\npath = %s\n' "$2" >"$1"
+}
+
+# --------------------------------------------------------------------------------
+# Scene files and overrides
+# --------------------------------------------------------------------------------
+
+run --scene "$tmp/missing.ini"
+expect missing_scene_file "$tmp/missing.ini"
+
+f="$tmp/unknown_key.ini"
+printf '[scene]\nname = unknown_key\ndt = 0.01\nstepz = 3\n' >"$f"
+run --scene "$f"
+expect unknown_key "$f:4: scene.stepz" "unknown key"
+
+f="$tmp/unknown_section.ini"
+printf '[scene]\nname = unknown_section\n[materail]\ndensity = 0.1\n' >"$f"
+run --scene "$f"
+# The section header is on line 3, its first key on line 4: either names the spot.
+check_status
+grep -qF -e "$f:3: [materail]" "$err" || grep -qF -e "$f:4: [materail]" "$err" ||
+    grep -qF -e "$f:4: materail.density" "$err" ||
+    fail_because "stderr names neither $f:3 nor $f:4 with [materail]"
+grep -qF -e "unknown section" "$err" || fail_because "stderr lacks 'unknown section'"
+lines=$(wc -l <"$err")
+[ "$lines" -eq 1 ] || fail_because "stderr has $lines lines, expected exactly 1"
+check_outputs
+report unknown_section
+
+run --set scene.dt=-0.01
+expect negative_dt_set "--set scene.dt=-0.01" "scene.dt"
+
+f="$tmp/zero_dt.ini"
+printf '[scene]\nname = zero_dt\ndt = 0\n' >"$f"
+run --scene "$f"
+expect zero_dt "$f:3: scene.dt"
+
+f="$tmp/nan.ini"
+printf '[scene]\nname = nan\n\n[material]\ndensity = nan\n' >"$f"
+run --scene "$f"
+expect nan_density "$f:5: material.density"
+
+f="$tmp/k_stretch.ini"
+printf '[scene]\nname = k_stretch\n[pbd]\nk_bending = 0.1\nk_stretch = 1.5\n' >"$f"
+run --scene "$f"
+expect pbd_k_stretch_range "$f:5: pbd.k_stretch"
+
+run --set 'scene.gravity=0 -9.81'
+expect malformed_vector_set "--set scene.gravity=0 -9.81" "scene.gravity"
+
+f="$tmp/gravity.ini"
+printf '[scene]\nname = gravity\ngravity = 0 -9.81\n' >"$f"
+run --scene "$f"
+expect malformed_vector_file "$f:3: scene.gravity"
+
+f="$tmp/pins.ini"
+printf '[scene]\nname = pins\n[mesh]\ntype = grid\nnx = 4\nny = 4\n[pins]\nvertices = 0 3 16\n' >"$f"
+run --scene "$f"
+expect pin_out_of_range "$f:8: pins.vertices" "16"
+
+f="$tmp/long.ini"
+{
+    printf '[scene]\nname = long\ndescription = '
+    i=0
+    while [ $i -lt 25 ]; do printf 'xxxxxxxxxx'; i=$((i + 1)); done
+    printf '\ndt = 0.01\n'
+} >"$f"
+run --scene "$f"
+expect long_line "$f:3:"
+
+# The limit the message states is the real one: a line of exactly that many characters
+# (newline not counted) is read, one more is refused.
+limit=$(sed -n 's/.*limit \([0-9][0-9]*\) characters.*/\1/p' "$err")
+if [ -z "$limit" ]; then
+    fail_because "the long-line message states no 'limit N characters'"
+else
+    for len in "$limit" $((limit + 1)); do
+        f="$tmp/line$len.ini"
+        {
+            printf '[scene]\nname = line%s\n' "$len"
+            printf 'description = '
+            i=14
+            while [ $i -lt "$len" ]; do printf 'x'; i=$((i + 1)); done
+            printf '\nsteps = 1\n'
+        } >"$f"
+        run --scene "$f"
+        if [ "$len" -eq "$limit" ]; then
+            [ "$status" -eq 0 ] ||
+                fail_because "a line of $len characters (the stated limit) is refused: $(cat "$err")"
+        else
+            grep -qF -e "$f:3:" "$err" ||
+                fail_because "a line of $len characters (over the limit) is not refused with $f:3"
+        fi
+    done
+fi
+report line_limit_matches_message
+
+# The scene name becomes a directory under --out: it must not lead out of it.
+run --set scene.name=../escaped
+expect scene_name_path "scene.name"
+[ -e "$tmp/escaped" ] && {
+    fail_because "compare wrote $tmp/escaped, outside --out"
+    report scene_name_stays_in_out
+}
+
+# --------------------------------------------------------------------------------
+# OBJ meshes
+# --------------------------------------------------------------------------------
+
+obj="$tmp/quad.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n' >"$obj"
+scene_obj "$tmp/quad.ini" "$obj"
+run --scene "$tmp/quad.ini"
+expect obj_quad "$obj:5: f" "polygon"
+
+obj="$tmp/nonmanifold.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n' >"$obj"
+scene_obj "$tmp/nonmanifold.ini" "$obj"
+run --scene "$tmp/nonmanifold.ini"
+expect obj_nonmanifold "$obj" "non-manifold"
+
+obj="$tmp/index.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n' >"$obj"
+scene_obj "$tmp/index.ini" "$obj"
+run --scene "$tmp/index.ini"
+expect obj_index_out_of_range "$obj:4: f" "out of range"
+
+obj="$tmp/collinear.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 4 2\nf 1 2 3\n' >"$obj"
+scene_obj "$tmp/collinear.ini" "$obj"
+run --scene "$tmp/collinear.ini"
+expect obj_degenerate_zero_area "$obj" "degenerate"
+
+obj="$tmp/repeated.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 2\n' >"$obj"
+scene_obj "$tmp/repeated.ini" "$obj"
+run --scene "$tmp/repeated.ini"
+expect obj_degenerate_repeated "$obj:4: f" "degenerate"
+
+scene_obj "$tmp/noobj.ini" "$tmp/no_such_mesh.obj"
+run --scene "$tmp/noobj.ini"
+expect obj_missing "$tmp/no_such_mesh.obj"
+
+# --------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------
+
+run --solvers nosuch
+expect unknown_solver "nosuch"
+
+run --solvers pbd_jacobi,nosuch2
+expect unknown_solver_in_list "nosuch2"
+
+run --no-such-option
+expect unknown_option "--no-such-option"
+
+run --steps -3
+expect negative_steps "--steps"
+
+# --------------------------------------------------------------------------------
+# Divergence: a huge step and gravity with strong over-relaxation explode at once.
+# --------------------------------------------------------------------------------
+
+for solver in pbd_jacobi pbd_gauss_seidel; do
+    run --solvers "$solver" --steps 50 --set scene.dt=10 --set solver.omega=1.99 \
+        --set 'scene.gravity=0,-1e9,0'
+    check_status
+    # One error line; compare may add an indented note naming the partial log.
+    nerr=$(grep -vc '^  (partial log left in ' "$err")
+    [ "$nerr" -eq 1 ] || fail_because "stderr has $nerr message lines, expected exactly 1"
+    grep -q "^error: .*$solver.*diverged" "$err" || fail_because "no 'error: ... diverged' line naming $solver"
+    check_outputs
+    p="$out/hanging_cloth/$solver.log.partial"
+    if [ ! -f "$p" ]; then
+        fail_because "no partial log $p"
+    else
+        grep -v '^#' "$p" | grep -qiE 'nan|inf' && fail_because "$p holds nan or inf"
+        [ "$(tail -n 1 "$p")" = "# status=incomplete reason=diverged" ] ||
+            fail_because "$p ends with '$(tail -n 1 "$p")', not '# status=incomplete reason=diverged'"
+    fi
+    report "diverged_$solver"
+done
+
+exit "$failed"

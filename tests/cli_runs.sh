@@ -1,0 +1,318 @@
+#!/bin/sh
+# cli_runs.sh CASE COMPARE LIST [REPO] — end-to-end runs of the experiment binaries.
+# Each CASE is one CTest test (tests/CMakeLists.txt). REPO (the source tree, for the
+# shipped scene files) defaults to the directory above this script.
+#   determinism    two identical runs give identical logs (apart from '#' lines, wall_s)
+#   interrupted    SIGINT mid-run: non-zero exit, 'interrupted', only .partial logs
+#   complete_log   a finished log: status line, header, row count, finite values
+#   set_override   --set reaches solver.iterations and collider.NAME.friction
+#   builtin_files  each built-in scene equals its shipped .ini file
+#   list_output    list prints the registered solvers, energies and scenes
+#   help           compare --help names every option
+#   plots          figures are real PNGs (skipped without gnuplot)
+# Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure.
+# POSIX sh (tested with dash); everything is written under a private mktemp -d.
+set -u
+
+usage="usage: cli_runs.sh CASE COMPARE LIST [REPO]"
+case_name=${1:?$usage}
+compare=${2:?$usage}
+list=${3:?$usage}
+if [ $# -ge 4 ]; then
+    repo=$4
+else
+    repo=$(cd "$(dirname "$0")/.." && pwd) || exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-cli-$case_name.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' HUP INT PIPE TERM
+
+failed=0
+fail() {
+    echo "FAIL: $case_name: $*"
+    failed=1
+}
+ok() { echo "ok: $case_name: $*"; }
+
+# Log data without '#' lines and without the wall_s column (3), which is timing.
+strip_log() {
+    awk '!/^#/ { $3 = ""; print }' "$1"
+}
+
+# compare_logs DIR_A DIR_B: every *.log in A has an equal twin in B and vice versa.
+compare_logs() {
+    found=0
+    for a in "$1"/*.log; do
+        [ -f "$a" ] || continue
+        found=$((found + 1))
+        b="$2/${a##*/}"
+        if [ ! -f "$b" ]; then
+            fail "$b missing (present in $1)"
+            continue
+        fi
+        strip_log "$a" >"$tmp/a.txt"
+        strip_log "$b" >"$tmp/b.txt"
+        if [ ! -s "$tmp/a.txt" ]; then
+            fail "$a has no data rows"
+        elif cmp -s "$tmp/a.txt" "$tmp/b.txt"; then
+            ok "${1#"$tmp"/}/${a##*/}: identical data ($(wc -l <"$tmp/a.txt") rows)"
+        else
+            fail "${a##*/} differs between $1 and $2:"
+            diff "$tmp/a.txt" "$tmp/b.txt" | head -n 6 | sed 's/^/    /'
+        fi
+    done
+    for b in "$2"/*.log; do
+        [ -f "$b" ] || continue
+        [ -f "$1/${b##*/}" ] || fail "$1/${b##*/} missing (present in $2)"
+    done
+    [ "$found" -gt 0 ] || fail "no logs in $1"
+}
+
+# run_ok NAME ARGS...: runs compare, which must exit 0; keeps stdout/stderr in $tmp.
+run_ok() {
+    rname=$1
+    shift
+    "$compare" "$@" >"$tmp/$rname.out" 2>"$tmp/$rname.err"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "compare $* exited with $rc"
+        sed 's/^/    stderr: /' "$tmp/$rname.err"
+        return 1
+    fi
+    return 0
+}
+
+# Data rows of a log that contain nan or inf (any case).
+nonfinite_rows() {
+    grep -v '^#' "$1" | grep -ciE 'nan|inf'
+}
+
+case $case_name in
+
+determinism)
+    for k in 1 2; do
+        run_ok "run$k" --scene hanging_cloth --solvers pbd_gauss_seidel,pbd_jacobi --steps 20 \
+            --no-plot --out "$tmp/out$k" || exit 1
+    done
+    compare_logs "$tmp/out1/hanging_cloth" "$tmp/out2/hanging_cloth"
+    for s in pbd_gauss_seidel pbd_jacobi; do
+        [ -f "$tmp/out1/hanging_cloth/$s.log" ] || fail "no $s.log"
+    done
+    ;;
+
+interrupted)
+    out="$tmp/out"
+    "$compare" --steps 100000 --no-plot --out "$out" >"$tmp/stdout" 2>"$tmp/stderr" &
+    pid=$!
+    sleep 1
+    if ! kill -0 "$pid" 2>/dev/null; then
+        wait "$pid"
+        fail "compare ended (status $?) before it could be interrupted"
+        sed 's/^/    stderr: /' "$tmp/stderr"
+        exit 1
+    fi
+    kill -INT "$pid"
+    # Watchdog: an interrupt that is not honoured must not hang the test. It keeps no
+    # descriptor of ours open and takes its sleep with it when it is stopped.
+    sh -c 'sleep 30 & s=$!; trap "kill \$s; exit 0" TERM; wait $s && kill -KILL "$1"' \
+        watchdog "$pid" >/dev/null 2>&1 </dev/null &
+    dog=$!
+    wait "$pid"
+    status=$?
+    kill "$dog" 2>/dev/null
+    if [ "$status" -eq 0 ]; then
+        fail "exit status 0 after SIGINT"
+    elif [ "$status" -ge 128 ]; then
+        fail "exit status $status: killed by the signal instead of stopping cleanly"
+    else
+        ok "exit status $status"
+    fi
+    if grep -q 'interrupted' "$tmp/stderr"; then
+        ok "message says interrupted"
+    else
+        fail "stderr does not say 'interrupted'"
+        sed 's/^/    stderr: /' "$tmp/stderr"
+    fi
+    dir="$out/hanging_cloth"
+    for f in "$dir"/pbd_*.log; do
+        [ -f "$f" ] && fail "complete-looking log $f after an interrupt"
+    done
+    [ -f "$dir/summary.tsv" ] && fail "summary.tsv written after an interrupt"
+    nparts=0
+    for p in "$dir"/pbd_*.log.partial; do
+        [ -f "$p" ] || continue
+        nparts=$((nparts + 1))
+        last=$(tail -n 1 "$p")
+        if [ "$last" = "# status=incomplete reason=interrupted" ]; then
+            ok "${p##*/} ends with '$last'"
+        else
+            fail "${p##*/} ends with '$last'"
+        fi
+        [ "$(nonfinite_rows "$p")" -eq 0 ] || fail "${p##*/} holds nan or inf"
+    done
+    [ "$nparts" -gt 0 ] || fail "no pbd_*.log.partial in $dir"
+    ;;
+
+complete_log)
+    steps=3
+    iters=4
+    run_ok run --scene hanging_cloth --steps $steps --iterations $iters --no-plot \
+        --out "$tmp/out" || exit 1
+    dir="$tmp/out/hanging_cloth"
+    header='# step iter wall_s residual residual_rel cmax crms energy volume'
+    nlogs=0
+    for f in "$dir"/*.log; do
+        [ -f "$f" ] || continue
+        nlogs=$((nlogs + 1))
+        name=${f##*/}
+        last=$(tail -n 1 "$f")
+        [ "$last" = "# status=complete" ] || fail "$name: last line is '$last'"
+        # The header: the last '#' line before the first data row.
+        h=$(awk '/^#/ { h = $0; next } { print h; exit }' "$f")
+        [ "$h" = "$header" ] || fail "$name: header is '$h'"
+        rows=$(grep -vc '^#' "$f")
+        want=$((steps * (iters + 1)))
+        [ "$rows" -eq "$want" ] || fail "$name: $rows data rows, expected $want"
+        # Rows in order: step s, iter 0..iters, 9 columns each.
+        bad=$(awk -v n=$((iters + 1)) '!/^#/ {
+                  if (NF != 9 || $1 != int(k / n) || $2 != k % n) { print NR ": " $0; exit }
+                  k++ }' "$f")
+        [ -z "$bad" ] || fail "$name: unexpected row at line $bad"
+        [ "$(nonfinite_rows "$f")" -eq 0 ] || fail "$name: nan or inf in data rows"
+        ok "$name checked"
+    done
+    [ "$nlogs" -gt 0 ] || fail "no logs in $dir"
+    [ -f "$dir/summary.tsv" ] || fail "no summary.tsv"
+    [ "$(awk 'END { print NR }' "$dir/summary.tsv" 2>/dev/null)" = $((nlogs + 1)) ] ||
+        fail "summary.tsv does not have a header and one row per log"
+    leftovers=$(find "$dir" -name '*.partial')
+    [ -z "$leftovers" ] || fail "partial files left after a complete run: $leftovers"
+    ;;
+
+set_override)
+    run_ok iters --scene hanging_cloth --set solver.iterations=3 --steps 2 --no-plot \
+        --out "$tmp/out1" || exit 1
+    nlogs=0
+    for f in "$tmp/out1/hanging_cloth"/*.log; do
+        [ -f "$f" ] || continue
+        nlogs=$((nlogs + 1))
+        name=${f##*/}
+        iters=$(awk '!/^#/ { print $2 }' "$f" | sort -un | tr '\n' ' ')
+        [ "$iters" = "0 1 2 3 " ] || fail "$name: iter values are '$iters', expected '0 1 2 3 '"
+        grep -qE '^#.*(^|[[:space:]])iterations=3([[:space:]]|$)' "$f" ||
+            fail "$name: no metadata line with iterations=3"
+        [ "$(grep -vc '^#' "$f")" -eq 8 ] || fail "$name: expected 2 x 4 = 8 data rows"
+        ok "$name has iterations 0..3"
+    done
+    [ "$nlogs" -gt 0 ] || fail "no logs in $tmp/out1/hanging_cloth"
+
+    if run_ok friction --scene drape_sphere --set collider.ball.friction=0.9 --steps 2 \
+        --no-plot --out "$tmp/out2"; then
+        n=0
+        for f in "$tmp/out2/drape_sphere"/*.log; do
+            [ -f "$f" ] || continue
+            n=$((n + 1))
+            [ "$(tail -n 1 "$f")" = "# status=complete" ] || fail "${f##*/} is not complete"
+        done
+        [ "$n" -gt 0 ] && ok "drape_sphere with collider.ball.friction=0.9 ran"
+        [ "$n" -gt 0 ] || fail "no logs in $tmp/out2/drape_sphere"
+    fi
+
+    # The override really reaches the collider: an out-of-range value is refused.
+    "$compare" --scene drape_sphere --set collider.ball.friction=-1 --steps 2 --no-plot \
+        --out "$tmp/out3" >/dev/null 2>"$tmp/friction.err"
+    rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] &&
+        grep -qF -e '--set collider.ball.friction=-1' "$tmp/friction.err" &&
+        grep -qF -e 'collider.ball.friction' "$tmp/friction.err"; then
+        ok "collider.ball.friction=-1 refused"
+    else
+        fail "collider.ball.friction=-1: exit $rc, stderr: $(cat "$tmp/friction.err")"
+    fi
+    ;;
+
+builtin_files)
+    "$list" >"$tmp/list.txt" || { fail "list failed"; exit 1; }
+    scenes=$(awk -F '\t' '$1 == "scene" { print $2 }' "$tmp/list.txt")
+    [ -n "$scenes" ] || fail "list printed no scenes"
+    for s in $scenes; do
+        file="$repo/experiments/scenes/$s.ini"
+        if [ ! -f "$file" ]; then
+            fail "$s: no shipped file $file"
+            continue
+        fi
+        run_ok "$s-builtin" --scene "$s" --steps 3 --no-plot --out "$tmp/builtin" || continue
+        run_ok "$s-file" --scene "$file" --steps 3 --no-plot --out "$tmp/file" || continue
+        compare_logs "$tmp/builtin/$s" "$tmp/file/$s"
+    done
+    ;;
+
+list_output)
+    "$list" >"$tmp/list.txt" 2>"$tmp/list.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "list exited with $rc"
+    for want in solver:pbd_gauss_seidel solver:pbd_jacobi energy:mass_spring \
+        energy:dihedral_bending scene:hanging_cloth scene:drape_sphere scene:balloon; do
+        kind=${want%%:*}
+        name=${want#*:}
+        line=$(awk -F '\t' -v k="$kind" -v n="$name" \
+            '$1 == k && $2 == n { print NF "|" $3; exit }' "$tmp/list.txt")
+        case $line in
+        "") fail "no '$kind<TAB>$name' line" ;;
+        "4|") fail "$kind $name: empty paper field" ;;
+        4\|*) ok "$kind $name: ${line#4|}" ;;
+        *) fail "$kind $name: ${line%%|*} tab-separated fields, expected 4" ;;
+        esac
+    done
+    ;;
+
+help)
+    "$compare" --help >"$tmp/help.txt" 2>"$tmp/help.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "compare --help exited with $rc"
+    for opt in --scene --solvers --iterations --steps --set --log --out; do
+        if grep -qF -e "$opt" "$tmp/help.txt"; then
+            ok "help mentions $opt"
+        else
+            fail "help does not mention $opt"
+        fi
+    done
+    ;;
+
+plots)
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        echo "skip: $case_name: gnuplot is not installed"
+        exit 0
+    fi
+    run_ok plot --scene hanging_cloth --steps 6 --plot-step 3 --out "$tmp/out" || exit 1
+    # "  (a) PATH" lines after "figures:".
+    pngs=$(awk '/^figures:/ { f = 1; next } f && $1 ~ /^\([a-z]\)$/ { print $2 }' "$tmp/plot.out")
+    count=0
+    for p in $pngs; do
+        count=$((count + 1))
+        if [ ! -f "$p" ]; then
+            fail "$p named in the output but missing"
+            continue
+        fi
+        sig=$(head -c 8 "$p" | od -An -tx1 | tr -s ' \n' ' ')
+        size=$(wc -c <"$p")
+        if [ "$sig" != " 89 50 4e 47 0d 0a 1a 0a " ]; then
+            fail "${p##*/} is not a PNG (signature '$sig')"
+        elif [ "$size" -le 5120 ]; then
+            fail "${p##*/} is only $size bytes"
+        else
+            ok "${p##*/}: PNG, $size bytes"
+        fi
+    done
+    [ "$count" -eq 3 ] || fail "output names $count figures, expected 3"
+    ;;
+
+*)
+    echo "$usage" >&2
+    echo "unknown case '$case_name'" >&2
+    exit 2
+    ;;
+esac
+
+exit "$failed"
