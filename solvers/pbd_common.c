@@ -142,22 +142,31 @@ static bool ray_sphere(const double x[3], const double p[3], const double center
 
 /* §3.4. For every free vertex near a collider, one inequality constraint (p − q)·n ≥ 0:
  * - continuous: the ray x → p enters the collider (inflated by the contact margin) at
- *   q_c with normal n_c;
+ *   q_c with normal n_c; this holds also when p ends outside again, beyond the far
+ *   side (a fast vertex or a large step that would cross the whole collider);
  * - static: x is already inside or p ends near the surface; q_s is the closest surface
  *   point of p and n_s the normal there.
- * Vertices whose prediction stays within margin + |p − x| of the surface also get a
- * (static) constraint, inactive unless other constraints push them in: the paper
- * generates constraints once per step, so without this band a vertex pulled into a
- * collider during the iterations would end the step inside. For a sphere, the
- * constraint is its tangent plane, whose outside lies entirely outside the sphere. */
+ * Vertices whose prediction stays within margin + max_j |p_j − x_j| of the surface
+ * also get a (static) constraint, inactive unless other constraints push them in: the
+ * paper generates constraints once per step, so without this band a vertex pulled into
+ * a collider during the iterations would end the step inside. The band uses the
+ * largest predicted move of any vertex, not the vertex's own: neighbours can drag a
+ * slow vertex about as far as they move themselves (a cloth whose edge stops on the
+ * sphere pulls the rest in). For a sphere, the constraint is its tangent plane, whose
+ * outside lies entirely outside the sphere. */
 static void generate_contacts(pbd_state *st, const weft_model *m) {
     st->ncontact = 0;
     double margin = m->contact_margin;
+    double move = 0.0; /* largest predicted displacement of a free vertex this step */
     for (int i = 0; i < m->n; i++) {
         if (m->w[i] == 0.0) continue;
         const double *x = &m->x[3 * i], *p = &st->p[3 * i];
-        double move = sqrt((p[0] - x[0]) * (p[0] - x[0]) + (p[1] - x[1]) * (p[1] - x[1]) +
-                           (p[2] - x[2]) * (p[2] - x[2]));
+        move = fmax(move, sqrt((p[0] - x[0]) * (p[0] - x[0]) + (p[1] - x[1]) * (p[1] - x[1]) +
+                               (p[2] - x[2]) * (p[2] - x[2])));
+    }
+    for (int i = 0; i < m->n; i++) {
+        if (m->w[i] == 0.0) continue;
+        const double *x = &m->x[3 * i], *p = &st->p[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
             double np[3], nx[3];
@@ -168,7 +177,7 @@ static void generate_contacts(pbd_state *st, const weft_model *m) {
             ct->i = i;
             ct->collider = c;
             double t;
-            if (col->kind == WEFT_COLLIDER_SPHERE && dx >= 0.0 && dp < 0.0 &&
+            if (col->kind == WEFT_COLLIDER_SPHERE && dx >= 0.0 &&
                 ray_sphere(x, p, col->center, col->radius + margin, &t)) {
                 for (int k = 0; k < 3; k++) ct->q[k] = x[k] + t * (p[k] - x[k]);
                 double len = 0.0;
