@@ -9,6 +9,7 @@
  * comment; random inputs come from a fixed-seed LCG, so runs are reproducible.
  */
 #include "check.h"
+#include "test_util.h"
 #include "pbd_internal.h"
 #include "weft.h"
 #include "weft_energies.h"
@@ -21,37 +22,6 @@
 /* Small helpers                                                                   */
 /* ------------------------------------------------------------------------------ */
 
-/* Knuth's MMIX 64-bit LCG; the top 53 bits give a double in [0, 1). */
-typedef struct lcg {
-    uint64_t s;
-} lcg;
-
-static double rnd(lcg *g) {
-    g->s = g->s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(g->s >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* Uniform in [lo, hi). */
-static double rnd_in(lcg *g, double lo, double hi) { return lo + (hi - lo) * rnd(g); }
-
-static double dot3(const double *a, const double *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double *a, const double *b, double *out) {
-    double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                   a[0] * b[1] - a[1] * b[0]};
-    out[0] = c[0], out[1] = c[1], out[2] = c[2];
-}
-
-static double norm3(const double *a) { return sqrt(dot3(a, a)); }
-
-/* Largest |a_i| over n values. */
-static double max_abs(const double *a, int n) {
-    double m = 0.0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(a[i]));
-    return m;
-}
 
 /* Rotates v about the unit axis a by angle t (Rodrigues). */
 static void rotate3(const double *a, double t, const double *v, double *out) {
