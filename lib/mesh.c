@@ -39,6 +39,7 @@ void weft_mesh_free(weft_mesh *m) {
     free(m->tri);
     free(m->uv);
     free(m->tri_uv);
+    free(m->tri_line);
     free(m->tet);
     memset(m, 0, sizeof *m);
 }
@@ -274,8 +275,17 @@ static int cmp_half_edge(const void *pa, const void *pb) {
     return (a->k > b->k) - (a->k < b->k);
 }
 
+/* "where:line" of triangle t when the mesh knows its source lines, else "where". */
+static const char *tri_where(const weft_mesh *m, int t, const char *where, char *buf, size_t n) {
+    if (!m->tri_line) return where;
+    snprintf(buf, n, "%s:%d", where, m->tri_line[t]);
+    return buf;
+}
+
 /* Checks one triangle's indices and area; returns WEFT_OK or the error. */
 static int check_triangle(const weft_mesh *m, int t, const char *where, weft_error *err) {
+    char buf[600];
+    where = tri_where(m, t, where, buf, sizeof buf);
     const int *v = &m->tri[3 * t];
     for (int k = 0; k < 3; k++)
         if (v[k] < 0 || v[k] >= m->nv)
@@ -348,11 +358,14 @@ int weft_mesh_build_topology(weft_mesh *m, const char *where, weft_error *err) {
         int n = j - i;
         if (n > 2) {
             int lo = he[i].lo, hi = he[i].hi;
+            char buf[600];
+            /* Name the line of the (sorted) third triangle: the first one too many. */
+            const char *at = tri_where(m, he[i + 2].t, where, buf, sizeof buf);
             free(he);
             return weft_fail(err, WEFT_ERR_INPUT,
                              "%s: non-manifold edge between vertices %d and %d (1-based) is "
                              "shared by %d triangles",
-                             where, lo + 1, hi + 1, n);
+                             at, lo + 1, hi + 1, n);
         }
         if (n == 2) {
             /* Consistent neighbours traverse their shared edge in opposite directions. */
@@ -360,11 +373,13 @@ int weft_mesh_build_topology(weft_mesh *m, const char *where, weft_error *err) {
             bool fwd1 = m->tri[3 * he[i + 1].t + he[i + 1].k] == he[i].lo;
             if (fwd0 == fwd1) {
                 int lo = he[i].lo, hi = he[i].hi, t0 = he[i].t, t1 = he[i + 1].t;
+                char buf[600];
+                const char *at = tri_where(m, t1, where, buf, sizeof buf);
                 free(he);
                 return weft_fail(err, WEFT_ERR_INPUT,
                                  "%s: inconsistent triangle orientation across edge %d-%d "
                                  "(1-based): triangles %d and %d both run it the same way",
-                                 where, lo + 1, hi + 1, t0 + 1, t1 + 1);
+                                 at, lo + 1, hi + 1, t0 + 1, t1 + 1);
             }
             nh++;
         } else {

@@ -25,7 +25,8 @@ typedef struct obj_reader {
     double *x;        /* 3*nv */
     double *uv;       /* 2*nvt */
     int *tri, *tri_uv; /* 3*nt each */
-    size_t x_cap, uv_cap, tri_cap, tri_uv_cap;
+    int *tri_line;     /* nt: the line of each face, for topology errors */
+    size_t x_cap, uv_cap, tri_cap, tri_uv_cap, line_cap;
     int faces_vt;     /* -1 before the first face, else whether faces carry vt */
     long first_face_line;
 } obj_reader;
@@ -186,6 +187,10 @@ static int read_face(obj_reader *r, char **save, weft_error *err) {
         r->tri_uv = tuv;
         for (int k = 0; k < 3; k++) r->tri_uv[3 * r->nt + k] = vt[k];
     }
+    int *tl = grow(r->tri_line, &r->line_cap, (size_t)r->nt + 1, sizeof *tl);
+    if (!tl) return weft_fail(err, WEFT_ERR_NOMEM, "%s:%ld: out of memory", r->path, r->line);
+    r->tri_line = tl;
+    tl[r->nt] = r->line > INT_MAX ? INT_MAX : (int)r->line;
     for (int k = 0; k < 3; k++) r->tri[3 * r->nt + k] = v[k];
     r->nt++;
     return WEFT_OK;
@@ -273,7 +278,7 @@ int weft_mesh_read_obj(weft_mesh *m, const char *path, weft_error *err) {
 
     if (rc == WEFT_OK && r.nt == 0) rc = weft_fail(err, WEFT_ERR_INPUT, "%s: no triangles", path);
     if (rc != WEFT_OK) {
-        free(r.x), free(r.uv), free(r.tri), free(r.tri_uv);
+        free(r.x), free(r.uv), free(r.tri), free(r.tri_uv), free(r.tri_line);
         return rc;
     }
 
@@ -281,6 +286,7 @@ int weft_mesh_read_obj(weft_mesh *m, const char *path, weft_error *err) {
     m->x = r.x;
     m->nt = r.nt;
     m->tri = r.tri;
+    m->tri_line = r.tri_line;
     if (r.faces_vt == 1) {
         m->nuv = r.nvt;
         m->uv = r.uv;

@@ -145,13 +145,15 @@ typedef struct parse_ctx {
     const char *origin;
     int line;
     int too_long; /* line number of an over-long line, 0 if none */
+    int bad_section; /* line number of an unknown [section] header, 0 if none */
+    char section[128]; /* its name */
     weft_error *err;
     int failed;
 } parse_ctx;
 
 static char *reader(char *str, int num, void *stream) {
     parse_ctx *c = stream;
-    if (!*c->pos || c->too_long) return NULL;
+    if (!*c->pos || c->too_long || c->bad_section) return NULL;
     const char *end = strchr(c->pos, '\n');
     size_t len = end ? (size_t)(end - c->pos) + 1 : strlen(c->pos);
     size_t keep = end ? len - 1 : len; /* the newline is not passed on: inih strips it anyway */
@@ -164,6 +166,19 @@ static char *reader(char *str, int num, void *stream) {
     memcpy(str, c->pos, keep);
     str[keep] = '\0';
     c->pos += len;
+    /* Check section headers here, where their line is known: inih reports a section
+     * only through the keys under it, so an empty unknown section would pass unseen. */
+    const char *h = str;
+    while (*h == ' ' || *h == '\t') h++;
+    const char *close = *h == '[' ? strchr(h, ']') : NULL;
+    if (close && (size_t)(close - h - 1) < sizeof c->section) {
+        memcpy(c->section, h + 1, (size_t)(close - h - 1));
+        c->section[close - h - 1] = '\0';
+        if (!section_known(c->section)) {
+            c->bad_section = c->line;
+            return NULL;
+        }
+    }
     return str;
 }
 
@@ -218,6 +233,9 @@ static int parse_text(weft_scene *s, const char *text, const char *origin, weft_
         return weft_fail(err, WEFT_ERR_INPUT,
                          "%s:%d: line too long (limit 199 characters); continue a long list "
                          "on indented lines", origin, c.too_long);
+    if (c.bad_section)
+        return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: [%s]: unknown section", origin,
+                         c.bad_section, c.section);
     if (c.failed) return WEFT_ERR_INPUT;
     if (rc > 0)
         return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: syntax error (expected [section] or key = value)",

@@ -54,6 +54,8 @@ typedef struct weft_mesh {
     int nuv;          /* number of material (texture) coordinates, 0 if none */
     double *uv;       /* 2*nuv material coordinates, m (OBJ vt, or the grid layout) */
     int *tri_uv;      /* 3*nt indices into uv, or NULL when nuv == 0 */
+    int *tri_line;    /* nt: source line of each triangle (OBJ files), or NULL; topology
+                         errors then name file:line */
     int ntet;         /* tetrahedra (reserved for volumetric meshes; 0 for now) */
     int *tet;         /* 4*ntet vertex indices, or NULL */
 

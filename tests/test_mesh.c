@@ -432,12 +432,12 @@ static void obj_errors(void) {
         {"v 0 0 0\n# only a vertex\n", NULL, "no triangles", NULL},
         {"", NULL, "no triangles", NULL},
         /* Three triangles on edge 1-2 (the first two would be consistent). */
-        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n", NULL,
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n", ":8:",
          "non-manifold edge between vertices 1 and 2", "shared by 3 triangles"},
         /* Neighbours that run their shared edge 1-3 the same way. */
-        {SQUARE "f 1 2 3\nf 1 4 3\n", NULL, "inconsistent triangle orientation "
+        {SQUARE "f 1 2 3\nf 1 4 3\n", ":6:", "inconsistent triangle orientation "
          "across edge", NULL},
-        {"v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n", NULL, "degenerate triangle 1 (zero area)",
+        {"v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n", ":4:", "degenerate triangle 1 (zero area)",
          NULL},
     };
     tmp_dir d;
