@@ -156,6 +156,7 @@ static bool ray_sphere(const double x[3], const double p[3], const double center
  * outside lies entirely outside the sphere. */
 static void generate_contacts(pbd_state *st, const weft_model *m) {
     st->ncontact = 0;
+    if (m->ncolliders == 0) return; /* no colliders: nothing to scan */
     double margin = m->contact_margin;
     double move = 0.0; /* largest predicted displacement of a free vertex this step */
     for (int i = 0; i < m->n; i++) {
