@@ -25,8 +25,8 @@ typedef struct weft_cli {
  * for a bad option. `usage` is the program's own usage text. */
 void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage);
 
-/* Loads cli->scene, applies --iterations/--steps/--threads and every --set, builds the
- * model. Returns the scene (for its name) or NULL after printing the error. */
+/* Loads cli->scene, applies --iterations/--steps/--threads and every --set, and builds
+ * the model into m; returns WEFT_OK or an error code with the message in err. */
 int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err);
 
 /* mkdir -p; returns 0 or prints an error and returns -1. */

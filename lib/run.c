@@ -55,7 +55,7 @@ void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
 }
 
 weft_run_options weft_run_options_default(void) {
-    return (weft_run_options){.log_level = WEFT_LOG_ITERATIONS, .log_step = -1};
+    return (weft_run_options){.log_level = WEFT_LOG_ITERATIONS};
 }
 
 /* True when every coordinate is finite and within 1e6 m of the origin. */

@@ -365,8 +365,6 @@ int weft_scene_set(weft_scene *s, const char *assignment, const char *origin, we
     return WEFT_OK;
 }
 
-const char *weft_scene_name(const weft_scene *s) { return s->name; }
-
 void weft_scene_free(weft_scene **ps) {
     if (!ps || !*ps) return;
     weft_scene *s = *ps;

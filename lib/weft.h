@@ -280,9 +280,6 @@ int weft_scene_set(weft_scene *s, const char *assignment, const char *origin, we
 int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registry,
                      weft_model *m, weft_error *err);
 
-/* The scene's name (its [scene] name, or the file name). */
-const char *weft_scene_name(const weft_scene *s);
-
 /* Frees the scene and sets *s to NULL; safe on NULL. */
 void weft_scene_free(weft_scene **s);
 
@@ -376,7 +373,6 @@ typedef struct weft_run_options {
     int obj_every;            /* write an OBJ every N steps (0 = never) */
     const char *obj_prefix;   /* path prefix for OBJ frames */
     bool progress;            /* progress line on stderr when it is a terminal */
-    int log_step;             /* the step whose iterations the caller will plot (-1: none) */
 } weft_run_options;
 
 /* Summary of a finished run. */

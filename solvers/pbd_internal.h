@@ -47,7 +47,6 @@ typedef struct pbd_state {
     bool balloon;
     double *vgrad;   /* ∇V, 3n (balloon) */
     int threads;
-    int colours_dist, colours_bend; /* colours of the Gauss-Seidel order (0: mesh order) */
     weft_pbd_timers timers;
 } pbd_state;
 

@@ -18,8 +18,7 @@
  * c at verts[c*stride .. c*stride+arity-1], stride in ints); writes the permutation
  * that sorts constraints by colour (stable) into perm. Colours beyond 63 share the
  * last bucket, which stays correct Gauss-Seidel, just without the overlap. */
-static int colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
-                        int *ncolours) {
+static int colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm) {
     uint64_t *used = calloc((size_t)nv, sizeof *used);
     unsigned char *colour = malloc((size_t)(nc > 0 ? nc : 1));
     int count[65] = {0};
@@ -27,7 +26,6 @@ static int colour_order(int nc, int arity, const int *verts, int stride, int nv,
         free(used), free(colour);
         return WEFT_ERR_NOMEM;
     }
-    int maxc = 0;
     for (int c = 0; c < nc; c++) {
         const int *v = &verts[(size_t)c * stride];
         uint64_t taken = 0;
@@ -42,11 +40,9 @@ static int colour_order(int nc, int arity, const int *verts, int stride, int nv,
         if (col < 63)
             for (int a = 0; a < arity; a++) used[v[a]] |= (uint64_t)1 << col;
         count[col + 1]++;
-        if (col + 1 > maxc) maxc = col + 1;
     }
     for (int k = 0; k < 64; k++) count[k + 1] += count[k];
     for (int c = 0; c < nc; c++) perm[count[colour[c]]++] = c;
-    *ncolours = maxc;
     free(used), free(colour);
     return WEFT_OK;
 }
@@ -61,13 +57,13 @@ int pbd_colour_constraints(pbd_state *st) {
     /* pbd_distance is {int a, b; double rest}: vertices at int offsets 0, 1, stride 4. */
     if (rc == WEFT_OK)
         rc = colour_order(st->ndist, 2, (const int *)st->dist, (int)(sizeof(pbd_distance) / sizeof(int)),
-                          st->n, perm, &st->colours_dist);
+                          st->n, perm);
     if (rc == WEFT_OK) {
         pbd_distance *d = tmp;
         for (int i = 0; i < st->ndist; i++) d[i] = st->dist[perm[i]];
         memcpy(st->dist, d, (size_t)st->ndist * sizeof *d);
         rc = colour_order(st->nbend, 4, (const int *)st->bend, (int)(sizeof(pbd_bend) / sizeof(int)),
-                          st->n, perm, &st->colours_bend);
+                          st->n, perm);
     }
     if (rc == WEFT_OK) {
         pbd_bend *b = tmp;
