@@ -7,11 +7,11 @@
  * Element data: v = (edge v0, v1, opposite v2, v3), rest[0] = θ0 (rad). */
 #include "weft_energies.h"
 
-static void db_init(weft_element *e, const double *xe, double coefficient, double area) {
+static void db_init(weft_element *e, const double *xe, const weft_energy_params *p) {
     e->rest[0] = weft_hinge_angle(xe, xe + 3, xe + 6, xe + 9, NULL);
     double d[3] = {xe[3] - xe[0], xe[4] - xe[1], xe[5] - xe[2]};
     double ee = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    e->k = area > 0.0 ? coefficient * 3.0 * ee / area : 0.0;
+    e->k = p->area > 0.0 ? p->stiffness * 3.0 * ee / p->area : 0.0;
 }
 
 static double db_constraint(const weft_element *e, const double *xe, double *grad) {

@@ -7,11 +7,11 @@
  * Element data: rest[0] = ℓ0 (m). */
 #include "weft_energies.h"
 
-static void ms_init(weft_element *e, const double *xe, double coefficient, double area) {
+static void ms_init(weft_element *e, const double *xe, const weft_energy_params *p) {
     double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
     double l0 = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     e->rest[0] = l0;
-    e->k = l0 > 0.0 ? coefficient * area / (l0 * l0) : 0.0;
+    e->k = l0 > 0.0 ? p->stiffness * p->area / (l0 * l0) : 0.0;
 }
 
 static double ms_constraint(const weft_element *e, const double *xe, double *grad) {

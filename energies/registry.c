@@ -11,6 +11,12 @@ const weft_energy_type *const weft_energy_registry[] = {
     NULL,
 };
 
+const weft_energy_type *weft_energy_find_kind(const char *name, weft_element_kind kind) {
+    for (const weft_energy_type *const *t = weft_energy_registry; *t; t++)
+        if (strcmp((*t)->name, name) == 0 && (*t)->kind == kind) return *t;
+    return NULL;
+}
+
 const weft_energy_type *weft_energy_find(const char *name) {
     for (const weft_energy_type *const *t = weft_energy_registry; *t; t++)
         if (strcmp((*t)->name, name) == 0) return *t;

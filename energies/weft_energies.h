@@ -24,8 +24,11 @@ extern const weft_energy_type weft_mass_spring;
 /* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. */
 extern const weft_energy_type weft_dihedral_bending;
 
-/* Looks up a registered energy type by name; NULL if there is none. */
+/* Looks up a registered energy type by name (the first variant); NULL if there is none. */
 const weft_energy_type *weft_energy_find(const char *name);
+
+/* Looks up the variant of a registered name that acts on `kind`; NULL if there is none. */
+const weft_energy_type *weft_energy_find_kind(const char *name, weft_element_kind kind);
 
 /* Wraps an angle difference into (−π, π]. */
 static inline double weft_wrap_angle(double a) {

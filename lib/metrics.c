@@ -3,7 +3,7 @@
  *   x̃ = xn + h vn + h² g                        (inertial target; f_ext = M g)
  *   G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x)    (backward-Euler incremental potential)
  *   residual = ‖S ∇G(x)‖₂ over free DOFs, N;  residual_rel = residual / residual(step start)
- *   strain = |ℓ − ℓ₀| / ℓ₀ per stretch element (max, RMS)
+ *   strain = |ℓ − ℓ₀| / ℓ₀ per mesh edge (max, RMS)
  *   energy = ½ Σ m |(x − xn)/h|² − Σ m g·x + E(x), J
  * Gravity enters G through x̃ (an affine shift), so ∇G is the same as with −Σ m g·x in E. */
 #include "weft.h"
@@ -37,23 +37,24 @@ double weft_incremental_potential(const weft_model *m, const double *x, const do
 }
 
 void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms) {
+    /* Measured on the mesh's edges against their rest lengths, whatever the membrane
+     * energy is (springs, triangles or tetrahedra), so every model is on the same axis. */
+    const weft_mesh *mesh = &m->mesh;
     double mx = 0.0, sum = 0.0;
-    int n = 0;
-    if (m->stretch_term >= 0) {
-        const weft_term *t = &m->terms[m->stretch_term];
-        for (int i = 0; i < t->n; i++) {
-            const weft_element *e = &t->elem[i];
-            const double *a = x + 3 * e->v[0], *b = x + 3 * e->v[1];
-            double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-            double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            double s = fabs(l - e->rest[0]) / e->rest[0]; /* rest[0] is ℓ₀ for edges */
-            if (s > mx) mx = s;
-            sum += s * s;
+    for (int i = 0; i < mesh->ne; i++) {
+        const int a = mesh->edge[2 * i], b = mesh->edge[2 * i + 1];
+        double d2 = 0.0, r2 = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double d = x[3 * a + k] - x[3 * b + k], r = mesh->x[3 * a + k] - mesh->x[3 * b + k];
+            d2 += d * d, r2 += r * r;
         }
-        n = t->n;
+        double l0 = sqrt(r2);
+        double s = fabs(sqrt(d2) - l0) / l0;
+        if (s > mx) mx = s;
+        sum += s * s;
     }
     *cmax = mx;
-    *crms = n ? sqrt(sum / n) : 0.0;
+    *crms = mesh->ne ? sqrt(sum / mesh->ne) : 0.0;
 }
 
 void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,

@@ -57,6 +57,9 @@ static const schema_key schema[] = {
     {"material", "stretch_stiffness", T_DOUBLE},
     {"material", "bending_stiffness", T_DOUBLE},
     {"material", "membrane", T_STRING},    {"material", "bending", T_STRING},
+    {"material", "volume", T_STRING},      {"material", "fiber", T_STRING},
+    {"material", "poisson_ratio", T_DOUBLE}, {"material", "youngs_modulus", T_DOUBLE},
+    {"material", "fiber_direction", T_VEC3}, {"material", "fiber_stiffness", T_DOUBLE},
     {"pbd", "k_stretch", T_DOUBLE},        {"pbd", "k_bending", T_DOUBLE},
     {"pbd", "k_damping", T_DOUBLE},        {"pbd", "k_pressure", T_DOUBLE},
     {"pbd", "stiffness_mapping", T_BOOL},  {"solver", "iterations", T_INT},
@@ -670,17 +673,38 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
     return WEFT_OK;
 }
 
-static const weft_energy_type *lookup(const weft_energy_type *const *reg, const char *name) {
+/* The registered type called `name` acting on `kind`; NULL if there is none. Membrane
+ * and volume variants of one model share a name and differ in kind. */
+static const weft_energy_type *lookup(const weft_energy_type *const *reg, const char *name,
+                                      weft_element_kind kind) {
     for (; reg && *reg; reg++)
-        if (strcmp((*reg)->name, name) == 0) return *reg;
+        if (strcmp((*reg)->name, name) == 0 && (*reg)->kind == kind) return *reg;
     return NULL;
 }
 
-/* Creates one term of `type` over edges or hinges, with element areas for stiffness. */
-static int build_term(weft_model *m, const weft_energy_type *type, double coefficient,
+static bool registered(const weft_energy_type *const *reg, const char *name) {
+    for (; reg && *reg; reg++)
+        if (strcmp((*reg)->name, name) == 0) return true;
+    return false;
+}
+
+/* Creates one term of `type` over the mesh's edges, hinges, triangles or tetrahedra.
+ * Edges get a third of each adjacent triangle's rest area (the shares sum to the mesh's
+ * area), hinges the full area of their two triangles (Grinspun 2003's Ā); triangles get
+ * their material coordinates when the mesh has them. */
+static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_params p,
                       const double *tri_areas, weft_error *err) {
     const weft_mesh *mesh = &m->mesh;
-    int n = type->kind == WEFT_ELEM_EDGE ? mesh->ne : mesh->nh;
+    int n = 0;
+    switch (type->kind) {
+    case WEFT_ELEM_EDGE: n = mesh->ne; break;
+    case WEFT_ELEM_HINGE: n = mesh->nh; break;
+    case WEFT_ELEM_TRIANGLE: n = mesh->nt; break;
+    case WEFT_ELEM_TET: n = mesh->ntet; break;
+    default: return weft_fail(err, WEFT_ERR_INPUT, "energy '%s': no elements of its kind", type->name);
+    }
+    if (m->nterms == WEFT_MAX_TERMS)
+        return weft_fail(err, WEFT_ERR_INPUT, "more than %d energy terms", WEFT_MAX_TERMS);
     weft_term *t = &m->terms[m->nterms];
     t->type = type;
     t->n = n;
@@ -689,21 +713,92 @@ static int build_term(weft_model *m, const weft_energy_type *type, double coeffi
     m->nterms++;
     for (int i = 0; i < n; i++) {
         weft_element *e = &t->elem[i];
-        double xe[3 * WEFT_ELEM_MAXV], area = 0.0;
-        int edge = type->kind == WEFT_ELEM_EDGE ? i : mesh->hinge_edge[i];
-        const int *v = type->kind == WEFT_ELEM_EDGE ? &mesh->edge[2 * i] : &mesh->hinge[4 * i];
+        double xe[3 * WEFT_ELEM_MAXV], uv[6];
+        const int *v = NULL;
+        p.area = 0.0;
+        p.uv = NULL;
+        switch (type->kind) {
+        case WEFT_ELEM_EDGE:
+        case WEFT_ELEM_HINGE: {
+            int edge = type->kind == WEFT_ELEM_EDGE ? i : mesh->hinge_edge[i];
+            v = type->kind == WEFT_ELEM_EDGE ? &mesh->edge[2 * i] : &mesh->hinge[4 * i];
+            for (int a = 0; a < 2; a++) {
+                int tr = mesh->edge_tri[2 * edge + a];
+                if (tr >= 0) p.area += tri_areas[tr];
+            }
+            if (type->kind == WEFT_ELEM_EDGE) p.area /= 3.0;
+            break;
+        }
+        case WEFT_ELEM_TRIANGLE:
+            v = &mesh->tri[3 * i];
+            p.area = tri_areas[i];
+            if (mesh->nuv > 0 && mesh->tri_uv) {
+                for (int a = 0; a < 3; a++)
+                    for (int k = 0; k < 2; k++) uv[2 * a + k] = mesh->uv[2 * mesh->tri_uv[3 * i + a] + k];
+                p.uv = uv;
+            }
+            break;
+        default: v = &mesh->tet[4 * i]; break;
+        }
         for (int a = 0; a < type->nv; a++) {
             e->v[a] = v[a];
             for (int k = 0; k < 3; k++) xe[3 * a + k] = mesh->x[3 * v[a] + k];
         }
-        for (int a = 0; a < 2; a++) {
-            int tr = mesh->edge_tri[2 * edge + a];
-            if (tr >= 0) area += tri_areas[tr];
+        type->init(e, xe, &p);
+    }
+    return WEFT_OK;
+}
+
+/* One role of the material: the scene key naming its energy, the default name, the
+ * element kinds it may act on, and where the model records the term. */
+typedef struct term_role {
+    const char *key;
+    const char *fallback; /* default energy name, or NULL for "none" */
+    weft_element_kind kinds[2];
+    int *slot;
+    double stiffness;
+} term_role;
+
+/* Builds the energy terms the [material] section names. "none" leaves a role empty. */
+static int build_terms(const weft_scene *s, const weft_energy_type *const *registry,
+                       weft_model *m, const double *tri_areas, weft_error *err) {
+    const weft_material *mat = &m->material;
+    bool volumetric = m->mesh.ntet > 0;
+    m->stretch_term = m->bending_term = m->volume_term = m->fiber_term = -1;
+    term_role roles[4] = {
+        {"membrane", volumetric ? NULL : "mass_spring", {WEFT_ELEM_EDGE, WEFT_ELEM_TRIANGLE},
+         &m->stretch_term, mat->stretch_stiffness},
+        {"bending", volumetric ? NULL : "dihedral_bending", {WEFT_ELEM_HINGE, WEFT_ELEM_HINGE},
+         &m->bending_term, mat->bending_stiffness},
+        {"volume", volumetric ? "stable_neo_hookean" : NULL, {WEFT_ELEM_TET, WEFT_ELEM_TET},
+         &m->volume_term, mat->youngs_modulus},
+        {"fiber", NULL, {volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE,
+                         volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE},
+         &m->fiber_term, mat->stretch_stiffness},
+    };
+    for (int r = 0; r < 4; r++) {
+        const entry *e = find_entry(s, "material", roles[r].key);
+        const char *name = e ? e->value : roles[r].fallback;
+        if (!name || strcmp(name, "none") == 0) continue;
+        const weft_energy_type *type = lookup(registry, name, roles[r].kinds[0]);
+        if (!type) type = lookup(registry, name, roles[r].kinds[1]);
+        if (!type || !type->init) {
+            if (!e) return weft_fail(err, WEFT_ERR_INPUT, "energy '%s' is not registered", name);
+            if (!registered(registry, name))
+                return bad(e, err, "unknown energy '%s' (see ./weft list)", name);
+            char what[160];
+            snprintf(what, sizeof what, "energy '%s' has no variant for %s", name,
+                     volumetric ? "a tetrahedral mesh" : roles[r].key);
+            return bad(e, err, "%s", what);
         }
-        /* Edges get a third of each adjacent triangle (the areas sum to the mesh's);
-         * hinges get the full area of their two triangles (Grinspun 2003's Ā). */
-        if (type->kind == WEFT_ELEM_EDGE) area /= 3.0;
-        type->init(e, xe, coefficient, area);
+        if (type->kind == WEFT_ELEM_TET && !volumetric)
+            return bad(e, err, "%s", "a volume energy needs a tetrahedral mesh");
+        weft_energy_params p = {.stiffness = roles[r].stiffness, .poisson = mat->poisson,
+                                .fiber = {mat->fiber[0], mat->fiber[1], mat->fiber[2]},
+                                .fiber_stiffness = mat->fiber_stiffness};
+        *roles[r].slot = m->nterms;
+        int rc = build_term(m, type, p, tri_areas, err);
+        if (rc) return rc;
     }
     return WEFT_OK;
 }
@@ -734,7 +829,8 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     m->steps = 120;
     m->gravity[1] = -9.81;
     m->material = (weft_material){.density = 0.1, .stretch_stiffness = 1000.0,
-                                  .bending_stiffness = 1e-4};
+                                  .bending_stiffness = 1e-4, .poisson = 0.3,
+                                  .youngs_modulus = 1e5, .fiber = {1, 0, 0}};
     m->pbd = (weft_pbd_params){.k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01,
                                .k_pressure = 0.0, .stiffness_mapping = true};
     m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1};
@@ -747,6 +843,12 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
                          &m->material.stretch_stiffness, err)) ||
         (rc = get_double(s, "material", "bending_stiffness", 0, false, 1e6, false,
                          &m->material.bending_stiffness, err)) ||
+        (rc = get_double(s, "material", "poisson_ratio", 0, false, 0.5, true, &m->material.poisson, err)) ||
+        (rc = get_double(s, "material", "youngs_modulus", 0, false, 1e13, false,
+                         &m->material.youngs_modulus, err)) ||
+        (rc = get_vec3(s, "material", "fiber_direction", m->material.fiber, err)) ||
+        (rc = get_double(s, "material", "fiber_stiffness", 0, false, 1e13, false,
+                         &m->material.fiber_stiffness, err)) ||
         (rc = get_double(s, "pbd", "k_stretch", 0, false, 1, false, &m->pbd.k_stretch, err)) ||
         (rc = get_double(s, "pbd", "k_bending", 0, false, 1, false, &m->pbd.k_bending, err)) ||
         (rc = get_double(s, "pbd", "k_damping", 0, false, 1, false, &m->pbd.k_damping, err)) ||
@@ -823,28 +925,8 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         goto fail;
     }
 
-    /* The physical model: a membrane term over edges and a bending term over hinges. */
-    const char *names[2] = {"mass_spring", "dihedral_bending"};
-    const char *keys[2] = {"membrane", "bending"};
-    double coef[2] = {m->material.stretch_stiffness, m->material.bending_stiffness};
-    weft_element_kind kinds[2] = {WEFT_ELEM_EDGE, WEFT_ELEM_HINGE};
-    m->stretch_term = m->bending_term = -1;
-    for (int t = 0; t < 2 && rc == WEFT_OK; t++) {
-        const entry *e = find_entry(s, "material", keys[t]);
-        const char *name = e ? e->value : names[t];
-        const weft_energy_type *type = lookup(registry, name);
-        if (!type) {
-            rc = e ? bad(e, err, "unknown energy '%s' (see ./weft list)", name)
-                   : weft_fail(err, WEFT_ERR_INPUT, "energy '%s' is not registered", name);
-        } else if (type->kind != kinds[t] || !type->init) {
-            rc = e ? bad(e, err, "energy '%s' does not act on this element kind", name)
-                   : weft_fail(err, WEFT_ERR_INPUT, "energy '%s' has the wrong element kind", name);
-        } else {
-            if (t == 0) m->stretch_term = m->nterms;
-            else m->bending_term = m->nterms;
-            rc = build_term(m, type, coef[t], areas, err);
-        }
-    }
+    /* The physical model: membrane, bending, volume and fibre terms. */
+    rc = build_terms(s, registry, m, areas, err);
     free(areas);
     if (rc) goto fail;
 

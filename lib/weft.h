@@ -122,12 +122,40 @@ typedef enum {
 /* Maximum vertices per element. */
 #define WEFT_ELEM_MAXV 4
 
-/* One element bound to an energy type: its vertices, stiffness and rest data. */
+/* One element bound to an energy type: its vertices, material constants and rest data.
+ * What k, k2 and rest hold is up to the type (documented in its file): e.g. a spring
+ * keeps k (N/m) and rest[0] = ℓ0; a tetrahedron keeps μV, λV and Dm⁻¹. */
 typedef struct weft_element {
     int v[WEFT_ELEM_MAXV]; /* vertex indices */
-    double k;              /* stiffness in the element's own units (see the type) */
-    double rest[9];        /* rest data (rest length, rest angle, Dm^-1, ...) */
+    double k, k2;          /* material constants in the type's units */
+    double rest[14];       /* rest data (rest length, rest angle, Dm^-1, fibre, ...) */
 } weft_element;
+
+/* Material constants and rest data handed to a type's init for one element. */
+typedef struct weft_energy_params {
+    double stiffness; /* the scene's coefficient, in the unit the term's kind uses:
+                         edges and triangles Y (N/m, Young's modulus × thickness),
+                         hinges D (N·m), tetrahedra E (Pa) */
+    double poisson;   /* Poisson's ratio ν in [0, 0.5) (triangles and tetrahedra) */
+    double area;      /* edges: a third of the adjacent triangles' rest area (m²);
+                         hinges: the rest area of both triangles (m²); others ignore it
+                         and measure their own rest area or volume */
+    const double *uv; /* triangles: 2*3 material coordinates (m) defining the rest shape
+                         and the warp (u) / weft (v) directions, or NULL to use the rest
+                         positions in a frame of the triangle's own plane */
+    double fiber[3];  /* fibre direction in material space: (u, v, ·) for triangles, 3-D
+                         rest-space direction for tetrahedra; need not be unit */
+    double fiber_stiffness; /* fibre modulus: N/m for triangles, Pa for tetrahedra */
+} weft_energy_params;
+
+/* What an energy type's hessian returns. */
+typedef enum {
+    WEFT_HESSIAN_EXACT = 0, /* ∂²Ψ/∂x², possibly indefinite */
+    WEFT_HESSIAN_ANALYTIC,  /* PSD projection from the type's analytic eigensystem (Smith,
+                               de Goes, Kim 2019); CLAMP for types without one */
+    WEFT_HESSIAN_CLAMP,     /* PSD projection by clamping negative eigenvalues (LAPACKE
+                               dsyevr) of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
+} weft_hessian_mode;
 
 /* An energy (or constraint) type. Ψ and its derivatives act on one element whose
  * vertex positions are gathered into xe (3*nv values). Any function may be NULL when
@@ -138,13 +166,20 @@ typedef struct weft_energy_type {
     const char *summary; /* one line: the model */
     weft_element_kind kind;
     int nv; /* vertices per element */
-    /* Sets e->k and e->rest from the rest positions xe, a material coefficient and the
-     * area associated with the element (m^2). */
-    void (*init)(weft_element *e, const double *xe, double coefficient, double area);
-    /* Ψ(xe) in J. */
+    /* Sets e->k, e->k2 and e->rest from the rest positions xe (3*nv, m) and p. */
+    void (*init)(weft_element *e, const double *xe, const weft_energy_params *p);
+    /* Ψ(xe) in J; +INFINITY where the element leaves the energy's domain (e.g. an
+     * inverted element under classic Neo-Hookean), never NaN. */
     double (*energy)(const weft_element *e, const double *xe);
     /* g = dΨ/dxe (3*nv values), N; returns Ψ. */
     double (*gradient)(const weft_element *e, const double *xe, double *g);
+    /* H = ∂²Ψ/∂xe² or its PSD projection (mode), (3nv)×(3nv) row-major, N/m; also the
+     * gradient into g when g != NULL; returns Ψ. */
+    double (*hessian)(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                      double *g, double *H);
+    /* True when WEFT_HESSIAN_ANALYTIC uses an analytic eigensystem (isotropic energies);
+     * false when it falls back to clamping. */
+    bool analytic_psd;
     /* Native constraint C(xe) for position-based solvers; fills dC/dxe if grad != NULL. */
     double (*constraint)(const weft_element *e, const double *xe, double *grad);
 } weft_energy_type;
@@ -199,6 +234,12 @@ typedef struct weft_material {
     double stretch_stiffness; /* membrane stiffness, N/m, ≈ Young's modulus × thickness;
                                  edge springs get k = stiffness × area_e / l0^2 (default 1000) */
     double bending_stiffness; /* N·m; hinge stiffness k = stiffness × 3|e|^2 / A (default 1e-4) */
+    double poisson;           /* Poisson's ratio ν of membrane and volume energies (default 0.3) */
+    double youngs_modulus;    /* E of volume (tetrahedron) energies, Pa (default 1e5) */
+    double fiber[3];          /* fibre direction: material (u, v) for cloth, rest-space 3-D
+                                 for tetrahedral meshes (default (1, 0, 0)) */
+    double fiber_stiffness;   /* fibre modulus: N/m for cloth, Pa for volumes (default 0: no
+                                 fibre term unless the scene names one) */
 } weft_material;
 
 /* Settings of Müller 2006 position-based dynamics; k are non-dimensional in [0, 1]. */
@@ -216,6 +257,9 @@ typedef struct weft_solver_settings {
     double omega;   /* Jacobi over-relaxation ω in [1, 2) (default 1.5) */
     int threads;    /* OpenMP threads for parallel solvers (default 1) */
 } weft_solver_settings;
+
+/* Most energy terms a model holds (membrane, bending, volume, fibre, and spare). */
+#define WEFT_MAX_TERMS 6
 
 /* The simulated system: mesh, state, terms of the energy, pins, colliders. */
 typedef struct weft_model {
@@ -238,9 +282,11 @@ typedef struct weft_model {
     weft_solver_settings solver;
     double contact_margin; /* distance kept from colliders, m */
     int nterms;
-    weft_term terms[4];  /* [0] stretch, [1] bending (the physical model) */
-    int stretch_term;    /* index of the stretch term, -1 if none */
+    weft_term terms[WEFT_MAX_TERMS]; /* the physical model's energy terms */
+    int stretch_term;    /* index of the membrane (stretch) term, -1 if none */
     int bending_term;    /* index of the bending term, -1 if none */
+    int volume_term;     /* index of the volume (tetrahedron) term, -1 if none */
+    int fiber_term;      /* index of the anisotropic fibre term, -1 if none */
     int ncolliders;
     weft_collider *colliders;
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */

@@ -27,10 +27,16 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
     st->threads = m->solver.threads;
     st->p = malloc(3 * (size_t)m->n * sizeof *st->p);
     st->w = malloc((size_t)m->n * sizeof *st->w);
-    const weft_term *ts = m->stretch_term >= 0 ? &m->terms[m->stretch_term] : NULL;
-    const weft_term *tb = m->bending_term >= 0 ? &m->terms[m->bending_term] : NULL;
-    st->ndist = ts ? ts->n : 0;
-    st->nbend = tb ? tb->n : 0;
+    /* PBD's constraints are its own model (§4.1): one distance constraint per mesh edge
+     * and one bending constraint per hinge, with rest values from the rest mesh and the
+     * stiffness of [pbd]; the scene's energy terms are for energy-based solvers. */
+    const weft_mesh *mesh = &m->mesh;
+    if (mesh->ntet > 0)
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "position-based solvers have no tetrahedral constraints; a "
+                         "tetrahedral mesh needs an energy-based solver (./weft list)");
+    st->ndist = mesh->ne;
+    st->nbend = mesh->nh;
     st->dist = malloc((size_t)(st->ndist + 1) * sizeof *st->dist);
     st->bend = malloc((size_t)(st->nbend + 1) * sizeof *st->bend);
     st->cap_contact = m->ncolliders > 0 ? m->n * m->ncolliders : 1;
@@ -45,11 +51,17 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
     memcpy(st->w, m->w, (size_t)m->n * sizeof *st->w);
     /* Constraints in the model's order (edges sorted by vertex, hinges by edge): a fixed,
      * deterministic order whose vertex accesses are mostly local in memory. */
-    for (int i = 0; i < st->ndist; i++)
-        st->dist[i] = (pbd_distance){ts->elem[i].v[0], ts->elem[i].v[1], ts->elem[i].rest[0]};
+    for (int i = 0; i < st->ndist; i++) {
+        const int a = mesh->edge[2 * i], b = mesh->edge[2 * i + 1];
+        const double *pa = &mesh->x[3 * a], *pb = &mesh->x[3 * b];
+        double d[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]};
+        st->dist[i] = (pbd_distance){a, b, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])};
+    }
     for (int i = 0; i < st->nbend; i++) {
-        const weft_element *e = &tb->elem[i];
-        st->bend[i] = (pbd_bend){{e->v[0], e->v[1], e->v[2], e->v[3]}, e->rest[0]};
+        const int *v = &mesh->hinge[4 * i];
+        const double *x = mesh->x;
+        double theta0 = weft_hinge_angle(&x[3 * v[0]], &x[3 * v[1]], &x[3 * v[2]], &x[3 * v[3]], NULL);
+        st->bend[i] = (pbd_bend){{v[0], v[1], v[2], v[3]}, theta0};
     }
     int it = m->solver.iterations;
     st->k_stretch = pbd_mapped_stiffness(m->pbd.k_stretch, it, m->pbd.stiffness_mapping);

@@ -1,0 +1,40 @@
+/* fem.c — the parts of fem.h that every finite-element energy shares whatever its
+ * element kind: Lamé parameters (Kim & Eberle §4.1) and the generic PSD projection by
+ * eigenvalue clamping (LAPACKE dsyevr), the fallback of Smith, de Goes, Kim 2019 §3 for
+ * energies without an analytic eigensystem and the reference the analytic ones are
+ * tested against. */
+#include "fem.h"
+
+#include <lapacke.h>
+#include <string.h>
+
+double weft_lame_mu(double youngs, double poisson) { return youngs / (2.0 * (1.0 + poisson)); }
+
+double weft_lame_lambda(double youngs, double poisson) {
+    return youngs * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson));
+}
+
+void weft_psd_clamp(double *A, int n) {
+    double a[144], w[12], z[144];
+    int isuppz[24], m = 0;
+    memcpy(a, A, (size_t)n * n * sizeof *a);
+    /* All eigenpairs of the upper triangle; A is row-major and symmetric. */
+    lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'V', 'A', 'U', n, a, n, 0.0, 0.0, 0, 0,
+                                     0.0, &m, w, z, n, isuppz);
+    if (info != 0) { /* no convergence: keep only the (symmetrised) diagonal, still PSD */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) A[i * n + j] = i == j && A[i * n + i] > 0 ? A[i * n + i] : 0.0;
+        return;
+    }
+    bool negative = false;
+    for (int k = 0; k < m; k++) negative |= w[k] < 0.0;
+    if (!negative) return; /* already PSD: keep the exact matrix bit for bit */
+    memset(A, 0, (size_t)n * n * sizeof *A);
+    for (int k = 0; k < m; k++) {
+        if (!(w[k] > 0.0)) continue;
+        for (int i = 0; i < n; i++) {
+            double zi = w[k] * z[i * n + k];
+            for (int j = 0; j < n; j++) A[i * n + j] += zi * z[j * n + k];
+        }
+    }
+}
