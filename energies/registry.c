@@ -8,6 +8,12 @@
 const weft_energy_type *const weft_energy_registry[] = {
     &weft_mass_spring,
     &weft_dihedral_bending,
+    &weft_stvk_membrane,
+    &weft_neo_hookean_membrane,
+    &weft_stable_neo_hookean_membrane,
+    &weft_arap_membrane,
+    &weft_baraff_witkin_membrane,
+    &weft_anisotropic_fiber_membrane,
     NULL,
 };
 

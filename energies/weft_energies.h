@@ -15,7 +15,8 @@
 /* π, spelled out because strict C17 math.h does not define M_PI. */
 #define WEFT_PI 3.14159265358979323846
 
-/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending). */
+/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending, and the
+ * membrane finite-element energies below). */
 extern const weft_energy_type *const weft_energy_registry[];
 
 /* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. */
@@ -23,6 +24,28 @@ extern const weft_energy_type weft_mass_spring;
 
 /* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. */
 extern const weft_energy_type weft_dihedral_bending;
+
+/* Membrane (triangle, 3×2 F) finite-element energies Ψ = W ψ(F), W the rest area (m²),
+ * with exact, analytic-PSD and clamped Hessians (fem.h, fem_tri.c). Scene names: stvk,
+ * neo_hookean, stable_neo_hookean, arap, baraff_witkin_stretch_shear, anisotropic_fiber. */
+
+/* StVK membrane ψ = μ‖E‖² + λ/2 tr(E)², plane-stress μ, λ from Y (N/m) and ν. */
+extern const weft_energy_type weft_stvk_membrane;
+
+/* Neo-Hookean membrane ψ = μ/2 (I_C − 2) − μ log J + λ/2 log² J; +∞ at a collapsed triangle. */
+extern const weft_energy_type weft_neo_hookean_membrane;
+
+/* Stable Neo-Hookean membrane ψ = μ/2 (I_C − 2) − μ(J − 1) + λ'/2 (J − 1)², λ' = λ + μ. */
+extern const weft_energy_type weft_stable_neo_hookean_membrane;
+
+/* As-rigid-as-possible membrane ψ = μ/2 ‖F − R‖², R the closest orthonormal 3×2 matrix. */
+extern const weft_energy_type weft_arap_membrane;
+
+/* Baraff-Witkin 1998 stretch k_s/2 ((|w_u| − 1)² + (|w_v| − 1)²) and shear k_sh/2 (w_u·w_v)². */
+extern const weft_energy_type weft_baraff_witkin_membrane;
+
+/* Kim, de Goes, Iben 2019 fibre term κ/2 (√I5 − S(I4))² on a membrane (= κ/2 (|F a| − 1)²). */
+extern const weft_energy_type weft_anisotropic_fiber_membrane;
 
 /* Looks up a registered energy type by name (the first variant); NULL if there is none. */
 const weft_energy_type *weft_energy_find(const char *name);

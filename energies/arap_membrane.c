@@ -1,0 +1,93 @@
+/* arap_membrane.c — as-rigid-as-possible membrane (Kim & Eberle, "Dynamic Deformables",
+ * ch. 3–5 for ARAP, ch. 7.2 for the membrane's 3×2 F):
+ *   ψ = μ/2 ‖F − R‖² = μ/2 ((σ0 − 1)² + (σ1 − 1)²)  (J/m²),
+ * R = U₃ₓ₂ Vᵀ the closest 3×2 matrix with orthonormal columns (weft_svd32), P = μ(F − R).
+ * For the exact Hessian, ψ = μ/2 (I_C − 2 I₁ + 2) with I₁ = σ0 + σ1 = √(I_C + 2J)
+ * (I₁² = σ0² + σ1² + 2σ0σ1), so
+ *   ∂I₁ = (F + ∂J)/I₁ = R,   ∂²I₁ = (I + ∂²J − vec(R) vec(R)ᵀ)/I₁,
+ *   ∂²ψ/∂F² = μ I − μ ∂²I₁,
+ * with J, ∂J, ∂²J from weft_fem_tri_area_ratio. The value and P use the SVD, which stays
+ * accurate near rest where I_C − 2I₁ + 2 would cancel.
+ *
+ * Material: μ = Y/(2(1 + ν)), the plane-stress shear modulus (N/m; stvk_membrane.c);
+ * ARAP has no bulk term, so λ is not used. Element data: k = μ, k2 = 0.
+ *
+ * Eigenvalues (ψ_j = μ(σ_j − 1)): ψ_00 = ψ_11 = μ, ψ_01 = 0, twist μ(1 − 2/(σ0 + σ1)),
+ * flip μ, out of plane μ(1 − 1/σ_j). The twist and out-of-plane values tend to −∞ as the
+ * triangle collapses (σ1 → 0, or F → 0) and are then passed as −INFINITY. */
+#include "fem_tri_energy.h"
+
+#include <math.h>
+
+static double arap_psi(const weft_element *e, const double F[6], double P[6]) {
+    double U[9], s[2], V[4], mu = e->k;
+    weft_svd32(F, U, s, V);
+    if (P)
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 2; c++) {
+                double R = U[3 * r] * V[2 * c] + U[3 * r + 1] * V[2 * c + 1];
+                P[2 * r + c] = mu * (F[2 * r + c] - R);
+            }
+    return 0.5 * mu * ((s[0] - 1.0) * (s[0] - 1.0) + (s[1] - 1.0) * (s[1] - 1.0));
+}
+
+static void arap_hessian(const weft_element *e, const double F[6], double A[36]) {
+    double mu = e->k, dJ[6], d2J[36], r[6], ic = 0.0;
+    double J = weft_fem_tri_area_ratio(F, dJ, d2J);
+    for (int i = 0; i < 6; i++) ic += F[i] * F[i];
+    double I1 = sqrt(ic + 2.0 * J);
+    /* I₁ = 0 only at F = 0, where ∂²I₁ is unbounded: evaluated at I₁ = 1e-12 there. */
+    double i1d = fmax(I1, 1e-12);
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 3; k++)
+            r[3 * c + k] = I1 > 0.0 ? (F[2 * k + c] + dJ[3 * c + k]) / I1 : 0.0;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            A[6 * i + j] = (i == j ? mu : 0.0) -
+                           mu * ((i == j ? 1.0 : 0.0) + d2J[6 * i + j] - r[i] * r[j]) / i1d;
+}
+
+static void arap_eigen(const weft_element *e, const double s[2], weft_fem_eigen *eig) {
+    double mu = e->k, I1 = s[0] + s[1];
+    eig->scale[0] = eig->scale[4] = mu;
+    eig->scale[1] = eig->scale[3] = 0.0;
+    eig->twist[0] = I1 > 0.0 ? mu * (1.0 - 2.0 / I1) : -INFINITY;
+    eig->flip[0] = mu;
+    for (int j = 0; j < 2; j++)
+        eig->out_of_plane[j] = s[j] > 0.0 ? mu * (1.0 - 1.0 / s[j]) : -INFINITY;
+}
+
+static const weft_tri_density density = {arap_psi, arap_hessian, arap_eigen};
+
+static void arap_init(weft_element *e, const double *xe, const weft_energy_params *p) {
+    double la;
+    weft_fem_tri_rest(e, xe, p->uv);
+    weft_membrane_lame(p->stiffness, p->poisson, &e->k, &la);
+    e->k2 = 0.0;
+}
+
+static double arap_energy(const weft_element *e, const double *xe) {
+    return weft_tri_energy(&density, e, xe);
+}
+
+static double arap_gradient(const weft_element *e, const double *xe, double *g) {
+    return weft_tri_gradient(&density, e, xe, g);
+}
+
+static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                        double *H) {
+    return weft_tri_hessian(&density, e, xe, mode, g, H);
+}
+
+const weft_energy_type weft_arap_membrane = {
+    .name = "arap",
+    .paper = "Kim & Eberle 2020 ch. 3-5, 7.2 (ARAP, membrane F)",
+    .summary = "ARAP membrane mu/2 |F - R|^2, R = U V^T the closest orthonormal 3x2 matrix",
+    .kind = WEFT_ELEM_TRIANGLE,
+    .nv = 3,
+    .init = arap_init,
+    .energy = arap_energy,
+    .gradient = arap_gradient,
+    .hessian = arap_hess,
+    .analytic_psd = true,
+};
