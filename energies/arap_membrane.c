@@ -10,7 +10,10 @@
  * accurate near rest where I_C − 2I₁ + 2 would cancel.
  *
  * Material: μ = Y/(2(1 + ν)), the plane-stress shear modulus (N/m; stvk_membrane.c);
- * ARAP has no bulk term, so λ is not used. Element data: k = μ, k2 = 0.
+ * ARAP has no bulk term, so λ is not used. Element data: k = μ, k2 = 0. With the factor ½
+ * of this definition, a small strain e (F = R[I + e; 0]) costs μ/2 ‖e‖², half the shear
+ * energy μ‖e‖² of linear elasticity and of the other membrane energies (corotational
+ * elasticity, μ‖F − R‖² + λ/2 tr²(S − I), is the variant without the ½).
  *
  * Eigenvalues (ψ_j = μ(σ_j − 1)): ψ_00 = ψ_11 = μ, ψ_01 = 0, twist μ(1 − 2/(σ0 + σ1)),
  * flip μ, out of plane μ(1 − 1/σ_j). The twist and out-of-plane values tend to −∞ as the

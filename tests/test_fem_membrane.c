@@ -13,8 +13,9 @@
  *   projection     analytic PSD projection = LAPACKE clamp (isotropic), ANALYTIC = CLAMP
  *                  (anisotropic), PSD, and the exact matrix kept where it is PSD
  *   closed_forms   hand-derived Ψ and forces: uniaxial stretch, uniform scaling, shear
- *   small_strain   every energy reduces to plane-stress linear elasticity (modulus Y,
- *                  contraction ν, the Stable Neo-Hookean λ + μ re-parametrisation)
+ *   small_strain   the energies' small-strain limits: plane-stress linear elasticity
+ *                  (modulus Y, contraction ν, Stable Neo-Hookean's λ + μ), ARAP's μ/2 ‖e‖²,
+ *                  Baraff-Witkin's uncoupled threads
  *   rest_zero      Ψ = 0, ∇Ψ = 0 at rest, with and without uv
  *   degenerate     collapsed triangles, F = 0, F a = 0, degenerate rest: +∞ (Neo-Hookean)
  *                  or exact finite values, never NaN
