@@ -19,8 +19,8 @@
  * (F v0) × (F v1) = f0 × f1, so F v1 = σ1 u1 with the right sign.
  *
  * Eigensystem of an isotropic ψ(σ0, σ1) (ψ_j = ∂ψ/∂σ_j). A perturbation F + ε n wᵀ
- * leaves the column space's normal component out of FᵀF to first order (nᵀF = 0), so
- * FᵀF + ε² w wᵀ: with w = v_j, σ_j → √(σ_j² + ε²) = σ_j + ε²/(2σ_j) + O(ε⁴), the other σ
+ * along the normal changes FᵀF only at second order (nᵀF = 0), to FᵀF + ε² w wᵀ: with
+ * w = v_j, σ_j → √(σ_j² + ε²) = σ_j + ε²/(2σ_j) + O(ε⁴), the other σ
  * unchanged, hence ψ grows by ε² ψ_j/(2σ_j): the out-of-plane modes n v_jᵀ have
  * eigenvalue ψ_j/σ_j, and they neither couple to each other (FᵀF + ε² wwᵀ changes σ0² by
  * ε²(w·v0)² and σ1² by ε²(w·v1)², no cross term) nor to the in-plane ones (nᵀ D = 0 for
