@@ -14,6 +14,7 @@ const weft_energy_type *const weft_energy_registry[] = {
     &weft_arap_membrane,
     &weft_baraff_witkin_membrane,
     &weft_anisotropic_fiber_membrane,
+    &weft_area_preservation_membrane,
     NULL,
 };
 

@@ -47,6 +47,9 @@ extern const weft_energy_type weft_baraff_witkin_membrane;
 /* Kim, de Goes, Iben 2019 fibre term κ/2 (√I5 − S(I4))² on a membrane (= κ/2 (|F a| − 1)²). */
 extern const weft_energy_type weft_anisotropic_fiber_membrane;
 
+/* The worked example of papers/adding-an-energy.md: area term K/2 (J − 1)² per triangle. */
+extern const weft_energy_type weft_area_preservation_membrane;
+
 /* Looks up a registered energy type by name (the first variant); NULL if there is none. */
 const weft_energy_type *weft_energy_find(const char *name);
 
