@@ -33,8 +33,8 @@
 
 static void fiber_init(weft_element *e, const double *xe, const weft_energy_params *p) {
     weft_fem_tet_rest(e, xe);
-    double n = sqrt(p->fiber[0] * p->fiber[0] + p->fiber[1] * p->fiber[1] +
-                    p->fiber[2] * p->fiber[2]);
+    double n =
+        sqrt(p->fiber[0] * p->fiber[0] + p->fiber[1] * p->fiber[1] + p->fiber[2] * p->fiber[2]);
     bool ok = n > 0.0 && isfinite(n);
     for (int k = 0; k < 3; k++) e->rest[10 + k] = ok ? p->fiber[k] / n : 0.0;
     e->k = ok ? p->fiber_stiffness : 0.0;
@@ -101,8 +101,8 @@ static double fiber_gradient(const weft_element *e, const double *xe, double *g)
     return weft_tet_gradient(&FIBER, e, xe, g);
 }
 
-static double fiber_hess(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                         double *g, double *H) {
+static double fiber_hess(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                         double *H) {
     return weft_tet_hessian(&FIBER, e, xe, mode, g, H);
 }
 

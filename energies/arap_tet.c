@@ -41,8 +41,9 @@ static double arap_psi(const weft_element *e, const double F[9], double P[9]) {
         weft_m3_mul_nt(U, V, R);
         for (int i = 0; i < 9; i++) P[i] = mu * (F[i] - R[i]);
     }
-    return 0.5 * mu * ((s[0] - 1.0) * (s[0] - 1.0) + (s[1] - 1.0) * (s[1] - 1.0) +
-                       (s[2] - 1.0) * (s[2] - 1.0));
+    return 0.5 * mu *
+           ((s[0] - 1.0) * (s[0] - 1.0) + (s[1] - 1.0) * (s[1] - 1.0) +
+            (s[2] - 1.0) * (s[2] - 1.0));
 }
 
 static void arap_eigen(const weft_element *e, const double s[3], weft_fem_eigen *eig) {
@@ -74,8 +75,8 @@ static double arap_gradient(const weft_element *e, const double *xe, double *g) 
     return weft_tet_gradient(&ARAP, e, xe, g);
 }
 
-static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                        double *g, double *H) {
+static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                        double *H) {
     return weft_tet_hessian(&ARAP, e, xe, mode, g, H);
 }
 

@@ -72,7 +72,8 @@ void weft_fem_tet_F(const weft_element *e, const double *xe, double F[9]) {
     const double *Di = e->rest;
     for (int r = 0; r < 3; r++) {
         double d[3] = {xe[3 + r] - xe[r], xe[6 + r] - xe[r], xe[9 + r] - xe[r]};
-        for (int c = 0; c < 3; c++) F[3 * r + c] = d[0] * Di[c] + d[1] * Di[3 + c] + d[2] * Di[6 + c];
+        for (int c = 0; c < 3; c++)
+            F[3 * r + c] = d[0] * Di[c] + d[1] * Di[3 + c] + d[2] * Di[6 + c];
     }
 }
 
@@ -91,7 +92,8 @@ void weft_fem_tet_gradient(const weft_element *e, const double P[9], double *g) 
     shape_gradients(e, b);
     for (int a = 0; a < 4; a++)
         for (int r = 0; r < 3; r++)
-            g[3 * a + r] = W * (P[3 * r] * b[a][0] + P[3 * r + 1] * b[a][1] + P[3 * r + 2] * b[a][2]);
+            g[3 * a + r] =
+                W * (P[3 * r] * b[a][0] + P[3 * r + 1] * b[a][1] + P[3 * r + 2] * b[a][2]);
 }
 
 void weft_fem_tet_hessian(const weft_element *e, const double A[81], double *H) {
@@ -126,8 +128,8 @@ void weft_svd3_rv(const double F[9], double U[9], double s[3], double V[9]) {
             a[3 * c + r] = F[3 * r + c]; /* LAPACK wants column-major */
             finite &= isfinite(F[3 * r + c]) != 0;
         }
-    lapack_int info = finite ? LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', 3, 3, a, 3, s, u,
-                                                   3, vt, 3, work, 64)
+    lapack_int info = finite ? LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', 3, 3, a, 3, s, u, 3,
+                                                   vt, 3, work, 64)
                              : -1;
     if (info != 0) {
         /* Only a non-finite F gets here (dgesvd converges on any finite 3×3 matrix): pass
@@ -138,7 +140,7 @@ void weft_svd3_rv(const double F[9], double U[9], double s[3], double V[9]) {
     }
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) {
-            U[3 * r + c] = u[3 * c + r]; /* column-major u → row-major U */
+            U[3 * r + c] = u[3 * c + r];  /* column-major u → row-major U */
             V[3 * r + c] = vt[3 * r + c]; /* column-major Vᵀ read row-major is V */
         }
     /* Move reflections into the smallest singular value: negating the last column of an
@@ -176,6 +178,15 @@ static void add_outer(double A[81], double w, const double q[9]) {
     }
 }
 
+/* Whether the symmetric 3×3 S is positive semi-definite: all seven principal minors
+ * ≥ 0 (Sylvester's criterion for semi-definiteness). Clamping such an S changes nothing,
+ * so the common case skips the eigensolver. */
+static bool psd3(const double S[9]) {
+    return S[0] >= 0.0 && S[4] >= 0.0 && S[8] >= 0.0 && S[0] * S[4] - S[1] * S[3] >= 0.0 &&
+           S[0] * S[8] - S[2] * S[6] >= 0.0 && S[4] * S[8] - S[5] * S[7] >= 0.0 &&
+           weft_m3_det(S) >= 0.0;
+}
+
 /* A = Σ λ q qᵀ over the nine modes, with λ → max(λ, 0) when clamp is set. */
 static void mode_sum(const double U[9], const double V[9], const weft_fem_eigen *eig, bool clamp,
                      double A[81]) {
@@ -183,7 +194,7 @@ static void mode_sum(const double U[9], const double V[9], const weft_fem_eigen 
     /* Scaling: Σ_ij S_ij d_i d_jᵀ, with S projected when clamping (see the header). */
     double S[9], d[3][9];
     memcpy(S, eig->scale, sizeof S);
-    if (clamp) weft_psd_clamp(S, 3);
+    if (clamp && !psd3(S)) weft_psd_clamp(S, 3);
     for (int i = 0; i < 3; i++) outer_vec(U, i, V, i, d[i]);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {

@@ -66,8 +66,8 @@ static inline double weft_m3_det(const double M[9]) {
 static inline double weft_m3_det_minus_one(const double F[9]) {
     double H[9];
     for (int i = 0; i < 9; i++) H[i] = F[i] - (i % 4 == 0 ? 1.0 : 0.0);
-    double minors = (H[0] * H[4] - H[1] * H[3]) + (H[0] * H[8] - H[2] * H[6]) +
-                    (H[4] * H[8] - H[5] * H[7]);
+    double minors =
+        (H[0] * H[4] - H[1] * H[3]) + (H[0] * H[8] - H[2] * H[6]) + (H[4] * H[8] - H[5] * H[7]);
     return (H[0] + H[4] + H[8]) + minors + weft_m3_det(H);
 }
 

@@ -69,7 +69,8 @@ static void nh_eigen(const weft_element *e, const double s[3], weft_fem_eigen *e
     double a = lambda * log(s[0] * s[1] * s[2]) - mu;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            eig->scale[3 * i + j] = i == j ? mu + (lambda - a) / (s[i] * s[i]) : lambda / (s[i] * s[j]);
+            eig->scale[3 * i + j] =
+                i == j ? mu + (lambda - a) / (s[i] * s[i]) : lambda / (s[i] * s[j]);
     static const int pairs[3][2] = {{0, 1}, {1, 2}, {0, 2}};
     for (int p = 0; p < 3; p++) {
         double ss = s[pairs[p][0]] * s[pairs[p][1]];
@@ -88,8 +89,8 @@ static double nh_gradient(const weft_element *e, const double *xe, double *g) {
     return weft_tet_gradient(&NEO_HOOKEAN, e, xe, g);
 }
 
-static double nh_hess(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                      double *g, double *H) {
+static double nh_hess(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                      double *H) {
     return weft_tet_hessian(&NEO_HOOKEAN, e, xe, mode, g, H);
 }
 

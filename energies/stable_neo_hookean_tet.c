@@ -58,7 +58,8 @@ static void snh_hessian(const weft_element *e, const double F[9], double A[81]) 
                     if (p == r && q == c) a += mu;
                     if (p != r && q != c) { /* ε_prk ε_qcl F_kl with k, l the third indices */
                         int k = 3 - p - r, l = 3 - q - c;
-                        a += b * weft_levi_civita(p, r, k) * weft_levi_civita(q, c, l) * F[3 * k + l];
+                        a += b * weft_levi_civita(p, r, k) * weft_levi_civita(q, c, l) *
+                             F[3 * k + l];
                     }
                     A[9 * (3 * q + p) + 3 * c + r] = a;
                 }
@@ -95,8 +96,8 @@ static double snh_gradient(const weft_element *e, const double *xe, double *g) {
     return weft_tet_gradient(&STABLE_NEO_HOOKEAN, e, xe, g);
 }
 
-static double snh_hess(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                       double *g, double *H) {
+static double snh_hess(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                       double *H) {
     return weft_tet_hessian(&STABLE_NEO_HOOKEAN, e, xe, mode, g, H);
 }
 

@@ -65,7 +65,8 @@ static void stvk_hessian(const weft_element *e, const double F[9], double A[81])
         for (int p = 0; p < 3; p++)
             for (int c = 0; c < 3; c++)
                 for (int r = 0; r < 3; r++) {
-                    double a = mu * F[3 * p + c] * F[3 * r + q] + lambda * F[3 * r + c] * F[3 * p + q];
+                    double a =
+                        mu * F[3 * p + c] * F[3 * r + q] + lambda * F[3 * r + c] * F[3 * p + q];
                     if (p == r) a += S[3 * c + q];
                     if (q == c) a += mu * B[3 * p + r];
                     A[9 * (3 * q + p) + 3 * c + r] = a;
@@ -78,7 +79,8 @@ static void stvk_eigen(const weft_element *e, const double s[3], weft_fem_eigen 
     double c = 0.5 * lambda * (ic - 3.0) - mu;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            eig->scale[3 * i + j] = i == j ? (3.0 * mu + lambda) * s[i] * s[i] + c : lambda * s[i] * s[j];
+            eig->scale[3 * i + j] =
+                i == j ? (3.0 * mu + lambda) * s[i] * s[i] + c : lambda * s[i] * s[j];
     static const int pairs[3][2] = {{0, 1}, {1, 2}, {0, 2}};
     for (int p = 0; p < 3; p++) {
         double a = s[pairs[p][0]], b = s[pairs[p][1]];
@@ -97,8 +99,8 @@ static double stvk_gradient(const weft_element *e, const double *xe, double *g) 
     return weft_tet_gradient(&STVK, e, xe, g);
 }
 
-static double stvk_hess(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                        double *g, double *H) {
+static double stvk_hess(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                        double *H) {
     return weft_tet_hessian(&STVK, e, xe, mode, g, H);
 }
 

@@ -89,8 +89,8 @@ static double sd_gradient(const weft_element *e, const double *xe, double *g) {
     return weft_tet_gradient(&SYMMETRIC_DIRICHLET, e, xe, g);
 }
 
-static double sd_hess(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                      double *g, double *H) {
+static double sd_hess(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                      double *H) {
     return weft_tet_hessian(&SYMMETRIC_DIRICHLET, e, xe, mode, g, H);
 }
 
