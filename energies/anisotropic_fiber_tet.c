@@ -1,22 +1,23 @@
 /* anisotropic_fiber_tet.c — an inversion-aware fibre along a rest-space direction a in
  * each tetrahedron (Kim, de Goes, Iben 2019, "Anisotropic Elasticity for Inversion-Safety
- * and Element Rehabilitation", §4–5):
- *   ψ = κ/2 (√I5 − S(I4))²   (J/m³),   I5 = aᵀ FᵀF a = ‖F a‖²,   I4 = aᵀ S a,
+ * and Element Rehabilitation", the I5 energy with the sign of I4):
+ *   ψ = κ/2 (√I5 − sgn(I4))²   (J/m³),   I5 = aᵀ FᵀF a = ‖F a‖²,   I4 = aᵀ S a,
  * with F = R S the polar decomposition from the rotation-variant SVD (R = U Vᵀ,
- * S = V Σ Vᵀ, so I4 = Σ_i σ_i (Vᵀa)_i²) and S(x) the sign, taken as +1 at x = 0. The sign
- * makes the fibre's rest length "+1" only while the fibre is not inverted: a fibre turned
- * backwards (I4 < 0) is pulled towards zero length, through which it can flip back.
- * If det F ≥ 0 then S is positive semi-definite, I4 ≥ 0 and S(I4) = +1, so the SVD is
+ * S = V Σ Vᵀ, so I4 = Σ_i σ_i (Vᵀa)_i²) and sgn the sign function (the paper's S(I4)),
+ * taken as +1 at 0. The fibre's stretch √I5 is pulled to +1 while the fibre points
+ * forwards; a fibre turned backwards (I4 < 0) is pulled towards −1, unreachable for
+ * √I5 ≥ 0, so it shrinks to zero length, through which it can flip back.
+ * If det F ≥ 0 then S is positive semi-definite, I4 ≥ 0 and sgn(I4) = +1, so the SVD is
  * needed only for inverted elements.
  *
- * Derivatives, with A = a aᵀ, f = F a and S(I4) locally constant (I4 ≠ 0):
- *   ∂√I5/∂F = f aᵀ/√I5,   P = κ (√I5 − S) f aᵀ/√I5 = κ (1 − S/√I5) F A   (Pa),
- *   dP = κ (1 − S/√I5) dF A + κ S I5^(−3/2) (f aᵀ : dF) f aᵀ,
+ * Derivatives, with A = a aᵀ, f = F a and s = sgn(I4) locally constant (I4 ≠ 0):
+ *   ∂√I5/∂F = f aᵀ/√I5,   P = κ (√I5 − s) f aᵀ/√I5 = κ (1 − s/√I5) F A   (Pa),
+ *   dP = κ (1 − s/√I5) dF A + κ s I5^(−3/2) (f aᵀ : dF) f aᵀ,
  * so, with f̂ = f/√I5, the 9×9 over vec(F) is
- *   ∂²ψ/∂F² = κ (1 − S/√I5) (A ⊗ I₃) + κ S/√I5 vec(f̂ aᵀ) vec(f̂ aᵀ)ᵀ,
+ *   ∂²ψ/∂F² = κ (1 − s/√I5) (A ⊗ I₃) + κ s/√I5 vec(f̂ aᵀ) vec(f̂ aᵀ)ᵀ,
  * whose entry in row 3q + p, column 3c + r is
- *   κ (1 − S/√I5) a_q a_c δ_pr + κ S/√I5 f̂_p a_q f̂_r a_c.
- * Where this does not hold: across I4 = 0 (reachable only by inverted elements) S jumps
+ *   κ (1 − s/√I5) a_q a_c δ_pr + κ s/√I5 f̂_p a_q f̂_r a_c.
+ * Where this does not hold: across I4 = 0 (reachable only by inverted elements) sgn jumps
  * and ψ jumps by 2κ√I5; the formulas above are the one-sided ones. At f = 0 (I5 = 0, the
  * fibre crushed to a point) ψ = κ/2 has a cone-like kink with no derivative; we return
  * P = 0 and ∂²ψ/∂F² = 0 there (finite I5 > 0, however small, uses the formulas).
@@ -41,7 +42,7 @@ static void fiber_init(weft_element *e, const double *xe, const weft_energy_para
     e->k2 = 0.0;
 }
 
-/* S(I4): +1 unless the fibre is inverted (I4 = aᵀ V Σ Vᵀ a < 0, needs det F < 0). */
+/* sgn(I4): +1 unless the fibre is inverted (I4 = aᵀ V Σ Vᵀ a < 0, needs det F < 0). */
 static double fiber_sign(const double F[9], const double *a) {
     if (weft_m3_det(F) >= 0.0) return 1.0;
     double U[9], s[3], V[9], i4 = 0.0;
@@ -108,7 +109,7 @@ static double fiber_hess(const weft_element *e, const double *xe, weft_hessian_m
 
 const weft_energy_type weft_anisotropic_fiber_tet = {
     .name = "anisotropic_fiber",
-    .paper = "Kim, de Goes, Iben 2019 §4-5 (inversion-aware anisotropy)",
+    .paper = "Kim, de Goes, Iben 2019 (inversion-aware anisotropy)",
     .summary = "fibre kappa/2 (sqrt(I5) - sign(I4))^2 along a rest direction a",
     .kind = WEFT_ELEM_TET,
     .nv = 4,

@@ -1,5 +1,5 @@
 /* arap_tet.c — as-rigid-as-possible elasticity on tetrahedra (Sorkine & Alexa 2007 in the
- * FEM form of Kim & Eberle 2020 ch. 5; Smith, de Goes, Kim 2019 §4–5):
+ * FEM form of Kim & Eberle 2020; Smith, de Goes, Kim 2019, whose §4 gives the SVD):
  *   ψ = μ/2 ‖F − R‖² = μ/2 Σ_i (σ_i − 1)²   (J/m³),   P = μ (F − R)   (Pa),
  * with F = U Σ Vᵀ the rotation-variant SVD (weft_svd3_rv) and R = U Vᵀ its polar
  * rotation. P needs no ∂R/∂F: (F − R) : dR = (S − I) : Rᵀ dR = 0, a symmetric matrix
@@ -82,7 +82,7 @@ static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mo
 
 const weft_energy_type weft_arap_tet = {
     .name = "arap",
-    .paper = "Smith, de Goes, Kim 2019 §4-5 (ARAP, rotation-variant SVD, eigensystem)",
+    .paper = "Smith, de Goes, Kim 2019 (ARAP, rotation-variant SVD, eigensystem)",
     .summary = "as-rigid-as-possible mu/2 |F - R|^2, R the polar rotation of F",
     .kind = WEFT_ELEM_TET,
     .nv = 4,

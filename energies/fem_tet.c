@@ -1,6 +1,6 @@
 /* fem_tet.c — the tetrahedral half of fem.h and the driver of fem_tet_energy.h.
  *
- * Kinematics (Kim & Eberle 2020, ch. 2–4; Sifakis & Barbič 2012, "linear tetrahedral
+ * Kinematics (Kim & Eberle 2020; Sifakis & Barbič 2012, "linear tetrahedral
  * elements"). With Ds = [x1 − x0, x2 − x0, x3 − x0] and rest Dm, F = Ds Dm⁻¹ is linear in
  * the positions: writing b_1, b_2, b_3 for the rows of Dm⁻¹ and b_0 = −(b_1 + b_2 + b_3),
  *   F = Σ_a x_a b_aᵀ,   so  ∂F_rc/∂x_{a,s} = δ_rs b_a[c].
@@ -19,8 +19,8 @@
  * recovering U = F V Σ⁻¹ fails outright at σ_2 = 0 (flattened or collapsed elements),
  * which the energies must survive.
  *
- * Eigensystem of ∂²ψ/∂F² for isotropic ψ(σ_0, σ_1, σ_2) (Smith, de Goes, Kim 2019 §5;
- * Kim & Eberle 2020 ch. 7). In the frame dF = U dF̂ Vᵀ the Hessian splits into
+ * Eigensystem of ∂²ψ/∂F² for isotropic ψ(σ_0, σ_1, σ_2) (Smith, de Goes, Kim 2019,
+ * twist/flip/scaling modes; Kim & Eberle 2020). In the frame dF = U dF̂ Vᵀ the Hessian splits into
  *   - the scaling block on the diagonal entries dF̂_ii: the 3×3 matrix ∂²ψ/∂σ_i∂σ_j,
  *     whose eigenvectors e_k give the modes Q = U diag(e_k) Vᵀ;
  *   - for each pair (i, j), a 2×2 block on (dF̂_ij, dF̂_ji), [[d, o], [o, d]] with

@@ -96,7 +96,7 @@ static double nh_hess(const weft_element *e, const double *xe, weft_hessian_mode
 
 const weft_energy_type weft_neo_hookean_tet = {
     .name = "neo_hookean",
-    .paper = "Bonet & Wood 2008 ch. 6; Smith, de Goes, Kim 2019 §5 (eigensystem)",
+    .paper = "Bonet & Wood 2008 ch. 6; Smith, de Goes, Kim 2019 (eigensystem)",
     .summary = "Neo-Hookean mu/2 (I_C - 3) - mu log J + lambda/2 log^2 J; +inf for J <= 0",
     .kind = WEFT_ELEM_TET,
     .nv = 4,

@@ -1,5 +1,5 @@
 /* stable_neo_hookean_tet.c — Stable Neo-Hookean elasticity on tetrahedra (Smith, de Goes,
- * Kim 2018, in the simplified form of Kim & Eberle 2020 ch. 5–6, without the log(I_C + 1)
+ * Kim 2018, in the simplified form of Kim & Eberle 2020, without the log(I_C + 1)
  * term):
  *   ψ = μ/2 (I_C − 3) − μ (J − 1) + λ'/2 (J − 1)²   (J/m³),   I_C = ‖F‖², J = det F,
  *   P = μ F + (λ'(J − 1) − μ) cof F   (Pa),   cof F = ∂J/∂F = J F⁻ᵀ.
@@ -103,7 +103,7 @@ static double snh_hess(const weft_element *e, const double *xe, weft_hessian_mod
 
 const weft_energy_type weft_stable_neo_hookean_tet = {
     .name = "stable_neo_hookean",
-    .paper = "Smith, de Goes, Kim 2018; Kim & Eberle 2020 ch. 5-6 (form without log term)",
+    .paper = "Smith, de Goes, Kim 2018; Kim & Eberle 2020 (form without log term)",
     .summary = "Stable Neo-Hookean mu/2 (I_C - 3) - mu (J - 1) + lambda'/2 (J - 1)^2, "
                "lambda' = lambda + mu",
     .kind = WEFT_ELEM_TET,

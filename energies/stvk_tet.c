@@ -1,5 +1,5 @@
 /* stvk_tet.c — St. Venant–Kirchhoff elasticity on tetrahedra (Sifakis & Barbič 2012,
- * "St. Venant-Kirchhoff model"; Kim & Eberle 2020 ch. 3):
+ * "St. Venant-Kirchhoff model"; Kim & Eberle 2020):
  *   E = ½(FᵀF − I),   ψ = μ‖E‖² + λ/2 tr(E)²   (J/m³),   Ψ = W ψ   (J)
  *   P = F S,   S = 2μE + λ tr(E) I   (second Piola-Kirchhoff stress, Pa)
  * Exact Hessian, directly: dP = dF S + F dS, dS = 2μ dE + λ tr(dE) I, dE = ½(dFᵀF + FᵀdF).
@@ -106,7 +106,7 @@ static double stvk_hess(const weft_element *e, const double *xe, weft_hessian_mo
 
 const weft_energy_type weft_stvk_tet = {
     .name = "stvk",
-    .paper = "Sifakis & Barbic 2012 (StVK); Smith, de Goes, Kim 2019 §5 (eigensystem)",
+    .paper = "Sifakis & Barbic 2012 (StVK); Smith, de Goes, Kim 2019 (eigensystem)",
     .summary = "St. Venant-Kirchhoff mu |E|^2 + lambda/2 tr(E)^2, E = (F^T F - I)/2",
     .kind = WEFT_ELEM_TET,
     .nv = 4,
