@@ -25,8 +25,9 @@ extern const weft_energy_type weft_mass_spring;
 /* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. */
 extern const weft_energy_type weft_dihedral_bending;
 
-/* Volume (tetrahedron) energies Ψ = W ψ(F) of fem.h, from Young's modulus E (Pa) and ν;
- * k = μ, k2 = λ. Each provides exact, analytic-PSD and clamped Hessians. */
+/* Volume (tetrahedron) energies Ψ = W ψ(F) of fem.h, from Young's modulus E (Pa) and ν:
+ * k = μ, k2 = λ (stable Neo-Hookean k2 = λ + μ; the fibre k = κ). Each provides exact,
+ * PSD-projected (analytic eigensystem or clamping) and clamped Hessians. */
 
 /* St. Venant–Kirchhoff ψ = μ‖E‖² + λ/2 tr(E)², E = ½(FᵀF − I). */
 extern const weft_energy_type weft_stvk_tet;
