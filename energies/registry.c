@@ -15,6 +15,12 @@ const weft_energy_type *const weft_energy_registry[] = {
     &weft_baraff_witkin_membrane,
     &weft_anisotropic_fiber_membrane,
     &weft_area_preservation_membrane,
+    &weft_stvk_tet,
+    &weft_neo_hookean_tet,
+    &weft_stable_neo_hookean_tet,
+    &weft_arap_tet,
+    &weft_symmetric_dirichlet_tet,
+    &weft_anisotropic_fiber_tet,
     NULL,
 };
 

@@ -15,8 +15,8 @@
 /* π, spelled out because strict C17 math.h does not define M_PI. */
 #define WEFT_PI 3.14159265358979323846
 
-/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending, and the
- * membrane finite-element energies below). */
+/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending, then the
+ * membrane and tetrahedral finite-element energies below). */
 extern const weft_energy_type *const weft_energy_registry[];
 
 /* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. */
@@ -49,6 +49,28 @@ extern const weft_energy_type weft_anisotropic_fiber_membrane;
 
 /* The worked example of papers/adding-an-energy.md: area term K/2 (J − 1)² per triangle. */
 extern const weft_energy_type weft_area_preservation_membrane;
+
+/* Volume (tetrahedron) energies Ψ = W ψ(F) of fem.h, from Young's modulus E (Pa) and ν:
+ * k = μ, k2 = λ (stable Neo-Hookean k2 = λ + μ; the fibre k = κ). Each provides exact,
+ * PSD-projected (analytic eigensystem or clamping) and clamped Hessians. */
+
+/* St. Venant–Kirchhoff ψ = μ‖E‖² + λ/2 tr(E)², E = ½(FᵀF − I). */
+extern const weft_energy_type weft_stvk_tet;
+
+/* Neo-Hookean ψ = μ/2 (I_C − 3) − μ log J + λ/2 (log J)²; +INFINITY for J ≤ 0. */
+extern const weft_energy_type weft_neo_hookean_tet;
+
+/* Stable Neo-Hookean ψ = μ/2 (I_C − 3) − μ(J − 1) + λ'/2 (J − 1)², λ' = λ + μ (k2). */
+extern const weft_energy_type weft_stable_neo_hookean_tet;
+
+/* As-rigid-as-possible ψ = μ/2 ‖F − R‖², R the polar rotation of F. */
+extern const weft_energy_type weft_arap_tet;
+
+/* Symmetric Dirichlet ψ = μ/2 (‖F‖² + ‖F⁻¹‖² − 6); +INFINITY for J ≤ 0. */
+extern const weft_energy_type weft_symmetric_dirichlet_tet;
+
+/* Fibre ψ = κ/2 (√I5 − sign(I4))² along a rest direction (Kim, de Goes, Iben 2019). */
+extern const weft_energy_type weft_anisotropic_fiber_tet;
 
 /* Looks up a registered energy type by name (the first variant); NULL if there is none. */
 const weft_energy_type *weft_energy_find(const char *name);

@@ -1,0 +1,297 @@
+/* fem_tet.c — the tetrahedral half of fem.h and the driver of fem_tet_energy.h.
+ *
+ * Kinematics (Kim & Eberle 2020; Sifakis & Barbič 2012, "linear tetrahedral
+ * elements"). With Ds = [x1 − x0, x2 − x0, x3 − x0] and rest Dm, F = Ds Dm⁻¹ is linear in
+ * the positions: writing b_1, b_2, b_3 for the rows of Dm⁻¹ and b_0 = −(b_1 + b_2 + b_3),
+ *   F = Σ_a x_a b_aᵀ,   so  ∂F_rc/∂x_{a,s} = δ_rs b_a[c].
+ * ∂F/∂x is therefore 9×12 with only 3 nonzero entries per row; chaining through it is
+ *   g_a = W P b_a                                      (3-vector per vertex a),
+ *   H_{(a,r),(b,s)} = W Σ_{c,d} b_a[c] A_{(c,r),(d,s)} b_b[d]   (A indexed by vec(F)),
+ * about 560 multiplications (contract c first, then d, upper triangle only) instead of
+ * the ~2300 of the dense product vec(∂F/∂x)ᵀ (A vec(∂F/∂x)).
+ *
+ * Rotation-variant SVD (Smith, de Goes, Kim 2019 §4): F = U Σ Vᵀ with U, V proper
+ * rotations; a reflection (det F < 0) is carried by the smallest singular value, which
+ * becomes negative. We take LAPACK's dgesvd (U, V orthogonal, σ ≥ 0, sorted) and, for each
+ * of U, V with det = −1, negate its last column and σ_2. We prefer dgesvd to an
+ * eigendecomposition of FᵀF because the latter squares the condition number: a singular
+ * value σ_2 ≪ σ_0 would carry an absolute error ~ε σ_0²/σ_2 instead of ~ε σ_0, and
+ * recovering U = F V Σ⁻¹ fails outright at σ_2 = 0 (flattened or collapsed elements),
+ * which the energies must survive.
+ *
+ * Eigensystem of ∂²ψ/∂F² for isotropic ψ(σ_0, σ_1, σ_2) (Smith, de Goes, Kim 2019,
+ * twist/flip/scaling modes; Kim & Eberle 2020). In the frame dF = U dF̂ Vᵀ the Hessian splits into
+ *   - the scaling block on the diagonal entries dF̂_ii: the 3×3 matrix ∂²ψ/∂σ_i∂σ_j,
+ *     whose eigenvectors e_k give the modes Q = U diag(e_k) Vᵀ;
+ *   - for each pair (i, j), a 2×2 block on (dF̂_ij, dF̂_ji), [[d, o], [o, d]] with
+ *     d = (σ_i ψ_i − σ_j ψ_j)/(σ_i² − σ_j²) and o = (σ_j ψ_i − σ_i ψ_j)/(σ_i² − σ_j²)
+ *     (ψ_i = ∂ψ/∂σ_i); its eigenvectors give the twist mode (1/√2) U T_ij Vᵀ, T_ij =
+ *     e_i e_jᵀ − e_j e_iᵀ, eigenvalue d − o = (ψ_i + ψ_j)/(σ_i + σ_j), and the flip mode
+ *     (1/√2) U L_ij Vᵀ, L_ij = e_i e_jᵀ + e_j e_iᵀ, eigenvalue d + o = (ψ_i − ψ_j)/(σ_i − σ_j).
+ * Each energy simplifies these quotients in closed form (no division by σ_i − σ_j).
+ * The 9 modes are orthonormal in the Frobenius inner product, so A = Σ λ_k vec(Q_k)
+ * vec(Q_k)ᵀ and its projection Σ max(λ_k, 0) vec(Q_k) vec(Q_k)ᵀ. For the scaling part we
+ * use that Σ_k λ_k vec(Q_k) vec(Q_k)ᵀ = Σ_ij S_ij d_i d_jᵀ with S the 3×3 block and
+ * d_i = vec(u_i v_iᵀ): projecting the three scaling modes is projecting S itself, which
+ * weft_psd_clamp does with LAPACKE dsyevr.
+ */
+#include "fem_tet_energy.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------ */
+/* Kinematics                                                                      */
+/* ------------------------------------------------------------------------------ */
+
+bool weft_fem_tet_rest(weft_element *e, const double *xe) {
+    double Dm[9];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) Dm[3 * r + c] = xe[3 * (c + 1) + r] - xe[r];
+    double det = weft_m3_det(Dm);
+    /* Degenerate: the volume is negligible against the product of the edge lengths
+     * (|det Dm| = |d1||d2||d3| × the sine-like shape factor, 1 for orthogonal edges). */
+    double scale = 1.0;
+    for (int c = 0; c < 3; c++)
+        scale *= sqrt(Dm[c] * Dm[c] + Dm[3 + c] * Dm[3 + c] + Dm[6 + c] * Dm[6 + c]);
+    if (!(fabs(det) > 1e-12 * scale) || !isfinite(det) || !isfinite(scale)) {
+        memset(e->rest, 0, 10 * sizeof e->rest[0]);
+        return false;
+    }
+    double C[9];
+    weft_m3_cofactor(Dm, C);
+    /* Dm⁻¹ = cof(Dm)ᵀ / det Dm */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) e->rest[3 * r + c] = C[3 * c + r] / det;
+    e->rest[9] = fabs(det) / 6.0;
+    return true;
+}
+
+void weft_fem_tet_F(const weft_element *e, const double *xe, double F[9]) {
+    const double *Di = e->rest;
+    for (int r = 0; r < 3; r++) {
+        double d[3] = {xe[3 + r] - xe[r], xe[6 + r] - xe[r], xe[9 + r] - xe[r]};
+        for (int c = 0; c < 3; c++)
+            F[3 * r + c] = d[0] * Di[c] + d[1] * Di[3 + c] + d[2] * Di[6 + c];
+    }
+}
+
+/* The vectors b_a (a = 0..3) with F = Σ_a x_a b_aᵀ. */
+static void shape_gradients(const weft_element *e, double b[4][3]) {
+    for (int c = 0; c < 3; c++) {
+        b[1][c] = e->rest[c];
+        b[2][c] = e->rest[3 + c];
+        b[3][c] = e->rest[6 + c];
+        b[0][c] = -(b[1][c] + b[2][c] + b[3][c]);
+    }
+}
+
+void weft_fem_tet_gradient(const weft_element *e, const double P[9], double *g) {
+    double b[4][3], W = e->rest[9];
+    shape_gradients(e, b);
+    for (int a = 0; a < 4; a++)
+        for (int r = 0; r < 3; r++)
+            g[3 * a + r] =
+                W * (P[3 * r] * b[a][0] + P[3 * r + 1] * b[a][1] + P[3 * r + 2] * b[a][2]);
+}
+
+void weft_fem_tet_hessian(const weft_element *e, const double A[81], double *H) {
+    double b[4][3], W = e->rest[9];
+    shape_gradients(e, b);
+    /* T[(a, r)][k] = Σ_c b_a[c] A[(c, r)][k], k = vec index (d, s). */
+    double T[12][9];
+    for (int a = 0; a < 4; a++)
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 9; k++)
+                T[3 * a + r][k] = b[a][0] * A[r * 9 + k] + b[a][1] * A[(3 + r) * 9 + k] +
+                                  b[a][2] * A[(6 + r) * 9 + k];
+    /* H[(a, r)][(b, s)] = W Σ_d T[(a, r)][(d, s)] b_b[d]; upper triangle, then mirrored so
+     * that H is exactly symmetric. */
+    for (int i = 0; i < 12; i++)
+        for (int j = i; j < 12; j++) {
+            int bb = j / 3, s = j % 3;
+            double h = W * (T[i][s] * b[bb][0] + T[i][3 + s] * b[bb][1] + T[i][6 + s] * b[bb][2]);
+            H[12 * i + j] = H[12 * j + i] = h;
+        }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Rotation-variant SVD                                                            */
+/* ------------------------------------------------------------------------------ */
+
+void weft_svd3_rv(const double F[9], double U[9], double s[3], double V[9]) {
+    double a[9], u[9], vt[9], work[64];
+    bool finite = true;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            a[3 * c + r] = F[3 * r + c]; /* LAPACK wants column-major */
+            finite &= isfinite(F[3 * r + c]) != 0;
+        }
+    lapack_int info = finite ? LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', 3, 3, a, 3, s, u, 3,
+                                                   vt, 3, work, 64)
+                             : -1;
+    if (info != 0) {
+        /* Only a non-finite F gets here (dgesvd converges on any finite 3×3 matrix): pass
+         * the NaN on, so the caller's ψ is visibly NaN rather than a plausible value. */
+        for (int i = 0; i < 9; i++) U[i] = V[i] = i % 4 == 0 ? 1.0 : 0.0;
+        s[0] = s[1] = s[2] = NAN;
+        return;
+    }
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            U[3 * r + c] = u[3 * c + r];  /* column-major u → row-major U */
+            V[3 * r + c] = vt[3 * r + c]; /* column-major Vᵀ read row-major is V */
+        }
+    /* Move reflections into the smallest singular value: negating the last column of an
+     * orthogonal factor with det −1 makes it a rotation, and negating σ_2 with it keeps
+     * U Σ Vᵀ unchanged. If both had det −1 the two sign changes of σ_2 cancel. */
+    if (weft_m3_det(U) < 0.0) {
+        U[2] = -U[2], U[5] = -U[5], U[8] = -U[8];
+        s[2] = -s[2];
+    }
+    if (weft_m3_det(V) < 0.0) {
+        V[2] = -V[2], V[5] = -V[5], V[8] = -V[8];
+        s[2] = -s[2];
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Modes and their projection                                                      */
+/* ------------------------------------------------------------------------------ */
+
+/* The pairs (i, j) of twist[p] and flip[p], as fem.h orders them. */
+static const int PAIRS[3][2] = {{0, 1}, {1, 2}, {0, 2}};
+
+/* vec(u_i v_jᵀ) for columns i of U and j of V: entry 3c + r is U(r, i) V(c, j). */
+static void outer_vec(const double U[9], int i, const double V[9], int j, double q[9]) {
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) q[3 * c + r] = U[3 * r + i] * V[3 * c + j];
+}
+
+/* A += w q qᵀ (9×9). */
+static void add_outer(double A[81], double w, const double q[9]) {
+    if (w == 0.0) return;
+    for (int i = 0; i < 9; i++) {
+        double wi = w * q[i];
+        for (int j = 0; j < 9; j++) A[9 * i + j] += wi * q[j];
+    }
+}
+
+/* Whether the symmetric 3×3 S is positive semi-definite: all seven principal minors
+ * ≥ 0 (Sylvester's criterion for semi-definiteness). Clamping such an S changes nothing,
+ * so the common case skips the eigensolver. */
+static bool psd3(const double S[9]) {
+    return S[0] >= 0.0 && S[4] >= 0.0 && S[8] >= 0.0 && S[0] * S[4] - S[1] * S[3] >= 0.0 &&
+           S[0] * S[8] - S[2] * S[6] >= 0.0 && S[4] * S[8] - S[5] * S[7] >= 0.0 &&
+           weft_m3_det(S) >= 0.0;
+}
+
+/* A = Σ λ q qᵀ over the nine modes, with λ → max(λ, 0) when clamp is set. */
+static void mode_sum(const double U[9], const double V[9], const weft_fem_eigen *eig, bool clamp,
+                     double A[81]) {
+    memset(A, 0, 81 * sizeof *A);
+    /* Scaling: Σ_ij S_ij d_i d_jᵀ, with S projected when clamping (see the header). */
+    double S[9], d[3][9];
+    memcpy(S, eig->scale, sizeof S);
+    if (clamp && !psd3(S)) weft_psd_clamp(S, 3);
+    for (int i = 0; i < 3; i++) outer_vec(U, i, V, i, d[i]);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double w = S[3 * i + j];
+            if (w == 0.0) continue;
+            for (int m = 0; m < 9; m++)
+                for (int n = 0; n < 9; n++) A[9 * m + n] += w * d[i][m] * d[j][n];
+        }
+    /* Twist (antisymmetric) and flip (symmetric) modes of each pair. */
+    const double h = sqrt(0.5);
+    for (int p = 0; p < 3; p++) {
+        int i = PAIRS[p][0], j = PAIRS[p][1];
+        double mij[9], mji[9], t[9], l[9];
+        outer_vec(U, i, V, j, mij);
+        outer_vec(U, j, V, i, mji);
+        for (int k = 0; k < 9; k++) {
+            t[k] = h * (mij[k] - mji[k]);
+            l[k] = h * (mij[k] + mji[k]);
+        }
+        add_outer(A, clamp ? fmax(eig->twist[p], 0.0) : eig->twist[p], t);
+        add_outer(A, clamp ? fmax(eig->flip[p], 0.0) : eig->flip[p], l);
+    }
+}
+
+void weft_fem_project_tet(const double U[9], const double V[9], const weft_fem_eigen *eig,
+                          double A[81]) {
+    mode_sum(U, V, eig, true, A);
+}
+
+void weft_fem_modes_tet(const double U[9], const double V[9], const weft_fem_eigen *eig,
+                        double A[81]) {
+    mode_sum(U, V, eig, false, A);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Driver                                                                          */
+/* ------------------------------------------------------------------------------ */
+
+static bool all_finite(const double *a, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(a[i])) return false;
+    return true;
+}
+
+/* Outside the domain: zero derivatives; +INFINITY, or NaN when ψ itself was NaN (a
+ * non-finite input, passed on rather than hidden). */
+static double outside(double psi, double *g, double *H) {
+    if (g) memset(g, 0, 12 * sizeof *g);
+    if (H) memset(H, 0, 144 * sizeof *H);
+    return isnan(psi) ? psi : INFINITY;
+}
+
+double weft_tet_energy(const weft_tet_density *d, const weft_element *e, const double *xe) {
+    double W = e->rest[9], F[9];
+    if (!(W > 0.0)) return 0.0;
+    weft_fem_tet_F(e, xe, F);
+    return W * d->psi(e, F, NULL);
+}
+
+double weft_tet_gradient(const weft_tet_density *d, const weft_element *e, const double *xe,
+                         double *g) {
+    double W = e->rest[9], F[9], P[9];
+    if (!(W > 0.0)) {
+        memset(g, 0, 12 * sizeof *g);
+        return 0.0;
+    }
+    weft_fem_tet_F(e, xe, F);
+    double psi = d->psi(e, F, P);
+    if (!isfinite(psi) || !all_finite(P, 9)) return outside(psi, g, NULL);
+    weft_fem_tet_gradient(e, P, g);
+    return W * psi;
+}
+
+double weft_tet_hessian(const weft_tet_density *d, const weft_element *e, const double *xe,
+                        weft_hessian_mode mode, double *g, double *H) {
+    double W = e->rest[9], F[9], P[9], A[81];
+    if (!(W > 0.0)) {
+        outside(0.0, g, H);
+        return 0.0;
+    }
+    weft_fem_tet_F(e, xe, F);
+    double psi = d->psi(e, F, P);
+    if (!isfinite(psi) || !all_finite(P, 9)) return outside(psi, g, H);
+    if (mode == WEFT_HESSIAN_ANALYTIC && d->eigen) {
+        double U[9], s[3], V[9];
+        weft_fem_eigen eig;
+        weft_svd3_rv(F, U, s, V);
+        d->eigen(e, s, &eig);
+        if (!all_finite(eig.scale, 9) || !all_finite(eig.twist, 3) || !all_finite(eig.flip, 3))
+            return outside(psi, g, H);
+        weft_fem_project_tet(U, V, &eig, A);
+    } else {
+        d->hessian(e, F, A);
+        if (!all_finite(A, 81)) return outside(psi, g, H);
+        if (mode != WEFT_HESSIAN_EXACT) weft_psd_clamp(A, 9);
+    }
+    if (g) weft_fem_tet_gradient(e, P, g);
+    weft_fem_tet_hessian(e, A, H);
+    return W * psi;
+}
