@@ -176,7 +176,8 @@ static void angle_hessian(const double *xe, double Ht[144]) {
                     double f = w * sign[p] * sign[q];
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            Ht[12 * (3 * va + i) + 3 * vb + j] += f * M[9 * (3 * U + i) + 3 * V + j];
+                            Ht[12 * (3 * va + i) + 3 * vb + j] +=
+                                f * M[9 * (3 * U + i) + 3 * V + j];
                 }
 }
 
