@@ -22,6 +22,9 @@
 
 #include "fem.h"
 
+#include <math.h>
+#include <stdbool.h>
+
 /* The per-energy part of a tetrahedral F-based energy. e carries the material constants
  * (k, k2) and type-specific rest data (rest[10..12]). */
 typedef struct weft_tet_density {
@@ -69,6 +72,19 @@ static inline double weft_m3_det_minus_one(const double F[9]) {
     double minors =
         (H[0] * H[4] - H[1] * H[3]) + (H[0] * H[8] - H[2] * H[6]) + (H[4] * H[8] - H[5] * H[7]);
     return (H[0] + H[4] + H[8]) + minors + weft_m3_det(H);
+}
+
+/* Relative size below which J = det F counts as zero for energies defined only for J > 0:
+ * J ≤ WEFT_TET_J_EPS ‖F‖³. det F is computed with an absolute rounding error of about
+ * 1e-16 ‖F‖³, so below this threshold the element is flat to within rounding, its sign
+ * is noise and F⁻¹ is meaningless (the membrane twin is WEFT_TRI_J_EPS). */
+#define WEFT_TET_J_EPS 1e-12
+
+/* True when det F = 1 + jm1 is safely positive against the rounding of F (see above). */
+static inline bool weft_m3_det_positive(const double F[9], double jm1) {
+    double n2 = 0.0;
+    for (int i = 0; i < 9; i++) n2 += F[i] * F[i];
+    return 1.0 + jm1 > WEFT_TET_J_EPS * n2 * sqrt(n2);
 }
 
 /* ‖F‖² − 3 = 2 tr H + ‖H‖² with H = F − I (the Neo-Hookean I_C − 3 without cancellation). */

@@ -4,8 +4,26 @@
  * The spring constant comes from the membrane stiffness Y (N/m, ≈ Young's modulus ×
  * thickness) and the edge's share of area A_e (a third of each adjacent triangle):
  *   k = Y A_e / ℓ0²  (N/m), so a finer mesh of the same cloth is about as stiff.
+ *
+ * Hessian (Ψ depends on d = x0 − x1 only, so the 6×6 matrix has a 3×3 block K):
+ *   ∂²Ψ/∂x² = [[K, −K], [−K, K]],   K = ∂²Ψ/∂d² = k d̂d̂ᵀ + k (1 − ℓ0/ℓ)(I − d̂d̂ᵀ),  ℓ = |d|,
+ * from ∂ℓ/∂d = d̂ and ∂d̂/∂d = (I − d̂d̂ᵀ)/ℓ (the spring force Jacobian of Choi & Ko 2002).
+ * K has the eigenvalue k along d̂ and k (1 − ℓ0/ℓ) twice across it; [[1, −1], [−1, 1]] ⊗ K
+ * has the eigenvalues 2λ(K) (vectors (q, −q)) and 0 three times (translations (q, q)).
+ * So the PSD projection (Smith, de Goes, Kim 2019 §3: negative eigenvalues set to 0) is
+ * exactly K with the transverse factor clamped, max(0, 1 − ℓ0/ℓ): the ANALYTIC mode. It
+ * differs from the exact Hessian only for a compressed spring (ℓ < ℓ0).
+ *
+ * Coincident ends (ℓ = 0, or ℓ0/ℓ overflowing): d̂ is undefined and, for ℓ0 > 0, Ψ has a
+ * cone-shaped peak there (Ψ = ½ k (|d| − ℓ0)²), so no Hessian exists. Along every ray
+ * d = t q (|q| = 1, t → 0⁺) the second derivative of Ψ is k, so K = k I reproduces the
+ * curvature in every direction; it is PSD (hence its own projection in all modes),
+ * equals the true Hessian when ℓ0 = 0, and goes with the zero gradient the constraint
+ * returns there (the mean of the two one-sided slopes ±k ℓ0).
  * Element data: rest[0] = ℓ0 (m). */
-#include "weft_energies.h"
+#include "fem.h"
+
+#include <string.h>
 
 static void ms_init(weft_element *e, const double *xe, const weft_energy_params *p) {
     double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
@@ -38,6 +56,31 @@ static double ms_gradient(const weft_element *e, const double *xe, double *g) {
     return 0.5 * e->k * C * C;
 }
 
+static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                         double *g, double *H) {
+    double gl[6];
+    double psi = ms_gradient(e, xe, g ? g : gl);
+    double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
+    double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double r = e->rest[0] / l; /* ℓ0/ℓ; +inf or NaN when ℓ = 0 */
+    /* K = t I + (k − t) d̂d̂ᵀ with the transverse stiffness t = k (1 − ℓ0/ℓ), N/m. */
+    double dh[3] = {0.0, 0.0, 0.0}, t = e->k;
+    if (l > 0.0 && isfinite(r)) {
+        for (int k = 0; k < 3; k++) dh[k] = d[k] / l;
+        t = e->k * (1.0 - r);
+        if (mode == WEFT_HESSIAN_ANALYTIC && t < 0.0) t = 0.0;
+    } /* else coincident ends: K = k I (see the top of the file) */
+    memset(H, 0, 36 * sizeof *H);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double K = (e->k - t) * dh[i] * dh[j] + (i == j ? t : 0.0);
+            H[6 * i + j] = H[6 * (i + 3) + j + 3] = K;
+            H[6 * i + j + 3] = H[6 * (i + 3) + j] = -K;
+        }
+    if (mode == WEFT_HESSIAN_CLAMP) weft_psd_clamp(H, 6);
+    return psi;
+}
+
 const weft_energy_type weft_mass_spring = {
     .name = "mass_spring",
     .paper = "Mueller 2006 eqs. 10-11 (distance constraint as spring energy)",
@@ -47,5 +90,7 @@ const weft_energy_type weft_mass_spring = {
     .init = ms_init,
     .energy = ms_energy,
     .gradient = ms_gradient,
+    .hessian = ms_hessian,
+    .analytic_psd = true,
     .constraint = ms_constraint,
 };

@@ -28,10 +28,10 @@ static void nh_init(weft_element *e, const double *xe, const weft_energy_params 
     e->k2 = weft_lame_lambda(p->stiffness, p->poisson);
 }
 
-/* J and log J, accurate near rest; returns false when J ≤ 0. */
+/* J and log J, accurate near rest; returns false when J ≤ 0 or J is zero to rounding (WEFT_TET_J_EPS) or J is zero to rounding (WEFT_TET_J_EPS). */
 static bool log_det(const double F[9], double *J, double *logJ) {
     double jm1 = weft_m3_det_minus_one(F);
-    if (!(jm1 > -1.0)) return false;
+    if (!(jm1 > -1.0) || !weft_m3_det_positive(F, jm1)) return false;
     *J = 1.0 + jm1;
     *logJ = log1p(jm1);
     return true;

@@ -27,10 +27,10 @@ static void sd_init(weft_element *e, const double *xe, const weft_energy_params 
     e->k2 = weft_lame_lambda(p->stiffness, p->poisson);
 }
 
-/* G = F⁻ᵀ = cof(F)/J; false when J ≤ 0. */
+/* G = F⁻ᵀ = cof(F)/J; false when J ≤ 0 or J is zero to rounding (WEFT_TET_J_EPS). */
 static bool inverse_transpose(const double F[9], double G[9]) {
     double jm1 = weft_m3_det_minus_one(F);
-    if (!(jm1 > -1.0)) return false;
+    if (!(jm1 > -1.0) || !weft_m3_det_positive(F, jm1)) return false;
     weft_m3_cofactor(F, G);
     for (int i = 0; i < 9; i++) G[i] /= 1.0 + jm1;
     return true;

@@ -19,10 +19,12 @@
  * membrane and tetrahedral finite-element energies below). */
 extern const weft_energy_type *const weft_energy_registry[];
 
-/* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. */
+/* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. Exact
+ * Hessian; its PSD projection is analytic (the transverse stiffness clamped at 0). */
 extern const weft_energy_type weft_mass_spring;
 
-/* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. */
+/* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. Exact Hessian
+ * k (∇θ∇θᵀ + (θ − θ0) ∇²θ), finite at θ = 0 and ±π; projected by eigenvalue clamping. */
 extern const weft_energy_type weft_dihedral_bending;
 
 /* Membrane (triangle, 3×2 F) finite-element energies Ψ = W ψ(F), W the rest area (m²),

@@ -1,17 +1,37 @@
 /* test_energies.c — a generic harness over weft_energy_registry: every registered
  * energy type is checked through its descriptor alone (no per-energy code), so a new
  * energy file gets these tests by being listed in energies/registry.c:
- *   registry_gradients   ∇Ψ against central finite differences; gradient() returns Ψ
- *   registry_rest        Ψ = 0 and ∇Ψ = 0 at the rest configuration
- *   registry_invariance  Ψ(Rx + t) = Ψ(x) and ∇Ψ(Rx + t) = R ∇Ψ(x) for rigid motions
+ *   registry_complete    every type has init, energy, gradient and hessian, a kind the
+ *                        harness can build, and a unique (name, kind)
+ *   registry_gradients   ∇Ψ against finite differences of Ψ; gradient() returns Ψ
+ *   registry_hessians    ∂²Ψ/∂x² (EXACT) against finite differences of ∇Ψ; symmetric;
+ *                        hessian() returns the same Ψ and gradient in every mode
+ *   registry_projection  ANALYTIC and CLAMP Hessians are PSD, equal the exact one where
+ *                        it is PSD, and equal each other when analytic_psd is set
+ *   registry_rest        Ψ = 0, ∇Ψ = 0 and ∂²Ψ/∂x² PSD at the rest configuration
+ *   registry_invariance  Ψ(Rx + t) = Ψ(x), ∇Ψ(Rx + t) = R ∇Ψ(x), H(Rx + t) = R H(x) Rᵀ
  *   registry_constraints the native constraint C: ∇C against finite differences,
  *                        C = 0 at rest, rigid invariance
- * plus closed-form energies of the two built-in types (closed_forms) and the whole-model
- * gradients that every solver's metrics rely on (residual_fd).
+ *   registry_degenerate  inverted and collapsed elements give no NaN (+∞ is allowed)
+ * plus closed forms of the two built-in types (closed_forms, spring_hessian,
+ * hinge_hessian), the whole-model gradients that every solver's metrics rely on
+ * (residual_fd) and a dense global Hessian assembled from the element Hessians against
+ * a directional derivative of the model gradient (assembled_directional).
  *
  * Elements are built by kind (edge, triangle, hinge, tet) from random non-degenerate
- * rest shapes with type->init(e, xrest, coefficient = 2, area = 0.3); random numbers
- * come from a fixed-seed LCG so runs are reproducible.
+ * rest shapes with type->init(e, xrest, PARAMS); triangles both without (p.uv = NULL)
+ * and with material coordinates (the rest triangle laid flat and turned by a random
+ * angle, so the warp/weft axes differ from the rest frame). Deformed configurations
+ * come in families (make_sample): random, compressed to 20 % along one direction,
+ * near-degenerate (squashed to 1 %), for hinges folded to θ ≈ ±π, for tetrahedra
+ * inverted. Random numbers come from fixed-seed LCGs so runs are reproducible.
+ *
+ * Finite differences use the fourth-order central stencil
+ *   f'(x) ≈ [8 (f(x + h) − f(x − h)) − (f(x + 2h) − f(x − 2h))] / (12 h),
+ * truncation h⁴ f⁽⁵⁾/30, with h = 1e-4 of the element's smallest feature ℓ (L, or the
+ * squashed thickness): truncation ~(h/ℓ)⁴ = 1e-16 and rounding ~ε ℓ/h ≈ 1e-12, both
+ * relative to the derivative's natural scale. A wrong term is O(1) relative, so the
+ * bound 1e-6 separates right from wrong by orders of magnitude either way.
  */
 #include "check.h"
 #include "test_util.h"
@@ -19,21 +39,27 @@
 #include "weft_energies.h"
 #include "weft_solvers.h"
 
+#include <lapacke.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #define COEFFICIENT 2.0
 #define AREA 0.3
 #define TRIALS 40
+#define PER_FAMILY 16 /* samples of each configuration family, per type */
+#define NX (3 * WEFT_ELEM_MAXV) /* coordinates of the largest element */
 
 /* The material handed to every type's init. */
 static const weft_energy_params PARAMS = {.stiffness = COEFFICIENT, .poisson = 0.3, .area = AREA,
                                           .fiber = {1.0, 0.3, 0.2}, .fiber_stiffness = 3.0};
 
+static const weft_hessian_mode MODES[3] = {WEFT_HESSIAN_EXACT, WEFT_HESSIAN_ANALYTIC,
+                                           WEFT_HESSIAN_CLAMP};
+static const char *const MODE_NAME[3] = {"EXACT", "ANALYTIC", "CLAMP"};
+
 /* ------------------------------------------------------------------------------ */
 /* Helpers                                                                         */
 /* ------------------------------------------------------------------------------ */
-
 
 /* A random unit vector. */
 static void rnd_unit(lcg *g, double *u) {
@@ -61,6 +87,50 @@ static void mat_vec(const double R[9], const double *v, double *out) {
     out[0] = r[0], out[1] = r[1], out[2] = r[2];
 }
 
+/* Euclidean norm of n values (the Frobenius norm for a matrix of n entries). */
+static double norm_n(const double *a, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += a[i] * a[i];
+    return sqrt(s);
+}
+
+/* ‖a − b‖ over n values. */
+static double dist_n(const double *a, const double *b, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += (a[i] - b[i]) * (a[i] - b[i]);
+    return sqrt(s);
+}
+
+/* ‖A − Aᵀ‖_F of an n×n matrix. */
+static double asymmetry(const double *A, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double d = A[n * i + j] - A[n * j + i];
+            s += d * d;
+        }
+    return sqrt(s);
+}
+
+/* True if any of the n values is NaN. */
+static bool any_nan(const double *a, int n) {
+    for (int i = 0; i < n; i++)
+        if (isnan(a[i])) return true;
+    return false;
+}
+
+/* Smallest eigenvalue of the symmetric part of the n×n matrix A (LAPACKE dsyevr, n ≤ 12). */
+static double min_eigenvalue(const double *A, int n) {
+    double a[NX * NX], w[NX], z[NX * NX];
+    lapack_int isuppz[2 * NX], m = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) a[n * i + j] = 0.5 * (A[n * i + j] + A[n * j + i]);
+    lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'N', 'A', 'U', n, a, n, 0.0, 0.0, 0, 0,
+                                     0.0, &m, w, z, n, isuppz);
+    CHECK(info == 0 && m == n);
+    return info == 0 ? w[0] : NAN; /* ascending order */
+}
+
 /* Vertices per element of a kind the harness can build, or 0. */
 static int kind_nv(weft_element_kind kind) {
     switch (kind) {
@@ -72,13 +142,25 @@ static int kind_nv(weft_element_kind kind) {
     }
 }
 
+/* det[x1 − x0, x2 − x0, x3 − x0] of a tetrahedron (m³, six times its signed volume). */
+static double tet_det(const double *x) {
+    double a[3], b[3], c[3], axb[3];
+    for (int k = 0; k < 3; k++) {
+        a[k] = x[3 + k] - x[k], b[k] = x[6 + k] - x[k], c[k] = x[9 + k] - x[k];
+    }
+    cross3(a, b, axb);
+    return dot3(axb, c);
+}
+
 /* A random non-degenerate rest shape of the given kind in xe; returns its length scale
  * L (m), the edge length for edges and hinges, the longest edge otherwise.
  * - edge: two points 0.5–2 m apart;
  * - triangle: p0, p0 + L e, and a third point 0.5–1 L off the edge line;
  * - hinge: edge p0 p1, p2 0.5–1 L off the edge, p3 on the other side rotated about the
  *   edge by a rest dihedral in [−2, 2] rad (bent rest shapes, not only flat ones);
- * - tet: a triangle plus a fourth point 0.5–1 L off its plane.
+ * - tet: a triangle plus a fourth point 0.5–1 L off its plane, on the side that makes
+ *   det[x1 − x0, x2 − x0, x3 − x0] = L b2 h3 > 0 (positive orientation: with v = e × u,
+ *   det[e, u, v] = 1).
  * All near a random centre in [−1, 1]³. */
 static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
     double e[3], u[3], v[3], t[3], c[3];
@@ -94,7 +176,7 @@ static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
     for (int k = 0; k < 3; k++) c[k] = rnd_in(g, -1.0, 1.0);
     double a2 = rnd_in(g, 0.1, 0.9) * L, b2 = rnd_in(g, 0.5, 1.0) * L;
     double a3 = rnd_in(g, 0.1, 0.9) * L, b3 = rnd_in(g, 0.5, 1.0) * L;
-    double phi = rnd_in(g, -2.0, 2.0), h3 = rnd_in(g, 0.5, 1.0) * L * (rnd(g) < 0.5 ? -1 : 1);
+    double phi = rnd_in(g, -2.0, 2.0), h3 = rnd_in(g, 0.5, 1.0) * L;
     for (int k = 0; k < 3; k++) {
         xe[k] = c[k];
         xe[3 + k] = c[k] + L * e[k];
@@ -105,6 +187,7 @@ static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
         else if (kind == WEFT_ELEM_TET)
             xe[9 + k] = c[k] + a3 * e[k] + 0.3 * b3 * u[k] + h3 * v[k];
     }
+    if (kind == WEFT_ELEM_TET) CHECK(tet_det(xe) > 0.0);
     if (kind == WEFT_ELEM_EDGE || kind == WEFT_ELEM_HINGE) return L;
     double m = 0.0;
     int nv = kind_nv(kind);
@@ -117,11 +200,198 @@ static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
     return m;
 }
 
+/* Material coordinates of the rest triangle x (9 values) in uv (6, m): the triangle laid
+ * isometrically into its own plane (x0 at the origin, x1 on the first axis, x2 on the
+ * positive side, so counter-clockwise), then turned by a random angle and shifted, so
+ * the material axes are not aligned with any edge. */
+static void iso_uv(lcg *g, const double *x, double *uv) {
+    double e1[3], e2[3], n[3], t1[3], t2[3];
+    for (int k = 0; k < 3; k++) e1[k] = x[3 + k] - x[k], e2[k] = x[6 + k] - x[k];
+    cross3(e1, e2, n);
+    double l1 = norm3(e1), ln = norm3(n);
+    for (int k = 0; k < 3; k++) t1[k] = e1[k] / l1, n[k] /= ln;
+    cross3(n, t1, t2);
+    double al = rnd_in(g, -WEFT_PI, WEFT_PI), ca = cos(al), sa = sin(al);
+    double o[2] = {rnd_in(g, -1.0, 1.0), rnd_in(g, -1.0, 1.0)};
+    for (int a = 0; a < 3; a++) {
+        double d[3] = {x[3 * a] - x[0], x[3 * a + 1] - x[1], x[3 * a + 2] - x[2]};
+        double p = dot3(d, t1), q = dot3(d, t2);
+        uv[2 * a] = o[0] + ca * p - sa * q;
+        uv[2 * a + 1] = o[1] + sa * p + ca * q;
+    }
+}
+
 /* A deformed configuration: every coordinate moved by up to ±0.08 L. Small enough
  * that no triangle or tet degenerates (heights ≥ 0.5 L move by < 0.3 L) and a hinge's
  * angle stays well inside (θ0 − π, θ0 + π), large enough for O(0.1) strains. */
 static void deform(lcg *g, const double *xrest, int nv, double L, double *x) {
     for (int i = 0; i < 3 * nv; i++) x[i] = xrest[i] + rnd_in(g, -0.08, 0.08) * L;
+}
+
+/* Squashes x to the fraction f of its size along one direction n about its centroid,
+ * x ← c + (I − (1 − f) n nᵀ)(x − c): along the edge for edges, a direction in the
+ * triangle's plane for triangles, a random direction otherwise. The map has det f > 0,
+ * so orientations (of tets, of a hinge's fold) are kept, and every height shrinks by at
+ * most f: nothing degenerates below f times its size. */
+static void squash(lcg *g, weft_element_kind kind, int nv, double f, double *x) {
+    double n[3], c[3] = {0, 0, 0};
+    if (kind == WEFT_ELEM_EDGE) {
+        for (int k = 0; k < 3; k++) n[k] = x[3 + k] - x[k];
+    } else {
+        rnd_unit(g, n);
+        if (kind == WEFT_ELEM_TRIANGLE) { /* remove the component along the normal */
+            double e1[3], e2[3], m[3];
+            for (int k = 0; k < 3; k++) e1[k] = x[3 + k] - x[k], e2[k] = x[6 + k] - x[k];
+            cross3(e1, e2, m);
+            double lm = norm3(m), nm = dot3(n, m) / (lm * lm);
+            for (int k = 0; k < 3; k++) n[k] -= nm * m[k];
+        }
+    }
+    double ln = norm3(n);
+    for (int k = 0; k < 3; k++) n[k] /= ln;
+    for (int a = 0; a < nv; a++)
+        for (int k = 0; k < 3; k++) c[k] += x[3 * a + k] / nv;
+    for (int a = 0; a < nv; a++) {
+        double d[3] = {x[3 * a] - c[0], x[3 * a + 1] - c[1], x[3 * a + 2] - c[2]};
+        double dn = (1.0 - f) * dot3(d, n);
+        for (int k = 0; k < 3; k++) x[3 * a + k] -= dn * n[k];
+    }
+}
+
+/* Rotates vertex 3 of a hinge about its edge line (p0, p1) by φ, right-handed about
+ * e = p1 − p0; that changes weft_hinge_angle's θ by +φ (derived in hinge_hessian). */
+static void rotate_wing(double *x, double phi) {
+    double e[3] = {x[3] - x[0], x[4] - x[1], x[5] - x[2]}, R[9], d[3];
+    double le = norm3(e);
+    for (int k = 0; k < 3; k++) e[k] /= le, d[k] = x[9 + k] - x[k];
+    rotation(e, phi, R);
+    mat_vec(R, d, d);
+    for (int k = 0; k < 3; k++) x[9 + k] = x[k] + d[k];
+}
+
+/* Configuration families; the applicable ones depend on the element kind. */
+typedef enum { FAM_RANDOM, FAM_COMPRESSED, FAM_THIN, FAM_FOLDED, FAM_INVERTED } family;
+static const char *const FAM_NAME[] = {"random", "compressed", "near-degenerate", "folded",
+                                       "inverted"};
+
+/* The families of a kind, in fam[]; returns how many. */
+static int families(weft_element_kind kind, family fam[5]) {
+    int n = 0;
+    fam[n++] = FAM_RANDOM, fam[n++] = FAM_COMPRESSED, fam[n++] = FAM_THIN;
+    if (kind == WEFT_ELEM_HINGE) fam[n++] = FAM_FOLDED;
+    if (kind == WEFT_ELEM_TET) fam[n++] = FAM_INVERTED;
+    return n;
+}
+
+/* One test element: rest and deformed positions, the FD step for the deformed ones. */
+typedef struct sample {
+    weft_element e;
+    double xr[NX]; /* rest positions, m */
+    double x[NX];  /* deformed positions, m */
+    double uv[6];  /* material coordinates of triangles when with_uv, m */
+    bool with_uv;
+    family fam;
+    double L;   /* rest size, m */
+    double len; /* smallest feature of x: L, or the squashed thickness f L, m */
+    double h;   /* finite-difference step, 1e-4 len, m */
+} sample;
+
+/* Builds a sample of type t: a rest shape (with material coordinates for a triangle
+ * when with_uv), t->init, and a deformed configuration of family fam:
+ *   random        deform(): ±0.08 L per coordinate;
+ *   compressed    random, then squashed to 20 % along one direction;
+ *   near-degenerate  random, then squashed to 1 %: slivers, nearly collapsed triangles
+ *                 and edges, still smooth (squashing keeps the orientation);
+ *   folded        (hinges) ±0.01 L noise, then the wing p3 turned about the edge to
+ *                 θ = ±(π − δ), δ ∈ [−0.15, 0.3] (past ±π when δ < 0), keeping
+ *                 |θ − θ0| ≤ π − 0.1 so a wrapped angle difference stays smooth;
+ *   inverted      (tets) random, then x0 mirrored through the plane of x1, x2, x3
+ *                 (det < 0; the energy may be +∞ there). */
+static void make_sample(const weft_energy_type *t, lcg *g, family fam, bool with_uv,
+                        sample *s) {
+    memset(s, 0, sizeof *s);
+    int nv = t->nv;
+    s->fam = fam;
+    s->with_uv = with_uv && t->kind == WEFT_ELEM_TRIANGLE;
+    s->L = rest_shape(g, t->kind, s->xr);
+    weft_energy_params p = PARAMS;
+    if (s->with_uv) {
+        iso_uv(g, s->xr, s->uv);
+        p.uv = s->uv;
+    }
+    s->e = (weft_element){.v = {0, 1, 2, 3}};
+    t->init(&s->e, s->xr, &p);
+    double f = 1.0;
+    switch (fam) {
+    case FAM_RANDOM: deform(g, s->xr, nv, s->L, s->x); break;
+    case FAM_COMPRESSED:
+    case FAM_THIN:
+        f = fam == FAM_COMPRESSED ? 0.2 : 0.01;
+        deform(g, s->xr, nv, s->L, s->x);
+        squash(g, t->kind, nv, f, s->x);
+        break;
+    case FAM_FOLDED: {
+        for (int i = 0; i < 3 * nv; i++) s->x[i] = s->xr[i] + rnd_in(g, -0.01, 0.01) * s->L;
+        double th0 = weft_hinge_angle(s->xr, s->xr + 3, s->xr + 6, s->xr + 9, NULL);
+        double th = weft_hinge_angle(s->x, s->x + 3, s->x + 6, s->x + 9, NULL), target;
+        do {
+            target = weft_wrap_angle((rnd(g) < 0.5 ? -1.0 : 1.0) *
+                                     (WEFT_PI - rnd_in(g, -0.15, 0.3)));
+        } while (fabs(weft_wrap_angle(target - th0)) > WEFT_PI - 0.1);
+        rotate_wing(s->x, weft_wrap_angle(target - th));
+        th = weft_hinge_angle(s->x, s->x + 3, s->x + 6, s->x + 9, NULL);
+        CHECK(fabs(weft_wrap_angle(th - target)) < 1e-9); /* the harness's own geometry */
+        break;
+    }
+    case FAM_INVERTED: {
+        deform(g, s->xr, nv, s->L, s->x);
+        double a[3], b[3], n[3], d[3];
+        for (int k = 0; k < 3; k++) {
+            a[k] = s->x[6 + k] - s->x[3 + k], b[k] = s->x[9 + k] - s->x[3 + k];
+            d[k] = s->x[k] - s->x[3 + k];
+        }
+        cross3(a, b, n);
+        double dn = 2.0 * dot3(d, n) / dot3(n, n);
+        for (int k = 0; k < 3; k++) s->x[k] -= dn * n[k];
+        CHECK(tet_det(s->x) < 0.0);
+        break;
+    }
+    }
+    s->len = f * s->L;
+    s->h = 1e-4 * s->len;
+}
+
+/* Samples per type of a kind: PER_FAMILY of each family. */
+static int n_samples(weft_element_kind kind) {
+    family all[5];
+    return families(kind, all) * PER_FAMILY;
+}
+
+/* The family and uv choice of sample i of a kind: families in turn, and for triangles
+ * every other round with material coordinates. */
+static void sample_plan(weft_element_kind kind, int i, family *fam, bool *with_uv) {
+    family all[5];
+    int nf = families(kind, all);
+    *fam = all[i % nf];
+    *with_uv = kind == WEFT_ELEM_TRIANGLE && (i / nf) % 2 == 1;
+}
+
+/* "compressed, uv" etc. for messages. */
+static const char *sample_name(const sample *s, char *buf, size_t n) {
+    snprintf(buf, n, "%s%s", FAM_NAME[s->fam], s->with_uv ? ", with uv" : "");
+    return buf;
+}
+
+/* "name/kind" of a type for messages: one name may have a tet and a membrane variant. */
+static const char *label(const weft_energy_type *t) {
+    static char buf[96];
+    const char *kind = t->kind == WEFT_ELEM_EDGE       ? "edge"
+                       : t->kind == WEFT_ELEM_TRIANGLE ? "triangle"
+                       : t->kind == WEFT_ELEM_HINGE    ? "hinge"
+                       : t->kind == WEFT_ELEM_TET      ? "tet"
+                                                       : "other";
+    snprintf(buf, sizeof buf, "%s/%s", t->name ? t->name : "(unnamed)", kind);
+    return buf;
 }
 
 /* Checks a type's nv against its kind and says whether the harness can build it. A
@@ -140,7 +410,8 @@ static bool supported(const weft_energy_type *t) {
     return t->nv == nv && t->init;
 }
 
-/* Central finite differences of f over the 3 nv coordinates, step h. */
+/* Fourth-order central differences (see the top of the file) of f over the 3 nv
+ * coordinates, step h. */
 typedef double (*scalar_fn)(const weft_element *e, const double *xe);
 
 static const weft_energy_type *current; /* the type constraint_value evaluates */
@@ -151,58 +422,248 @@ static double constraint_value(const weft_element *e, const double *xe) {
 
 static void fd_gradient(scalar_fn f, const weft_element *e, const double *x, int nv, double h,
                         double *g) {
-    double q[3 * WEFT_ELEM_MAXV];
+    double q[NX];
     for (int i = 0; i < 3 * nv; i++) {
+        double fv[4];
+        static const double off[4] = {1.0, -1.0, 2.0, -2.0};
         memcpy(q, x, sizeof(double) * 3 * (size_t)nv);
-        q[i] = x[i] + h;
-        double fp = f(e, q);
-        q[i] = x[i] - h;
-        g[i] = (fp - f(e, q)) / (2.0 * h);
+        for (int j = 0; j < 4; j++) {
+            q[i] = x[i] + off[j] * h;
+            fv[j] = f(e, q);
+        }
+        g[i] = (8.0 * (fv[0] - fv[1]) - (fv[2] - fv[3])) / (12.0 * h);
     }
+}
+
+/* H[n i + j] ≈ ∂g_i/∂x_j by the same stencil applied to t->gradient (n = 3 nv). */
+static void fd_hessian(const weft_energy_type *t, const weft_element *e, const double *x,
+                       double h, double *H) {
+    int n = 3 * t->nv;
+    double q[NX], gv[4][NX];
+    static const double off[4] = {1.0, -1.0, 2.0, -2.0};
+    for (int j = 0; j < n; j++) {
+        memcpy(q, x, sizeof(double) * (size_t)n);
+        for (int s = 0; s < 4; s++) {
+            q[j] = x[j] + off[s] * h;
+            t->gradient(e, q, gv[s]);
+        }
+        for (int i = 0; i < n; i++)
+            H[n * i + j] = (8.0 * (gv[0][i] - gv[1][i]) - (gv[2][i] - gv[3][i])) / (12.0 * h);
+    }
+}
+
+/* Whether the generic derivative cases can run on t (registry_complete reports the
+ * missing functions). */
+static bool has_derivatives(const weft_energy_type *t) {
+    return supported(t) && t->energy && t->gradient && t->hessian;
 }
 
 /* ------------------------------------------------------------------------------ */
 /* Generic cases                                                                   */
 /* ------------------------------------------------------------------------------ */
 
-static void test_registry_gradients(void) {
+static void test_registry_complete(void) {
     int ntypes = 0;
     for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ntypes++) {
         const weft_energy_type *t = *tp;
-        CHECK(weft_energy_find(t->name) == t); /* names are unique and findable */
-        if (!supported(t)) continue;
-        if (!t->energy || !t->gradient) {
-            fprintf(stderr, "%s: no energy/gradient pair, skipping its FD check\n", t->name);
-            continue;
-        }
-        lcg g = {1000 + (uint64_t)ntypes};
-        int nv = t->nv;
-        for (int trial = 0; trial < TRIALS; trial++) {
-            double xr[3 * WEFT_ELEM_MAXV], x[3 * WEFT_ELEM_MAXV];
-            double gr[3 * WEFT_ELEM_MAXV], fd[3 * WEFT_ELEM_MAXV];
-            double L = rest_shape(&g, t->kind, xr);
-            weft_element e = {.v = {0, 1, 2, 3}};
-            t->init(&e, xr, &PARAMS);
-            deform(&g, xr, nv, L, x);
-            double psi = t->energy(&e, x);
-            double psig = t->gradient(&e, x, gr);
-            /* gradient() returns Ψ: the same quantity, so equal up to a few roundings. */
-            CHECK_NEAR(psig, psi, 1e-13 * fabs(psi));
-            CHECK(isfinite(psi) && psi >= 0.0);
-            /* Central differences with h = 1e-6 L: truncation ~h² Ψ''' ~ 1e-12 relative
-             * and rounding ~ε Ψ/h relative to |∇Ψ| ~ Ψ/(0.1 L): ~1e-9. A wrong term
-             * is O(1) relative, so 1e-6 of max|∇Ψ| separates them safely. */
-            fd_gradient(t->energy, &e, x, nv, 1e-6 * L, fd);
-            double err = 0.0, scale = max_abs(gr, 3 * nv);
-            for (int i = 0; i < 3 * nv; i++) err = fmax(err, fabs(gr[i] - fd[i]));
-            if (!(err <= 1e-6 * scale))
-                fprintf(stderr, "%s trial %d: FD error %.3g, max |grad| %.3g\n", t->name,
-                        trial, err, scale);
-            CHECK(scale > 0.0);
-            CHECK(err <= 1e-6 * scale);
-        }
+        bool named = t->name && t->name[0] && t->paper && t->summary;
+        CHECK(named);
+        if (!named) continue;
+        if (!t->init || !t->energy || !t->gradient || !t->hessian)
+            fprintf(stderr, "%s: missing%s%s%s%s\n", label(t), t->init ? "" : " init",
+                    t->energy ? "" : " energy", t->gradient ? "" : " gradient",
+                    t->hessian ? "" : " hessian");
+        CHECK(t->init && t->energy && t->gradient && t->hessian);
+        if (kind_nv(t->kind) == 0 || t->nv != kind_nv(t->kind))
+            fprintf(stderr, "%s: kind %d with nv = %d is not one the harness builds\n", label(t),
+                    (int)t->kind, t->nv);
+        CHECK(kind_nv(t->kind) != 0 && t->nv == kind_nv(t->kind));
+        /* A name may have one variant per kind (e.g. a tet and a membrane "stvk"), and
+         * the lookup the scene builder uses finds exactly this one. */
+        if (weft_energy_find_kind(t->name, t->kind) != t)
+            fprintf(stderr, "%s: (name, kind) registered twice\n", label(t));
+        CHECK(weft_energy_find_kind(t->name, t->kind) == t);
+        CHECK(weft_energy_find(t->name) != NULL);
     }
     CHECK(ntypes >= 2); /* mass_spring and dihedral_bending at least */
+}
+
+static void test_registry_gradients(void) {
+    int ti = 0;
+    for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
+        const weft_energy_type *t = *tp;
+        if (!supported(t) || !t->energy || !t->gradient) continue;
+        lcg g = {1000 + (uint64_t)ti};
+        int n = 3 * t->nv, ns = n_samples(t->kind), ninf = 0;
+        double worst = 0.0;
+        char where[96] = "none";
+        for (int i = 0; i < ns; i++) {
+            family fam;
+            bool uv;
+            sample_plan(t->kind, i, &fam, &uv);
+            sample s;
+            make_sample(t, &g, fam, uv, &s);
+            double gr[NX], fd[NX];
+            double psi = t->energy(&s.e, s.x);
+            double psig = t->gradient(&s.e, s.x, gr);
+            CHECK(!isnan(psi) && !isnan(psig));
+            if (isinf(psi)) { /* only where the element left the domain: inverted */
+                CHECK(psi > 0.0 && s.fam == FAM_INVERTED && psig == psi);
+                ninf++;
+                continue;
+            }
+            /* gradient() returns Ψ: the same quantity, so equal up to a few roundings. */
+            CHECK_NEAR(psig, psi, 1e-13 * fabs(psi));
+            CHECK(psi >= 0.0);
+            /* The natural scale of ∇Ψ: |∇Ψ|, or Ψ/ℓ where ∇Ψ happens to be small (FD
+             * rounding is ~ε Ψ/h). */
+            double scale = fmax(norm_n(gr, n), psi / s.len);
+            fd_gradient(t->energy, &s.e, s.x, t->nv, s.h, fd);
+            double err = dist_n(gr, fd, n) / scale;
+            char buf[48];
+            if (!(err <= 1e-6))
+                fprintf(stderr, "%s sample %d (%s): FD error %.3g relative to %.3g\n", label(t),
+                        i, sample_name(&s, buf, sizeof buf), err, scale);
+            CHECK(scale > 0.0);
+            CHECK(err <= 1e-6);
+            if (err > worst) {
+                worst = err;
+                snprintf(where, sizeof where, "sample %d, %s", i, sample_name(&s, buf, sizeof buf));
+            }
+        }
+        fprintf(stderr, "registry_gradients: %-34s worst FD error %.2e (%s); %d infinite\n",
+                label(t), worst, where, ninf);
+    }
+}
+
+static void test_registry_hessians(void) {
+    int ti = 0;
+    for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
+        const weft_energy_type *t = *tp;
+        if (!has_derivatives(t)) continue;
+        lcg g = {7000 + (uint64_t)ti};
+        int n = 3 * t->nv, ns = n_samples(t->kind);
+        double worst = 0.0;
+        char where[96] = "none";
+        for (int i = 0; i < ns; i++) {
+            family fam;
+            bool uv;
+            sample_plan(t->kind, i, &fam, &uv);
+            sample s;
+            make_sample(t, &g, fam, uv, &s);
+            double psi = t->energy(&s.e, s.x), gr[NX];
+            t->gradient(&s.e, s.x, gr);
+            double gscale = fmax(norm_n(gr, n), psi / s.len);
+            /* Every mode returns the same Ψ as energy() and the same gradient as
+             * gradient() (a few roundings: 1e-13 and 1e-12 relative), and computes the
+             * same H whether or not the gradient is asked for. */
+            double H[3][NX * NX];
+            for (int m = 0; m < 3; m++) {
+                double gh[NX], H2[NX * NX];
+                double psih = t->hessian(&s.e, s.x, MODES[m], gh, H[m]);
+                double psi2 = t->hessian(&s.e, s.x, MODES[m], NULL, H2);
+                CHECK(!isnan(psih) && !any_nan(gh, n) && !any_nan(H[m], n * n));
+                if (isinf(psi)) {
+                    CHECK(psih == psi && psi2 == psi);
+                    continue;
+                }
+                CHECK_NEAR(psih, psi, 1e-13 * psi);
+                CHECK_NEAR(psi2, psi, 1e-13 * psi);
+                if (!(dist_n(gh, gr, n) <= 1e-12 * gscale))
+                    fprintf(stderr, "%s %s: hessian's gradient differs from gradient() by %.3g\n",
+                            label(t), MODE_NAME[m], dist_n(gh, gr, n));
+                CHECK(dist_n(gh, gr, n) <= 1e-12 * gscale);
+                CHECK(dist_n(H2, H[m], n * n) <=
+                      1e-14 * fmax(norm_n(H[0], n * n), norm_n(H[m], n * n)));
+            }
+            if (isinf(psi)) {
+                CHECK(s.fam == FAM_INVERTED);
+                continue;
+            }
+            /* Symmetric up to rounding: 1e-12 of ‖H‖_F. */
+            double hn = norm_n(H[0], n * n);
+            CHECK(hn > 0.0);
+            CHECK(asymmetry(H[0], n) <= 1e-12 * hn);
+            /* Against FD of the gradient: the error in ‖·‖_F relative to ‖H‖_F, or to
+             * ‖∇Ψ‖/ℓ where H happens to be small (FD rounding is ~ε |∇Ψ|/h). */
+            double fd[NX * NX];
+            fd_hessian(t, &s.e, s.x, s.h, fd);
+            double err = dist_n(fd, H[0], n * n) / fmax(hn, gscale / s.len);
+            char buf[48];
+            if (!(err <= 1e-6))
+                fprintf(stderr, "%s sample %d (%s): Hessian FD error %.3g, |H|_F %.3g\n",
+                        label(t), i, sample_name(&s, buf, sizeof buf), err, hn);
+            CHECK(err <= 1e-6);
+            if (err > worst) {
+                worst = err;
+                snprintf(where, sizeof where, "sample %d, %s", i, sample_name(&s, buf, sizeof buf));
+            }
+        }
+        fprintf(stderr, "registry_hessians: %-34s worst FD error %.2e (%s)\n", label(t), worst,
+                where);
+    }
+}
+
+static void test_registry_projection(void) {
+    int ti = 0;
+    for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
+        const weft_energy_type *t = *tp;
+        if (!has_derivatives(t)) continue;
+        lcg g = {8000 + (uint64_t)ti};
+        int n = 3 * t->nv, ns = n_samples(t->kind), indefinite = 0, finite = 0;
+        for (int i = 0; i < ns; i++) {
+            family fam;
+            bool uv;
+            sample_plan(t->kind, i, &fam, &uv);
+            sample s;
+            make_sample(t, &g, fam, uv, &s);
+            double H[3][NX * NX];
+            double psi = t->hessian(&s.e, s.x, WEFT_HESSIAN_EXACT, NULL, H[0]);
+            if (isinf(psi)) continue;
+            finite++;
+            t->hessian(&s.e, s.x, WEFT_HESSIAN_ANALYTIC, NULL, H[1]);
+            t->hessian(&s.e, s.x, WEFT_HESSIAN_CLAMP, NULL, H[2]);
+            /* Eigenvalues of a computed 12×12 matrix carry errors ~n ε ‖H‖; exact zero
+             * modes (rigid motions) then show as ±1e-15 ‖H‖. "PSD" below means
+             * λmin ≥ −1e-10 scale; "already PSD" for the exact H the stricter −1e-12
+             * ‖H‖_F, where clamping changes it by ≲ 1e-12 ‖H‖ (times the squared
+             * conditioning of ∂F/∂x for F-based types) — far below the 1e-8 allowed. */
+            double hn = norm_n(H[0], n * n), lx = min_eigenvalue(H[0], n);
+            bool psd = lx >= -1e-12 * hn;
+            indefinite += !psd;
+            for (int m = 1; m < 3; m++) {
+                double scale = fmax(hn, norm_n(H[m], n * n));
+                double lp = min_eigenvalue(H[m], n);
+                char buf[48];
+                if (!(lp >= -1e-10 * scale))
+                    fprintf(stderr, "%s %s sample %d (%s): λmin %.3g of |H|_F %.3g\n", label(t),
+                            MODE_NAME[m], i, sample_name(&s, buf, sizeof buf), lp, scale);
+                CHECK(lp >= -1e-10 * scale);
+                CHECK(asymmetry(H[m], n) <= 1e-12 * scale);
+                /* Projecting a PSD matrix changes nothing: for ∂²Ψ/∂x² = W Bᵀ A B with
+                 * B = ∂vec(F)/∂x onto (rank 9 for tets, 6 for membranes), H is PSD
+                 * exactly when A is, so this holds for projections of A as well. */
+                if (psd) {
+                    if (!(dist_n(H[m], H[0], n * n) <= 1e-8 * scale))
+                        fprintf(stderr, "%s %s sample %d (%s): PSD H changed by %.3g of %.3g\n",
+                                label(t), MODE_NAME[m], i, sample_name(&s, buf, sizeof buf),
+                                dist_n(H[m], H[0], n * n), scale);
+                    CHECK(dist_n(H[m], H[0], n * n) <= 1e-8 * scale);
+                }
+            }
+            /* An analytic eigensystem must give the projection LAPACKE gives. */
+            if (t->analytic_psd) {
+                double scale = fmax(hn, norm_n(H[2], n * n)), d = dist_n(H[1], H[2], n * n);
+                char buf[48];
+                if (!(d <= 1e-8 * scale))
+                    fprintf(stderr, "%s sample %d (%s): ANALYTIC − CLAMP %.3g of |H|_F %.3g\n",
+                            label(t), i, sample_name(&s, buf, sizeof buf), d, scale);
+                CHECK(d <= 1e-8 * scale);
+            }
+        }
+        fprintf(stderr, "registry_projection: %-34s %d of %d exact Hessians indefinite%s\n",
+                label(t), indefinite, finite, t->analytic_psd ? " (analytic = clamp checked)" : "");
+    }
 }
 
 static void test_registry_rest(void) {
@@ -211,29 +672,42 @@ static void test_registry_rest(void) {
         const weft_energy_type *t = *tp;
         if (!supported(t) || !t->energy) continue;
         lcg g = {2000 + (uint64_t)ti};
-        int nv = t->nv;
+        int n = 3 * t->nv;
         for (int trial = 0; trial < TRIALS; trial++) {
-            double xr[3 * WEFT_ELEM_MAXV], x[3 * WEFT_ELEM_MAXV], gr[3 * WEFT_ELEM_MAXV];
-            double gd[3 * WEFT_ELEM_MAXV];
-            double L = rest_shape(&g, t->kind, xr);
-            weft_element e = {.v = {0, 1, 2, 3}};
-            t->init(&e, xr, &PARAMS);
+            sample s;
+            make_sample(t, &g, FAM_RANDOM, trial % 2 == 1, &s);
+            double gr[NX], gd[NX];
             /* Reference magnitudes from a deformed shape of the same element. */
-            deform(&g, xr, nv, L, x);
-            double psi_ref = t->energy(&e, x);
+            double psi_ref = t->energy(&s.e, s.x);
             CHECK(psi_ref > 0.0); /* deforming costs energy: the rest shape is a strict
                                      minimum of Ψ away from rigid motions */
             /* At rest the energy vanishes and is stationary. Rest data computed from the
              * same shape leave only rounding: strains ~1e-16, so Ψ ~ 1e-32 and ∇Ψ ~ 1e-16
              * in units of the deformed (strain ~0.1) values; 1e-12 and 1e-10 relative
              * are generous and still catch a wrong rest datum (O(1) relative). */
-            CHECK(fabs(t->energy(&e, xr)) <= 1e-12 * psi_ref);
-            if (t->gradient) {
-                t->gradient(&e, x, gd);
-                double psir = t->gradient(&e, xr, gr);
-                CHECK(fabs(psir) <= 1e-12 * psi_ref);
-                CHECK(max_abs(gr, 3 * nv) <= 1e-10 * max_abs(gd, 3 * nv));
+            CHECK(fabs(t->energy(&s.e, s.xr)) <= 1e-12 * psi_ref);
+            if (!t->gradient) continue;
+            t->gradient(&s.e, s.x, gd);
+            double psir = t->gradient(&s.e, s.xr, gr);
+            CHECK(fabs(psir) <= 1e-12 * psi_ref);
+            CHECK(max_abs(gr, n) <= 1e-10 * max_abs(gd, n));
+            if (!t->hessian) continue;
+            /* A minimum: the exact Hessian is PSD there (to the rounding of its zero
+             * modes), so both projections leave it unchanged (tolerances as in
+             * registry_projection); hessian() agrees on Ψ = 0 and ∇Ψ = 0. */
+            double H[3][NX * NX];
+            for (int m = 0; m < 3; m++) {
+                double psih = t->hessian(&s.e, s.xr, MODES[m], gr, H[m]);
+                CHECK(fabs(psih) <= 1e-12 * psi_ref);
+                CHECK(max_abs(gr, n) <= 1e-10 * max_abs(gd, n));
             }
+            double hn = norm_n(H[0], n * n), lx = min_eigenvalue(H[0], n);
+            if (!(lx >= -1e-10 * hn))
+                fprintf(stderr, "%s trial %d: rest Hessian has λmin %.3g, |H|_F %.3g\n", label(t),
+                        trial, lx, hn);
+            CHECK(hn > 0.0 && lx >= -1e-10 * hn);
+            CHECK(dist_n(H[1], H[0], n * n) <= 1e-8 * hn);
+            CHECK(dist_n(H[2], H[0], n * n) <= 1e-8 * hn);
         }
     }
 }
@@ -246,56 +720,92 @@ static void rigid(const double R[9], const double *tr, const double *x, int nv, 
     }
 }
 
+/* out = R̃ H R̃ᵀ with R̃ = diag(R, …, R) (nv blocks): the Hessian in the rotated frame. */
+static void rotate_hessian(const double R[9], const double *H, int nv, double *out) {
+    int n = 3 * nv;
+    for (int a = 0; a < nv; a++)
+        for (int b = 0; b < nv; b++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) {
+                    double s = 0.0;
+                    for (int k = 0; k < 3; k++)
+                        for (int l = 0; l < 3; l++)
+                            s += R[3 * i + k] * H[n * (3 * a + k) + 3 * b + l] * R[3 * j + l];
+                    out[n * (3 * a + i) + 3 * b + j] = s;
+                }
+}
+
 static void test_registry_invariance(void) {
     int ti = 0;
     for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
         const weft_energy_type *t = *tp;
         if (!supported(t) || !t->energy) continue;
         lcg g = {3000 + (uint64_t)ti};
-        int nv = t->nv;
-        for (int trial = 0; trial < TRIALS; trial++) {
-            double xr[3 * WEFT_ELEM_MAXV], x[3 * WEFT_ELEM_MAXV], y[3 * WEFT_ELEM_MAXV];
-            double L = rest_shape(&g, t->kind, xr);
-            weft_element e = {.v = {0, 1, 2, 3}};
-            t->init(&e, xr, &PARAMS);
-            deform(&g, xr, nv, L, x);
-            double axis[3], R[9], tr[3];
+        int nv = t->nv, n = 3 * nv, ns = n_samples(t->kind);
+        for (int i = 0; i < ns; i++) {
+            family fam;
+            bool uv;
+            sample_plan(t->kind, i, &fam, &uv);
+            sample s;
+            make_sample(t, &g, fam, uv, &s);
+            double y[NX], axis[3], R[9], tr[3];
             rnd_unit(&g, axis);
             rotation(axis, rnd_in(&g, -WEFT_PI, WEFT_PI), R);
             for (int k = 0; k < 3; k++) tr[k] = rnd_in(&g, -5.0, 5.0);
-            rigid(R, tr, x, nv, y);
+            rigid(R, tr, s.x, nv, y);
+            double psi = t->energy(&s.e, s.x), psiy = t->energy(&s.e, y);
+            if (isinf(psi)) {
+                CHECK(psiy == psi); /* leaving the domain is frame-independent too */
+                continue;
+            }
             /* Frame indifference: Ψ depends on the shape only. Moving the coordinates
              * rounds them by ~1e-15 m (|t| ≤ 5 m), which changes Ψ by at most
              * ~1e-15 · nv · max|∇Ψ| on top of its own relative rounding: the tolerance
              * 1e-12 (Ψ + L max|∇Ψ|) covers both with a wide margin (a small random
              * deformation can make Ψ itself tiny, so a purely relative bound would
              * be wrong), while a frame-dependent Ψ differs at O(Ψ). */
-            double psi = t->energy(&e, x), psiy = t->energy(&e, y);
-            double gx[3 * WEFT_ELEM_MAXV], gy[3 * WEFT_ELEM_MAXV], sum[3] = {0, 0, 0};
+            double gx[NX], gy[NX], sum[3] = {0, 0, 0};
             double scale = 0.0;
             if (t->gradient) {
-                t->gradient(&e, x, gx);
-                scale = max_abs(gx, 3 * nv);
+                t->gradient(&s.e, s.x, gx);
+                scale = max_abs(gx, n);
             }
-            if (!(fabs(psiy - psi) <= 1e-12 * (psi + L * scale)))
-                fprintf(stderr, "%s trial %d: Psi %.17g, moved %.17g\n", t->name, trial, psi,
-                        psiy);
-            CHECK(fabs(psiy - psi) <= 1e-12 * (psi + L * scale));
-            if (t->gradient) {
-                /* ∇Ψ(R x + t) = R ∇Ψ(x): forces rotate with the body (and, as Σ∇Ψ = 0 follows
-                 * from translation invariance, sum to zero). Rounding as above, relative
-                 * to max|∇Ψ| and amplified by the conditioning of ∇Ψ (~1/strain):
-                 * 1e-10. */
-                t->gradient(&e, y, gy);
-                for (int a = 0; a < nv; a++) {
-                    double rg[3];
-                    mat_vec(R, &gx[3 * a], rg);
-                    for (int k = 0; k < 3; k++) {
-                        CHECK_NEAR(gy[3 * a + k], rg[k], 1e-10 * scale);
-                        sum[k] += gx[3 * a + k];
-                    }
+            if (!(fabs(psiy - psi) <= 1e-12 * (psi + s.L * scale)))
+                fprintf(stderr, "%s sample %d: Psi %.17g, moved %.17g\n", label(t), i, psi, psiy);
+            CHECK(fabs(psiy - psi) <= 1e-12 * (psi + s.L * scale));
+            if (!t->gradient) continue;
+            /* ∇Ψ(R x + t) = R ∇Ψ(x): forces rotate with the body (and, as Σ∇Ψ = 0 follows
+             * from translation invariance, sum to zero). Rounding as above, relative
+             * to max|∇Ψ| and amplified by the conditioning of ∇Ψ (~1/strain, and
+             * ~L/len for squashed samples): 1e-10. */
+            t->gradient(&s.e, y, gy);
+            for (int a = 0; a < nv; a++) {
+                double rg[3];
+                mat_vec(R, &gx[3 * a], rg);
+                for (int k = 0; k < 3; k++) {
+                    CHECK_NEAR(gy[3 * a + k], rg[k], 1e-10 * scale);
+                    sum[k] += gx[3 * a + k];
                 }
-                for (int k = 0; k < 3; k++) CHECK_NEAR(sum[k], 0.0, 1e-12 * scale * nv);
+            }
+            for (int k = 0; k < 3; k++) CHECK_NEAR(sum[k], 0.0, 1e-12 * scale * nv);
+            if (!t->hessian) continue;
+            /* H(R x + t) = R̃ H(x) R̃ᵀ in every mode (a projection built from the shape is
+             * as frame-independent as the shape). Rounding as for ∇Ψ, one derivative
+             * further (×L/len): 1e-9 of ‖H‖_F, the exact Hessian's norm also for the
+             * projections (one of an indefinite H can be all rounding, ~0). */
+            double hn = 0.0;
+            for (int m = 0; m < 3; m++) {
+                double Hx[NX * NX], Hy[NX * NX], RH[NX * NX];
+                t->hessian(&s.e, s.x, MODES[m], NULL, Hx);
+                t->hessian(&s.e, y, MODES[m], NULL, Hy);
+                rotate_hessian(R, Hx, nv, RH);
+                hn = fmax(hn, norm_n(Hx, n * n));
+                double d = dist_n(Hy, RH, n * n);
+                char buf[48];
+                if (!(d <= 1e-9 * hn))
+                    fprintf(stderr, "%s %s sample %d (%s): |H(Rx+t) - R H Rᵀ| %.3g of %.3g\n",
+                            label(t), MODE_NAME[m], i, sample_name(&s, buf, sizeof buf), d, hn);
+                CHECK(d <= 1e-9 * hn);
             }
         }
     }
@@ -311,36 +821,110 @@ static void test_registry_constraints(void) {
         lcg g = {4000 + (uint64_t)ti};
         int nv = t->nv;
         for (int trial = 0; trial < TRIALS; trial++) {
-            double xr[3 * WEFT_ELEM_MAXV], x[3 * WEFT_ELEM_MAXV], y[3 * WEFT_ELEM_MAXV];
-            double gc[3 * WEFT_ELEM_MAXV], fd[3 * WEFT_ELEM_MAXV];
-            double L = rest_shape(&g, t->kind, xr);
-            weft_element e = {.v = {0, 1, 2, 3}};
-            t->init(&e, xr, &PARAMS);
-            deform(&g, xr, nv, L, x);
-            double c = t->constraint(&e, x, gc);
+            double y[NX], gc[NX], fd[NX];
+            sample s;
+            make_sample(t, &g, FAM_RANDOM, trial % 2 == 1, &s);
+            double c = t->constraint(&s.e, s.x, gc);
             /* Filling the gradient does not change the value. */
-            CHECK(t->constraint(&e, x, NULL) == c);
-            /* ∇C against central differences: same argument as for Ψ (C is smooth
-             * away from degenerate shapes; h = 1e-6 L). */
-            fd_gradient(constraint_value, &e, x, nv, 1e-6 * L, fd);
+            CHECK(t->constraint(&s.e, s.x, NULL) == c);
+            /* ∇C against finite differences: same argument as for Ψ (C is smooth
+             * away from degenerate shapes). */
+            fd_gradient(constraint_value, &s.e, s.x, nv, s.h, fd);
             double err = 0.0, scale = max_abs(gc, 3 * nv);
             for (int i = 0; i < 3 * nv; i++) err = fmax(err, fabs(gc[i] - fd[i]));
             CHECK(scale > 0.0);
             CHECK(err <= 1e-6 * scale);
             /* C = 0 at rest (the rest data are where the constraint is satisfied), to
              * rounding: 1e-10 of the deformed |C| ~ 0.1. */
-            double cr = t->constraint(&e, xr, NULL);
+            double cr = t->constraint(&s.e, s.xr, NULL);
             CHECK(fabs(cr) <= 1e-10 * fmax(fabs(c), 1e-3));
             /* Rigid invariance of C (tolerance argued as for Ψ in registry_invariance). */
             double axis[3], R[9], tr[3];
             rnd_unit(&g, axis);
             rotation(axis, rnd_in(&g, -WEFT_PI, WEFT_PI), R);
             for (int k = 0; k < 3; k++) tr[k] = rnd_in(&g, -5.0, 5.0);
-            rigid(R, tr, x, nv, y);
-            CHECK_NEAR(t->constraint(&e, y, NULL), c, 1e-12 * (fabs(c) + L * scale));
+            rigid(R, tr, s.x, nv, y);
+            CHECK_NEAR(t->constraint(&s.e, y, NULL), c, 1e-12 * (fabs(c) + s.L * scale));
         }
     }
     fprintf(stderr, "registry_constraints: %d type(s) with a native constraint\n", tested);
+}
+
+/* Degenerate configuration j of a deformed element x (nv vertices) into y; returns its
+ * name, "" when it does not apply to nv vertices, NULL past the last one. */
+static const char *degenerate(lcg *g, int j, const double *x, int nv, double *y) {
+    memcpy(y, x, sizeof(double) * 3 * (size_t)nv);
+    double d[3];
+    switch (j) {
+    case 0: /* an inverted tet; a triangle seen from its other side; a hinge's edge reversed */
+        for (int k = 0; k < 3; k++) y[k] = x[3 + k], y[3 + k] = x[k];
+        return "vertices 0 and 1 swapped";
+    case 1: /* a zero-length edge */
+        for (int k = 0; k < 3; k++) y[3 + k] = x[k];
+        return "vertices 0 and 1 coincident";
+    case 2: /* collinear: a collapsed triangle, a hinge of zero-area triangles */
+        if (nv < 3) return "";
+        for (int k = 0; k < 3; k++) d[k] = x[3 + k] - x[k];
+        for (int a = 2; a < nv; a++) {
+            double s = rnd_in(g, -0.5, 1.5);
+            for (int k = 0; k < 3; k++) y[3 * a + k] = x[k] + s * d[k];
+        }
+        return "all vertices on the line x0 x1";
+    case 3: { /* x3 into the plane of x0, x1, x2: a flat tet (det = 0), a flat hinge */
+        if (nv < 4) return "";
+        double a[3], b[3], n[3];
+        for (int k = 0; k < 3; k++) {
+            a[k] = x[3 + k] - x[k], b[k] = x[6 + k] - x[k], d[k] = x[9 + k] - x[k];
+        }
+        cross3(a, b, n);
+        double dn = dot3(d, n) / dot3(n, n);
+        for (int k = 0; k < 3; k++) y[9 + k] -= dn * n[k];
+        return "vertex 3 in the plane of x0 x1 x2";
+    }
+    case 4:
+        for (int a = 1; a < nv; a++)
+            for (int k = 0; k < 3; k++) y[3 * a + k] = x[k];
+        return "all vertices at one point";
+    default: return NULL;
+    }
+}
+
+static void test_registry_degenerate(void) {
+    int ti = 0;
+    for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
+        const weft_energy_type *t = *tp;
+        if (!has_derivatives(t)) continue;
+        lcg g = {9000 + (uint64_t)ti};
+        int n = 3 * t->nv, ninf = 0, nconf = 0;
+        for (int trial = 0; trial < 8; trial++) {
+            sample s;
+            make_sample(t, &g, FAM_RANDOM, trial % 2 == 1, &s);
+            double y[NX];
+            const char *what;
+            for (int j = 0; (what = degenerate(&g, j, s.x, t->nv, y)); j++) {
+                if (!what[0]) continue;
+                /* Ψ ∈ [0, +∞] and the same from every function; no NaN anywhere. */
+                double gr[NX], gh[NX], H[NX * NX];
+                double psi = t->energy(&s.e, y), psig = t->gradient(&s.e, y, gr);
+                bool ok = !isnan(psi) && psi >= 0.0 && !any_nan(gr, n) &&
+                          (psig == psi || fabs(psig - psi) <= 1e-13 * psi);
+                for (int m = 0; m < 3; m++) {
+                    double psih = t->hessian(&s.e, y, MODES[m], gh, H);
+                    ok = ok && !any_nan(gh, n) && !any_nan(H, n * n) &&
+                         (psih == psi || fabs(psih - psi) <= 1e-13 * psi);
+                }
+                if (!ok)
+                    fprintf(stderr, "%s trial %d%s, %s: Psi %g / %g, NaN in g or H, or the "
+                            "functions disagree\n", label(t), trial, s.with_uv ? " (uv)" : "",
+                            what, psi, psig);
+                CHECK(ok);
+                nconf++;
+                ninf += isinf(psi);
+            }
+        }
+        fprintf(stderr, "registry_degenerate: %-34s %d configurations, %d with Psi = +inf\n",
+                label(t), nconf, ninf);
+    }
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -402,6 +986,168 @@ static void test_closed_forms(void) {
         memcpy(x2, xr, sizeof x2);
         x2[10] = -0.7 * L * cos(1.3), x2[11] = -0.7 * L * sin(1.3);
         CHECK_NEAR(weft_dihedral_bending.energy(&e, x2), 0.5 * k * 0.25, 1e-13 * k);
+    }
+}
+
+/* H (6×6) = [[K, −K], [−K, K]] from a 3×3 K. */
+static void spring_blocks(const double K[9], double H[36]) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            H[6 * i + j] = H[6 * (i + 3) + j + 3] = K[3 * i + j];
+            H[6 * i + j + 3] = H[6 * (i + 3) + j] = -K[3 * i + j];
+        }
+}
+
+static void test_spring_hessian(void) {
+    /* Ψ(d) = ½ k (|d| − ℓ0)² with d = x0 − x1; the Hessian over (x0, x1) is
+     * [[K, −K], [−K, K]] with K = ∂²Ψ/∂d², since ∂d/∂x0 = I and ∂d/∂x1 = −I.
+     * For a spring of length ℓ along the x axis, d = (−ℓ + s, y, z):
+     *   along it, Ψ = ½ k (ℓ − s − ℓ0)², so ∂²Ψ/∂s² = k;
+     *   across it, |d| = √(ℓ² + y²) = ℓ + y²/(2ℓ) + O(y⁴), so
+     *   Ψ = ½ k (ℓ − ℓ0)² + ½ k (ℓ − ℓ0) y²/ℓ + O(y⁴) and ∂²Ψ/∂y² = k (1 − ℓ0/ℓ);
+     *   Ψ is even in y and in z, so every mixed derivative vanishes.
+     * Hence K = diag(k, t, t), t = k (1 − ℓ0/ℓ): at ℓ = 1.5 ℓ0, t = k/3; at ℓ = 0.5 ℓ0,
+     * t = −k. The 6×6 eigenvalues are 2k, 2t, 2t and three zeros (translations), so
+     * projecting clamps t to 0: diag(k, 0, 0) when compressed. Stretched to ℓ = 2 ℓ0 along
+     * d̂ = (1, 1, 0)/√2 instead, K = k d̂d̂ᵀ + (k/2)(I − d̂d̂ᵀ) = (k/2)(I + d̂d̂ᵀ):
+     * K_xx = K_yy = 3k/4, K_xy = k/4, K_zz = k/2. With coincident ends (ℓ = 0) the type
+     * returns K = k I, g = 0 and Ψ = ½ k ℓ0² (documented in mass_spring.c).
+     * Tolerance: a few roundings of k, 1e-13 k (CLAMP goes through an eigensolver). */
+    const double l0 = 0.7, s2 = sqrt(0.5);
+    const double xr[6] = {0, 0, 0, l0, 0, 0};
+    weft_element e = {.v = {0, 1, 0, 0}};
+    weft_mass_spring.init(&e, xr, &PARAMS);
+    double k = e.k;
+    CHECK_NEAR(k, COEFFICIENT * AREA / (l0 * l0), 1e-12 * k);
+    struct {
+        double x1[3];   /* x0 = 0 */
+        double K[3][9]; /* expected K for EXACT, ANALYTIC, CLAMP */
+    } cases[] = {
+        {{1.5 * l0, 0, 0},
+         {{k, 0, 0, 0, k / 3, 0, 0, 0, k / 3}, {k, 0, 0, 0, k / 3, 0, 0, 0, k / 3},
+          {k, 0, 0, 0, k / 3, 0, 0, 0, k / 3}}},
+        {{0.5 * l0, 0, 0},
+         {{k, 0, 0, 0, -k, 0, 0, 0, -k}, {k, 0, 0, 0, 0, 0, 0, 0, 0},
+          {k, 0, 0, 0, 0, 0, 0, 0, 0}}},
+        {{-2.0 * l0 * s2, -2.0 * l0 * s2, 0}, /* d = x0 − x1 = 2 ℓ0 (1, 1, 0)/√2 */
+         {{0.75 * k, 0.25 * k, 0, 0.25 * k, 0.75 * k, 0, 0, 0, 0.5 * k},
+          {0.75 * k, 0.25 * k, 0, 0.25 * k, 0.75 * k, 0, 0, 0, 0.5 * k},
+          {0.75 * k, 0.25 * k, 0, 0.25 * k, 0.75 * k, 0, 0, 0, 0.5 * k}}},
+        {{0, 0, 0}, /* coincident ends */
+         {{k, 0, 0, 0, k, 0, 0, 0, k}, {k, 0, 0, 0, k, 0, 0, 0, k}, {k, 0, 0, 0, k, 0, 0, 0, k}}},
+    };
+    for (int c = 0; c < 4; c++) {
+        double x[6] = {0, 0, 0, cases[c].x1[0], cases[c].x1[1], cases[c].x1[2]};
+        double dl = norm3(cases[c].x1) - l0, psi = 0.5 * k * dl * dl;
+        for (int m = 0; m < 3; m++) {
+            double H[36], want[36], g[6];
+            spring_blocks(cases[c].K[m], want);
+            CHECK_NEAR(weft_mass_spring.hessian(&e, x, MODES[m], g, H), psi, 1e-14 * psi);
+            for (int i = 0; i < 36; i++) {
+                if (!(fabs(H[i] - want[i]) <= 1e-13 * k))
+                    fprintf(stderr, "case %d %s: H[%d][%d] = %.17g, want %.17g\n", c,
+                            MODE_NAME[m], i / 6, i % 6, H[i], want[i]);
+                CHECK_NEAR(H[i], want[i], 1e-13 * k);
+            }
+            if (c == 3)
+                for (int i = 0; i < 6; i++) CHECK(g[i] == 0.0);
+        }
+    }
+}
+
+static void test_hinge_hessian(void) {
+    /* A flat rest hinge p0 = 0, p1 = (L, 0, 0), p2 = (a2, b2, 0), p3 = (a3, −b3, 0) (θ0 = 0),
+     * with the wing p3 turned about the edge (the x axis) by φ:
+     *   p3(φ) = (a3, −b3 cos φ, −b3 sin φ).
+     * Then nA = e × (p2 − p0) = (0, 0, L b2) and nB = −e × (p3 − p1) = L b3 (0, −sin φ, cos φ),
+     * so n̂A·n̂B = cos φ and (n̂A × n̂B)·ê = sin φ: θ(φ) = φ for every φ ∈ (−π, π), hence
+     * dθ/dφ = 1 and d²θ/dφ² = 0 along this path. weft_hinge_angle's gradient there:
+     *   ∂θ/∂p2 = −|e| nA/|nA|² = (0, 0, −1/b2),   ∂θ/∂p3 = −|e| nB/|nB|² = (0, sin φ, −cos φ)/b3,
+     *   ∂θ/∂p0 = −[(a2 − L)/b2 (0, 0, 1) + (a3 − L)/b3 (0, −sin φ, cos φ)] / L,
+     *   ∂θ/∂p1 = +[a2/b2 (0, 0, 1) + a3/b3 (0, −sin φ, cos φ)] / L.
+     * With v = dp/dφ = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, b3 sin φ, −b3 cos φ), ∇²θ v is the
+     * φ-derivative of ∇θ along the path; only the nB terms turn, with
+     * d/dφ (0, −sin φ, cos φ) = (0, −cos φ, −sin φ):
+     *   (∇²θ v)_p0 = −(a3 − L)/(b3 L) (0, −cos φ, −sin φ),
+     *   (∇²θ v)_p1 = a3/(b3 L) (0, −cos φ, −sin φ),
+     *   (∇²θ v)_p2 = 0,  (∇²θ v)_p3 = (0, cos φ, sin φ)/b3.
+     * So with C = θ − θ0 = φ and ∇θ·v = 1:
+     *   ∂Ψ/∂x = k φ ∇θ,   H v = k (∇θ (∇θ·v) + φ ∇²θ v) = k (∇θ + φ ∇²θ v),
+     * and vᵀ H v = k (the second derivative of ½ k φ²; (∇²θ v)·v = 0 above). Checked for
+     * φ up to ±3.1 rad, where the wings nearly close. Entries are O(k/L) and follow
+     * from O(1) arithmetic: 1e-12 relative. */
+    const double Ls[] = {0.5, 2.0};
+    const double phis[] = {0.0, 0.3, -1.0, 2.5, 3.1, -3.1};
+    for (int li = 0; li < 2; li++) {
+        double L = Ls[li], a2 = 0.3 * L, b2 = 0.8 * L, a3 = 0.6 * L, b3 = 0.7 * L;
+        double xr[12] = {0, 0, 0, L, 0, 0, a2, b2, 0, a3, -b3, 0};
+        weft_element e = {.v = {0, 1, 2, 3}};
+        weft_dihedral_bending.init(&e, xr, &PARAMS);
+        double k = e.k;
+        CHECK_NEAR(e.rest[0], 0.0, 1e-15);
+        for (int j = 0; j < 6; j++) {
+            double phi = phis[j], c = cos(phi), s = sin(phi);
+            double x[12], v[12] = {0}, gt[12], w[12] = {0};
+            memcpy(x, xr, sizeof x);
+            x[10] = -b3 * c, x[11] = -b3 * s;
+            v[10] = b3 * s, v[11] = -b3 * c;
+            double nb[3] = {0, -s, c}, dnb[3] = {0, -c, -s};
+            for (int i = 0; i < 3; i++) {
+                double za = i == 2 ? 1.0 : 0.0;
+                gt[i] = -((a2 - L) / b2 * za + (a3 - L) / b3 * nb[i]) / L;
+                gt[3 + i] = (a2 / b2 * za + a3 / b3 * nb[i]) / L;
+                gt[6 + i] = -za / b2;
+                gt[9 + i] = -nb[i] / b3;
+                w[i] = -(a3 - L) / (b3 * L) * dnb[i];
+                w[3 + i] = a3 / (b3 * L) * dnb[i];
+                w[9 + i] = -dnb[i] / b3;
+            }
+            double H[144], g[12];
+            double psi = weft_dihedral_bending.hessian(&e, x, WEFT_HESSIAN_EXACT, g, H);
+            CHECK_NEAR(psi, 0.5 * k * phi * phi, 1e-13 * k);
+            double gscale = k * norm_n(gt, 12), hscale = gscale + k * fabs(phi) * norm_n(w, 12);
+            double Hv[12], vHv = 0.0;
+            for (int i = 0; i < 12; i++) {
+                Hv[i] = 0.0;
+                for (int jj = 0; jj < 12; jj++) Hv[i] += H[12 * i + jj] * v[jj];
+                vHv += v[i] * Hv[i];
+                CHECK_NEAR(g[i], k * phi * gt[i], 1e-12 * gscale);
+                double want = k * (gt[i] + phi * w[i]);
+                if (!(fabs(Hv[i] - want) <= 1e-12 * hscale))
+                    fprintf(stderr, "L %g phi %g: (Hv)[%d] = %.17g, want %.17g\n", L, phi, i,
+                            Hv[i], want);
+                CHECK_NEAR(Hv[i], want, 1e-12 * hscale);
+            }
+            CHECK_NEAR(vHv, k, 1e-12 * k);
+            if (phi == 0.0) {
+                /* At rest C = 0: H = k ∇θ ∇θᵀ exactly, rank one and PSD, so every mode
+                 * returns it. */
+                for (int m = 0; m < 3; m++) {
+                    weft_dihedral_bending.hessian(&e, x, MODES[m], NULL, H);
+                    for (int i = 0; i < 144; i++)
+                        CHECK_NEAR(H[i], k * gt[i / 12] * gt[i % 12], 1e-12 * k * dot3(gt, gt));
+                }
+            }
+        }
+        /* Degenerate hinges of a bent rest element (θ0 = 0.8): weft_hinge_angle reports
+         * θ = 0 with a zero gradient, so Ψ = ½ k θ0² (finite), g = 0 and H = 0. */
+        double xb[12];
+        memcpy(xb, xr, sizeof xb);
+        xb[10] = -b3 * cos(0.8), xb[11] = -b3 * sin(0.8);
+        weft_dihedral_bending.init(&e, xb, &PARAMS);
+        CHECK_NEAR(e.rest[0], 0.8, 1e-14);
+        for (int d = 0; d < 3; d++) {
+            double x[12], g[12], H[144];
+            memcpy(x, xb, sizeof x);
+            if (d == 0) x[7] = 0.0;          /* p2 on the edge line: zero-area triangle A */
+            if (d == 1) x[3] = 0.0;          /* p1 = p0: zero-length edge */
+            if (d == 2) x[10] = x[11] = 0.0; /* p3 on the edge line: zero-area triangle B */
+            for (int m = 0; m < 3; m++) {
+                double psi = weft_dihedral_bending.hessian(&e, x, MODES[m], g, H);
+                CHECK_NEAR(psi, 0.5 * e.k * 0.64, 1e-14 * e.k);
+                CHECK(max_abs(g, 12) == 0.0 && max_abs(H, 144) == 0.0);
+            }
+        }
     }
 }
 
@@ -498,14 +1244,121 @@ done:
     weft_model_free(&m);
 }
 
+/* ------------------------------------------------------------------------------ */
+/* Assembled Hessian                                                               */
+/* ------------------------------------------------------------------------------ */
+
+/* out = [8 (∇E(x + εv) − ∇E(x − εv)) − (∇E(x + 2εv) − ∇E(x − 2εv))] / (12 ε), the
+ * fourth-order directional derivative of the model's gradient (N values; tmp, xs and gs
+ * are N-value scratch). */
+static void directional_fd(const weft_model *m, const double *x, const double *v, double eps,
+                           double *out, double *xs, double *gs) {
+    static const double off[4] = {1.0, -1.0, 2.0, -2.0}, w[4] = {8.0, -8.0, -1.0, 1.0};
+    size_t N = 3 * (size_t)m->n;
+    memset(out, 0, N * sizeof *out);
+    for (int s = 0; s < 4; s++) {
+        for (size_t i = 0; i < N; i++) xs[i] = x[i] + off[s] * eps * v[i];
+        memset(gs, 0, N * sizeof *gs);
+        weft_model_gradient(m, xs, gs);
+        for (size_t i = 0; i < N; i++) out[i] += w[s] * gs[i] / (12.0 * eps);
+    }
+}
+
+static void test_assembled_directional(void) {
+    weft_error err = {{0}};
+    weft_model m = {0};
+    weft_scene *s = weft_scene_load("hanging_cloth", &err);
+    CHECK(s != NULL);
+    if (!s) return;
+    /* 6 × 6 vertices (spacing 0.2 m, 108 unknowns: a dense matrix is fine). Bending
+     * stiffness 1 N·m makes the hinge Hessians (~3 D |∇θ|² ~ 100 N/m) as large as the
+     * springs' (~Y A_e/ℓ0² ~ 300 N/m), so an error in either shows in the sum. */
+    const char *const set[] = {"mesh.nx=6", "mesh.ny=6", "material.bending_stiffness=1"};
+    for (int i = 0; i < 3; i++) CHECK(weft_scene_set(s, set[i], "test", &err) == WEFT_OK);
+    int rc = weft_scene_build(s, weft_energy_registry, &m, &err);
+    weft_scene_free(&s);
+    CHECK(rc == WEFT_OK);
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "build: %s\n", err.msg);
+        return;
+    }
+    CHECK(m.stretch_term >= 0 && m.bending_term >= 0);
+    size_t N = 3 * (size_t)m.n;
+    double *H = calloc(N * N, sizeof *H), *Ht = malloc(N * N * sizeof *Ht);
+    double *x = malloc(N * sizeof *x), *v = malloc(N * sizeof *v), *Hv = malloc(N * sizeof *Hv);
+    double *fd = malloc(N * sizeof *fd), *xs = malloc(N * sizeof *xs), *gs = malloc(N * sizeof *gs);
+    CHECK(H && Ht && x && v && Hv && fd && xs && gs);
+    if (!H || !Ht || !x || !v || !Hv || !fd || !xs || !gs) goto done;
+    /* A crumpled state: every coordinate moved by up to ±3 cm (15 % of the spacing), so
+     * springs are stretched and compressed and hinges bent both ways; and a random
+     * direction v. */
+    lcg g = {6060};
+    for (size_t i = 0; i < N; i++) x[i] = m.x[i] + rnd_in(&g, -0.03, 0.03);
+    for (size_t i = 0; i < N; i++) v[i] = rnd_in(&g, -1.0, 1.0);
+    /* FD step: 1e-4 of the 0.2 m spacing per unit |v_i| (stencil error as at the top of
+     * the file, ~1e-12 relative). */
+    double eps = 2e-5;
+    /* Each term on its own (a shallow one-term view of the model, so an error in a small
+     * term cannot hide under a large one), then the sum, which is H. */
+    for (int t = 0; t <= m.nterms; t++) {
+        const weft_term *term = t < m.nterms ? &m.terms[t] : NULL;
+        weft_model view = m;
+        if (term) {
+            view.nterms = 1;
+            view.terms[0] = *term;
+            CHECK(term->type->hessian != NULL);
+            if (!term->type->hessian) continue;
+            /* Scatter each element's (3 nv)² block into the rows and columns of its
+             * vertices; both the term's own matrix and the total. */
+            memset(Ht, 0, N * N * sizeof *Ht);
+            int nv = term->type->nv;
+            for (int i = 0; i < term->n; i++) {
+                const weft_element *e = &term->elem[i];
+                double xe[NX], He[NX * NX];
+                for (int a = 0; a < nv; a++)
+                    for (int k = 0; k < 3; k++) xe[3 * a + k] = x[3 * e->v[a] + k];
+                term->type->hessian(e, xe, WEFT_HESSIAN_EXACT, NULL, He);
+                for (int a = 0; a < 3 * nv; a++)
+                    for (int b = 0; b < 3 * nv; b++) {
+                        size_t r = 3 * (size_t)e->v[a / 3] + (size_t)(a % 3);
+                        size_t c = 3 * (size_t)e->v[b / 3] + (size_t)(b % 3);
+                        Ht[N * r + c] += He[3 * nv * a + b];
+                    }
+            }
+            for (size_t i = 0; i < N * N; i++) H[i] += Ht[i];
+        }
+        const double *M = term ? Ht : H;
+        for (size_t i = 0; i < N; i++) {
+            Hv[i] = 0.0;
+            for (size_t j = 0; j < N; j++) Hv[i] += M[N * i + j] * v[j];
+        }
+        directional_fd(&view, x, v, eps, fd, xs, gs);
+        double hv = norm_n(Hv, (int)N), d = dist_n(Hv, fd, (int)N);
+        fprintf(stderr, "assembled_directional: %-18s |Hv| %.4g, |Hv - FD| %.3g\n",
+                term ? term->type->name : "all terms", hv, d);
+        CHECK(hv > 0.0);
+        CHECK(d <= 1e-6 * hv);
+    }
+done:
+    free(H), free(Ht), free(x), free(v), free(Hv), free(fd), free(xs), free(gs);
+    weft_model_free(&m);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
+        {"registry_complete", test_registry_complete},
         {"registry_gradients", test_registry_gradients},
+        {"registry_hessians", test_registry_hessians},
+        {"registry_projection", test_registry_projection},
         {"registry_rest", test_registry_rest},
         {"registry_invariance", test_registry_invariance},
         {"registry_constraints", test_registry_constraints},
+        {"registry_degenerate", test_registry_degenerate},
         {"closed_forms", test_closed_forms},
+        {"spring_hessian", test_spring_hessian},
+        {"hinge_hessian", test_hinge_hessian},
         {"residual_fd", test_residual_fd},
+        {"assembled_directional", test_assembled_directional},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);
