@@ -13,7 +13,8 @@
  *   twist (i, j): (ψ_i + ψ_j)/(σ_i + σ_j) = μ + a/(σ_i σ_j),
  *   flip (i, j):  (ψ_i − ψ_j)/(σ_i − σ_j) = μ − a/(σ_i σ_j).
  *
- * Domain: J > 0. For J ≤ 0 (an inverted or flat element) log J does not exist: energy,
+ * Domain: J > 0. For J ≤ 0, or J ≤ WEFT_TET_J_EPS ‖F‖³ (an inverted or flat element),
+ * log J does not exist: energy,
  * gradient and hessian return +INFINITY with g = 0 and H = 0 (fem_tet_energy.h), so a
  * line search sees +inf and rejects the step; the model cannot recover an element that
  * is already inverted (use stable_neo_hookean for that).
@@ -28,7 +29,8 @@ static void nh_init(weft_element *e, const double *xe, const weft_energy_params 
     e->k2 = weft_lame_lambda(p->stiffness, p->poisson);
 }
 
-/* J and log J, accurate near rest; returns false when J ≤ 0 or J is zero to rounding (WEFT_TET_J_EPS) or J is zero to rounding (WEFT_TET_J_EPS). */
+/* J and log J, accurate near rest; false when J ≤ 0 or J is zero to rounding
+ * (J ≤ WEFT_TET_J_EPS ‖F‖³). */
 static bool log_det(const double F[9], double *J, double *logJ) {
     double jm1 = weft_m3_det_minus_one(F);
     if (!(jm1 > -1.0) || !weft_m3_det_positive(F, jm1)) return false;

@@ -16,7 +16,8 @@
  * using σ_i⁻³ + σ_j⁻³ = (σ_i + σ_j)(σ_i² − σ_i σ_j + σ_j²)/(σ_i σ_j)³ and
  * σ_i⁻³ − σ_j⁻³ = −(σ_i − σ_j)(σ_i² + σ_i σ_j + σ_j²)/(σ_i σ_j)³.
  *
- * Domain: J > 0 (ψ → ∞ as an element flattens). For J ≤ 0 energy, gradient and hessian
+ * Domain: J > 0 (ψ → ∞ as an element flattens). For J ≤ 0 (or J ≤ WEFT_TET_J_EPS ‖F‖³)
+ * energy, gradient and hessian
  * return +INFINITY with g = 0 and H = 0, as for neo_hookean.
  * Element data: fem.h layout, k = μ (Pa), k2 = λ (Pa, unused). */
 #include "fem_tet_energy.h"
