@@ -8,8 +8,8 @@
  * parallel per row; the column indices of each block row are sorted and the diagonal
  * block is always present.
  *
- * Typical use by an implicit solver (Baraff & Witkin 1998 §5; Newton on the incremental
- * potential G(x) = ½‖x − x̃‖²_M / h² + E(x)):
+ * Typical use by an implicit solver (Newton on the incremental potential
+ * G(x) = ½‖x − x̃‖²_M / h² + E(x), as in Baraff & Witkin 1998):
  *
  *     weft_assembly *as = weft_assembly_create(m, &err);            once per model
  *     weft_bsr *A = weft_assembly_matrix(as);
@@ -103,11 +103,11 @@ int weft_rcm_order(const weft_bsr *A, int *perm);
 
 /* Assembles a model's energy, gradient and Hessian into a weft_bsr. Created once per
  * model; owns the matrix, for every element the block index of each of its nv² blocks
- * (so adding an element needs no search), and an element colouring per term (elements
- * of one colour share no vertex, so a colour's elements are added in parallel without
- * atomics). Each block and each gradient entry receives its contributions in the same
- * order (term, colour, element) whatever the thread count, so results are bitwise
- * identical for any number of threads. */
+ * (so adding an element needs no search), and a colouring per term of batches of
+ * consecutive elements (batches of one colour share no vertex, so a colour's batches
+ * are added in parallel without atomics). Each block and each gradient entry receives
+ * its contributions in the same order (term, colour, batch, element) whatever the thread
+ * count, so results are bitwise identical for any number of threads. */
 typedef struct weft_assembly weft_assembly;
 
 /* Creates the assembly for m: pattern, block map and colouring. Fails, naming the term,
@@ -132,10 +132,12 @@ weft_bsr *weft_assembly_matrix(weft_assembly *a);
 double weft_assembly_run(weft_assembly *a, const weft_model *m, const double *x,
                          weft_hessian_mode mode, double *grad, int threads);
 
-/* Term t's element colouring: returns the number of colours, with *ptr (colours + 1
- * offsets into *order) and *order (the term's element indices, colour by colour,
- * ascending within a colour); 0 and NULLs for a skipped term. For tests and reports. */
-int weft_assembly_colouring(const weft_assembly *a, int t, const int **ptr, const int **order);
+/* Term t's colouring: returns the number of colours, with *ptr (colours + 1 offsets into
+ * *order), *order (batch indices, colour by colour, ascending within a colour) and
+ * *batch (elements per batch: batch b holds elements [b batch, (b + 1) batch) of the
+ * term); 0 colours and NULLs for a skipped or absent term. For tests and reports. */
+int weft_assembly_colouring(const weft_assembly *a, int t, const int **ptr, const int **order,
+                            int *batch);
 
 /* Elements with a non-finite Ψ, gradient or Hessian in the last run; the first of them
  * in term then element order goes to *term and *elem (-1 if none; either may be NULL). */

@@ -8,7 +8,7 @@
  *   test_volume      Ψ = ½ k (V − V0)², V the signed volume of the  (hinges, nv = 4)
  *                    tetrahedron x0 x1 x2 x3
  * They act on three kinds of model: a hand-built grid with all three, a "fan" whose
- * centre vertex lies in 150 springs (more colours than one 64-bit colour round), and the
+ * centre vertex lies in every element (no two batches can share a colour), and the
  * built-in hanging_cloth scene with its terms retyped to the test types. The case
  * `registry` runs the same checks on every term of every built-in scene whose registered
  * type has a Hessian, so the real energies are covered as soon as they provide one.
@@ -294,7 +294,7 @@ static double grid_model(weft_model *m, int nx, int ny, uint64_t seed) {
 
 /* A fan: vertex 0 at the centre joined by springs to 150 rim vertices, and second
  * differences over (rim i, centre, rim i+1): vertex 0 is in every element, so each
- * term needs one colour per element, beyond one 64-colour round. */
+ * term needs one colour per batch of elements. */
 #define FAN 150
 static double fan_model(weft_model *m, uint64_t seed) {
     memset(m, 0, sizeof *m);
@@ -648,36 +648,37 @@ static void check_products(const weft_model *m, uint64_t seed, const char *label
     weft_assembly_free(&a);
 }
 
-/* Every term's colouring lists each element once, ascending within a colour, and no
- * two elements of a colour share a vertex; a colour is never empty. */
+/* Every term's colouring lists each batch once, ascending within a colour, never an
+ * empty colour, and no two batches of a colour share a vertex. */
 static void check_colouring(const weft_model *m, const char *label) {
     weft_assembly *a = must_create(m, label);
     if (!a) return;
-    int *seen = calloc((size_t)m->n, sizeof *seen);
+    int *seen = calloc((size_t)m->n, sizeof *seen), stamp = 0;
     for (int t = 0; t < m->nterms; t++) {
         const int *ptr, *order;
-        int nc = weft_assembly_colouring(a, t, &ptr, &order);
+        int batch, nc = weft_assembly_colouring(a, t, &ptr, &order, &batch);
         const weft_term *term = &m->terms[t];
-        CHECK(nc > 0 && ptr[0] == 0 && ptr[nc] == term->n);
-        unsigned char *listed = calloc((size_t)term->n, 1);
+        int nb = (term->n + batch - 1) / batch;
+        CHECK(batch >= 1 && nc > 0 && ptr[0] == 0 && ptr[nc] == nb);
+        unsigned char *listed = calloc((size_t)nb, 1);
         int bad = 0;
         for (int c = 0; c < nc; c++) {
             if (ptr[c + 1] <= ptr[c]) bad++;
+            stamp++; /* seen[w] == stamp: w is a vertex of an earlier batch of colour c */
             for (int k = ptr[c]; k < ptr[c + 1]; k++) {
-                int e = order[k];
-                if (e < 0 || e >= term->n || listed[e]) {
+                int b = order[k];
+                if (b < 0 || b >= nb || listed[b]) {
                     bad++;
                     continue;
                 }
-                listed[e] = 1;
-                if (k > ptr[c] && order[k - 1] >= e) bad++;
-                for (int v = 0; v < term->type->nv; v++) {
-                    int w = term->elem[e].v[v];
-                    /* seen[w] == stamp of this (term, colour): w is already used */
-                    int stamp = 1 + t * 100000 + c;
-                    if (seen[w] == stamp) bad++;
-                    seen[w] = stamp;
-                }
+                listed[b] = 1;
+                if (k > ptr[c] && order[k - 1] >= b) bad++;
+                int end = (b + 1) * batch < term->n ? (b + 1) * batch : term->n;
+                for (int e = b * batch; e < end; e++)
+                    for (int v = 0; v < term->type->nv; v++)
+                        if (seen[term->elem[e].v[v]] == stamp) bad++;
+                for (int e = b * batch; e < end; e++)
+                    for (int v = 0; v < term->type->nv; v++) seen[term->elem[e].v[v]] = stamp;
             }
         }
         if (bad) fprintf(stderr, "%s term %d: %d colouring errors\n", label, t, bad);
@@ -772,18 +773,33 @@ static void test_colouring(void) {
         check_colouring(&m, MODEL_NAMES[w]);
         weft_model_free(&m);
     }
-    /* The fan's centre is in every element: one colour per element (150 springs need
-     * three 64-colour rounds). */
-    weft_model m;
-    fan_model(&m, 1);
-    weft_assembly *a = must_create(&m, "fan");
+    /* A fan whose centre is in every element needs one colour per batch; with more than
+     * 64 batches the colouring goes into a second round of 64 colours. */
+    weft_model m = {0};
+    weft_assembly *a = must_create(&m, "empty model");
     const int *ptr, *order;
-    if (a) {
-        CHECK(weft_assembly_colouring(a, 0, &ptr, &order) == FAN);
-        CHECK(weft_assembly_colouring(a, 1, &ptr, &order) == FAN - 1);
-        CHECK(weft_assembly_colouring(a, 2, &ptr, &order) == 0 && !ptr && !order);
-    }
+    int batch = 0;
+    if (a) CHECK(weft_assembly_colouring(a, 0, &ptr, &order, &batch) == 0 && !ptr && !order);
     weft_assembly_free(&a);
+    if (batch < 1) return;
+    int nb = 70, ns = nb * batch - batch / 2; /* the last batch half full */
+    int *springs = malloc(2 * (size_t)ns * sizeof *springs);
+    double *xr = calloc(3 * ((size_t)ns + 1), sizeof *xr);
+    for (int i = 1; i <= ns; i++) {
+        double t = 2.0 * WEFT_PI * i / ns;
+        xr[3 * i] = cos(t), xr[3 * i + 1] = sin(t);
+        springs[2 * (i - 1)] = 0, springs[2 * (i - 1) + 1] = i;
+    }
+    add_term(&m, &test_spring, springs, ns, 2, xr, 100.0);
+    alloc_state(&m, ns + 1, xr);
+    lcg g = {2};
+    jiggle(&m, &g, 0.1);
+    a = must_create(&m, "big fan");
+    if (a) CHECK(weft_assembly_colouring(a, 0, &ptr, &order, &batch) == nb);
+    weft_assembly_free(&a);
+    check_colouring(&m, "big fan");
+    check_threads(&m, "big fan");
+    free(springs), free(xr);
     weft_model_free(&m);
 }
 
@@ -1051,7 +1067,7 @@ static void test_nonfinite(void) {
         CHECK(weft_assembly_run(a, &m, m.x, WEFT_HESSIAN_EXACT, NULL, 2) == INFINITY);
         CHECK(weft_assembly_nonfinite(a, &t, &e) == 1 && t == 0 && e == 9);
         CHECK(weft_assembly_check(a, &err) == WEFT_ERR_DIVERGED);
-        CHECK(strstr(err.msg, "of term 0 (test_spring): gradient or Hessian is not finite") != NULL);
+        CHECK(strstr(err.msg, "of term 0 (test_spring): gradient or Hessian is not finite"));
         memcpy(&m.x[3 * s->v[0]], keep, sizeof keep);
     }
     /* ... and the next clean run clears the report. */
@@ -1088,7 +1104,7 @@ static void test_bad_input(void) {
     CHECK(weft_bsr_pattern(&A, &m, &err) == WEFT_ERR_INPUT);
     CHECK(A.val == NULL);
     CHECK(weft_assembly_create(&m, &err) == NULL);
-    CHECK(strstr(err.msg, "element 5 of term 2 (test_volume): vertex 20 out of range [0, 20)") != NULL);
+    CHECK(strstr(err.msg, "element 5 of term 2 (test_volume): vertex 20 out of range [0, 20)"));
     m.terms[2].elem[5].v[3] = -1;
     CHECK(weft_assembly_create(&m, &err) == NULL);
     CHECK(strstr(err.msg, "vertex -1 out of range") != NULL);
@@ -1107,8 +1123,9 @@ static void test_bad_input(void) {
         double E = weft_assembly_run(a, &m, m.x, WEFT_HESSIAN_EXACT, NULL, 1);
         CHECK_NEAR(E, weft_model_energy(&m, m.x), 1e-12 * E);
         const int *ptr, *order;
-        CHECK(weft_assembly_colouring(a, 1, &ptr, &order) == 0);
-        CHECK(weft_assembly_colouring(a, 7, &ptr, &order) == 0 && !ptr);
+        int batch;
+        CHECK(weft_assembly_colouring(a, 1, &ptr, &order, &batch) == 0);
+        CHECK(weft_assembly_colouring(a, 7, &ptr, &order, &batch) == 0 && !ptr);
 
         /* CHOLMOD refill into a matrix of another shape is refused. */
         weft_model small;
@@ -1237,7 +1254,8 @@ static void test_rcm(void) {
         int natural = bandwidth(&A, NULL);
         weft_bsr_free(&A);
         /* Shuffle the numbering (Fisher-Yates). */
-        int *sigma = malloc((size_t)m.n * sizeof *sigma), *perm = malloc((size_t)m.n * sizeof *perm);
+        int *sigma = malloc((size_t)m.n * sizeof *sigma);
+        int *perm = malloc((size_t)m.n * sizeof *perm);
         lcg g = {80 + (uint64_t)s};
         for (int i = 0; i < m.n; i++) sigma[i] = i;
         for (int i = m.n - 1; i > 0; i--) {
