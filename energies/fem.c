@@ -8,6 +8,15 @@
 #include <lapacke.h>
 #include <string.h>
 
+/* OpenBLAS (Debian's pthread build) would start its own threads inside every small
+ * LAPACK call, and inside an OpenMP assembly that oversubscribes the cores: measured 2-4x
+ * slower per assembly with heavy system time. Every matrix weft hands to LAPACK is at
+ * most 12×12, so OpenBLAS runs single-threaded; parallelism comes from OpenMP. */
+void openblas_set_num_threads(int num_threads);
+__attribute__((constructor)) static void weft_blas_single_threaded(void) {
+    openblas_set_num_threads(1);
+}
+
 double weft_lame_mu(double youngs, double poisson) { return youngs / (2.0 * (1.0 + poisson)); }
 
 double weft_lame_lambda(double youngs, double poisson) {
