@@ -45,7 +45,8 @@ int weft_fail(weft_error *err, int code, const char *fmt, ...)
 /* Mesh                                                                            */
 /* ------------------------------------------------------------------------------ */
 
-/* A triangle mesh (room for tetrahedra) with derived topology. Rest positions in m. */
+/* A triangle mesh, or a tetrahedral mesh with its boundary surface as triangles, with
+ * derived topology. Rest positions in m. */
 typedef struct weft_mesh {
     int nv;           /* number of vertices */
     int nt;           /* number of triangles */
@@ -56,8 +57,11 @@ typedef struct weft_mesh {
     int *tri_uv;      /* 3*nt indices into uv, or NULL when nuv == 0 */
     int *tri_line;    /* nt: source line of each triangle (OBJ files), or NULL; topology
                          errors then name file:line */
-    int ntet;         /* tetrahedra (reserved for volumetric meshes; 0 for now) */
-    int *tet;         /* 4*ntet vertex indices, or NULL */
+    int ntet;         /* tetrahedra; 0 for a surface mesh */
+    int *tet;         /* 4*ntet vertex indices, positively oriented:
+                         det[x1 - x0, x2 - x0, x3 - x0] > 0; or NULL. A tetrahedral mesh's
+                         triangles are its boundary faces (weft_mesh_tet_surface) */
+    int *tet_line;    /* ntet: source line of each tetrahedron (TetGen .ele), or NULL */
 
     /* Derived by weft_mesh_build_topology. */
     int ne;           /* unique edges */
@@ -106,6 +110,25 @@ int weft_mesh_build_topology(weft_mesh *m, const char *where, weft_error *err);
 
 /* Frees everything m owns and zeroes it; safe on a zeroed mesh. */
 void weft_mesh_free(weft_mesh *m);
+
+/* Signed volume of tetrahedron t at positions x (3*nv, or the rest positions if NULL), m^3:
+ * det[x1 - x0, x2 - x0, x3 - x0] / 6, positive for a correctly oriented tetrahedron. */
+double weft_mesh_tet_volume(const weft_mesh *m, const double *x, int t);
+
+/* Fills m with a box of size[0] x size[1] x size[2] m from origin, made of cells[0..2]
+ * cubes along x, y, z, each split into six positively oriented tetrahedra around its
+ * main diagonal (Kuhn), with the boundary surface and its topology. */
+int weft_mesh_tet_block(weft_mesh *m, const double size[3], const int cells[3],
+                        const double origin[3], weft_error *err);
+
+/* Reads a TetGen mesh: path names the .node file, the .ele file or their common stem.
+ * Inverted tetrahedra are reoriented; errors name file:line. Builds the surface. */
+int weft_mesh_read_tetgen(weft_mesh *m, const char *path, weft_error *err);
+
+/* Replaces m's triangles by the boundary of its tetrahedra (faces of exactly one, outward)
+ * and derives their topology; fails naming the tetrahedron if one is out of range,
+ * degenerate or inverted, or if a face has more than two, or two same-side, tetrahedra. */
+int weft_mesh_tet_surface(weft_mesh *m, const char *where, weft_error *err);
 
 /* ------------------------------------------------------------------------------ */
 /* Energies and constraints: the descriptor                                        */
