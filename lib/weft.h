@@ -251,9 +251,10 @@ void weft_pin_position(const weft_pin_path *p, const double x0[3], double t, dou
 /* Model                                                                           */
 /* ------------------------------------------------------------------------------ */
 
-/* Physical material of a cloth or shell. */
+/* Physical material of a cloth or shell, or of a solid (tetrahedral mesh). */
 typedef struct weft_material {
-    double density;           /* areal density, kg/m^2 (default 0.1) */
+    double density;           /* areal density of a surface, kg/m^2 (default 0.1); volumetric
+                                 density of a tetrahedral mesh, kg/m^3 (default 1000) */
     double stretch_stiffness; /* membrane stiffness, N/m, ≈ Young's modulus × thickness;
                                  edge springs get k = stiffness × area_e / l0^2 (default 1000) */
     double bending_stiffness; /* N·m; hinge stiffness k = stiffness × 3|e|^2 / A (default 1e-4) */
@@ -314,6 +315,9 @@ typedef struct weft_model {
     weft_collider *colliders;
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */
     char scene_name[128];
+    char solvers[256];  /* [scene] solvers: the solvers that suit the scene, which experiments
+                           run when none are named; comma-separated, "" when not given */
+    char solvers_where[320]; /* "file:line" (or the --set origin) of that key, for errors */
 } weft_model;
 
 /* Frees everything m owns and zeroes it; safe on a zeroed model. */
@@ -432,7 +436,16 @@ typedef struct weft_solver_type {
     int (*step)(void *state, weft_model *m, weft_monitor *mon, weft_error *err);
     /* Frees the state; NULL is a no-op. */
     void (*destroy)(void *state);
+    /* Inner iterations per step when the method fixes their number (an explicit step makes
+     * one force evaluation: 1); 0 when [solver] iterations decides. */
+    int fixed_iterations;
+    /* True for a method that is stable only below a limit on dt (explicit integration):
+     * experiments then run it only when it is named (--solvers or [scene] solvers). */
+    bool conditionally_stable;
 } weft_solver_type;
+
+/* Inner iterations per step of solver s on model m: its fixed count, else the scene's. */
+int weft_solver_iterations(const weft_solver_type *s, const weft_model *m);
 
 /* Options of a simulation run. */
 typedef struct weft_run_options {
