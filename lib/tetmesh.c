@@ -1,8 +1,8 @@
 /* tetmesh.c — tetrahedral meshes: the generated block (every cube split into six
- * tetrahedra around its main diagonal, the Kuhn or Freudenthal triangulation: Kuhn 1960,
- * "Some combinatorial lemmas in topology", §4), the TetGen .node/.ele reader (the
- * formats of the TetGen manual, Si 2013, §5.2.1 and §5.2.4), signed volumes, and the
- * boundary surface whose triangles lib/mesh.c turns into edges and hinges.
+ * tetrahedra around its main diagonal, the Freudenthal or Kuhn triangulation: Kuhn 1960,
+ * "Some combinatorial lemmas in topology"), the TetGen .node/.ele reader (the formats of
+ * the TetGen 1.4 manual, Si 2006, §4.1.1 and §4.1.5), signed volumes, and the boundary
+ * surface whose triangles lib/mesh.c turns into edges and hinges.
  *
  * Orientation: tetrahedron (x0, x1, x2, x3) is positive when
  *   det[x1 − x0, x2 − x0, x3 − x0] > 0,

@@ -7,7 +7,7 @@
  *
  * No tetrahedral energy is registered in energies/ yet, so the volume terms here are a
  * stand-in defined in this file, "test_neo_hookean": the stable Neo-Hookean density of
- * Smith, de Goes & Kim 2018 in its simple form (their eq. 14 without the log term),
+ * Smith, de Goes & Kim 2018 in its simple form, without their log(I_C + 1) term,
  *   ψ(F) = μ/2 (I_C − 3) + λ'/2 (J − α)²,   λ' = λ + μ,   α = 1 + μ/λ',
  * whose small-strain limit is linear elasticity with the Lamé constants μ, λ of E and ν.
  * Case tet_beam_builtin runs the shipped scene with the registered stable_neo_hookean;
@@ -524,8 +524,8 @@ static void explicit_pins(void) {
     }
     CHECK(off_path == 0 && wrong_v == 0);
     if (st) {
-        /* After 50 ms of free fall and no stiffness to speak of against gravity, the far
-         * end has dropped: y ≤ −½ g t² + slack, the springs only slow it. */
+        /* And the free part fell: the block started at y ≥ 0, and in 50 ms gravity alone
+         * takes a vertex ½ g t² = 12 mm down; the soft springs hold back only part. */
         double ymin = DBL_MAX;
         for (int i = 0; i < m.n; i++) ymin = fmin(ymin, m.x[3 * i + 1]);
         CHECK(ymin < -1e-3);
