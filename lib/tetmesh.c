@@ -6,7 +6,7 @@
  *
  * Orientation: tetrahedron (x0, x1, x2, x3) is positive when
  *   det[x1 − x0, x2 − x0, x3 − x0] > 0,
- * that is, x3 lies on the side towards which triangle (x0, x1, x2) turns counter-clockwise.
+ * that is, x3 lies on the side of triangle (x0, x1, x2) that (x1 − x0) × (x2 − x0) points to.
  * Its four faces, counter-clockwise seen from outside, are then (see `face_corner`)
  *   (x1, x2, x3), (x0, x3, x2), (x0, x1, x3), (x0, x2, x1).
  * In a conforming mesh of positive tetrahedra every interior face belongs to two
