@@ -20,7 +20,8 @@ static const char usage[] =
     "solver, a summary table and gnuplot figures under OUT/SCENE/.\n"
     "\n"
     "  --scene NAME|FILE      built-in scene or .ini file (default hanging_cloth)\n"
-    "  --solvers A,B,...      solvers to compare (default: every registered solver)\n"
+    "  --solvers A,B,...      solvers to compare (default: the scene's [scene] solvers, else\n"
+    "                         every registered solver that is stable at any dt)\n"
     "  --iterations N         inner iterations per step (default: the scene's)\n"
     "  --steps N              time steps (default: the scene's)\n"
     "  --threads N            OpenMP threads for parallel solvers (default 1)\n"
@@ -81,41 +82,41 @@ static const char *plots_dir(void) {
     return d && *d ? d : WEFT_PLOTS_DIR;
 }
 
+/* Resolves a list of solver names separated by commas (and spaces) into solvers[16];
+ * `where` names the list's origin in the one-line error. Returns the count, or -1. */
+static int solver_list(const char *list, const char *where, const weft_solver_type **solvers) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    int ns = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        const weft_solver_type *s = weft_solver_find(tok);
+        if (!s) {
+            fprintf(stderr, "error: %s: unknown solver '%s' (known:", where, tok);
+            for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
+                fprintf(stderr, " %s", (*r)->name);
+            fprintf(stderr, ")\n");
+            return -1;
+        }
+        if (ns == 16) {
+            fprintf(stderr, "error: %s: at most 16 solvers\n", where);
+            return -1;
+        }
+        solvers[ns++] = s;
+    }
+    if (ns == 0) fprintf(stderr, "error: %s: empty list\n", where);
+    return ns > 0 ? ns : -1;
+}
+
 int main(int argc, char **argv) {
     weft_cli cli;
     weft_cli_parse(argc, argv, &cli, usage);
     weft_install_interrupt_handler();
 
-    /* Solver list: validate every name before running anything. */
+    /* Named solvers: validate every name before running anything. */
     const weft_solver_type *solvers[16];
     int ns = 0;
-    if (!cli.solvers) {
-        for (const weft_solver_type *const *s = weft_solver_registry; *s && ns < 16; s++)
-            solvers[ns++] = *s;
-    } else {
-        char buf[512];
-        snprintf(buf, sizeof buf, "%s", cli.solvers);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            const weft_solver_type *s = weft_solver_find(tok);
-            if (!s) {
-                fprintf(stderr, "error: --solvers: unknown solver '%s' (known:", tok);
-                for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
-                    fprintf(stderr, " %s", (*r)->name);
-                fprintf(stderr, ")\n");
-                return 2;
-            }
-            if (ns == 16) {
-                fprintf(stderr, "error: --solvers: at most 16 solvers\n");
-                return 2;
-            }
-            solvers[ns++] = s;
-        }
-        if (ns == 0) {
-            fprintf(stderr, "error: --solvers: empty list\n");
-            return 2;
-        }
-    }
+    if (cli.solvers && (ns = solver_list(cli.solvers, "--solvers", solvers)) < 0) return 2;
 
     /* Build once to validate the scene and learn its name before creating directories. */
     weft_error err = {{0}};
@@ -124,9 +125,24 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
+    /* Otherwise the solvers the scene names, or every one that is stable at any dt: an
+     * explicit method would only diverge on a scene whose dt was not chosen for it. */
+    if (!cli.solvers && m.solvers[0]) {
+        char where[400];
+        snprintf(where, sizeof where, "%s: scene.solvers", m.solvers_where);
+        if ((ns = solver_list(m.solvers, where, solvers)) < 0) {
+            weft_model_free(&m);
+            return 1;
+        }
+    } else if (!cli.solvers) {
+        for (const weft_solver_type *const *s = weft_solver_registry; *s && ns < 16; s++)
+            if (!(*s)->conditionally_stable) solvers[ns++] = *s;
+    }
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s", cli.out, m.scene_name);
     int steps = m.steps, iterations = m.solver.iterations;
+    bool fixed = false; /* whether some solver fixes its own iteration count */
+    for (int k = 0; k < ns; k++) fixed = fixed || solvers[k]->fixed_iterations > 0;
     char scene_name[128];
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     weft_model_free(&m);
@@ -134,8 +150,8 @@ int main(int argc, char **argv) {
     int plot_step = cli.plot_step >= 0 ? cli.plot_step : steps / 2;
     if (plot_step >= steps) plot_step = steps > 0 ? steps - 1 : 0;
 
-    printf("scene %s: %d steps, %d iterations per step; results in %s/\n\n", scene_name, steps,
-           iterations, dir);
+    printf("scene %s: %d steps, %d iterations per step%s; results in %s/\n\n", scene_name, steps,
+           iterations, fixed ? " (where the solver does not fix them)" : "", dir);
     printf("%-18s %10s %12s %12s %14s %14s\n", "solver", "iterations", "ms/step", "final cmax",
            "final resid", "final resid_rel");
     char logs[2048] = "", names[1024] = "", shapes[2048] = "";
@@ -169,15 +185,19 @@ int main(int argc, char **argv) {
         int rc = weft_run(solvers[k], &m, &opt, &res, &err);
         if (rc != WEFT_OK) {
             fprintf(stderr, "error: %s: %s\n", solvers[k]->name, err.msg);
-            if (opt.log_path) fprintf(stderr, "  (partial log left in %s.partial)\n", log_path);
+            char partial[1200];
+            snprintf(partial, sizeof partial, "%s.partial", log_path);
+            if (opt.log_path && access(partial, F_OK) == 0) /* none if the solver refused */
+                fprintf(stderr, "  (partial log left in %s)\n", partial);
             weft_model_free(&m);
             status = 1;
             if (rc == WEFT_ERR_INTERRUPTED) break; /* the user asked to stop: no more solvers */
             continue;
         }
-        printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, m.solver.iterations,
+        int its = weft_solver_iterations(solvers[k], &m);
+        printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, its,
                res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
-        fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\n", solvers[k]->name, m.solver.iterations,
+        fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\n", solvers[k]->name, its,
                 res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
         if (write_shape(&m, shape_path) != 0) status = 1;
         weft_model_free(&m);

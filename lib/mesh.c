@@ -41,6 +41,7 @@ void weft_mesh_free(weft_mesh *m) {
     free(m->tri_uv);
     free(m->tri_line);
     free(m->tet);
+    free(m->tet_line);
     memset(m, 0, sizeof *m);
 }
 

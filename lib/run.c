@@ -54,6 +54,10 @@ void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
     mon->t_excluded += weft_now() - t0;
 }
 
+int weft_solver_iterations(const weft_solver_type *s, const weft_model *m) {
+    return s->fixed_iterations > 0 ? s->fixed_iterations : m->solver.iterations;
+}
+
 weft_run_options weft_run_options_default(void) {
     return (weft_run_options){.log_level = WEFT_LOG_ITERATIONS};
 }
@@ -71,7 +75,8 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     int rc = WEFT_OK;
     const char *reason = NULL;
     size_t n3 = 3 * (size_t)m->n;
-    weft_monitor mon = {.m = m, .level = opt->log_level, .last_iter = m->solver.iterations,
+    const int iterations = weft_solver_iterations(solver, m);
+    weft_monitor mon = {.m = m, .level = opt->log_level, .last_iter = iterations,
                         .last_step = m->steps - 1};
     mon.xn = malloc(n3 * sizeof(double));
     mon.xt = malloc(n3 * sizeof(double));
@@ -94,10 +99,13 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
                  solver->paper);
         meta[k] = lines[k], k++;
         snprintf(lines[k], 160, "dt=%.17g  steps=%d  iterations=%d  omega=%.17g  threads=%d",
-                 m->dt, m->steps, m->solver.iterations, m->solver.omega, m->solver.threads);
+                 m->dt, m->steps, iterations, m->solver.omega, m->solver.threads);
         meta[k] = lines[k], k++;
         snprintf(lines[k], 160, "vertices=%d  edges=%d  hinges=%d  triangles=%d", m->n,
                  m->mesh.ne, m->mesh.nh, m->mesh.nt);
+        if (m->mesh.ntet > 0) /* a solid: the triangles are its surface */
+            snprintf(lines[k] + strlen(lines[k]), 160 - strlen(lines[k]), "  tetrahedra=%d",
+                     m->mesh.ntet);
         meta[k] = lines[k], k++;
         snprintf(lines[k], 160, "k_stretch=%.17g  k_bending=%.17g  k_damping=%.17g  "
                  "k_pressure=%.17g  mapping=%d", m->pbd.k_stretch, m->pbd.k_bending,
@@ -138,7 +146,8 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         if (!state_ok(m) || mon.nonfinite) {
             rc = weft_fail(err, WEFT_ERR_DIVERGED,
                            "%s diverged at step %d (t = %.4g s): non-finite or exploding state; "
-                           "try a smaller dt or more iterations", solver->name, s, m->t);
+                           "try a smaller dt%s", solver->name, s, m->t,
+                           solver->fixed_iterations > 0 ? "" : " or more iterations");
             reason = "diverged";
             break;
         }

@@ -34,7 +34,7 @@ struct weft_scene {
 };
 
 /* Key types of the schema. */
-typedef enum { T_DOUBLE, T_INT, T_BOOL, T_VEC3, T_STRING, T_LIST } key_type;
+typedef enum { T_DOUBLE, T_INT, T_BOOL, T_VEC3, T_STRING, T_LIST, T_INT3, T_BOX } key_type;
 
 typedef struct schema_key {
     const char *section; /* "pins" matches [pins] and [pins.NAME]; likewise "collider" */
@@ -46,14 +46,16 @@ typedef struct schema_key {
 static const schema_key schema[] = {
     {"scene", "name", T_STRING},           {"scene", "description", T_STRING},
     {"scene", "dt", T_DOUBLE},             {"scene", "steps", T_INT},
-    {"scene", "gravity", T_VEC3},          {"mesh", "type", T_STRING},
+    {"scene", "gravity", T_VEC3},          {"scene", "solvers", T_STRING},
+    {"mesh", "type", T_STRING},
     {"mesh", "width", T_DOUBLE},           {"mesh", "height", T_DOUBLE},
     {"mesh", "nx", T_INT},                 {"mesh", "ny", T_INT},
     {"mesh", "diagonals", T_STRING},       {"mesh", "plane", T_STRING},
     {"mesh", "origin", T_VEC3},            {"mesh", "path", T_STRING},
     {"mesh", "scale", T_DOUBLE},           {"mesh", "translate", T_VEC3},
     {"mesh", "radius", T_DOUBLE},          {"mesh", "subdivisions", T_INT},
-    {"mesh", "center", T_VEC3},            {"material", "density", T_DOUBLE},
+    {"mesh", "center", T_VEC3},            {"mesh", "size", T_VEC3},
+    {"mesh", "cells", T_INT3},             {"material", "density", T_DOUBLE},
     {"material", "stretch_stiffness", T_DOUBLE},
     {"material", "bending_stiffness", T_DOUBLE},
     {"material", "membrane", T_STRING},    {"material", "bending", T_STRING},
@@ -66,6 +68,7 @@ static const schema_key schema[] = {
     {"solver", "omega", T_DOUBLE},         {"solver", "threads", T_INT},
     {"collision", "margin", T_DOUBLE},     {"pins", "vertices", T_LIST},
     {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
+    {"pins", "box", T_BOX},
     {"pins", "motion", T_STRING},          {"pins", "velocity", T_VEC3},
     {"pins", "angular_velocity", T_VEC3},  {"pins", "center", T_VEC3},
     {"collider", "type", T_STRING},        {"collider", "point", T_VEC3},
@@ -474,6 +477,63 @@ static int get_vec3(const weft_scene *s, const char *section, const char *key, d
     return WEFT_OK;
 }
 
+/* Reads three integers "a b c" (or "a,b,c"), each in [lo, hi]; keeps out if absent. */
+static int get_int3(const weft_scene *s, const char *section, const char *key, long lo, long hi,
+                    int out[3], weft_error *err) {
+    const entry *e = find_entry(s, section, key);
+    if (!e) return WEFT_OK;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", e->value);
+    long v[3];
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+        if (n == 3) return bad(e, err, "'%s' has more than 3 components", e->value);
+        char *end;
+        errno = 0;
+        v[n] = strtol(tok, &end, 10);
+        if (end == tok || *end || errno == ERANGE)
+            return bad(e, err, "'%s' is not an integer", tok);
+        if (v[n] < lo || v[n] > hi) {
+            char range[128];
+            snprintf(range, sizeof range, "%ld must lie in [%ld, %ld]", v[n], lo, hi);
+            return bad(e, err, "%s", range);
+        }
+        n++;
+    }
+    if (n != 3) return bad(e, err, "'%s' needs 3 integers (x y z)", e->value);
+    for (int k = 0; k < 3; k++) out[k] = (int)v[k];
+    return WEFT_OK;
+}
+
+/* Reads an axis-aligned box "xmin ymin zmin xmax ymax zmax" (m) with min <= max on every
+ * axis; *found tells whether the key is present. */
+static int get_box(const weft_scene *s, const char *section, const char *key, double box[6],
+                   bool *found, weft_error *err) {
+    const entry *e = find_entry(s, section, key);
+    *found = e != NULL;
+    if (!e) return WEFT_OK;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", e->value);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+        if (n == 6) return bad(e, err, "'%s' has more than 6 components", e->value);
+        int rc = parse_number(e, tok, &box[n++], err);
+        if (rc) return rc;
+    }
+    if (n != 6)
+        return bad(e, err, "'%s' needs 6 numbers (xmin ymin zmin xmax ymax zmax)", e->value);
+    for (int k = 0; k < 3; k++)
+        if (box[k] > box[k + 3]) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s: %cmin %g > %cmax %g", e->value, "xyz"[k], box[k],
+                     "xyz"[k], box[k + 3]);
+            return bad(e, err, "%s", msg);
+        }
+    return WEFT_OK;
+}
+
 /* Matches the value against NULL-terminated names; *out is the index. */
 static int get_enum(const weft_scene *s, const char *section, const char *key,
                     const char *const *names, int *out, weft_error *err) {
@@ -505,11 +565,14 @@ static double tri_area(const double *x, const int *t) {
     return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
 }
 
+/* Builds the mesh [mesh] describes: a generated grid, icosphere or tetrahedral block, or
+ * an OBJ or TetGen file (path relative to the scene file) scaled and translated. */
 static int build_mesh(const weft_scene *s, weft_mesh *mesh, weft_error *err) {
-    static const char *const types[] = {"grid", "obj", "icosphere", NULL};
-    int type = 0, rc;
+    enum { GRID, OBJ, ICOSPHERE, TET_BLOCK, TETGEN };
+    static const char *const types[] = {"grid", "obj", "icosphere", "tet_block", "tetgen", NULL};
+    int type = GRID, rc;
     if ((rc = get_enum(s, "mesh", "type", types, &type, err))) return rc;
-    if (type == 0) {
+    if (type == GRID) {
         static const char *const diag[] = {"alternating", "regular", NULL};
         static const char *const plane[] = {"xy", "xz", NULL};
         weft_grid_desc d = {.width = 1.0, .height = 1.0, .nx = 32, .ny = 32};
@@ -526,7 +589,7 @@ static int build_mesh(const weft_scene *s, weft_mesh *mesh, weft_error *err) {
         d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
         return weft_mesh_grid(mesh, &d, err);
     }
-    if (type == 2) {
+    if (type == ICOSPHERE) {
         double radius = 0.25, center[3] = {0, 0, 0};
         int sub = 3;
         if ((rc = get_double(s, "mesh", "radius", 0, true, 1e6, false, &radius, err)) ||
@@ -535,10 +598,24 @@ static int build_mesh(const weft_scene *s, weft_mesh *mesh, weft_error *err) {
             return rc;
         return weft_mesh_icosphere(mesh, radius, sub, center, err);
     }
+    if (type == TET_BLOCK) {
+        double size[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
+        int cells[3] = {4, 4, 4};
+        if ((rc = get_vec3(s, "mesh", "size", size, err)) ||
+            (rc = get_int3(s, "mesh", "cells", 1, 256, cells, err)) ||
+            (rc = get_vec3(s, "mesh", "origin", origin, err)))
+            return rc;
+        for (int k = 0; k < 3; k++)
+            if (!(size[k] > 0 && size[k] <= 1e6))
+                return bad(find_entry(s, "mesh", "size"), err, "%s",
+                           "every side must lie in (0, 1e6] m");
+        return weft_mesh_tet_block(mesh, size, cells, origin, err);
+    }
     const entry *p = find_entry(s, "mesh", "path");
     if (!p) {
         const entry *t = find_entry(s, "mesh", "type");
-        return bad(t, err, "%s", "type obj needs mesh.path");
+        return bad(t, err, "%s", type == OBJ ? "type obj needs mesh.path"
+                                             : "type tetgen needs mesh.path");
     }
     char path[1024];
     if (p->value[0] == '/' || !s->dir)
@@ -549,7 +626,9 @@ static int build_mesh(const weft_scene *s, weft_mesh *mesh, weft_error *err) {
     if ((rc = get_double(s, "mesh", "scale", 0, true, 1e9, false, &scale, err)) ||
         (rc = get_vec3(s, "mesh", "translate", translate, err)))
         return rc;
-    if ((rc = weft_mesh_read_obj(mesh, path, err))) return rc;
+    rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err) : weft_mesh_read_tetgen(mesh, path, err);
+    if (rc) return rc;
+    /* A positive scale and a translation keep orientation, closedness and topology. */
     for (int i = 0; i < mesh->nv; i++)
         for (int k = 0; k < 3; k++) mesh->x[3 * i + k] = scale * mesh->x[3 * i + k] + translate[k];
     return WEFT_OK;
@@ -597,6 +676,29 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
             return rc;
         }
         free(buf);
+    }
+    /* box: every vertex whose rest position lies in the closed box, on any mesh. */
+    double box[6];
+    bool has_box = false;
+    if ((rc = get_box(s, section, "box", box, &has_box, err))) return rc;
+    if (has_box) {
+        int count = 0;
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int i = 0; i < m->n; i++) {
+            const double *x = &mesh->x[3 * i];
+            bool inside = true;
+            for (int k = 0; k < 3; k++) {
+                inside = inside && x[k] >= box[k] && x[k] <= box[k + 3];
+                lo[k] = fmin(lo[k], x[k]), hi[k] = fmax(hi[k], x[k]);
+            }
+            if (inside) m->pin[i] = id, count++;
+        }
+        if (count == 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "the box holds no vertex (the mesh spans x [%g, %g], "
+                     "y [%g, %g], z [%g, %g] m)", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
+            return bad(find_entry(s, section, "box"), err, "%s", msg);
+        }
     }
     static const char *const corner_names[] = {"bottom_left", "bottom_right", "top_left",
                                                "top_right", NULL};
@@ -803,6 +905,28 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
     return WEFT_OK;
 }
 
+/* Copies [scene] solvers into the model after checking that it is a list of names; lib
+ * does not know the solvers, so the experiments check the names themselves. */
+static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
+    const entry *e = find_entry(s, "scene", "solvers");
+    if (!e) return WEFT_OK;
+    int names = 0;
+    bool in_name = false;
+    for (const char *p = e->value; *p; p++) {
+        bool name_char = isalnum((unsigned char)*p) || *p == '_';
+        if (!name_char && !strchr(", \t", *p))
+            return bad(e, err, "'%s' is not a list of solver names (letters, digits, '_', "
+                       "separated by commas)", e->value);
+        names += name_char && !in_name;
+        in_name = name_char;
+    }
+    if (names == 0) return bad(e, err, "%s", "names no solver");
+    if (strlen(e->value) >= sizeof m->solvers) return bad(e, err, "%s", "list too long");
+    snprintf(m->solvers, sizeof m->solvers, "%s", e->value);
+    where(e, m->solvers_where, sizeof m->solvers_where);
+    return WEFT_OK;
+}
+
 int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registry,
                      weft_model *m, weft_error *err) {
     memset(m, 0, sizeof *m);
@@ -870,8 +994,12 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         }
     }
 
+    if ((rc = read_solvers(s, m, err))) return rc;
     if ((rc = build_mesh(s, &m->mesh, err))) goto fail;
     const weft_mesh *mesh = &m->mesh;
+    /* Density is per area for surfaces and per volume for solids: a solid scene that does
+     * not give it gets water's 1000 kg/m^3, not the cloth default. */
+    if (mesh->ntet > 0 && !find_entry(s, "material", "density")) m->material.density = 1000.0;
     m->n = mesh->nv;
     size_t n3 = 3 * (size_t)m->n;
     m->x = malloc(n3 * sizeof *m->x);
@@ -890,10 +1018,17 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     memcpy(m->x_start, mesh->x, n3 * sizeof *m->x);
     for (int i = 0; i < m->n; i++) m->pin[i] = -1;
 
-    /* Lumped masses (Müller 2006 §4.1): a third of each adjacent triangle's mass. */
+    /* Lumped masses (Müller 2006 §4.1): a third of each adjacent triangle's mass, or for a
+     * tetrahedral mesh a quarter of each adjacent tetrahedron's, m_i = Σ ρ V_t / 4. */
     for (int t = 0; t < mesh->nt; t++) {
         areas[t] = tri_area(mesh->x, &mesh->tri[3 * t]);
-        for (int a = 0; a < 3; a++) m->mass[mesh->tri[3 * t + a]] += m->material.density * areas[t] / 3.0;
+        if (mesh->ntet == 0)
+            for (int a = 0; a < 3; a++)
+                m->mass[mesh->tri[3 * t + a]] += m->material.density * areas[t] / 3.0;
+    }
+    for (int t = 0; t < mesh->ntet; t++) {
+        double mt = m->material.density * weft_mesh_tet_volume(mesh, NULL, t);
+        for (int a = 0; a < 4; a++) m->mass[mesh->tet[4 * t + a]] += mt / 4.0;
     }
 
     /* Pins: [pins] and every [pins.NAME], in file order. */
@@ -915,7 +1050,8 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     }
     for (int i = 0; i < m->n; i++) {
         if (!(m->mass[i] > 0.0) && m->pin[i] < 0) {
-            rc = weft_fail(err, WEFT_ERR_INPUT, "mesh: vertex %d belongs to no triangle", i);
+            rc = weft_fail(err, WEFT_ERR_INPUT, "mesh: vertex %d belongs to no %s", i,
+                           mesh->ntet > 0 ? "tetrahedron" : "triangle");
             break;
         }
         m->w[i] = m->pin[i] >= 0 ? 0.0 : 1.0 / m->mass[i];

@@ -45,7 +45,8 @@ int weft_fail(weft_error *err, int code, const char *fmt, ...)
 /* Mesh                                                                            */
 /* ------------------------------------------------------------------------------ */
 
-/* A triangle mesh (room for tetrahedra) with derived topology. Rest positions in m. */
+/* A triangle mesh, or a tetrahedral mesh with its boundary surface as triangles, with
+ * derived topology. Rest positions in m. */
 typedef struct weft_mesh {
     int nv;           /* number of vertices */
     int nt;           /* number of triangles */
@@ -56,8 +57,11 @@ typedef struct weft_mesh {
     int *tri_uv;      /* 3*nt indices into uv, or NULL when nuv == 0 */
     int *tri_line;    /* nt: source line of each triangle (OBJ files), or NULL; topology
                          errors then name file:line */
-    int ntet;         /* tetrahedra (reserved for volumetric meshes; 0 for now) */
-    int *tet;         /* 4*ntet vertex indices, or NULL */
+    int ntet;         /* tetrahedra; 0 for a surface mesh */
+    int *tet;         /* 4*ntet vertex indices, positively oriented:
+                         det[x1 - x0, x2 - x0, x3 - x0] > 0; or NULL. A tetrahedral mesh's
+                         triangles are its boundary faces (weft_mesh_tet_surface) */
+    int *tet_line;    /* ntet: source line of each tetrahedron (TetGen .ele), or NULL */
 
     /* Derived by weft_mesh_build_topology. */
     int ne;           /* unique edges */
@@ -106,6 +110,25 @@ int weft_mesh_build_topology(weft_mesh *m, const char *where, weft_error *err);
 
 /* Frees everything m owns and zeroes it; safe on a zeroed mesh. */
 void weft_mesh_free(weft_mesh *m);
+
+/* Signed volume of tetrahedron t at positions x (3*nv, or the rest positions if NULL), m^3:
+ * det[x1 - x0, x2 - x0, x3 - x0] / 6, positive for a correctly oriented tetrahedron. */
+double weft_mesh_tet_volume(const weft_mesh *m, const double *x, int t);
+
+/* Fills m with a box of size[0] x size[1] x size[2] m from origin, made of cells[0..2]
+ * cubes along x, y, z, each split into six positively oriented tetrahedra around its
+ * main diagonal (Kuhn), with the boundary surface and its topology. */
+int weft_mesh_tet_block(weft_mesh *m, const double size[3], const int cells[3],
+                        const double origin[3], weft_error *err);
+
+/* Reads a TetGen mesh: path names the .node file, the .ele file or their common stem.
+ * Inverted tetrahedra are reoriented; errors name file:line. Builds the surface. */
+int weft_mesh_read_tetgen(weft_mesh *m, const char *path, weft_error *err);
+
+/* Replaces m's triangles by the boundary of its tetrahedra (faces of exactly one, outward)
+ * and derives their topology; fails naming the tetrahedron if one is out of range,
+ * degenerate or inverted, or if a face has more than two, or two same-side, tetrahedra. */
+int weft_mesh_tet_surface(weft_mesh *m, const char *where, weft_error *err);
 
 /* ------------------------------------------------------------------------------ */
 /* Energies and constraints: the descriptor                                        */
@@ -228,9 +251,10 @@ void weft_pin_position(const weft_pin_path *p, const double x0[3], double t, dou
 /* Model                                                                           */
 /* ------------------------------------------------------------------------------ */
 
-/* Physical material of a cloth or shell. */
+/* Physical material of a cloth or shell, or of a solid (tetrahedral mesh). */
 typedef struct weft_material {
-    double density;           /* areal density, kg/m^2 (default 0.1) */
+    double density;           /* areal density of a surface, kg/m^2 (default 0.1); volumetric
+                                 density of a tetrahedral mesh, kg/m^3 (default 1000) */
     double stretch_stiffness; /* membrane stiffness, N/m, ≈ Young's modulus × thickness;
                                  edge springs get k = stiffness × area_e / l0^2 (default 1000) */
     double bending_stiffness; /* N·m; hinge stiffness k = stiffness × 3|e|^2 / A (default 1e-4) */
@@ -291,6 +315,9 @@ typedef struct weft_model {
     weft_collider *colliders;
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */
     char scene_name[128];
+    char solvers[256];  /* [scene] solvers: the solvers that suit the scene, which experiments
+                           run when none are named; comma-separated, "" when not given */
+    char solvers_where[320]; /* "file:line" (or the --set origin) of that key, for errors */
 } weft_model;
 
 /* Frees everything m owns and zeroes it; safe on a zeroed model. */
@@ -409,7 +436,16 @@ typedef struct weft_solver_type {
     int (*step)(void *state, weft_model *m, weft_monitor *mon, weft_error *err);
     /* Frees the state; NULL is a no-op. */
     void (*destroy)(void *state);
+    /* Inner iterations per step when the method fixes their number (an explicit step makes
+     * one force evaluation: 1); 0 when [solver] iterations decides. */
+    int fixed_iterations;
+    /* True for a method that is stable only below a limit on dt (explicit integration):
+     * experiments then run it only when it is named (--solvers or [scene] solvers). */
+    bool conditionally_stable;
 } weft_solver_type;
+
+/* Inner iterations per step of solver s on model m: its fixed count, else the scene's. */
+int weft_solver_iterations(const weft_solver_type *s, const weft_model *m);
 
 /* Options of a simulation run. */
 typedef struct weft_run_options {

@@ -23,18 +23,18 @@ double pbd_mapped_stiffness(double k, int iterations, bool mapping) {
 
 int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
     memset(st, 0, sizeof *st);
-    st->n = m->n;
-    st->threads = m->solver.threads;
-    st->p = malloc(3 * (size_t)m->n * sizeof *st->p);
-    st->w = malloc((size_t)m->n * sizeof *st->w);
     /* PBD's constraints are its own model (§4.1): one distance constraint per mesh edge
      * and one bending constraint per hinge, with rest values from the rest mesh and the
      * stiffness of [pbd]; the scene's energy terms are for energy-based solvers. */
     const weft_mesh *mesh = &m->mesh;
-    if (mesh->ntet > 0)
+    if (mesh->ntet > 0) /* refused before anything is allocated */
         return weft_fail(err, WEFT_ERR_INPUT,
                          "position-based solvers have no tetrahedral constraints; a "
                          "tetrahedral mesh needs an energy-based solver (./weft list)");
+    st->n = m->n;
+    st->threads = m->solver.threads;
+    st->p = malloc(3 * (size_t)m->n * sizeof *st->p);
+    st->w = malloc((size_t)m->n * sizeof *st->w);
     st->ndist = mesh->ne;
     st->nbend = mesh->nh;
     st->dist = malloc((size_t)(st->ndist + 1) * sizeof *st->dist);

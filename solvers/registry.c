@@ -7,6 +7,7 @@
 const weft_solver_type *const weft_solver_registry[] = {
     &weft_pbd_gauss_seidel,
     &weft_pbd_jacobi,
+    &weft_symplectic_euler,
     NULL,
 };
 

@@ -13,6 +13,10 @@ extern const weft_solver_type weft_pbd_gauss_seidel;
 /* Jacobi PBD with constraint averaging and over-relaxation (Macklin et al. 2014 §4.2). */
 extern const weft_solver_type weft_pbd_jacobi;
 
+/* Semi-implicit (symplectic) Euler, the explicit baseline for any energy model (Hairer,
+ * Lubich & Wanner 2006, §I.1.2); stable only below the CFL limit on dt. */
+extern const weft_solver_type weft_symplectic_euler;
+
 /* The registered solvers, NULL-terminated. */
 extern const weft_solver_type *const weft_solver_registry[];
 

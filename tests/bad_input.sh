@@ -6,7 +6,7 @@
 #     section.key, the OBJ path:line, the --set origin, the solver or the option),
 #   - no complete-looking result: no *.log or summary.tsv under the out directory, and
 #     any *.log.partial ends with '# status=incomplete'.
-# One more case makes a solver diverge and checks that the run stops with a one-line
+# One more case makes each solver diverge and checks that the run stops with a one-line
 # "diverged" error and that its partial log holds no NaN or inf.
 # Prints "ok: CASE" or "FAIL: CASE: why" per case; exits 1 if any case failed.
 # POSIX sh (tested with dash); all files live in a private mktemp -d directory.
@@ -231,6 +231,112 @@ run --scene "$tmp/noobj.ini"
 expect obj_missing "$tmp/no_such_mesh.obj"
 
 # --------------------------------------------------------------------------------
+# Tetrahedral meshes: TetGen files, tet_block keys, box pins, the scene's solver list
+# --------------------------------------------------------------------------------
+
+# scene_tetgen SCENE STEM: writes a scene whose mesh is the TetGen pair STEM.node/.ele,
+# run by the explicit solver (PBD has no tetrahedral constraints).
+scene_tetgen() {
+    {
+        printf '[scene]\nname = tetgen\nsolvers = symplectic_euler\n'
+        printf '[mesh]\ntype = tetgen\npath = %s\n' "$2"
+        printf '[material]\nvolume = none\nmembrane = mass_spring\n'
+    } >"$1"
+}
+
+# A valid corner tetrahedron (nodes 1-4) and a fifth point; each case spoils one thing.
+node_ok='5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 0\n'
+
+scene_tetgen "$tmp/tg_missing.ini" "$tmp/no_such_tets"
+run --scene "$tmp/tg_missing.ini"
+expect tetgen_missing "$tmp/no_such_tets.node" "cannot open"
+
+stem="$tmp/tg_count"
+printf '5x 3 0 0\n1 0 0 0\n' >"$stem.node"
+printf '1 4 0\n1 1 2 3 4\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_bad_count "$stem.node:1:" "bad point count '5x'"
+
+stem="$tmp/tg_short"
+printf '6 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 0\n' >"$stem.node"
+printf '1 4 0\n1 1 2 3 4\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_fewer_points "$stem.node:1:" "announces 6 points but the file ends after 5"
+
+stem="$tmp/tg_number"
+printf '5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1e0.5 0\n4 0 0 1\n5 1 1 0\n' >"$stem.node"
+printf '1 4 0\n1 1 2 3 4\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_bad_number "$stem.node:4:" "bad number '1e0.5' for y"
+
+stem="$tmp/tg_range"
+printf "$node_ok" >"$stem.node"
+printf '# tets\n1 4 0\n1 1 2 3 9\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_index_out_of_range "$stem.ele:3:" "node 9 out of range" "1..5"
+
+stem="$tmp/tg_repeat"
+printf "$node_ok" >"$stem.node"
+printf '1 4 0\n1 1 2 3 3\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_repeated_vertex "$stem.ele:2:" "node 3 repeated"
+
+stem="$tmp/tg_flat"
+printf "$node_ok" >"$stem.node"
+printf '2 4 0\n1 1 2 3 4\n2 1 2 3 5\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_zero_volume "$stem.ele:3:" "zero volume"
+
+stem="$tmp/tg_overlap"
+printf '5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 0.1 0.1 0.5\n' >"$stem.node"
+printf '2 4 0\n1 1 2 3 4\n2 1 2 3 5\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_overlap "$stem.ele:3:" "same side of their shared face"
+
+stem="$tmp/tg_quadratic"
+printf "$node_ok" >"$stem.node"
+printf '1 10 0\n1 1 2 3 4 5 5 5 5 5 5\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect tetgen_quadratic "$stem.ele:1:" "10 nodes per tetrahedron"
+
+f="$tmp/tet_block.ini"
+printf '[scene]\nname = tb\nsolvers = symplectic_euler\n[mesh]\ntype = tet_block\n' >"$f"
+printf 'cells = 4 0 2\n[material]\nvolume = none\n' >>"$f"
+run --scene "$f"
+expect tet_block_cells "$f:6: mesh.cells" "0 must lie in [1, 256]"
+
+f="$tmp/box.ini"
+printf '[scene]\nname = box\n[pins]\nbox = 0 0 0 1 -1 1\n' >"$f"
+run --scene "$f"
+expect pins_box_inverted "$f:4: pins.box" "ymin 0 > ymax -1"
+
+run --set 'pins.box=5 5 5 6 6 6'
+expect pins_box_empty "--set pins.box=5 5 5 6 6 6: pins.box" "holds no vertex"
+
+run --set 'pins.box=0 0 0 1 1'
+expect pins_box_count "pins.box" "needs 6 numbers"
+
+f="$tmp/solvers.ini"
+printf '[scene]\nname = solvers\nsolvers = pbd_jacobi, nosuch3\n' >"$f"
+run --scene "$f"
+expect scene_solvers_unknown "$f:3: scene.solvers: unknown solver 'nosuch3'"
+
+# Position-based solvers have no tetrahedral constraints: named on a solid, they refuse.
+f="$tmp/pbd_tets.ini"
+printf '[scene]\nname = pbd_tets\n[mesh]\ntype = tet_block\n' >"$f"
+printf '[material]\nvolume = none\nmembrane = mass_spring\n' >>"$f"
+run --scene "$f" --solvers pbd_jacobi
+expect pbd_on_tets "pbd_jacobi" "no tetrahedral constraints"
+
+# --------------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------------
 
@@ -250,7 +356,7 @@ expect negative_steps "--steps"
 # Divergence: a huge step and gravity with strong over-relaxation explode at once.
 # --------------------------------------------------------------------------------
 
-for solver in pbd_jacobi pbd_gauss_seidel; do
+for solver in pbd_jacobi pbd_gauss_seidel symplectic_euler; do
     run --solvers "$solver" --steps 50 --set scene.dt=10 --set solver.omega=1.99 \
         --set 'scene.gravity=0,-1e9,0'
     check_status

@@ -1,6 +1,8 @@
-/* test_mesh.c — tests of lib/mesh.c and lib/obj.c: grid and icosphere generation,
- * derived topology (counts, hinge orientation, manifold and orientation checks),
- * enclosed volume, and the OBJ reader and writer with their error messages.
+/* test_mesh.c — tests of lib/mesh.c, lib/obj.c and lib/tetmesh.c: grid and icosphere
+ * generation, derived topology (counts, hinge orientation, manifold and orientation
+ * checks), enclosed volume, the OBJ reader and writer with their error messages, and
+ * tetrahedral meshes: the Kuhn block (counts, orientation, matching faces, closed outward
+ * surface enclosing the sum of the tetrahedra's volumes) and the TetGen reader.
  *
  * Files are written to a fresh mkdtemp directory under /tmp and removed afterwards.
  */
@@ -547,6 +549,438 @@ static void volume_cube(void) {
     CHECK(rmdir(d.path) == 0);
 }
 
+/* ------------------------------------------------------------------------------ */
+/* Tetrahedral meshes                                                              */
+/* ------------------------------------------------------------------------------ */
+
+/* One face of one tetrahedron, counted by the test itself (not by lib/tetmesh.c). */
+typedef struct face_rec {
+    int key[3];  /* sorted corners */
+    int v[3];    /* corners counter-clockwise seen from outside */
+    int t;
+} face_rec;
+
+static int cmp_face_rec(const void *pa, const void *pb) {
+    const face_rec *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
+    return (a->t > b->t) - (a->t < b->t);
+}
+
+/* Whether the ordered triples a and b are the same cyclic order of the same corners. */
+static bool same_cycle(const int *a, const int *b) {
+    for (int r = 0; r < 3; r++)
+        if (a[0] == b[r] && a[1] == b[(r + 1) % 3] && a[2] == b[(r + 2) % 3]) return true;
+    return false;
+}
+
+/* Checks the facts every tetrahedral mesh must hold: each tetrahedron positive; each face
+ * in one tetrahedron (then it is a surface triangle, with the same outward order) or in
+ * two running it in opposite directions; no other surface triangle; the surface closed,
+ * and enclosing exactly the sum of the tetrahedra's volumes. Returns that sum (m^3). */
+static double check_tet_mesh(const weft_mesh *m) {
+    /* Outward faces of tetrahedron (0, 1, 2, 3) with det[x1-x0, x2-x0, x3-x0] > 0: the
+     * normal of (1, 2, 3) points away from 0, and so on. */
+    static const int fc[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+    int nonpositive = 0;
+    double vsum = 0.0;
+    for (int t = 0; t < m->ntet; t++) {
+        const int *v = &m->tet[4 * t];
+        const double *x0 = &m->x[3 * v[0]];
+        double e[3][3];
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 3; k++) e[a][k] = m->x[3 * v[a + 1] + k] - x0[k];
+        double c[3];
+        c[0] = e[1][1] * e[2][2] - e[1][2] * e[2][1];
+        c[1] = e[1][2] * e[2][0] - e[1][0] * e[2][2];
+        c[2] = e[1][0] * e[2][1] - e[1][1] * e[2][0];
+        double det = dot3(e[0], c);
+        nonpositive += !(det > 0);
+        vsum += det / 6;
+        CHECK_NEAR(weft_mesh_tet_volume(m, NULL, t), det / 6, 1e-15 * fabs(det));
+    }
+    CHECK(nonpositive == 0);
+
+    face_rec *f = malloc(sizeof *f * 4 * (size_t)m->ntet);
+    CHECK(f != NULL);
+    if (!f) return vsum;
+    for (int t = 0; t < m->ntet; t++)
+        for (int a = 0; a < 4; a++) {
+            face_rec *r = &f[4 * t + a];
+            for (int k = 0; k < 3; k++) r->v[k] = r->key[k] = m->tet[4 * t + fc[a][k]];
+            for (int i = 0; i < 2; i++) /* bubble sort of three */
+                for (int j = 0; j < 2 - i; j++)
+                    if (r->key[j] > r->key[j + 1]) {
+                        int s = r->key[j];
+                        r->key[j] = r->key[j + 1], r->key[j + 1] = s;
+                    }
+            r->t = t;
+        }
+    qsort(f, 4 * (size_t)m->ntet, sizeof *f, cmp_face_rec);
+    int single = 0, shared = 0, bad = 0, unmatched = 0;
+    bool *used = calloc((size_t)m->nt + 1, sizeof *used);
+    CHECK(used != NULL);
+    for (int i = 0; i < 4 * m->ntet && used;) {
+        int j = i + 1;
+        while (j < 4 * m->ntet && !memcmp(f[j].key, f[i].key, sizeof f[i].key)) j++;
+        if (j - i == 1) {
+            single++;
+            /* It must be exactly one surface triangle, in the same outward order. */
+            int found = 0;
+            for (int s = 0; s < m->nt; s++)
+                if (same_cycle(&m->tri[3 * s], f[i].v)) found++, used[s] = true;
+            unmatched += found != 1;
+        } else if (j - i == 2) {
+            shared++;
+            int rev[3] = {f[i + 1].v[0], f[i + 1].v[2], f[i + 1].v[1]};
+            bad += !same_cycle(f[i].v, rev); /* opposite directions */
+        } else {
+            bad++;
+        }
+        i = j;
+    }
+    int extra = 0;
+    for (int s = 0; used && s < m->nt; s++) extra += !used[s];
+    CHECK(bad == 0);
+    CHECK(unmatched == 0);
+    CHECK(extra == 0);
+    CHECK(single == m->nt);
+    CHECK(2 * shared + single == 4 * m->ntet);
+    CHECK(m->closed && m->nb == 0 && m->nh == m->ne);
+    CHECK_NEAR(weft_mesh_volume(m, NULL), vsum, 1e-12 * vsum);
+    free(used);
+    free(f);
+    return vsum;
+}
+
+/* Builds a tet block, failing the case if that fails. */
+static bool make_block(weft_mesh *m, double sx, double sy, double sz, int nx, int ny, int nz,
+                       const double *origin) {
+    const double size[3] = {sx, sy, sz};
+    const int cells[3] = {nx, ny, nz};
+    weft_error err = {{0}};
+    int rc = weft_mesh_tet_block(m, size, cells, origin, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "weft_mesh_tet_block: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    return rc == WEFT_OK;
+}
+
+/* Counts, lattice positions and volumes of tet blocks; bad descriptions are refused. */
+static void tet_block_counts(void) {
+    const double o[3] = {0.1, -0.2, 0.3}, sx = 0.6, sy = 0.5, sz = 1.2;
+    weft_mesh m = {0};
+    if (make_block(&m, sx, sy, sz, 3, 2, 4, o)) {
+        CHECK(m.nv == 4 * 3 * 5);
+        CHECK(m.ntet == 6 * 3 * 2 * 4);
+        CHECK(m.nt == 4 * (3 * 2 + 2 * 4 + 4 * 3));     /* two triangles per cell face */
+        int surface_v = m.nv - (3 - 1) * (2 - 1) * (4 - 1); /* all but the interior */
+        CHECK(m.ne == surface_v + m.nt - 2);               /* Euler: V - E + F = 2 */
+        CHECK(m.closed && m.nb == 0 && m.nh == m.ne);
+        CHECK(m.nuv == 0 && m.uv == NULL && m.tet_line == NULL && m.tri_line == NULL);
+        /* Vertex (i, j, k) = i + 4 (j + 3 k) sits on the lattice; the far corner exactly. */
+        int p = 2 + 4 * (1 + 3 * 3);
+        CHECK_NEAR(m.x[3 * p], o[0] + 2 * sx / 3, 1e-15);
+        CHECK_NEAR(m.x[3 * p + 1], o[1] + sy / 2, 1e-15);
+        CHECK_NEAR(m.x[3 * p + 2], o[2] + 3 * sz / 4, 1e-15);
+        const double *far = &m.x[3 * (m.nv - 1)];
+        CHECK(far[0] == o[0] + sx && far[1] == o[1] + sy && far[2] == o[2] + sz);
+        /* Six tetrahedra of equal volume per cell. */
+        double cell = sx * sy * sz / 24, worst = 0;
+        for (int t = 0; t < m.ntet; t++)
+            worst = fmax(worst, fabs(weft_mesh_tet_volume(&m, NULL, t) - cell / 6));
+        CHECK(worst <= 1e-15);
+    }
+    weft_mesh_free(&m);
+
+    /* One cube: 8 corners, 6 tetrahedra around the diagonal 0-7, 12 surface triangles. */
+    if (make_block(&m, 1, 1, 1, 1, 1, 1, NULL)) {
+        CHECK(m.nv == 8 && m.ntet == 6 && m.nt == 12 && m.ne == 18);
+        int diagonal = 0;
+        for (int t = 0; t < m.ntet; t++) {
+            bool has0 = false, has7 = false;
+            for (int a = 0; a < 4; a++)
+                has0 |= m.tet[4 * t + a] == 0, has7 |= m.tet[4 * t + a] == 7;
+            diagonal += has0 && has7;
+        }
+        CHECK(diagonal == 6);
+    }
+    weft_mesh_free(&m);
+
+    const double bad_size[][3] = {{0, 1, 1}, {1, -1, 1}, {1, 1, NAN}, {INFINITY, 1, 1}};
+    for (size_t i = 0; i < sizeof bad_size / sizeof bad_size[0]; i++) {
+        const int cells[3] = {2, 2, 2};
+        weft_error err = {{0}};
+        CHECK(weft_mesh_tet_block(&m, bad_size[i], cells, NULL, &err) == WEFT_ERR_INPUT);
+        CHECK(strstr(err.msg, "tet_block: size") == err.msg);
+        CHECK(m.x == NULL && m.tet == NULL && m.nv == 0 && m.ntet == 0);
+    }
+    const int bad_cells[][3] = {{0, 1, 1}, {1, -2, 1}, {1, 1, 0}, {4096, 4096, 4096}};
+    for (size_t i = 0; i < sizeof bad_cells / sizeof bad_cells[0]; i++) {
+        const double size[3] = {1, 1, 1};
+        weft_error err = {{0}};
+        CHECK(weft_mesh_tet_block(&m, size, bad_cells[i], NULL, &err) == WEFT_ERR_INPUT);
+        CHECK(strstr(err.msg, "tet_block: ") == err.msg && strstr(err.msg, "cells") != NULL);
+        CHECK(m.x == NULL && m.tet == NULL);
+    }
+    weft_mesh_free(&m);
+}
+
+/* Every tetrahedron of several blocks is positively oriented, faces match (shared by two
+ * tetrahedra in opposite directions, or on the surface once), and the surface is closed,
+ * outward and encloses the box's volume. */
+static void tet_block_surface(void) {
+    static const int cells[][3] = {{1, 1, 1}, {2, 1, 1}, {3, 4, 2}, {5, 2, 3}};
+    const double o[3] = {-0.3, 1.0, 0.25};
+    for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+        const double s[3] = {0.7, 0.3, 0.45};
+        weft_mesh m = {0};
+        if (!make_block(&m, s[0], s[1], s[2], cells[c][0], cells[c][1], cells[c][2], o)) continue;
+        double vol = check_tet_mesh(&m), box = s[0] * s[1] * s[2];
+        CHECK_NEAR(vol, box, 1e-14);
+        CHECK_NEAR(weft_mesh_volume(&m, NULL), box, 1e-14);
+        check_hinges(&m, NULL);
+        /* Each surface triangle lies in one face of the box and its normal points out of
+         * it along that face's axis. */
+        int wrong = 0;
+        for (int t = 0; t < m.nt; t++) {
+            double n[3];
+            tri_normal(&m, m.x, t, n);
+            int axis = -1, side = 0;
+            for (int k = 0; k < 3; k++)
+                for (int sd = 0; sd < 2; sd++) {
+                    double plane = o[k] + sd * s[k];
+                    bool on = true;
+                    for (int a = 0; a < 3; a++) on = on && m.x[3 * m.tri[3 * t + a] + k] == plane;
+                    if (on) axis = k, side = sd ? 1 : -1;
+                }
+            if (axis < 0) {
+                wrong++;
+                continue;
+            }
+            double len = sqrt(dot3(n, n));
+            if (!(n[axis] * side > 0.999999 * len)) wrong++;
+        }
+        CHECK(wrong == 0);
+        weft_mesh_free(&m);
+    }
+}
+
+/* Writes mesh m as TetGen files stem.node and stem.ele, numbered from `first`, with one
+ * attribute and boundary markers on the points, a region attribute on the tetrahedra,
+ * comments, blank lines, tabs and CRLF line ends; `flip` swaps the last two nodes of
+ * every tetrahedron (all negatively oriented). */
+static void write_tetgen(const weft_mesh *m, const char *stem, int first, bool flip) {
+    char path[256];
+    snprintf(path, sizeof path, "%s.node", stem);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "# written by test_mesh\r\n\r\n%d  3  1  1   # points, dim, attributes, markers\r\n",
+            m->nv);
+    for (int i = 0; i < m->nv; i++)
+        fprintf(f, "%d\t%.17g %.17g %.17g  %g %d\r\n", i + first, m->x[3 * i], m->x[3 * i + 1],
+                m->x[3 * i + 2], 0.5 * i, i % 2);
+    fprintf(f, "# end\r\n");
+    CHECK(fclose(f) == 0);
+    snprintf(path, sizeof path, "%s.ele", stem);
+    f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "%d 4 1\n", m->ntet);
+    for (int t = 0; t < m->ntet; t++) {
+        const int *v = &m->tet[4 * t];
+        fprintf(f, "  %d  %d %d %d %d  %d\n", t + first, v[0] + first, v[1] + first,
+                (flip ? v[3] : v[2]) + first, (flip ? v[2] : v[3]) + first, t % 3);
+        if (t == 0) fprintf(f, "\n# a comment between tetrahedra\n");
+    }
+    CHECK(fclose(f) == 0);
+}
+
+/* A block written as TetGen files (1- and 0-based, all tetrahedra inverted in the second)
+ * reads back with the same positions and tetrahedra, whichever file names it. */
+static void tetgen_roundtrip(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char stem[128], node[160], ele[160];
+    tmp_file(&d, "block.1", stem, sizeof stem);
+    snprintf(node, sizeof node, "%s.node", stem);
+    snprintf(ele, sizeof ele, "%s.ele", stem);
+    const double o[3] = {0.3, -0.1, 2.0};
+    weft_mesh a = {0};
+    if (make_block(&a, 0.4, 0.2, 0.9, 2, 2, 3, o)) {
+        for (int variant = 0; variant < 2; variant++) {
+            write_tetgen(&a, stem, variant ? 0 : 1, variant == 1);
+            const char *names[3] = {stem, node, ele};
+            for (int p = 0; p < 3; p++) {
+                weft_mesh b = {0};
+                weft_error err = {{0}};
+                int rc = weft_mesh_read_tetgen(&b, names[p], &err);
+                if (rc != WEFT_OK) fprintf(stderr, "read %s: %s\n", names[p], err.msg);
+                CHECK(rc == WEFT_OK);
+                CHECK(b.nv == a.nv && b.ntet == a.ntet && b.nt == a.nt && b.ne == a.ne);
+                if (rc == WEFT_OK && b.nv == a.nv && b.ntet == a.ntet) {
+                    CHECK(memcmp(a.x, b.x, 3 * sizeof(double) * (size_t)a.nv) == 0);
+                    /* Inverted tetrahedra get their last two nodes swapped back. */
+                    CHECK(memcmp(a.tet, b.tet, 4 * sizeof(int) * (size_t)a.ntet) == 0);
+                    CHECK(b.tet_line != NULL && b.tet_line[0] == 2 && b.tet_line[1] == 5);
+                    check_tet_mesh(&b);
+                    CHECK_NEAR(weft_mesh_volume(&b, NULL), 0.4 * 0.2 * 0.9, 1e-14);
+                }
+                weft_mesh_free(&b);
+            }
+        }
+    }
+    weft_mesh_free(&a);
+    remove(node), remove(ele);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* One malformed TetGen mesh and what its error must say. */
+typedef struct bad_tetgen {
+    const char *node, *ele; /* file texts; NULL: the file is missing */
+    const char *file;       /* "node" or "ele": the file the message names */
+    const char *line;       /* ":N:" after the path, or NULL for a file-level error */
+    const char *want1, *want2;
+} bad_tetgen;
+
+/* A unit corner tetrahedron plus a fifth point: 1-based, nodes 1-4 positive. */
+#define TG_NODE "5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n"
+#define TG_ELE "1 4 0\n1 1 2 3 4\n"
+
+/* Malformed .node and .ele files fail naming file, line and what is wrong. */
+static void tetgen_errors(void) {
+    static const bad_tetgen bad[] = {
+        {NULL, TG_ELE, "node", NULL, "cannot open", NULL},
+        {TG_NODE, NULL, "ele", NULL, "cannot open", NULL},
+        {"# only a comment\n\n", TG_ELE, "node", NULL, "empty file", NULL},
+        {"five 3 0 0\n", TG_ELE, "node", ":1:", "bad point count 'five'", NULL},
+        {"0 3 0 0\n", TG_ELE, "node", ":1:", "bad point count 0", NULL},
+        {"5 2 0 0\n", TG_ELE, "node", ":1:", "bad dimension 2", NULL},
+        {"5 3 0 2\n", TG_ELE, "node", ":1:", "bad boundary marker flag 2", NULL},
+        {"5 3 0 0 7\n", TG_ELE, "node", ":1:", "header has 5 values", NULL},
+        {"# c\n6 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n", TG_ELE, "node", ":2:",
+         "announces 6 points but the file ends after 5", NULL},
+        {TG_NODE "6 2 2 2\n", TG_ELE, "node", ":7:", "more data after the 5 points", NULL},
+        {"5 3 0 0\n1 0 0 0\n2 1 0x 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n", TG_ELE, "node", ":3:",
+         "bad number '0x' for y", NULL},
+        {"5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 nan\n5 1 1 1\n", TG_ELE, "node", ":5:",
+         "bad number 'nan' for z", NULL},
+        {"5 3 0 0\n2 0 0 0\n3 1 0 0\n4 0 1 0\n5 0 0 1\n6 1 1 1\n", TG_ELE, "node", ":2:",
+         "first point is numbered 2", "from 0 or 1"},
+        {"5 3 0 0\n1 0 0 0\n2 1 0 0\n4 0 1 0\n4 0 0 1\n5 1 1 1\n", TG_ELE, "node", ":4:",
+         "point numbered 4, expected 3", NULL},
+        {"5 3 1 0\n1 0 0 0 9\n2 1 0 0\n3 0 1 0 9\n4 0 0 1 9\n5 1 1 1 9\n", TG_ELE, "node",
+         ":3:", "expected 5 values", "got 4"},
+        {"5 3 0 1\n1 0 0 0 1\n2 1 0 0 1.5\n3 0 1 0 0\n4 0 0 1 1\n5 1 1 1 0\n", TG_ELE, "node",
+         ":3:", "bad boundary marker '1.5'", NULL},
+        {TG_NODE, "1 10 0\n1 1 2 3 4 5 5 5 5 5 5\n", "ele", ":1:", "10 nodes per tetrahedron",
+         "-o2"},
+        {TG_NODE, "1 4 0\n1 1 2 3 6\n", "ele", ":2:", "node 6 out of range", "numbered 1..5"},
+        {TG_NODE, "1 4 0\n1 0 1 2 3\n", "ele", ":2:", "node 0 out of range", NULL},
+        {TG_NODE, "1 4 0\n1 1 2 x 4\n", "ele", ":2:", "bad node number 'x'", NULL},
+        {TG_NODE, "1 4 0\n1 1 2 3 2\n", "ele", ":2:", "degenerate tetrahedron", "node 2 repeated"},
+        {TG_NODE, "1 4 0\n1 1 2 3\n", "ele", ":2:", "expected 5 values", "got 4"},
+        {TG_NODE, "2 4 0\n1 1 2 3 4\n", "ele", ":1:", "announces 2 tetrahedra", "after 1"},
+        {TG_NODE, "1 4 0\n0 1 2 3 4\n1 1 2 3 5\n", "ele", ":3:", "more data after the 1 "
+         "tetrahedra", NULL},
+        /* Nodes 1, 2, 3 and 5 all lie in the plane z = 0. */
+        {"5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 0\n", "1 4 0\n1 1 2 3 5\n", "ele",
+         ":2:", "degenerate tetrahedron 1", "zero volume"},
+        /* Two tetrahedra on the same side of face 1-2-3 (overlapping). */
+        {"5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 0.2 0.2 0.5\n",
+         "2 4 0\n1 1 2 3 4\n2 1 2 3 5\n", "ele", ":3:", "same side of their shared face", NULL},
+        /* Three tetrahedra on face 1-2-3. */
+        {"6 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 0 0 -1\n6 0.2 0.2 2\n",
+         "3 4 0\n1 1 2 3 4\n2 1 3 2 5\n3 1 2 3 6\n", "ele", ":4:", "shared by 3 tetrahedra", NULL},
+    };
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char stem[128], node[160], ele[160];
+    tmp_file(&d, "bad", stem, sizeof stem);
+    snprintf(node, sizeof node, "%s.node", stem);
+    snprintf(ele, sizeof ele, "%s.ele", stem);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        remove(node), remove(ele);
+        if (bad[i].node) write_text(node, bad[i].node);
+        if (bad[i].ele) write_text(ele, bad[i].ele);
+        weft_mesh m = {0};
+        weft_error err = {{0}};
+        int rc = weft_mesh_read_tetgen(&m, stem, &err);
+        char where[200];
+        snprintf(where, sizeof where, "%s%s", strcmp(bad[i].file, "node") ? ele : node,
+                 bad[i].line ? bad[i].line : ":");
+        bool ok = rc == WEFT_ERR_INPUT && strstr(err.msg, where) == err.msg &&
+                  strstr(err.msg, bad[i].want1) &&
+                  (!bad[i].want2 || strstr(err.msg, bad[i].want2)) && !strchr(err.msg, '\n');
+        if (!ok) fprintf(stderr, "bad tetgen %zu: rc %d, message '%s'\n", i, rc, err.msg);
+        CHECK(ok);
+        CHECK(m.x == NULL && m.tet == NULL && m.tri == NULL && m.nv == 0 && m.ntet == 0);
+        weft_mesh_free(&m);
+    }
+    /* A NUL byte: not a text file. */
+    FILE *f = fopen(node, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite("5 3 0 0\n1 0\0 0 0\n", 1, 17, f);
+        CHECK(fclose(f) == 0);
+        weft_mesh m = {0};
+        weft_error err = {{0}};
+        CHECK(weft_mesh_read_tetgen(&m, node, &err) == WEFT_ERR_INPUT);
+        CHECK(strstr(err.msg, ":2: NUL byte") != NULL);
+    }
+    /* Valid: the corner tetrahedron, 0-based, one inverted tetrahedron beside a positive
+     * one (files may use either orientation); the unused point 5 is kept. */
+    write_text(node, "5 3\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 0 0 -1\n");
+    write_text(ele, "2\n0 0 1 2 3\n1 0 1 2 4\n");
+    weft_mesh m = {0};
+    weft_error err = {{0}};
+    int rc = weft_mesh_read_tetgen(&m, node, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "valid tetgen: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    if (rc == WEFT_OK) {
+        CHECK(m.nv == 5 && m.ntet == 2 && m.nt == 6);
+        static const int want[8] = {0, 1, 2, 3, 0, 1, 4, 2};
+        CHECK(memcmp(m.tet, want, sizeof want) == 0);
+        CHECK_NEAR(check_tet_mesh(&m), 2.0 / 6.0, 1e-15);
+    }
+    weft_mesh_free(&m);
+    remove(node), remove(ele);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* weft_mesh_tet_surface refuses inverted, degenerate and out-of-range tetrahedra that a
+ * caller hands it directly, naming the tetrahedron. */
+static void tet_surface_errors(void) {
+    static const double x[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0};
+    static const struct {
+        int tet[4];
+        const char *want;
+    } bad[] = {
+        {{0, 2, 1, 3}, "inverted tetrahedron 1"},
+        {{0, 1, 2, 4}, "degenerate tetrahedron 1 (1-based): zero volume"},
+        {{0, 1, 1, 3}, "degenerate tetrahedron 1 (1-based): vertex 2 repeated"},
+        {{0, 1, 2, 5}, "vertex index 6 out of range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        weft_mesh m = {0};
+        m.nv = 5, m.ntet = 1;
+        m.x = malloc(sizeof x), m.tet = malloc(4 * sizeof(int));
+        CHECK(m.x && m.tet);
+        if (!m.x || !m.tet) {
+            weft_mesh_free(&m);
+            continue;
+        }
+        memcpy(m.x, x, sizeof x), memcpy(m.tet, bad[i].tet, 4 * sizeof(int));
+        weft_error err = {{0}};
+        CHECK(weft_mesh_tet_surface(&m, "hand", &err) == WEFT_ERR_INPUT);
+        bool ok = strstr(err.msg, "hand: ") == err.msg && strstr(err.msg, bad[i].want);
+        if (!ok) fprintf(stderr, "case %zu: '%s'\n", i, err.msg);
+        CHECK(ok);
+        CHECK(m.tri == NULL && m.nt == 0);
+        weft_mesh_free(&m);
+    }
+}
+
 static const check_case cases[] = {
     {"grid_counts", grid_counts},
     {"grid_alternating", grid_alternating},
@@ -555,6 +989,11 @@ static const check_case cases[] = {
     {"obj_roundtrip", obj_roundtrip},
     {"obj_errors", obj_errors},
     {"volume_cube", volume_cube},
+    {"tet_block_counts", tet_block_counts},
+    {"tet_block_surface", tet_block_surface},
+    {"tetgen_roundtrip", tetgen_roundtrip},
+    {"tetgen_errors", tetgen_errors},
+    {"tet_surface_errors", tet_surface_errors},
     {NULL, NULL},
 };
 

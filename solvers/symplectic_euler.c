@@ -1,0 +1,136 @@
+/* symplectic_euler.c — the explicit baseline: semi-implicit (symplectic) Euler, which runs
+ * any energy model through the descriptor's gradient (Hairer, Lubich & Wanner 2006,
+ * "Geometric Numerical Integration", §I.1.2 and Theorem VI.3.3):
+ *   v_{n+1} = v_n + h M⁻¹ (f_ext − ∇E(x_n)),   f_ext = M g,
+ *   x_{n+1} = x_n + h v_{n+1}.
+ * The velocity is updated first and the new velocity moves the positions, which makes the
+ * map symplectic: no energy drift when it is stable, and linear and angular momentum of a
+ * free body are kept exactly up to rounding (the internal forces of a translation- and
+ * rotation-invariant E sum to zero and have no net torque).
+ *
+ * It is stable only while h ω_max < 2, ω_max the highest natural frequency of M⁻¹∇²E;
+ * for an elastic solid that is about h < ℓ_min / c with ℓ_min the shortest edge and
+ * c = √((λ + 2μ)/ρ) the dilatational wave speed (Courant-Friedrichs-Lewy). Larger steps
+ * blow up, and the run loop stops the run with a "diverged" message: the method is the
+ * stability baseline the implicit integrators are compared against, so it is marked
+ * conditionally stable and experiments run it only when it is named.
+ *
+ * Pinned vertices go to their scripted position at t + h (weft_model_apply_pins), with
+ * the velocity that takes them there. Contacts, after the position update, one pass over
+ * the colliders in scene order: a free vertex closer than contact_margin to a collider
+ * (or inside it) is projected onto the surface offset by the margin; if it moves inward,
+ * its normal velocity v_n becomes −e v_n (e the collider's restitution), and Coulomb
+ * friction takes up to μ |Δv_n| off its tangential speed, stopping it if that is all of
+ * it (the velocity-level friction of Bridson, Fedkiw & Anderson 2002). The test is
+ * discrete (no ray cast): a vertex that crosses a whole collider in one step is missed.
+ *
+ * One inner iteration = the single force evaluation. Iteration 0 is reported at the
+ * inertial prediction x_n + h v_n + h² g (pins at t + h), as the PBD solvers report
+ * theirs; iteration 1 is the new state.
+ */
+#include "weft_solvers.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Scratch memory of a run, allocated once. */
+typedef struct se_state {
+    double *grad; /* ∇E(x_n), 3n, N */
+    double *pred; /* inertial prediction with pins at t + h, 3n, m */
+} se_state;
+
+static void se_destroy(void *state) {
+    se_state *st = state;
+    if (!st) return;
+    free(st->grad), free(st->pred);
+    free(st);
+}
+
+static void *se_create(const weft_model *m, weft_error *err) {
+    se_state *st = calloc(1, sizeof *st);
+    if (st) {
+        st->grad = malloc(3 * (size_t)(m->n > 0 ? m->n : 1) * sizeof *st->grad);
+        st->pred = malloc(3 * (size_t)(m->n > 0 ? m->n : 1) * sizeof *st->pred);
+    }
+    if (!st || !st->grad || !st->pred) {
+        se_destroy(st);
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the symplectic Euler solver");
+        return NULL;
+    }
+    return st;
+}
+
+/* Projects free vertices out of the colliders and updates their velocities (see the
+ * file comment). */
+static void resolve_contacts(const weft_model *m, double *x, double *v) {
+    for (int i = 0; i < m->n; i++) {
+        if (m->w[i] == 0.0) continue;
+        double *xi = &x[3 * i], *vi = &v[3 * i];
+        for (int c = 0; c < m->ncolliders; c++) {
+            const weft_collider *col = &m->colliders[c];
+            double n[3];
+            double d = weft_collider_distance(col, xi, n) - m->contact_margin;
+            if (!(d < 0.0)) continue;
+            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
+            double vn = vi[0] * n[0] + vi[1] * n[1] + vi[2] * n[2];
+            if (!(vn < 0.0)) continue; /* already leaving: position fix only */
+            double vt[3] = {vi[0] - vn * n[0], vi[1] - vn * n[1], vi[2] - vn * n[2]};
+            double dvn = (1.0 + col->restitution) * -vn; /* normal speed change, > 0 */
+            double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+            double scale = vt_len > 0.0 ? fmax(0.0, 1.0 - col->friction * dvn / vt_len) : 0.0;
+            for (int k = 0; k < 3; k++) vi[k] = -col->restitution * vn * n[k] + scale * vt[k];
+        }
+    }
+}
+
+static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
+    (void)err;
+    se_state *st = state;
+    const double h = m->dt;
+    const int n = m->n;
+    double *x = m->x, *v = m->v, *p = st->pred;
+
+    /* Iteration 0: where the step would go under the external forces alone. */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            p[3 * i + k] = x[3 * i + k] + h * v[3 * i + k] + h * h * m->gravity[k];
+    weft_model_apply_pins(m, m->t + h, p);
+    weft_monitor_iteration(mon, p, 0);
+
+    /* The one force evaluation, at x_n. */
+    memset(st->grad, 0, 3 * (size_t)n * sizeof *st->grad);
+    weft_model_gradient(m, x, st->grad);
+    for (int i = 0; i < n; i++) {
+        double *xi = &x[3 * i], *vi = &v[3 * i];
+        if (m->pin[i] >= 0) { /* scripted: reach the path's position at t + h */
+            for (int k = 0; k < 3; k++) {
+                vi[k] = (p[3 * i + k] - xi[k]) / h;
+                xi[k] = p[3 * i + k];
+            }
+            continue;
+        }
+        const double *gi = &st->grad[3 * i];
+        for (int k = 0; k < 3; k++) {
+            vi[k] += h * (m->gravity[k] - m->w[i] * gi[k]);
+            xi[k] += h * vi[k];
+        }
+    }
+    if (m->ncolliders > 0) resolve_contacts(m, x, v);
+    m->t += h;
+    weft_monitor_iteration(mon, x, 1);
+    return WEFT_OK;
+}
+
+const weft_solver_type weft_symplectic_euler = {
+    .name = "symplectic_euler",
+    .paper = "Hairer, Lubich, Wanner 2006, sec. I.1.2 (explicit baseline)",
+    .iteration = "the step's single force evaluation",
+    .summary = "semi-implicit Euler v += h M^-1 f(x), x += h v; stable only below the CFL "
+               "limit on h",
+    .create = se_create,
+    .step = se_step,
+    .destroy = se_destroy,
+    .fixed_iterations = 1,
+    .conditionally_stable = true,
+};
