@@ -254,6 +254,17 @@ static bool edges_touch(const int *ea, const int *eb) {
     return ea[0] == eb[0] || ea[0] == eb[1] || ea[1] == eb[0] || ea[1] == eb[1];
 }
 
+/* First index in entry[lo..hi) whose primitive is > q; a bucket's entries are in
+ * primitive order because the counting sort that groups them is stable. */
+static int first_above(const hash_entry *entry, int lo, int hi, int q) {
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (entry[mid].prim <= q) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Walks the cells of each query box qbox[6q], q in [0, nq), against the hashed entries
  * (whose boxes are hbox) and appends to out every pair that passes the mode's filter,
  * has overlapping boxes, and has its overlap's lowest corner in the cell being walked. */
@@ -268,15 +279,16 @@ static int scan(const weft_spatial_hash *s, scan_mode mode, const double *hbox,
         for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++)
             for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
                 for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++) {
-                    int b = bucket_of(s, c);
-                    for (int i = s->start[b]; i < s->start[b + 1]; i++) {
+                    int b = bucket_of(s, c), first = s->start[b], end = s->start[b + 1];
+                    /* Each edge pair once, as (q, p) with p > q: skip p <= q at once. */
+                    if (mode == SCAN_EE_SELF) first = first_above(s->entry, first, end, q);
+                    for (int i = first; i < end; i++) {
                         const hash_entry *en = &s->entry[i];
                         if (en->cell[0] != c[0] || en->cell[1] != c[1] || en->cell[2] != c[2])
                             continue; /* another cell with the same hash */
                         int p = en->prim;
                         if (mode == SCAN_VT_SELF && is_corner(p, &m->tri[3 * q])) continue;
-                        if (mode == SCAN_EE_SELF &&
-                            (p <= q || edges_touch(&m->edge[2 * p], &m->edge[2 * q])))
+                        if (mode == SCAN_EE_SELF && edges_touch(&m->edge[2 * p], &m->edge[2 * q]))
                             continue;
                         const double *pb = &hbox[6 * p];
                         if (!weft_box_overlap(pb, qb)) continue;
