@@ -20,9 +20,9 @@
  * reaches that pair of leaves; there the owned primitives are tested. Every
  * unordered pair of distinct leaves is reached once, so every candidate is produced
  * exactly once and nothing needs deduplicating. The alternative, separate trees over
- * vertices and edges, would refit three trees (vertices, edges, triangles: about 6 nv
- * leaves instead of 2 nv) and traverse two; it was not measured faster (see
- * experiments/bench_broadphase.c).
+ * vertices and edges, would refit three trees (about 6 nv leaves instead of 2 nv) and
+ * traverse two; the price of the single tree is that triangle boxes are looser than
+ * vertex and edge boxes, so some leaf pairs it visits yield no candidate.
  */
 #include "weft_broadphase.h"
 
