@@ -133,6 +133,10 @@ static bool same_pairs(const weft_pairs *a, const weft_pairs *b) {
     return a->n == b->n && (a->n == 0 || !memcmp(a->pair, b->pair, (size_t)a->n * sizeof *a->pair));
 }
 
+/* The methods, in the order they run; the first one's pairs are the reference. */
+enum { BVH_REST, BVH_SHAPE, HASH, BRUTE, NMETHODS };
+static const char *const method_name[NMETHODS] = {"bvh_rest", "bvh_shape", "hash", "brute"};
+
 typedef struct row {
     const char *shape, *mode, *method;
     int res, nv, nt, ne;
@@ -172,33 +176,28 @@ static int bench_case(FILE *f, const shape *sh, int res, bool swept, int repeats
     weft_collision_pairs ref = {0}, got = {0};
     int bad = 0;
 
-    for (int method = 0; method < 4 && bad >= 0; method++) {
-        if (method == 3 && res > 64) break; /* brute force: O(n²), 64² only */
+    for (int method = 0; method < NMETHODS && bad >= 0; method++) {
+        if (method == BRUTE && res > 64) break; /* O(n²): 64² only */
         row r = base;
-        void *obj = NULL;
-        query_fn fn;
-        int reps = repeats;
+        r.method = method_name[method];
+        weft_bvh *tree = NULL;
+        weft_spatial_hash *hash = NULL;
         double t0 = weft_now();
-        if (method == 0 || method == 1 || method == 3) {
-            obj = weft_bvh_create(&m, method == 1 ? x0 : NULL, &err);
-            r.method = method == 0 ? "bvh_rest" : method == 1 ? "bvh_shape" : "brute";
-            fn = method == 3 ? query_brute : query_bvh;
-            if (method == 3) reps = repeats < 2 ? repeats : 2;
-        } else {
-            obj = weft_spatial_hash_create(&m, NULL, 0, 0, &err);
-            r.method = "hash";
-            fn = query_hash;
-        }
-        if (!obj) {
+        if (method == HASH) hash = weft_spatial_hash_create(&m, NULL, 0, 0, &err);
+        else tree = weft_bvh_create(&m, method == BVH_SHAPE ? x0 : NULL, &err);
+        if (!tree && !hash) {
             fprintf(stderr, "error: %s\n", err.msg);
             bad = -1;
             break;
         }
-        if (method != 3) r.build_ms = 1e3 * (weft_now() - t0);
-        weft_collision_pairs *out = method == 0 ? &ref : &got;
+        if (method != BRUTE) r.build_ms = 1e3 * (weft_now() - t0);
+        query_fn fn = method == HASH ? query_hash : method == BRUTE ? query_brute : query_bvh;
+        void *obj = method == HASH ? (void *)hash : (void *)tree;
+        int reps = method == BRUTE && repeats > 2 ? 2 : repeats;
+        weft_collision_pairs *out = method == BVH_REST ? &ref : &got;
         bool ok = time_query(fn, obj, x0, x1, reps, out, &r.cpu_ms, &r.wall_ms);
-        if (method == 2) weft_spatial_hash_free(obj);
-        else weft_bvh_free(obj);
+        weft_bvh_free(&tree);
+        weft_spatial_hash_free(&hash);
         if (!ok) {
             bad = -1;
             break;

@@ -1,8 +1,9 @@
 /* broadphase.c — what the broad phases share (lib/weft_broadphase.h): growable pair
  * lists with an O(n) radix sort, so every broad phase returns its pairs in one order,
- * and the padded, swept primitive boxes of Bridson, Fedkiw & Anderson 2002 §6 (a box
- * holds a primitive's positions at the start and end of the step, grown by the
- * thickness) that every broad phase tests.
+ * and the padded, swept primitive boxes that every broad phase tests: as in Bridson,
+ * Fedkiw & Anderson 2002, a box holds a primitive's positions at the start and end of
+ * the step, grown by the thickness, so that continuous collision detection needs no
+ * other acceleration than proximity detection.
  */
 #include "weft_broadphase.h"
 

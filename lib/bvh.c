@@ -1,7 +1,8 @@
 /* bvh.c — the bounding-box hierarchy broad phase (lib/weft_broadphase.h): a binary tree
- * of axis-aligned boxes over a mesh's triangles, built once and refitted every step, as
- * in the collision pipeline of Bridson, Fedkiw & Anderson 2002 §6 ("a hierarchy of
- * axis-aligned bounding boxes ... built once, and updated each time step").
+ * of axis-aligned boxes over a mesh's triangles, built once and refitted every step, for
+ * the proximity and collision tests of Bridson, Fedkiw & Anderson 2002 (the collision
+ * slides' "BV hierarchy algorithm": descend pairs of nodes whose boxes are close, test
+ * the mesh elements when both are leaves).
  *
  * Build: top-down median split. A node's triangles are split in two halves at the
  * median of their centroids along the longest axis of the centroids' bounding box, so
@@ -175,7 +176,7 @@ weft_bvh *weft_bvh_create(const weft_mesh *m, const double *x, weft_error *err) 
     if (!b->node || !b->vbox || !b->ebox || !b->tbox || !b->tri_edge || !b->owns || !b->used ||
         !cen || !idx) {
         free(cen), free(idx);
-        weft_bvh_free(b);
+        weft_bvh_free(&b);
         weft_fail(err, WEFT_ERR_NOMEM, "bvh: out of memory for %d triangles", m->nt);
         return NULL;
     }
@@ -213,7 +214,7 @@ weft_bvh *weft_bvh_create(const weft_mesh *m, const double *x, weft_error *err) 
     free(cen), free(idx);
     rc = weft_bvh_refit(b, x, NULL, 0.0, err);
     if (rc != WEFT_OK) {
-        weft_bvh_free(b);
+        weft_bvh_free(&b);
         return NULL;
     }
     return b;
@@ -422,9 +423,11 @@ void weft_bvh_shape(const weft_bvh *b, int *nodes, int *depth) {
     if (depth) *depth = b->depth;
 }
 
-/* Frees the tree; NULL is a no-op. */
-void weft_bvh_free(weft_bvh *b) {
-    if (!b) return;
+/* Frees the tree and sets *bp to NULL; safe on NULL. */
+void weft_bvh_free(weft_bvh **bp) {
+    if (!bp || !*bp) return;
+    weft_bvh *b = *bp;
+    *bp = NULL;
     free(b->node);
     free(b->vbox);
     free(b->ebox);

@@ -3,11 +3,11 @@
  * Detection of Deformable Objects", used as Müller et al. 2006 §4.3 use it for cloth
  * self-collision (vertex–triangle), here with edge–edge pairs as well.
  *
- * Space is cut into cubic cells of side l (Teschner §4.2: l close to the average edge
- * length works best). Cell (i, j, k) = (⌊x/l⌋, ⌊y/l⌋, ⌊z/l⌋) goes to bucket
+ * Space is cut into cubic cells of side l (Teschner et al. found l close to the average
+ * edge length best). Cell (i, j, k) = (⌊x/l⌋, ⌊y/l⌋, ⌊z/l⌋) goes to bucket
  *     hash(i, j, k) = (i p1 xor j p2 xor k p3) mod n,
- *     p1 = 73856093, p2 = 19349663, p3 = 83492791           (Teschner §4.1)
- * of a table whose size n is a prime (§4.3). Unlike the paper's per-step timestamps, the
+ *     p1 = 73856093, p2 = 19349663, p3 = 83492791           (Teschner et al.'s primes)
+ * of a table whose size n is a prime. Unlike the paper's per-step timestamps, the
  * table is rebuilt for each pass, as arrays sorted by bucket (a counting sort), so no
  * memory is allocated once the buffers are large enough.
  *
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Teschner et al. 2003 §4.1: three large primes. */
+/* Teschner et al. 2003: three large primes. */
 #define HASH_P1 73856093u
 #define HASH_P2 19349663u
 #define HASH_P3 83492791u
@@ -95,7 +95,7 @@ weft_spatial_hash *weft_spatial_hash_create(const weft_mesh *m, const double *x,
     }
     if (!x) x = m->x;
     if (cell <= 0) {
-        /* Teschner §4.2: the average edge length. */
+        /* Teschner et al.: the average edge length. */
         double sum = 0;
         for (int e = 0; e < m->ne; e++) {
             const double *p = &x[3 * m->edge[2 * e]], *q = &x[3 * m->edge[2 * e + 1]];
@@ -132,14 +132,14 @@ weft_spatial_hash *weft_spatial_hash_create(const weft_mesh *m, const double *x,
     s->tbox = alloc_array(6 * (size_t)m->nt, sizeof *s->tbox);
     s->used = calloc(m->nv ? (size_t)m->nv : 1, 1);
     if (!s->start || !s->cursor || !s->vbox || !s->ebox || !s->tbox || !s->used) {
-        weft_spatial_hash_free(s);
+        weft_spatial_hash_free(&s);
         weft_fail(err, WEFT_ERR_NOMEM, "spatial hash: out of memory for a table of %d",
                   table_size);
         return NULL;
     }
     for (int i = 0; i < 3 * m->nt; i++) s->used[m->tri[i]] = 1;
     if (weft_spatial_hash_update(s, x, NULL, 0.0, err) != WEFT_OK) {
-        weft_spatial_hash_free(s);
+        weft_spatial_hash_free(&s);
         return NULL;
     }
     return s;
@@ -342,9 +342,11 @@ void weft_spatial_hash_shape(const weft_spatial_hash *s, double *cell, int *tabl
     if (table_size) *table_size = s->size;
 }
 
-/* Frees the hash; NULL is a no-op. */
-void weft_spatial_hash_free(weft_spatial_hash *s) {
-    if (!s) return;
+/* Frees the hash and sets *sp to NULL; safe on NULL. */
+void weft_spatial_hash_free(weft_spatial_hash **sp) {
+    if (!sp || !*sp) return;
+    weft_spatial_hash *s = *sp;
+    *sp = NULL;
     free(s->start);
     free(s->cursor);
     free(s->entry);

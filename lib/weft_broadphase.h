@@ -1,8 +1,9 @@
 /* weft_broadphase.h — broad phases of cloth collision detection: which primitive pairs
  * can be in contact, before the narrow phase (closest points, CCD) decides which are.
  *
- * Two primitive pair kinds are reported, as in Bridson, Fedkiw & Anderson 2002 §6 and
- * Müller et al. 2006 §4.3: a vertex against a triangle, and an edge against an edge.
+ * Two primitive pair kinds are reported, as in Bridson, Fedkiw & Anderson 2002: a vertex
+ * against a triangle, and an edge against an edge (Müller et al. 2006 §4.3 use only the
+ * first).
  * A pair is a candidate when the axis-aligned boxes of its two primitives overlap, each
  * box enclosing the primitive's positions at the start (x0) and, for swept motion, at
  * the end (x1) of a step, grown by h/2 on every side (h the thickness, m). So a pair
@@ -134,8 +135,8 @@ int weft_bvh_point_query(const weft_bvh *b, int query, const double p0[3], const
 /* Number of nodes and depth (a single leaf has depth 1; an empty tree 0). */
 void weft_bvh_shape(const weft_bvh *b, int *nodes, int *depth);
 
-/* Frees the tree; NULL is a no-op. */
-void weft_bvh_free(weft_bvh *b);
+/* Frees the tree and sets *b to NULL; safe on NULL. */
+void weft_bvh_free(weft_bvh **b);
 
 /* ------------------------------------------------------------------------------ */
 /* Spatial hash (lib/spatial_hash.c)                                               */
@@ -166,7 +167,7 @@ int weft_spatial_hash_pairs(weft_spatial_hash *a, const weft_spatial_hash *b,
 /* Cell side (m) and table size in use. */
 void weft_spatial_hash_shape(const weft_spatial_hash *s, double *cell, int *table_size);
 
-/* Frees the hash; NULL is a no-op. */
-void weft_spatial_hash_free(weft_spatial_hash *s);
+/* Frees the hash and sets *s to NULL; safe on NULL. */
+void weft_spatial_hash_free(weft_spatial_hash **s);
 
 #endif

@@ -227,9 +227,9 @@ static void check_all_phases(side A, side B, bool may_be_empty) {
     CHECK(weft_bvh_pairs_brute_force(ta, tb, &got, &err) == WEFT_OK);
     CHECK(same_all(&got, &ref, "brute force"));
 
-    if (!self) weft_bvh_free(tb), weft_spatial_hash_free(hb);
-    weft_bvh_free(ta);
-    weft_spatial_hash_free(ha);
+    if (!self) weft_bvh_free(&tb), weft_spatial_hash_free(&hb);
+    weft_bvh_free(&ta);
+    weft_spatial_hash_free(&ha);
     weft_collision_pairs_free(&ref);
     weft_collision_pairs_free(&got);
 }
@@ -363,7 +363,7 @@ static void two_sheets(void) {
     weft_collision_pairs_free(&self);
     weft_collision_pairs_free(&cross);
     weft_collision_pairs_free(&want);
-    weft_bvh_free(tu), weft_bvh_free(ta), weft_bvh_free(tb);
+    weft_bvh_free(&tu), weft_bvh_free(&ta), weft_bvh_free(&tb);
     weft_mesh_free(&u);
     free(far), free(xa), free(xb), free(xa1), free(xb1);
     weft_mesh_free(&a);
@@ -404,8 +404,8 @@ static void adjacent_excluded(void) {
     CHECK(weft_bvh_pairs(t, t, &p, &err) == WEFT_OK);
     CHECK(no_adjacent_pairs(&m, &p));
     weft_collision_pairs_free(&p);
-    weft_spatial_hash_free(s);
-    weft_bvh_free(t);
+    weft_spatial_hash_free(&s);
+    weft_bvh_free(&t);
     free(tris_at), free(deg);
     weft_mesh_free(&m);
 }
@@ -430,7 +430,7 @@ static void refit_matches_build(void) {
         CHECK(a.vt.n > 0 && a.ee.n > 0);
         CHECK(same_all(&a, &b, "refit vs fresh build"));
         CHECK(same_all(&a, &ref, "refit vs reference"));
-        weft_bvh_free(fresh);
+        weft_bvh_free(&fresh);
         free(x0);
         x0 = x1;
     }
@@ -447,7 +447,7 @@ static void refit_matches_build(void) {
     weft_collision_pairs_free(&a);
     weft_collision_pairs_free(&b);
     weft_collision_pairs_free(&ref);
-    weft_bvh_free(rest);
+    weft_bvh_free(&rest);
     free(x0);
     weft_mesh_free(&m);
 }
@@ -504,8 +504,8 @@ static void empty_and_single(void) {
         CHECK(p.vt.n == 3 * expect && p.tv.n == 3 * expect && p.ee.n == 9 * expect);
     }
     weft_collision_pairs_free(&p);
-    weft_bvh_free(t), weft_bvh_free(t1), weft_bvh_free(t2);
-    weft_spatial_hash_free(s), weft_spatial_hash_free(s1), weft_spatial_hash_free(s2);
+    weft_bvh_free(&t), weft_bvh_free(&t1), weft_bvh_free(&t2);
+    weft_spatial_hash_free(&s), weft_spatial_hash_free(&s1), weft_spatial_hash_free(&s2);
     weft_mesh_free(&empty), weft_mesh_free(&one), weft_mesh_free(&two);
 }
 
@@ -544,8 +544,8 @@ static void deterministic_order(void) {
 
     weft_collision_pairs_free(&a);
     weft_collision_pairs_free(&b);
-    weft_bvh_free(t1), weft_bvh_free(t2);
-    weft_spatial_hash_free(s);
+    weft_bvh_free(&t1), weft_bvh_free(&t2);
+    weft_spatial_hash_free(&s);
     free(x0), free(x1);
     weft_mesh_free(&m);
 }
@@ -585,7 +585,7 @@ static void point_query(void) {
     CHECK(at0 > 0 && own == at0);
     weft_pairs_free(&got);
     weft_collision_pairs_free(&ref);
-    weft_bvh_free(t);
+    weft_bvh_free(&t);
     free(x0), free(x1);
     weft_mesh_free(&m);
 }
@@ -622,7 +622,7 @@ static void hash_cells_and_tables(void) {
         for (int d = 2; d * d <= k; d++) p = p && k % d != 0;
         CHECK(!p);
     }
-    weft_spatial_hash_free(s);
+    weft_spatial_hash_free(&s);
 
     const double cells[] = {mean / 5, mean * 7, mean, mean};
     const int tables[] = {0, 0, 1, 2};
@@ -632,7 +632,7 @@ static void hash_cells_and_tables(void) {
         CHECK(weft_spatial_hash_update(s, x0, x1, 0.01, &err) == WEFT_OK);
         CHECK(weft_spatial_hash_pairs(s, s, &got, &err) == WEFT_OK);
         CHECK(same_all(&got, &ref, "hash"));
-        weft_spatial_hash_free(s);
+        weft_spatial_hash_free(&s);
     }
     weft_collision_pairs_free(&ref);
     weft_collision_pairs_free(&got);
@@ -670,9 +670,9 @@ static void bad_input(void) {
     CHECK(weft_spatial_hash_pairs(tiny, tiny, &p, &err) == WEFT_ERR_INPUT);
     CHECK(strstr(err.msg, "cells") != NULL);
     weft_collision_pairs_free(&p);
-    weft_spatial_hash_free(tiny);
-    weft_spatial_hash_free(s);
-    weft_bvh_free(t);
+    weft_spatial_hash_free(&tiny);
+    weft_spatial_hash_free(&s);
+    weft_bvh_free(&t);
     free(x);
     weft_mesh_free(&m);
 }
