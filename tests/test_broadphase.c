@@ -303,8 +303,8 @@ static void swept_motion(void) {
 
 /* Two meshes: sheets of 10 × 10 and 8 × 12 vertices, 0.03 m apart and crumpled by
  * ±0.03 m, with their own thicknesses; proximity and swept (moving into each other).
- * Then the same two sheets as one mesh: its self pairs that join the sheets must be
- * exactly the cross pairs. */
+ * Then the same two sheets as one mesh: every broad phase is exact on it, and its self
+ * pairs that join the sheets are exactly the cross pairs. */
 static void two_sheets(void) {
     weft_mesh a, b;
     make_grid(&a, 10, 10, 0.0);
@@ -339,6 +339,7 @@ static void two_sheets(void) {
         CHECK(u.edge[2 * e] == lo);
     }
     const double h = 0.02;
+    check_all_phases((side){&u, u.x, NULL, h}, (side){0}, false); /* two sheets, one mesh */
     weft_bvh *tu = weft_bvh_create(&u, NULL, &err), *ta = weft_bvh_create(&a, NULL, &err),
              *tb = weft_bvh_create(&b, NULL, &err);
     CHECK(weft_bvh_refit(tu, u.x, NULL, h, &err) == WEFT_OK);
