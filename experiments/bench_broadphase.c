@@ -33,9 +33,9 @@ static const char usage[] =
     "swept motion; writes DIR/bench_broadphase.tsv (default results/).\n"
     "  --steps N   timed queries per method, best kept (default 10; brute force 2)\n";
 
-#define THICKNESS 0.004  /* h, m */
-#define NOISE 0.001      /* vertical noise of the shapes, m */
-#define MOTION 0.003     /* per-coordinate motion of a swept step, m */
+#define THICKNESS 0.004 /* h, m */
+#define NOISE 0.001     /* vertical noise of the shapes, m */
+#define MOTION 0.003    /* per-coordinate motion of a swept step, m */
 #define PI 3.14159265358979323846
 
 /* Knuth's MMIX LCG: uniform in [lo, hi). */
@@ -146,9 +146,9 @@ typedef struct row {
 } row;
 
 static void write_row(FILE *f, const row *r) {
-    fprintf(f, "%s\t%d\t%d\t%d\t%d\t%s\t%g\t%s\t%.4f\t%.4f\t%.4f\t%d\t%d\t%s\n", r->shape,
-            r->res, r->nv, r->nt, r->ne, r->mode, THICKNESS, r->method, r->cpu_ms, r->wall_ms,
-            r->build_ms, r->vt, r->ee, r->agree ? "yes" : "no");
+    fprintf(f, "%s\t%d\t%d\t%d\t%d\t%s\t%g\t%s\t%.4f\t%.4f\t%.4f\t%d\t%d\t%s\n", r->shape, r->res,
+            r->nv, r->nt, r->ne, r->mode, THICKNESS, r->method, r->cpu_ms, r->wall_ms, r->build_ms,
+            r->vt, r->ee, r->agree ? "yes" : "no");
     printf("%-7s %5d %-9s %-10s %9.2f %9.2f %9.2f %9d %9d  %s\n", r->shape, r->res, r->mode,
            r->method, r->cpu_ms, r->wall_ms, r->build_ms, r->vt, r->ee, r->agree ? "yes" : "NO");
     fflush(stdout);
@@ -171,8 +171,9 @@ static int bench_case(FILE *f, const shape *sh, int res, bool swept, int repeats
     if (swept)
         for (int i = 0; i < 3 * m.nv; i++) x1[i] = x0[i] + uniform(&seed, -MOTION, MOTION);
 
-    row base = {sh->name, swept ? "swept" : "proximity", NULL, res, m.nv, m.nt, m.ne,
-                NAN, NAN, NAN, 0, 0, true};
+    row base = {
+        sh->name, swept ? "swept" : "proximity", NULL, res, m.nv, m.nt, m.ne, NAN, NAN, NAN, 0, 0,
+        true};
     weft_collision_pairs ref = {0}, got = {0};
     int bad = 0;
 
@@ -183,8 +184,10 @@ static int bench_case(FILE *f, const shape *sh, int res, bool swept, int repeats
         weft_bvh *tree = NULL;
         weft_spatial_hash *hash = NULL;
         double t0 = weft_now();
-        if (method == HASH) hash = weft_spatial_hash_create(&m, NULL, 0, 0, &err);
-        else tree = weft_bvh_create(&m, method == BVH_SHAPE ? x0 : NULL, &err);
+        if (method == HASH)
+            hash = weft_spatial_hash_create(&m, NULL, 0, 0, &err);
+        else
+            tree = weft_bvh_create(&m, method == BVH_SHAPE ? x0 : NULL, &err);
         if (!tree && !hash) {
             fprintf(stderr, "error: %s\n", err.msg);
             bad = -1;
@@ -204,8 +207,7 @@ static int bench_case(FILE *f, const shape *sh, int res, bool swept, int repeats
         }
         r.vt = out->vt.n;
         r.ee = out->ee.n;
-        r.agree = same_pairs(&out->vt, &ref.vt) && same_pairs(&out->ee, &ref.ee) &&
-                  out->tv.n == 0;
+        r.agree = same_pairs(&out->vt, &ref.vt) && same_pairs(&out->ee, &ref.ee) && out->tv.n == 0;
         if (!r.agree) bad++;
         write_row(f, &r);
     }
@@ -229,9 +231,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
         return 1;
     }
-    fprintf(f, "# bench_broadphase: best of %d queries (brute force: %d) after 1 warm-up; "
-               "ms per query = refit/update + sorted pairs (thread CPU and wall); "
-               "build_ms (wall) once per structure\n",
+    fprintf(f,
+            "# bench_broadphase: best of %d queries (brute force: %d) after 1 warm-up; "
+            "ms per query = refit/update + sorted pairs (thread CPU and wall); "
+            "build_ms (wall) once per structure\n",
             repeats, repeats < 2 ? repeats : 2);
     fprintf(f, "shape\tres\tvertices\ttriangles\tedges\tmode\th_m\tmethod\tcpu_ms_per_query"
                "\twall_ms_per_query\tbuild_ms\tvt_pairs\tee_pairs\tagree\n");

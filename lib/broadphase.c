@@ -125,13 +125,12 @@ static int first_non_finite(const double *x, int nv) {
 /* Fills the boxes of m's vertices, edges and triangles enclosing x0 and x1 (if non-NULL),
  * grown by h/2: two boxes then overlap exactly when, along every axis, the unpadded
  * boxes are at most h apart, which every pair closer than h satisfies. */
-int weft_mesh_boxes(const weft_mesh *m, const double *x0, const double *x1, double h,
-                    double *vbox, double *ebox, double *tbox, weft_error *err) {
+int weft_mesh_boxes(const weft_mesh *m, const double *x0, const double *x1, double h, double *vbox,
+                    double *ebox, double *tbox, weft_error *err) {
     if (!(isfinite(h) && h >= 0))
-        return weft_fail(err, WEFT_ERR_INPUT, "broad phase: thickness h must be finite and "
-                                              ">= 0 (got %g m)", h);
-    if (m->nv > 0 && !x0)
-        return weft_fail(err, WEFT_ERR_INPUT, "broad phase: no positions");
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "broad phase: thickness h must be finite and >= 0 (got %g m)", h);
+    if (m->nv > 0 && !x0) return weft_fail(err, WEFT_ERR_INPUT, "broad phase: no positions");
     int bad = m->nv > 0 ? first_non_finite(x0, m->nv) : -1;
     if (bad < 0 && x1 && m->nv > 0) bad = first_non_finite(x1, m->nv);
     if (bad >= 0)

@@ -86,8 +86,10 @@ static void select_nth(int *idx, int lo, int hi, int nth, const double *cen, int
             if (centroid_less(cen, axis, idx[i], pivot)) swap_int(&idx[i], &idx[store++]);
         swap_int(&idx[store], &idx[hi - 1]);
         if (nth == store) return;
-        if (nth < store) hi = store;
-        else lo = store + 1;
+        if (nth < store)
+            hi = store;
+        else
+            lo = store + 1;
     }
     if (hi - lo == 2 && centroid_less(cen, axis, idx[lo + 1], idx[lo]))
         swap_int(&idx[lo], &idx[lo + 1]);
@@ -97,8 +99,8 @@ typedef struct build_ctx {
     const double *cen; /* 3 nt triangle centroids, m */
     int *idx;          /* triangle indices, reordered as the tree splits them */
     bvh_node *node;
-    int next;          /* next free node */
-    int depth;         /* deepest level reached */
+    int next;  /* next free node */
+    int depth; /* deepest level reached */
 } build_ctx;
 
 /* Builds the subtree over idx[lo..hi) at the given level; returns its root's index. */
@@ -282,8 +284,10 @@ static void leaf_pair(traverse_ctx *c, int ta, int tb) {
             int v = vb[k];
             if (!(c->self && is_corner(v, va)) &&
                 weft_box_overlap(&b->vbox[6 * v], &a->tbox[6 * ta])) {
-                if (c->self) push(c, &c->out->vt, v, ta);
-                else push(c, &c->out->tv, ta, v);
+                if (c->self)
+                    push(c, &c->out->vt, v, ta);
+                else
+                    push(c, &c->out->tv, ta, v);
             }
         }
     }
@@ -295,8 +299,10 @@ static void leaf_pair(traverse_ctx *c, int ta, int tb) {
             int eb = b->tri_edge[3 * tb + kb];
             if (c->self && edges_touch(&a->mesh->edge[2 * ea], &b->mesh->edge[2 * eb])) continue;
             if (!weft_box_overlap(&a->ebox[6 * ea], &b->ebox[6 * eb])) continue;
-            if (c->self && ea > eb) push(c, &c->out->ee, eb, ea);
-            else push(c, &c->out->ee, ea, eb);
+            if (c->self && ea > eb)
+                push(c, &c->out->ee, eb, ea);
+            else
+                push(c, &c->out->ee, ea, eb);
         }
     }
 }
@@ -349,8 +355,10 @@ int weft_bvh_pairs(const weft_bvh *a, const weft_bvh *b, weft_collision_pairs *o
     weft_collision_pairs_clear(out);
     traverse_ctx c = {a, b, a == b, out, WEFT_OK};
     if (a->nnodes > 0 && b->nnodes > 0) {
-        if (c.self) visit_self(&c, 0);
-        else visit_pair(&c, 0, 0);
+        if (c.self)
+            visit_self(&c, 0);
+        else
+            visit_pair(&c, 0, 0);
     }
     return finish(c.rc, out, err);
 }

@@ -51,16 +51,16 @@ typedef struct hash_entry {
 
 struct weft_spatial_hash {
     const weft_mesh *mesh;
-    double cell, inv_cell; /* cell side l (m) and 1/l */
-    int size;              /* buckets, a prime */
-    int *start;            /* size + 1: bucket i holds entry[start[i] .. start[i+1]) */
-    int *cursor;           /* size: fill position of each bucket during the counting sort */
-    hash_entry *entry;     /* entries sorted by bucket */
-    hash_entry *raw;       /* entries in the order they were hashed */
-    int *raw_bucket;       /* bucket of each raw entry */
-    int nentry, cap;       /* entries of the current pass, room in the three arrays */
+    double cell, inv_cell;      /* cell side l (m) and 1/l */
+    int size;                   /* buckets, a prime */
+    int *start;                 /* size + 1: bucket i holds entry[start[i] .. start[i+1]) */
+    int *cursor;                /* size: fill position of each bucket during the counting sort */
+    hash_entry *entry;          /* entries sorted by bucket */
+    hash_entry *raw;            /* entries in the order they were hashed */
+    int *raw_bucket;            /* bucket of each raw entry */
+    int nentry, cap;            /* entries of the current pass, room in the three arrays */
     double *vbox, *ebox, *tbox; /* primitive boxes (6 each) of the last update */
-    unsigned char *used;   /* nv: 1 for a corner of some triangle */
+    unsigned char *used;        /* nv: 1 for a corner of some triangle */
 };
 
 /* malloc of n elements of size sz, never asking for 0 bytes. */
@@ -133,8 +133,7 @@ weft_spatial_hash *weft_spatial_hash_create(const weft_mesh *m, const double *x,
     s->used = calloc(m->nv ? (size_t)m->nv : 1, 1);
     if (!s->start || !s->cursor || !s->vbox || !s->ebox || !s->tbox || !s->used) {
         weft_spatial_hash_free(&s);
-        weft_fail(err, WEFT_ERR_NOMEM, "spatial hash: out of memory for a table of %d",
-                  table_size);
+        weft_fail(err, WEFT_ERR_NOMEM, "spatial hash: out of memory for a table of %d", table_size);
         return NULL;
     }
     for (int i = 0; i < 3 * m->nt; i++) s->used[m->tri[i]] = 1;
@@ -198,8 +197,7 @@ static int reserve_entries(weft_spatial_hash *s, long long need, weft_error *err
     int *rb = realloc(s->raw_bucket, (size_t)cap * sizeof *rb);
     if (rb) s->raw_bucket = rb;
     if (!entry || !raw || !rb)
-        return weft_fail(err, WEFT_ERR_NOMEM, "spatial hash: out of memory for %lld entries",
-                         cap);
+        return weft_fail(err, WEFT_ERR_NOMEM, "spatial hash: out of memory for %lld entries", cap);
     s->cap = (int)cap;
     return WEFT_OK;
 }
@@ -214,7 +212,8 @@ static int hash_boxes(weft_spatial_hash *s, const double *box, int n, const unsi
         int c0[3], c1[3], c[3];
         int rc = cell_range(s, &box[6 * i], c0, c1, err);
         if (rc != WEFT_OK) return rc;
-        long long cells = (long long)(c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
+        long long cells =
+            (long long)(c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1);
         rc = reserve_entries(s, s->nentry + cells, err);
         if (rc != WEFT_OK) return rc;
         for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++)
@@ -259,8 +258,10 @@ static bool edges_touch(const int *ea, const int *eb) {
 static int first_above(const hash_entry *entry, int lo, int hi, int q) {
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (entry[mid].prim <= q) lo = mid + 1;
-        else hi = mid;
+        if (entry[mid].prim <= q)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -268,9 +269,8 @@ static int first_above(const hash_entry *entry, int lo, int hi, int q) {
 /* Walks the cells of each query box qbox[6q], q in [0, nq), against the hashed entries
  * (whose boxes are hbox) and appends to out every pair that passes the mode's filter,
  * has overlapping boxes, and has its overlap's lowest corner in the cell being walked. */
-static int scan(const weft_spatial_hash *s, scan_mode mode, const double *hbox,
-                const double *qbox, int nq, const weft_mesh *m, weft_pairs *out,
-                weft_error *err) {
+static int scan(const weft_spatial_hash *s, scan_mode mode, const double *hbox, const double *qbox,
+                int nq, const weft_mesh *m, weft_pairs *out, weft_error *err) {
     for (int q = 0; q < nq; q++) {
         const double *qb = &qbox[6 * q];
         int c0[3], c1[3], c[3];

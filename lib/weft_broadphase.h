@@ -96,8 +96,8 @@ static inline bool weft_box_overlap(const double *a, const double *b) {
 /* Fills the boxes of m's vertices (6*nv), edges (6*ne) and triangles (6*nt) enclosing
  * x0 and, if non-NULL, x1 (3*nv each, m), grown by h/2 (m); any output may be NULL.
  * WEFT_ERR_INPUT for a negative or non-finite h or a non-finite position. */
-int weft_mesh_boxes(const weft_mesh *m, const double *x0, const double *x1, double h,
-                    double *vbox, double *ebox, double *tbox, weft_error *err);
+int weft_mesh_boxes(const weft_mesh *m, const double *x0, const double *x1, double h, double *vbox,
+                    double *ebox, double *tbox, weft_error *err);
 
 /* ------------------------------------------------------------------------------ */
 /* Bounding-box hierarchy (lib/bvh.c)                                              */

@@ -149,8 +149,8 @@ static bool same_pairs(const weft_pairs *got, const weft_pairs *want, const char
     int n = got->n < want->n ? got->n : want->n;
     for (int i = 0; i < n; i++)
         if (got->pair[i].a != want->pair[i].a || got->pair[i].b != want->pair[i].b) {
-            fprintf(stderr, "%s: pair %d is (%d, %d), expected (%d, %d)\n", what, i,
-                    got->pair[i].a, got->pair[i].b, want->pair[i].a, want->pair[i].b);
+            fprintf(stderr, "%s: pair %d is (%d, %d), expected (%d, %d)\n", what, i, got->pair[i].a,
+                    got->pair[i].b, want->pair[i].a, want->pair[i].b);
             return false;
         }
     if (got->n != want->n) {
@@ -206,7 +206,8 @@ static void check_all_phases(side A, side B, bool may_be_empty) {
     reference(A, B, &ref);
     if (!may_be_empty) CHECK(ref.vt.n > 0 && ref.ee.n > 0 && (self || ref.tv.n > 0));
 
-    weft_bvh *ta = weft_bvh_create(A.m, A.x0, &err), *tb = self ? ta : weft_bvh_create(B.m, B.x0, &err);
+    weft_bvh *ta = weft_bvh_create(A.m, A.x0, &err),
+             *tb = self ? ta : weft_bvh_create(B.m, B.x0, &err);
     weft_spatial_hash *ha = weft_spatial_hash_create(A.m, NULL, 0, 0, &err);
     weft_spatial_hash *hb = self ? ha : weft_spatial_hash_create(B.m, NULL, 0, 0, &err);
     CHECK(ta && tb && ha && hb);
@@ -283,9 +284,9 @@ static void swept_motion(void) {
         CHECK(st.vt.n > 0 && st.vt.n < sw.vt.n && st.ee.n < sw.ee.n);
         int j = 0, missing = 0;
         for (int i = 0; i < st.vt.n; i++) {
-            while (j < sw.vt.n && (sw.vt.pair[j].a < st.vt.pair[i].a ||
-                                   (sw.vt.pair[j].a == st.vt.pair[i].a &&
-                                    sw.vt.pair[j].b < st.vt.pair[i].b)))
+            while (j < sw.vt.n &&
+                   (sw.vt.pair[j].a < st.vt.pair[i].a ||
+                    (sw.vt.pair[j].a == st.vt.pair[i].a && sw.vt.pair[j].b < st.vt.pair[i].b)))
                 j++;
             if (j == sw.vt.n || sw.vt.pair[j].a != st.vt.pair[i].a ||
                 sw.vt.pair[j].b != st.vt.pair[i].b)
@@ -564,8 +565,7 @@ static void point_query(void) {
     reference((side){&m, x0, x1, 0.02}, (side){0}, &ref);
     weft_pairs got = {0};
     for (int v = 0; v < m.nv; v++)
-        CHECK(weft_bvh_point_query(t, v, &x0[3 * v], &x1[3 * v], 0.02, v, &got, &err) ==
-              WEFT_OK);
+        CHECK(weft_bvh_point_query(t, v, &x0[3 * v], &x1[3 * v], 0.02, v, &got, &err) == WEFT_OK);
     weft_pairs_sort(&got);
     CHECK(ref.vt.n > 0);
     CHECK(same_pairs(&got, &ref.vt, "point queries"));
@@ -726,4 +726,6 @@ static const check_case cases[] = {
     {NULL, NULL},
 };
 
-int main(int argc, char **argv) { return check_main(argc, argv, cases); }
+int main(int argc, char **argv) {
+    return check_main(argc, argv, cases);
+}
