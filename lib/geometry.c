@@ -74,6 +74,7 @@ double weft_point_triangle_closest(const double p[3], const double a[3], const d
     double nn = geom_dot(n, n);
     bool flat = degenerate(nn, geom_dot(e1, e1), geom_dot(e2, e2));
     double w[3] = {0, 0, 0}, dist = INFINITY;
+    bool inside = false;
 
     if (!flat) {
         double rxe2[3], e1xr[3];
@@ -81,14 +82,10 @@ double weft_point_triangle_closest(const double p[3], const double a[3], const d
         geom_cross(e1, r, e1xr);
         double wa = geom_dot(n, rxe2) / nn, wb = geom_dot(n, e1xr) / nn;
         double wc = 1.0 - wa - wb;
-        if (wa >= 0.0 && wb >= 0.0 && wc >= 0.0) {
-            double q[3];
-            for (int k = 0; k < 3; k++) q[k] = c[k] + wa * e1[k] + wb * e2[k];
-            w[0] = wa, w[1] = wb, w[2] = wc;
-            dist = geom_dist(p, q);
-        }
+        inside = wa >= 0.0 && wb >= 0.0 && wc >= 0.0;
+        if (inside) w[0] = wa, w[1] = wb, w[2] = wc;
     }
-    if (dist == INFINITY) {
+    if (!inside) {
         /* Outside (or degenerate): the nearest of the three edges. */
         const double *corner[3] = {a, b, c};
         for (int i = 0; i < 3; i++) {
@@ -102,8 +99,11 @@ double weft_point_triangle_closest(const double p[3], const double a[3], const d
             }
         }
     }
+    /* Distance and direction from one and the same closest point, so that dir is a unit
+     * vector even when the distance is at the level of rounding. */
     double q[3];
     for (int k = 0; k < 3; k++) q[k] = w[0] * a[k] + w[1] * b[k] + w[2] * c[k];
+    dist = geom_dist(p, q);
     if (bary)
         for (int i = 0; i < 3; i++) bary[i] = w[i];
     if (dir) {
@@ -128,20 +128,17 @@ double weft_edge_edge_closest(const double p0[3], const double p1[3], const doub
     double nn = geom_dot(n, n);
     bool parallel = degenerate(nn, geom_dot(d1, d1), geom_dot(d2, d2));
     double bs = 0.0, bu = 0.0, dist = INFINITY;
+    bool inside = false; /* the lines' closest pair lies on both segments */
 
     if (!parallel) {
         double d2xr[3], d1xr[3];
         geom_cross(d2, r, d2xr);
         geom_cross(d1, r, d1xr);
         double ss = geom_dot(n, d2xr) / nn, uu = geom_dot(n, d1xr) / nn;
-        if (ss >= 0.0 && ss <= 1.0 && uu >= 0.0 && uu <= 1.0) {
-            double cp[3], cq[3];
-            for (int k = 0; k < 3; k++) cp[k] = p0[k] + ss * d1[k], cq[k] = q0[k] + uu * d2[k];
-            bs = ss, bu = uu;
-            dist = geom_dist(cp, cq);
-        }
+        inside = ss >= 0.0 && ss <= 1.0 && uu >= 0.0 && uu <= 1.0;
+        if (inside) bs = ss, bu = uu;
     }
-    if (dist == INFINITY) {
+    if (!inside) {
         /* The minimum is on a side of the parameter square: an endpoint of one edge
          * against the other edge. */
         double t, d;
@@ -150,12 +147,14 @@ double weft_edge_edge_closest(const double p0[3], const double p1[3], const doub
         if ((d = point_segment(q0, p0, p1, &t)) < dist) dist = d, bs = t, bu = 0.0;
         if ((d = point_segment(q1, p0, p1, &t)) < dist) dist = d, bs = t, bu = 1.0;
     }
+    double cp[3], cq[3]; /* one pair of closest points for the distance and dir */
+    for (int k = 0; k < 3; k++) cp[k] = p0[k] + bs * d1[k], cq[k] = q0[k] + bu * d2[k];
+    dist = geom_dist(cp, cq);
     if (s) *s = bs;
     if (u) *u = bu;
     if (dir) {
         if (dist > 0.0) {
-            for (int k = 0; k < 3; k++)
-                dir[k] = ((p0[k] + bs * d1[k]) - (q0[k] + bu * d2[k])) / dist;
+            for (int k = 0; k < 3; k++) dir[k] = (cp[k] - cq[k]) / dist;
         } else if (!parallel) {
             geom_normalize(n, dir);
         } else {
