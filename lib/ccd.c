@@ -13,17 +13,18 @@
  * the relative positions x_i0 and velocities v_i0 (weft_ccd_cubic; m³).
  *
  * What we report. A contact is a time t at which the distance d(t) between the closed
- * primitives is ≤ η (m). Since |f(t)| is the distance between the vertex and the face's
- * plane (or between the edges' lines) times |n(t)|, the face normal (b − a) × (c − a) or
- * the edge cross product d1 × d2, every contact time lies in the band
+ * primitives is ≤ η (m), where a distance that rounding error cannot tell from one ≤ η
+ * counts as ≤ η (so η = 0 asks "do they touch, as far as double precision can tell?").
+ * Since |f(t)| is the distance between the vertex and the face's plane (or between the
+ * edges' lines) times |n(t)|, n the face normal (a − c) × (b − c) or the edges' cross
+ * product d1 × d2, every contact time lies in the band
  *
  *     B = { t ∈ [0, 1] : |f(t)| ≤ τ },   τ = η N + ε_f,                               (2)
  *
- * where N ≥ max_t |n(t)| (m²) and ε_f is a generous bound on the rounding error of f
- * (4096 u (M + L) L², u = 2^-53, M the largest coordinate, L the diagonal of the
- * query's bounding box). With η = 0 this is the slides' "count near-zero values as
- * roots"; with η > 0 it also keeps the times at which the primitives pass within η
- * without being exactly coplanar.
+ * where N ≥ max_t |n(t)| (m²) and ε_f bounds the rounding error of f (F_BAND_ERR). With
+ * η = 0 this is the slides' "if the cubic evaluates close enough to zero, count it as a
+ * root, even with no sign change"; with η > 0 it also keeps the times at which the
+ * primitives pass within η without being exactly coplanar.
  *
  * Finding B ("Solving the cubic"). The critical points of f (roots of the quadratic f')
  * split [0, 1] into pieces on which f is monotone. On a piece [a, b] the set
@@ -33,27 +34,35 @@
  * end outside the band is kept, so the computed band contains the true one. Degenerate
  * cubics need no special case: if the leading coefficients vanish f' has fewer roots,
  * and if f is identically (nearly) zero — the points stay coplanar, e.g. a vertex
- * sliding in the plane of its face — the band is all of [0, 1].
+ * sliding in the plane of its face, or parallel edges — the band is all of [0, 1].
  *
- * Proximity on the band. Instead of checking the distance only at the roots of f, we
- * decide exactly whether d(t) ≤ η somewhere on each band interval, by branch and bound
- * on the time: d is Lipschitz with constant V = max |v_i − v_j| over the pairs of points
- * of opposite primitives (the closest-point gap Σ w_i x_i(t) has velocity Σ w_i v_i,
- * a convex combination of those differences), so on [lo, hi] with midpoint m
+ * Proximity on the band. Instead of checking the distance only at roots of f, we decide
+ * whether d(t) ≤ η somewhere on each band interval by branch and bound on the time. On
+ * a node [m − h, m + h] two lower bounds hold:
  *
- *     d(t) ≥ d(m) − V (hi − lo)/2 − δ(m),                                                (3)
+ *     d(t) ≥ d(m) − δ(m) − V h,                                                      (3)
+ *     d(t) ≥ (min |f| on the node) / (max |n| on the node).                          (4)
  *
- * δ the rounding error of the computed distance. An interval whose bound (3) exceeds η
- * is discarded; if d(m) ≤ η, m is a contact and the left half is searched for an
- * earlier one down to width t_tol; otherwise both halves are searched, left first. The
- * first contact found is thus the earliest, to within t_tol. This covers transversal
- * crossings (narrow band intervals), tangential contacts (double roots of f) and
- * coplanar motion (wide band intervals) alike. A query that exhausts its budget of
- * distance evaluations, or 60 halvings, is reported as a contact with `assumed` set:
- * the method may give false positives, never a false negative.
+ * (3): d is Lipschitz with constant V = max |v_i − v_j| over pairs of points of opposite
+ * primitives (the gap Σ w_i x_i(t) between closest points moves with Σ w_i v_i, a convex
+ * combination of those differences); δ bounds the rounding error of the computed d.
+ * (4): the distance to the plane (lines) is at most the distance to the face (segments);
+ * |f| is bounded below by f's exact Taylor expansion about m (a cubic) and |n(t)| above
+ * by its own (a quadratic), less rounding errors. (3) follows the fastest relative
+ * motion, (4) only the approach along the normal, which keeps the search short when the
+ * primitives slide fast but close in slowly; (3) is what decides coplanar motion.
+ * A node whose larger bound exceeds η is discarded. If the bounds at m itself (h = 0)
+ * allow d(m) ≤ η, m is a contact, and the left half is searched for an earlier one down
+ * to width t_tol; otherwise both halves are searched, left first. The first contact
+ * found is thus the earliest, to within t_tol. This covers transversal crossings (narrow
+ * band intervals), tangential contacts (double roots of f) and coplanar motion (wide
+ * band intervals) alike. A query that exhausts its budget of distance evaluations, or 60
+ * halvings, is reported as a contact with `assumed` set: the method may give false
+ * positives, never a false negative.
  *
- * δ(m) = 64 u (M + κ (L + d(m))), κ = |e1||e2| / |e1 × e2| ≥ 1 the conditioning of the
- * face (or of the edge pair) at m: the closest-point solve divides by |e1 × e2|². For
+ * δ(m) = 64 u (M + L + d + κ (L + d)), u = 2^-53, M the largest coordinate, L the
+ * diagonal of the query's bounding box, κ = |e1||e2| / |e1 × e2| ≥ 1 the conditioning
+ * of the face (or edge pair) at m: the closest-point solve divides by |e1 × e2|². For
  * faces (edge pairs) flatter (more parallel) than sin θ = 1e-8, the closest-point code
  * uses the boundary, which is off by at most the inradius |e1 × e2| / max(|e1|, |e2|).
  */
@@ -88,14 +97,14 @@ typedef struct ccd_query {
     bool edge_edge;
     const double *x0, *x1; /* the four points at t = 0 and t = 1, 12 values each, m */
     weft_ccd_params prm;
-    double lipschitz;      /* V in (3), m per unit t */
-    double magnitude;      /* M: largest |coordinate|, m */
-    double length;         /* L: diagonal of the bounding box of all eight points, m */
-    double cubic[4];       /* coefficients of f, m³ */
-    double f_unit;         /* R = u (M + L) L², the unit of f's rounding errors, m³ */
-    double v1[3], v2[3];   /* velocities of the two normal edges (normal_edges), m */
-    int nodes;             /* distance evaluations so far */
-    bool assumed;          /* a contact was assumed, not found */
+    double lipschitz;    /* V in (3), m per unit t */
+    double magnitude;    /* M: largest |coordinate|, m */
+    double length;       /* L: diagonal of the bounding box of all eight points, m */
+    double cubic[4];     /* coefficients of f, m³ */
+    double f_unit;       /* R = u (M + L) L², the unit of f's rounding errors, m³ */
+    double v1[3], v2[3]; /* velocities of the two normal edges (normal_edges), m */
+    int nodes;           /* distance evaluations so far */
+    bool assumed;        /* a contact was assumed, not found */
 } ccd_query;
 
 /* Positions of the four points at time t (12 values); exact at t = 0 and t = 1. */
@@ -142,7 +151,7 @@ static double distance_at(const ccd_query *q, double t, double w[4], double dir[
 
 /* det(x1 − x0, x2 − x0, x3 − x0) of four points x (12 values), m³; with err != NULL
  * also a bound on its rounding error in *err, for positions interpolated from
- * coordinates of magnitude ≤ M (see F_EVAL_ERR). */
+ * coordinates of magnitude ≤ M (see "Rounding-error bounds on f" above). */
 static double det4(const double x[12], double M, double *err) {
     double e1[3], e2[3], e3[3], n[3];
     geom_sub(x + 3, x, e1);
@@ -330,7 +339,7 @@ static double bound_distance(const ccd_query *q, double m, double h, double *at_
     return d;
 }
 
-/* Branch and bound (3) on [lo, hi]: true with the earliest contact time in *t. */
+/* Branch and bound with (3) and (4) on [lo, hi]: true with the earliest contact time in *t. */
 static bool search(ccd_query *q, double lo, double hi, int depth, double *t) {
     if (q->nodes >= q->prm.max_nodes || depth >= MAX_DEPTH) {
         q->assumed = true; /* undecided: conservatively a contact */
@@ -422,8 +431,10 @@ static bool ccd(const double *x0, const double *x1, bool edge_edge, const weft_c
         q.nodes++;
         bound_distance(&q, band[i][0], 0.0, &at_lo, &unused);
         bool found = at_lo <= q.prm.eta;
-        if (found) t = band[i][0];
-        else found = search(&q, band[i][0], band[i][1], 0, &t);
+        if (found)
+            t = band[i][0];
+        else
+            found = search(&q, band[i][0], band[i][1], 0, &t);
         if (found) {
             if (hit) describe_contact(&q, t, hit);
             return true;

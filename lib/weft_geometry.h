@@ -58,16 +58,17 @@ long weft_mesh_count_intersections(const weft_mesh *m, const double *x);
 
 /* Tolerances of a CCD query. */
 typedef struct weft_ccd_params {
-    double eta;   /* η, m: a contact is reported when the distance of the two primitives
-                     is ≤ η at some t ∈ [0, 1]; must be > 0 and above rounding error
-                     (about 1e-15 × the coordinates' magnitude) */
-    double t_tol; /* resolution of the reported time t, dimensionless (default 1e-10) */
+    double eta;    /* η ≥ 0, m: a contact is reported when the distance between the two
+                      primitives is ≤ η at some t ∈ [0, 1], where distances within
+                      rounding error of η count as ≤ η (so η = 0 reports touching as far
+                      as double precision can tell); default 1e-6 */
+    double t_tol;  /* resolution of the reported time t, dimensionless (default 1e-10) */
     int max_nodes; /* budget of distance evaluations per query; a query that spends it
                       without deciding is reported as a contact, marked `assumed`
                       (default 20000) */
 } weft_ccd_params;
 
-/* Defaults: η = 1e-9 m, t_tol = 1e-10, max_nodes = 20000. Set η for the scene's scale. */
+/* Defaults: η = 1e-6 m, t_tol = 1e-10, max_nodes = 20000. Set η for the scene's scale. */
 weft_ccd_params weft_ccd_params_default(void);
 
 /* The earliest contact found by a CCD query. */

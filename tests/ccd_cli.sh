@@ -51,7 +51,8 @@ write_small() {
     } >"$1"
 }
 
-line_re='^queries=[0-9][0-9]* colliding=[0-9][0-9]* false_negatives=[0-9][0-9]* false_positives=[0-9][0-9]* ns_per_query=[0-9][0-9]*\.[0-9]$'
+num='[0-9][0-9]*'
+line_re="^queries=$num colliding=$num false_negatives=$num false_positives=$num ns_per_query=$num\\.[0-9]\$"
 
 # expect_error NAME FRAGMENT... : the last run exited 2 with one stderr line holding
 # every fragment and printed nothing on stdout.
@@ -80,7 +81,8 @@ format)
     write_small "$tmp/small.txt"
     run small vertex_face "$tmp/small.txt"
     [ "$rc" -eq 0 ] || fail "exit status $rc, expected 0"
-    [ "$(wc -l <"$tmp/small.out")" -eq 1 ] || fail "stdout has $(wc -l <"$tmp/small.out") lines, expected 1"
+    nlines=$(wc -l <"$tmp/small.out")
+    [ "$nlines" -eq 1 ] || fail "stdout has $nlines lines, expected 1"
     if grep -q "$line_re" "$tmp/small.out"; then
         ok "line format: $(cat "$tmp/small.out")"
     else
@@ -95,7 +97,8 @@ format)
     # passes 2.1 m away, more than 0.4 x its diagonal 3.5 m = 1.4 m.)
     run loose --eta-rel 0.4 vertex_face "$tmp/small.txt"
     case $(cat "$tmp/loose.out") in
-    "queries=3 colliding=1 false_negatives=0 false_positives=1 "*) ok "--eta-rel 0.4 adds one false positive" ;;
+    "queries=3 colliding=1 false_negatives=0 false_positives=1 "*)
+        ok "--eta-rel 0.4 adds one false positive" ;;
     *) fail "--eta-rel 0.4: $(cat "$tmp/loose.out")" ;;
     esac
     ;;
@@ -182,7 +185,11 @@ help)
     [ "$rc" -eq 0 ] || fail "--help exited with $rc"
     for want in "vertex_face|edge_edge FILE" "--eta-rel" "default 1e-12" "false_negatives=FN" \
         "ns_per_query=T"; do
-        if grep -qF -e "$want" "$tmp/help.out"; then ok "help mentions '$want'"; else fail "help lacks '$want'"; fi
+        if grep -qF -e "$want" "$tmp/help.out"; then
+            ok "help mentions '$want'"
+        else
+            fail "help lacks '$want'"
+        fi
     done
     ;;
 
@@ -202,7 +209,8 @@ shared_data)
         case $out in
         "queries=$n colliding=$pos false_negatives=0 "*)
             [ "$rc" -eq 0 ] && ok "$kind: $out" || fail "$kind: exit $rc with $out" ;;
-        *) fail "$kind: expected queries=$n colliding=$pos false_negatives=0, got '$out' (exit $rc)" ;;
+        *) fail "$kind: expected queries=$n colliding=$pos false_negatives=0, got '$out'" \
+            "(exit $rc)" ;;
         esac
     done
     ;;
