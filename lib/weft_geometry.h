@@ -73,9 +73,9 @@ weft_ccd_params weft_ccd_params_default(void);
 
 /* The earliest contact found by a CCD query. */
 typedef struct weft_ccd_hit {
-    double t;    /* earliest time (fraction of the step) at which the distance is ≤ η,
-                    within t_tol */
-    double dist; /* distance at t, m (≤ η unless assumed) */
+    double t;    /* earliest time (fraction of the step) at which the distance is ≤ η
+                    (up to rounding), within t_tol */
+    double dist; /* distance at t, m (≤ η up to rounding, unless assumed) */
     double w[4]; /* signed weights of the four points at t: the gap vector
                     g = Σ w_i x_i(t) runs from the closest point of the second primitive
                     to that of the first. Vertex–face (p; a, b, c): (1, −b_a, −b_b, −b_c)
