@@ -743,6 +743,19 @@ static void test_closed_forms(void) {
             CHECK_NEAR(psi_L(fb, L, Fu, av, NULL), 0.0, 1e-30 * W); /* |F a| = 1 ± ε */
             CHECK_NEAR(psi_L(fb, L, Fu, ad, NULL), W * KAPPA / 2 * (fd - 1) * (fd - 1), 1e-14 * W);
             CHECK_NEAR(psi_L(fb, L, Fs, ad, NULL), W * KAPPA / 2 * (s - 1) * (s - 1), 1e-14 * W);
+            /* area_preservation K/2 (J − 1)², K = λ + μ: uniaxial J = s gives K/2 (s − 1)²,
+             * uniform scaling J = s² gives K/2 (s² − 1)². Force under uniaxial stretch:
+             * P = K (J − 1) ∂J/∂F with ∂J/∂f0 = e_x, ∂J/∂f1 = s e_y, so
+             * g(x1) = W/L · K (s − 1) e_x and g(x2) = W/L · K (s − 1) s e_y. */
+            const weft_energy_type *ap = &weft_area_preservation_membrane;
+            double K = la + mu;
+            CHECK_NEAR(psi_L(ap, L, Fu, NULL, NULL), W * K / 2 * (s - 1) * (s - 1), 1e-14 * W * K);
+            CHECK_NEAR(psi_L(ap, L, Fs, NULL, NULL), W * K / 2 * (s * s - 1) * (s * s - 1),
+                       1e-14 * W * K);
+            psi_L(ap, L, Fu, NULL, g);
+            CHECK_NEAR(g[3], k * K * (s - 1), 1e-14 * k * K);
+            CHECK_NEAR(g[7], k * K * (s - 1) * s, 1e-14 * k * K);
+            CHECK(g[4] == 0.0 && g[5] == 0.0 && g[6] == 0.0 && g[8] == 0.0);
         }
 }
 
