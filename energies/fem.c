@@ -24,12 +24,15 @@ double weft_lame_lambda(double youngs, double poisson) {
 }
 
 void weft_psd_clamp(double *A, int n) {
-    double a[144], w[12], z[144];
-    int isuppz[24], m = 0;
+    /* dsyevr's minimal workspaces (26n doubles, 10n integers) on the stack, and the
+     * column-major interface: A is symmetric, so its row-major buffer is also its
+     * column-major one, and nothing is transposed or allocated per call. Eigenvector k
+     * comes back as column k of z: z[i + n k]. */
+    double a[144], w[12], z[144], work[26 * 12];
+    lapack_int isuppz[24], iwork[10 * 12], m = 0;
     memcpy(a, A, (size_t)n * n * sizeof *a);
-    /* All eigenpairs of the upper triangle; A is row-major and symmetric. */
-    lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'V', 'A', 'U', n, a, n, 0.0, 0.0, 0, 0,
-                                     0.0, &m, w, z, n, isuppz);
+    lapack_int info = LAPACKE_dsyevr_work(LAPACK_COL_MAJOR, 'V', 'A', 'U', n, a, n, 0.0, 0.0, 0,
+                                          0, 0.0, &m, w, z, n, isuppz, work, 26 * n, iwork, 10 * n);
     if (info != 0) { /* no convergence: keep only the (symmetrised) diagonal, still PSD */
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) A[i * n + j] = i == j && A[i * n + i] > 0 ? A[i * n + i] : 0.0;
@@ -41,9 +44,10 @@ void weft_psd_clamp(double *A, int n) {
     memset(A, 0, (size_t)n * n * sizeof *A);
     for (int k = 0; k < m; k++) {
         if (!(w[k] > 0.0)) continue;
+        const double *zk = &z[n * k];
         for (int i = 0; i < n; i++) {
-            double zi = w[k] * z[i * n + k];
-            for (int j = 0; j < n; j++) A[i * n + j] += zi * z[j * n + k];
+            double zi = w[k] * zk[i];
+            for (int j = 0; j < n; j++) A[i * n + j] += zi * zk[j];
         }
     }
 }
