@@ -22,7 +22,9 @@
  * positions, u = J x, so ∇²ₓθ = Jᵀ ∇²ᵤθ J.
  *
  * PSD projection: there is no analytic eigensystem, so ANALYTIC and CLAMP both clamp
- * the eigenvalues of the 12×12 Hessian (weft_psd_clamp). A degenerate hinge (an edge
+ * the eigenvalues of the 12×12 Hessian, restricted to the 9-dimensional complement of
+ * rigid translations, which H annihilates (weft_psd_clamp_translation_free: the same
+ * projection as the full 12×12 clamp, and an exactly PSD H comes back bit for bit). A degenerate hinge (an edge
  * or triangle of zero size) has θ = 0 and ∇θ = 0 by weft_hinge_angle's convention, so
  * Ψ = ½ k θ0², g = 0 and H = 0 there.
  * Element data: v = (edge v0, v1, opposite v2, v3), rest[0] = θ0 (rad). */
@@ -200,7 +202,7 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     for (int i = 0; i < 12; i++)
         for (int j = i + 1; j < 12; j++)
             H[12 * i + j] = H[12 * j + i] = 0.5 * (H[12 * i + j] + H[12 * j + i]);
-    if (mode != WEFT_HESSIAN_EXACT) weft_psd_clamp(H, 12);
+    if (mode != WEFT_HESSIAN_EXACT) weft_psd_clamp_translation_free(H, 4);
     return psi;
 }
 

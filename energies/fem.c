@@ -6,6 +6,7 @@
 #include "fem.h"
 
 #include <lapacke.h>
+#include <math.h>
 #include <string.h>
 
 /* OpenBLAS (Debian's pthread build) would start its own threads inside every small
@@ -23,7 +24,7 @@ double weft_lame_lambda(double youngs, double poisson) {
     return youngs * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson));
 }
 
-void weft_psd_clamp(double *A, int n) {
+bool weft_psd_clamp(double *A, int n) {
     /* dsyevr's minimal workspaces (26n doubles, 10n integers) on the stack, and the
      * column-major interface: A is symmetric, so its row-major buffer is also its
      * column-major one, and nothing is transposed or allocated per call. Eigenvector k
@@ -36,11 +37,11 @@ void weft_psd_clamp(double *A, int n) {
     if (info != 0) { /* no convergence: keep only the (symmetrised) diagonal, still PSD */
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) A[i * n + j] = i == j && A[i * n + i] > 0 ? A[i * n + i] : 0.0;
-        return;
+        return true;
     }
     bool negative = false;
     for (int k = 0; k < m; k++) negative |= w[k] < 0.0;
-    if (!negative) return; /* already PSD: keep the exact matrix bit for bit */
+    if (!negative) return false; /* already PSD: keep the exact matrix bit for bit */
     memset(A, 0, (size_t)n * n * sizeof *A);
     for (int k = 0; k < m; k++) {
         if (!(w[k] > 0.0)) continue;
@@ -50,4 +51,52 @@ void weft_psd_clamp(double *A, int n) {
             for (int j = 0; j < n; j++) A[i * n + j] += zi * zk[j];
         }
     }
+    return true;
+}
+
+void weft_psd_clamp_translation_free(double *H, int nv) {
+    /* Helmert basis of the vectors orthogonal to (1, …, 1) over nv vertices: row r − 1
+     * (r = 1 … nv − 1) is (1, …, 1, −r, 0, …)/√(r(r + 1)) with r ones. Q = B ⊗ I₃ is
+     * orthonormal, QᵀQ = I − (translations' projector), and since H annihilates
+     * translations, H = Qᵀ (Q H Qᵀ) Q: the clamp of the small matrix, mapped back, is the
+     * clamp of H, at the cost of a (3nv − 3)² eigenproblem instead of a (3nv)² one. */
+    int n = 3 * nv, m = 3 * (nv - 1);
+    double B[3 * 4], R[81], T[9 * 12];
+    for (int r = 1; r < nv; r++) {
+        double c = 1.0 / sqrt((double)r * (r + 1));
+        for (int a = 0; a < nv; a++) B[(r - 1) * nv + a] = a < r ? c : a == r ? -r * c : 0.0;
+    }
+    /* T = Q H (m × n), then R = T Qᵀ (m × m); Q's entry (3r + i, 3a + j) is B[r][a] δij. */
+    for (int r = 0; r < nv - 1; r++)
+        for (int i = 0; i < 3; i++)
+            for (int col = 0; col < n; col++) {
+                double sum = 0.0;
+                for (int a = 0; a < nv; a++) sum += B[r * nv + a] * H[(3 * a + i) * n + col];
+                T[(3 * r + i) * n + col] = sum;
+            }
+    for (int row = 0; row < m; row++)
+        for (int r = 0; r < nv - 1; r++)
+            for (int j = 0; j < 3; j++) {
+                double sum = 0.0;
+                for (int a = 0; a < nv; a++) sum += T[row * n + 3 * a + j] * B[r * nv + a];
+                R[row * m + 3 * r + j] = sum;
+            }
+    for (int i = 0; i < m; i++) /* exact symmetry before the eigen-solver */
+        for (int j = 0; j < i; j++) R[i * m + j] = R[j * m + i] = 0.5 * (R[i * m + j] + R[j * m + i]);
+    if (!weft_psd_clamp(R, m)) return; /* already PSD: H stays exact, bit for bit */
+    /* H = Qᵀ R Q: T = R Q (m × n), then H = Qᵀ T. */
+    for (int row = 0; row < m; row++)
+        for (int a = 0; a < nv; a++)
+            for (int j = 0; j < 3; j++) {
+                double sum = 0.0;
+                for (int r = 0; r < nv - 1; r++) sum += R[row * m + 3 * r + j] * B[r * nv + a];
+                T[row * n + 3 * a + j] = sum;
+            }
+    for (int a = 0; a < nv; a++)
+        for (int i = 0; i < 3; i++)
+            for (int col = 0; col < n; col++) {
+                double sum = 0.0;
+                for (int r = 0; r < nv - 1; r++) sum += B[r * nv + a] * T[(3 * r + i) * n + col];
+                H[(3 * a + i) * n + col] = sum;
+            }
 }

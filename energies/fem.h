@@ -106,7 +106,14 @@ void weft_fem_project_tri(const double U[9], const double V[4], const weft_fem_e
                           double A[36]);
 
 /* Replaces the symmetric n×n matrix A by its PSD projection (negative eigenvalues set to
- * zero) using LAPACKE_dsyevr. n ≤ 12. */
-void weft_psd_clamp(double *A, int n);
+ * zero) using LAPACKE_dsyevr; n ≤ 12. Returns false, leaving A untouched bit for bit, when
+ * A is already PSD. */
+bool weft_psd_clamp(double *A, int n);
+
+/* The same projection for a (3nv)×(3nv) element Hessian H that annihilates rigid
+ * translations (every energy of an element that only sees relative positions): clamps
+ * the (3nv − 3)² matrix of H restricted to the translation-free subspace (a Helmert
+ * basis), which is the same projection for a smaller eigenproblem. nv ≤ 4. */
+void weft_psd_clamp_translation_free(double *H, int nv);
 
 #endif
