@@ -55,6 +55,7 @@ static const schema_key schema[] = {
     {"mesh", "scale", T_DOUBLE},           {"mesh", "translate", T_VEC3},
     {"mesh", "radius", T_DOUBLE},          {"mesh", "subdivisions", T_INT},
     {"mesh", "center", T_VEC3},            {"mesh", "size", T_VEC3},
+    {"mesh", "rest_shape", T_STRING},
     {"mesh", "cells", T_INT3},             {"material", "density", T_DOUBLE},
     {"material", "stretch_stiffness", T_DOUBLE},
     {"material", "bending_stiffness", T_DOUBLE},
@@ -795,7 +796,7 @@ static bool registered(const weft_energy_type *const *reg, const char *name) {
  * area), hinges the full area of their two triangles (Grinspun 2003's Ā); triangles get
  * their material coordinates when the mesh has them. */
 static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_params p,
-                      const double *tri_areas, weft_error *err) {
+                      const double *tri_areas, bool use_uv, weft_error *err) {
     const weft_mesh *mesh = &m->mesh;
     int n = 0;
     switch (type->kind) {
@@ -834,7 +835,7 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
         case WEFT_ELEM_TRIANGLE:
             v = &mesh->tri[3 * i];
             p.area = tri_areas[i];
-            if (mesh->nuv > 0 && mesh->tri_uv) {
+            if (use_uv) {
                 for (int a = 0; a < 3; a++)
                     for (int k = 0; k < 2; k++) uv[2 * a + k] = mesh->uv[2 * mesh->tri_uv[3 * i + a] + k];
                 p.uv = uv;
@@ -864,6 +865,20 @@ typedef struct term_role {
 /* Builds the energy terms the [material] section names. "none" leaves a role empty. */
 static int build_terms(const weft_scene *s, const weft_energy_type *const *registry,
                        weft_model *m, const double *tri_areas, weft_error *err) {
+    /* Rest shape of triangle energies: the material coordinates (uv, in metres) or the
+     * rest positions. A grid's uv is its flat layout, so both agree there and uv also
+     * fixes the warp/weft axes; an OBJ's vt are often texture coordinates in [0, 1], not
+     * metres, so OBJ meshes use their positions unless the scene asks for uv. */
+    static const char *const shapes[] = {"auto", "positions", "uv", NULL};
+    int shape = 0, rc0;
+    if ((rc0 = get_enum(s, "mesh", "rest_shape", shapes, &shape, err))) return rc0;
+    const entry *mt = find_entry(s, "mesh", "type");
+    bool is_grid = !mt || strcmp(mt->value, "grid") == 0;
+    bool use_uv = shape == 2 || (shape == 0 && is_grid);
+    if (use_uv && !(m->mesh.nuv > 0 && m->mesh.tri_uv))
+        return bad(find_entry(s, "mesh", "rest_shape"), err, "%s",
+                   "rest_shape = uv needs material coordinates (vt lines in the OBJ file)");
+
     const weft_material *mat = &m->material;
     bool volumetric = m->mesh.ntet > 0;
     m->stretch_term = m->bending_term = m->volume_term = m->fiber_term = -1;
@@ -899,7 +914,7 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
                                 .fiber = {mat->fiber[0], mat->fiber[1], mat->fiber[2]},
                                 .fiber_stiffness = mat->fiber_stiffness};
         *roles[r].slot = m->nterms;
-        int rc = build_term(m, type, p, tri_areas, err);
+        int rc = build_term(m, type, p, tri_areas, use_uv, err);
         if (rc) return rc;
     }
     return WEFT_OK;

@@ -147,6 +147,25 @@ printf '[scene]\nname = pins\n[mesh]\ntype = grid\nnx = 4\nny = 4\n[pins]\nverti
 run --scene "$f"
 expect pin_out_of_range "$f:8: pins.vertices" "16"
 
+# Energy choices that cannot apply to the mesh.
+f="$tmp/rest_uv.ini"
+printf '[scene]\nname = rest_uv\n[mesh]\ntype = icosphere\nrest_shape = uv\n[material]\nmembrane = stvk\n' >"$f"
+run --scene "$f"
+expect rest_shape_uv_without_vt "$f:5: mesh.rest_shape" "vt"
+
+f="$tmp/volume_on_cloth.ini"
+printf '[scene]\nname = volume_on_cloth\n[material]\nvolume = stable_neo_hookean\n' >"$f"
+run --scene "$f"
+expect volume_energy_on_cloth "$f:4: material.volume" "tetrahedral mesh"
+
+f="$tmp/bending_kind.ini"
+printf '[scene]\nname = bending_kind\n[material]\nbending = stvk\n' >"$f"
+run --scene "$f"
+expect bending_wrong_kind "$f:4: material.bending" "no variant"
+
+run --set material.membrane=stvkk
+expect unknown_energy "--set" "material.membrane" "unknown energy 'stvkk'"
+
 f="$tmp/long.ini"
 {
     printf '[scene]\nname = long\ndescription = '
