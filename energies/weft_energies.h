@@ -16,7 +16,7 @@
 #define WEFT_PI 3.14159265358979323846
 
 /* The registered energy types, NULL-terminated (mass_spring, dihedral_bending, then the
- * membrane and tetrahedral finite-element energies below). */
+ * membrane and tetrahedral finite-element energies, then the contact penalties below). */
 extern const weft_energy_type *const weft_energy_registry[];
 
 /* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. Exact
@@ -73,6 +73,23 @@ extern const weft_energy_type weft_symmetric_dirichlet_tet;
 
 /* Fibre ψ = κ/2 (√I5 − sign(I4))² along a rest direction (Kim, de Goes, Iben 2019). */
 extern const weft_energy_type weft_anisotropic_fiber_tet;
+
+/* Contact penalties for implicit solvers (Kim & Eberle §10.2; contact.h): elements made per
+ * step from proximity pairs, k = stiffness (N/m), η = thickness (m),
+ * Ψ = k/2 (η − d)² where the signed separation d < η, else 0; exact Hessians including
+ * the normal's derivatives, projected by eigenvalue clamping. */
+
+/* Vertex p against triangle (t0, t1, t2): d = s (p − t0)·n̂ (McAdams et al. 2011). */
+extern const weft_energy_type weft_vertex_face_contact;
+
+/* Edge (a0, a1) against edge (b0, b1): d = s (b0 − a0)·n̂, n̂ ∥ (a1 − a0) × (b1 − b0). */
+extern const weft_energy_type weft_edge_edge_contact;
+
+/* The signed separation d (m) of a vertex_face_contact element at xe; 0 without a normal. */
+double weft_vertex_face_distance(const weft_element *e, const double *xe);
+
+/* The signed separation d (m) of an edge_edge_contact element at xe; 0 without a normal. */
+double weft_edge_edge_distance(const weft_element *e, const double *xe);
 
 /* Looks up a registered energy type by name (the first variant); NULL if there is none. */
 const weft_energy_type *weft_energy_find(const char *name);
