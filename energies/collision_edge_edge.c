@@ -6,10 +6,11 @@
  * the signed distance between the two infinite lines is d = s (b0 − a0)·n̂ (m), s = ±1 the
  * side edge b was on when the element was made (init), and
  *   Ψ = k/2 (η − d)²  for d < η,   Ψ = 0 otherwise            (J; k in N/m, η in m).
- * The seed's ε + (x_b − x_a)ᵀn with the closest points x_a, x_b is the same quantity: the
- * closest points of the lines differ by a multiple of n̂ plus vectors along the edges,
- * which n̂ is normal to. With x_a = a0 + σ (a1 − a0), x_b = b0 + τ (b1 − b0) the closest
- * points of the lines,
+ * The seed writes k (ε + (x_b − x_a)ᵀn)² with x_a, x_b the closest points; any points x_a
+ * of line a and x_b of line b have (x_b − x_a)·n̂ = (b0 − a0)·n̂, since they differ from
+ * a0 and b0 by vectors along the edges, normal to n̂. So Ψ is the seed's energy with
+ * ε = −η and k halved, made one-sided. With x_a = a0 + σ (a1 − a0), x_b = b0 + τ (b1 − b0)
+ * the closest points of the lines,
  *   ∂d/∂a0 = −s (1 − σ) n̂,  ∂d/∂a1 = −s σ n̂,  ∂d/∂b0 = s (1 − τ) n̂,  ∂d/∂b1 = s τ n̂
  * (contact.h derives this and the Hessian, including ∂n̂/∂x and ∂²n̂/∂x²).
  *
@@ -19,7 +20,8 @@
  * line distance for the rest of that step. Near-parallel edges (sine of their angle at
  * most WEFT_CONTACT_SINE = 1e-8, or an edge of zero length) have no normal: Ψ = 0 with
  * zero gradient and Hessian, never NaN. The closest-point query treats edges as parallel
- * below the same sine, and vertex–face pairs see those contacts instead.
+ * below the same sine (never interior), so such pairs are left to the vertex–face pairs
+ * of their endpoints.
  * Maps u = (r, a, b) = (b0 − a0, a1 − a0, b1 − b0).
  * Element data: k (N/m), rest[0] = η (m), rest[1] = s. */
 #include "contact.h"

@@ -7,9 +7,10 @@
  * the signed distance of p from the plane is d = s (p − t0)·n̂ (m), s = ±1 the side p was
  * on when the element was made (init), and
  *   Ψ = k/2 (η − d)²  for d < η,   Ψ = 0 otherwise            (J; k in N/m, η in m).
- * The seed writes the spring on t = p − x_s, x_s = α t0 + β t1 + γ t2 the closest point of
- * the face; for any point x_s of the plane (p − x_s)·n̂ = (p − t0)·n̂, so the barycentric
- * weights drop out of Ψ and of its derivatives. They come back in the gradient: with
+ * The seed writes the spring k (tᵀn̂)² on t = p − x_s, x_s = α t0 + β t1 + γ t2 the
+ * closest point of the face; for any point x_s of the plane (p − x_s)·n̂ = (p − t0)·n̂, so
+ * the barycentric weights drop out of Ψ and nothing needs their derivatives (here the
+ * spring is one-sided and offset by η). They reappear as the values of the gradient: with
  * (β0, β1, β2) the barycentric coordinates of p's foot on the plane,
  *   ∂d/∂p = s n̂,   ∂d/∂t_i = −s β_i n̂,
  * so −∂Ψ/∂p = k (η − d) s n̂ pushes p back to its side and the face takes the reaction

@@ -34,10 +34,14 @@
  *
  * No normal: when μ ≤ WEFT_CONTACT_SINE |a||b| (a degenerate triangle; parallel edges)
  * n̂ is undefined and its derivatives grow like 1/μ². The element is then inactive: Ψ = 0
- * with zero gradient and Hessian. The threshold is the one lib/geometry.c uses for
- * degenerate triangles and parallel edges (GEOM_DEGENERATE_SINE), so a pair the closest-
- * point queries find with interior closest points has a normal here too (for the same
- * edge vectors; see contact_term.c).
+ * with zero gradient and Hessian (Ψ jumps to 0 there if the pair was in contact; no
+ * finite value would be continuous in every direction). The threshold is lib/geometry.c's
+ * GEOM_DEGENERATE_SINE. For two edges weft_edge_edge_closest tests the same sine of the
+ * same vectors, so an edge pair it finds with interior closest points always has a normal
+ * here. For a triangle it tests the sine at t2, this file the sine at t0; by the law of
+ * sines they differ by a ratio of edge lengths, so only triangles flat to within about
+ * 1e-8 (times that ratio) can pass there and have no normal here (their elements stay
+ * inactive).
  *
  * PSD projection: no analytic eigensystem is derived; ANALYTIC and CLAMP both clamp the
  * 12×12 Hessian's eigenvalues (weft_psd_clamp).
