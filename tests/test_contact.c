@@ -17,7 +17,7 @@
  *   fill_assembly       the contact terms assemble with weft_assembly (energy, gradient,
  *                       matrix against element sums); a refilled set of another size is
  *                       refused by the old assembly and a fresh one works; refilling
- *                       reuses the arrays
+ *                       reuses the arrays and allocates nothing
  *   fill_errors         bad pair indices, stiffness, thickness and positions are errors
  */
 #include "check.h"
@@ -33,6 +33,32 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Counting allocations: the linker routes weft's and this file's malloc, calloc and
+ * realloc calls here (tests/CMakeLists.txt: -Wl,--wrap=...), as in test_sparse.c. */
+static long allocations = 0;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n) {
+    allocations++;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size) {
+    allocations++;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n) {
+    allocations++;
+    return __real_realloc(p, n);
+}
 
 static const weft_hessian_mode MODES[3] = {WEFT_HESSIAN_EXACT, WEFT_HESSIAN_ANALYTIC,
                                            WEFT_HESSIAN_CLAMP};
@@ -586,10 +612,17 @@ static void test_fill_assembly(void) {
     CHECK(vAv >= 0.0);
 
     /* Refilling with the same input reuses the arrays (no allocation) and gives the
-     * same set. */
+     * same set; filling an empty set allocates (the counter sees weft's calls). */
     weft_element *pvf = c.vertex_face.elem, *pee = c.edge_edge.elem;
     int nvf = c.vertex_face.n, nee = c.edge_edge.n, cvf = c.vertex_face_cap, cee = c.edge_edge_cap;
+    weft_contacts fresh = {0};
+    allocations = 0;
+    CHECK(weft_contact_fill(&fresh, &m, x, &cp, k, eta, &err) == WEFT_OK);
+    CHECK(allocations > 0);
+    weft_contacts_free(&fresh);
+    allocations = 0;
     CHECK(weft_contact_fill(&c, &m, x, &cp, k, eta, &err) == WEFT_OK);
+    CHECK(allocations == 0);
     CHECK(c.vertex_face.elem == pvf && c.edge_edge.elem == pee);
     CHECK(c.vertex_face_cap == cvf && c.edge_edge_cap == cee);
     CHECK(c.vertex_face.n == nvf && c.edge_edge.n == nee);

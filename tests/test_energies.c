@@ -157,8 +157,9 @@ static bool one_sided(weft_element_kind kind) {
     return kind == WEFT_ELEM_VERTEX_FACE || kind == WEFT_ELEM_EDGE_EDGE;
 }
 
-/* The unsigned plane distance f of a contact element x (m), computed here from the
- * definitions (not by the types): vertex–face x = (p, t0, t1, t2), f = (p − t0)·n̂ with
+/* The plane distance f of a contact element x (m; signed by the orientation of n̂, before
+ * an element's side s), computed here from the definitions, not by the types:
+ * vertex–face x = (p, t0, t1, t2), f = (p − t0)·n̂ with
  * n̂ ∥ (t1 − t0) × (t2 − t0); edge–edge x = (a0, a1, b0, b1), f = (b0 − a0)·n̂ with
  * n̂ ∥ (a1 − a0) × (b1 − b0). The unit normal goes to n, the moving part (p, or edge b)
  * is what contact_place shifts. */
