@@ -21,6 +21,8 @@ const weft_energy_type *const weft_energy_registry[] = {
     &weft_arap_tet,
     &weft_symmetric_dirichlet_tet,
     &weft_anisotropic_fiber_tet,
+    &weft_vertex_face_contact,
+    &weft_edge_edge_contact,
     NULL,
 };
 

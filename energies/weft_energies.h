@@ -9,6 +9,7 @@
 #define WEFT_ENERGIES_H
 
 #include "weft.h"
+#include "weft_broadphase.h"
 
 #include <math.h>
 
@@ -16,7 +17,7 @@
 #define WEFT_PI 3.14159265358979323846
 
 /* The registered energy types, NULL-terminated (mass_spring, dihedral_bending, then the
- * membrane and tetrahedral finite-element energies below). */
+ * membrane and tetrahedral finite-element energies, then the contact penalties below). */
 extern const weft_energy_type *const weft_energy_registry[];
 
 /* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. Exact
@@ -73,6 +74,45 @@ extern const weft_energy_type weft_symmetric_dirichlet_tet;
 
 /* Fibre ψ = κ/2 (√I5 − sign(I4))² along a rest direction (Kim, de Goes, Iben 2019). */
 extern const weft_energy_type weft_anisotropic_fiber_tet;
+
+/* Contact penalties for implicit solvers (Kim & Eberle §10.2; contact.h): elements made per
+ * step from proximity pairs (weft_contact_fill), k = stiffness (N/m), η = thickness (m),
+ * Ψ = k/2 (η − d)² where the signed separation d < η, else 0; exact Hessians including
+ * the normal's derivatives, projected by eigenvalue clamping. */
+
+/* Vertex p against triangle (t0, t1, t2): d = s (p − t0)·n̂ (McAdams et al. 2011). */
+extern const weft_energy_type weft_vertex_face_contact;
+
+/* Edge (a0, a1) against edge (b0, b1): d = s (b0 − a0)·n̂, n̂ ∥ (a1 − a0) × (b1 − b0). */
+extern const weft_energy_type weft_edge_edge_contact;
+
+/* The signed separation d (m) of a vertex_face_contact element at xe; 0 without a normal. */
+double weft_vertex_face_distance(const weft_element *e, const double *xe);
+
+/* The signed separation d (m) of an edge_edge_contact element at xe; 0 without a normal. */
+double weft_edge_edge_distance(const weft_element *e, const double *xe);
+
+/* The contact elements of one step: a vertex–face and an edge–edge term over one mesh's
+ * vertices, whose element arrays are kept from step to step. Zero-initialise; free with
+ * weft_contacts_free. */
+typedef struct weft_contacts {
+    weft_term vertex_face;   /* type weft_vertex_face_contact */
+    weft_term edge_edge;     /* type weft_edge_edge_contact */
+    int vertex_face_cap;     /* elements vertex_face.elem has room for */
+    int edge_edge_cap;       /* elements edge_edge.elem has room for */
+} weft_contacts;
+
+/* Refills c from self-collision candidate pairs of mesh m at positions x (3 nv, m):
+ * vertex–triangle pairs (pairs->vt, and pairs->tv read as (triangle, vertex)) whose
+ * closest point is inside the triangle, and edge–edge pairs (pairs->ee) whose closest
+ * points are inside both edges, each closer than eta (m); sides are taken at x, k in N/m.
+ * Allocates only when an array must grow. WEFT_ERR_INPUT for a bad index, k or eta. */
+int weft_contact_fill(weft_contacts *c, const weft_mesh *m, const double *x,
+                      const weft_collision_pairs *pairs, double k, double eta,
+                      weft_error *err);
+
+/* Frees c's element arrays and zeroes it; safe on a zeroed set. */
+void weft_contacts_free(weft_contacts *c);
 
 /* Looks up a registered energy type by name (the first variant); NULL if there is none. */
 const weft_energy_type *weft_energy_find(const char *name);

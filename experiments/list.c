@@ -6,6 +6,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What the elements of a kind are, for the energy lines. */
+static const char *kind_name(weft_element_kind kind) {
+    switch (kind) {
+    case WEFT_ELEM_EDGE: return "edge";
+    case WEFT_ELEM_TRIANGLE: return "triangle";
+    case WEFT_ELEM_HINGE: return "hinge";
+    case WEFT_ELEM_TET: return "tetrahedron";
+    case WEFT_ELEM_SURFACE: return "surface";
+    case WEFT_ELEM_VERTEX_FACE: return "vertex-face contact";
+    case WEFT_ELEM_EDGE_EDGE: return "edge-edge contact";
+    }
+    return "unknown";
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) {
         if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -21,8 +35,7 @@ int main(int argc, char **argv) {
                (*s)->iteration);
     for (const weft_energy_type *const *e = weft_energy_registry; *e; e++)
         printf("energy\t%s\t%s\t%s (%s elements)\n", (*e)->name, (*e)->paper, (*e)->summary,
-               (*e)->kind == WEFT_ELEM_EDGE ? "edge" : (*e)->kind == WEFT_ELEM_HINGE ? "hinge"
-               : (*e)->kind == WEFT_ELEM_TRIANGLE ? "triangle" : "tetrahedron");
+               kind_name((*e)->kind));
     for (const weft_constraint_info *c = weft_constraint_list; c->name; c++)
         printf("constraint\t%s\t%s\t%s\n", c->name, c->paper, c->summary);
     for (const weft_builtin_scene *b = weft_builtin_scenes; b->name; b++)

@@ -140,6 +140,9 @@ typedef enum {
     WEFT_ELEM_HINGE = 4,    /* 4 vertices: shared edge v0 v1, opposite v2 v3 */
     WEFT_ELEM_TET = 5,      /* 4 vertices */
     WEFT_ELEM_SURFACE = 6,  /* the whole closed surface (one global constraint) */
+    /* Contact elements, not mesh topology: created per step from proximity pairs. */
+    WEFT_ELEM_VERTEX_FACE = 7, /* 4 vertices: the vertex p, then the triangle t0 t1 t2 */
+    WEFT_ELEM_EDGE_EDGE = 8,   /* 4 vertices: edge a0 a1, then edge b0 b1 */
 } weft_element_kind;
 
 /* Maximum vertices per element. */
@@ -158,7 +161,8 @@ typedef struct weft_element {
 typedef struct weft_energy_params {
     double stiffness; /* the scene's coefficient, in the unit the term's kind uses:
                          edges and triangles Y (N/m, Young's modulus × thickness),
-                         hinges D (N·m), tetrahedra E (Pa) */
+                         hinges D (N·m), tetrahedra E (Pa), contact elements the
+                         penalty stiffness k (N/m) */
     double poisson;   /* Poisson's ratio ν in [0, 0.5) (triangles and tetrahedra) */
     double area;      /* edges: a third of the adjacent triangles' rest area (m²);
                          hinges: the rest area of both triangles (m²); others ignore it
@@ -169,6 +173,8 @@ typedef struct weft_energy_params {
     double fiber[3];  /* fibre direction in material space: (u, v, ·) for triangles, 3-D
                          rest-space direction for tetrahedra; need not be unit */
     double fiber_stiffness; /* fibre modulus: N/m for triangles, Pa for tetrahedra */
+    double thickness; /* contact elements (vertex-face, edge-edge): the contact thickness
+                         η ≥ 0, m; the penalty acts where the separation is below η */
 } weft_energy_params;
 
 /* What an energy type's hessian returns. */
@@ -282,8 +288,8 @@ typedef struct weft_solver_settings {
     int threads;    /* OpenMP threads for parallel solvers (default 1) */
 } weft_solver_settings;
 
-/* Most energy terms a model holds (membrane, bending, volume, fibre, and spare). */
-#define WEFT_MAX_TERMS 6
+/* Most energy terms a model holds (membrane, bending, volume, fibre, two contact terms, spare). */
+#define WEFT_MAX_TERMS 8
 
 /* The simulated system: mesh, state, terms of the energy, pins, colliders. */
 typedef struct weft_model {

@@ -9,6 +9,7 @@
  *   registry_projection  ANALYTIC and CLAMP Hessians are PSD, equal the exact one where
  *                        it is PSD, and equal each other when analytic_psd is set
  *   registry_rest        Ψ = 0, ∇Ψ = 0 and ∂²Ψ/∂x² PSD at the rest configuration
+ *                        (contact kinds: exactly zero, the rest shape being separated)
  *   registry_invariance  Ψ(Rx + t) = Ψ(x), ∇Ψ(Rx + t) = R ∇Ψ(x), H(Rx + t) = R H(x) Rᵀ
  *   registry_constraints the native constraint C: ∇C against finite differences,
  *                        C = 0 at rest, rigid invariance
@@ -18,13 +19,18 @@
  * (residual_fd) and a dense global Hessian assembled from the element Hessians against
  * a directional derivative of the model gradient (assembled_directional).
  *
- * Elements are built by kind (edge, triangle, hinge, tet) from random non-degenerate
- * rest shapes with type->init(e, xrest, PARAMS); triangles both without (p.uv = NULL)
+ * Elements are built by kind (edge, triangle, hinge, tet, and the contact kinds
+ * vertex–face and edge–edge) from random non-degenerate rest shapes with
+ * type->init(e, xrest, PARAMS); triangles both without (p.uv = NULL)
  * and with material coordinates (the rest triangle laid flat and turned by a random
  * angle, so the warp/weft axes differ from the rest frame). Deformed configurations
  * come in families (make_sample): random, compressed to 20 % along one direction,
  * near-degenerate (squashed to 1 %), for hinges folded to θ ≈ ±π, for tetrahedra
- * inverted. Random numbers come from fixed-seed LCGs so runs are reproducible.
+ * inverted. Contact elements are one-sided penalties, zero at rest (separated by more
+ * than η); their deformed samples are mostly placed in contact (d < η, often past the
+ * plane) and the rest well separated, where Ψ, ∇Ψ and H must be exactly zero; the
+ * registry_gradients and registry_hessians lines report how many were in contact.
+ * Random numbers come from fixed-seed LCGs so runs are reproducible.
  *
  * Finite differences use the fourth-order central stencil
  *   f'(x) ≈ [8 (f(x + h) − f(x − h)) − (f(x + 2h) − f(x − 2h))] / (12 h),
@@ -46,13 +52,15 @@
 
 #define COEFFICIENT 2.0
 #define AREA 0.3
+#define THICKNESS 0.1 /* contact thickness η of the contact kinds, m */
 #define TRIALS 40
 #define PER_FAMILY 16 /* samples of each configuration family, per type */
 #define NX (3 * WEFT_ELEM_MAXV) /* coordinates of the largest element */
 
 /* The material handed to every type's init. */
 static const weft_energy_params PARAMS = {.stiffness = COEFFICIENT, .poisson = 0.3, .area = AREA,
-                                          .fiber = {1.0, 0.3, 0.2}, .fiber_stiffness = 3.0};
+                                          .fiber = {1.0, 0.3, 0.2}, .fiber_stiffness = 3.0,
+                                          .thickness = THICKNESS};
 
 static const weft_hessian_mode MODES[3] = {WEFT_HESSIAN_EXACT, WEFT_HESSIAN_ANALYTIC,
                                            WEFT_HESSIAN_CLAMP};
@@ -139,8 +147,44 @@ static int kind_nv(weft_element_kind kind) {
     case WEFT_ELEM_TRIANGLE: return 3;
     case WEFT_ELEM_HINGE: return 4;
     case WEFT_ELEM_TET: return 4;
+    case WEFT_ELEM_VERTEX_FACE: return 4;
+    case WEFT_ELEM_EDGE_EDGE: return 4;
     default: return 0;
     }
+}
+
+/* Contact kinds: one-sided penalties, zero wherever the separation is at least η. */
+static bool one_sided(weft_element_kind kind) {
+    return kind == WEFT_ELEM_VERTEX_FACE || kind == WEFT_ELEM_EDGE_EDGE;
+}
+
+/* The plane distance f of a contact element x (m; signed by the orientation of n̂, before
+ * an element's side s), computed here from the definitions, not by the types:
+ * vertex–face x = (p, t0, t1, t2), f = (p − t0)·n̂ with
+ * n̂ ∥ (t1 − t0) × (t2 − t0); edge–edge x = (a0, a1, b0, b1), f = (b0 − a0)·n̂ with
+ * n̂ ∥ (a1 − a0) × (b1 − b0). The unit normal goes to n, the moving part (p, or edge b)
+ * is what contact_place shifts. */
+static double contact_plane(weft_element_kind kind, const double *x, double *n) {
+    double a[3], b[3], r[3];
+    bool vf = kind == WEFT_ELEM_VERTEX_FACE;
+    for (int k = 0; k < 3; k++) {
+        a[k] = vf ? x[6 + k] - x[3 + k] : x[3 + k] - x[k];
+        b[k] = vf ? x[9 + k] - x[3 + k] : x[9 + k] - x[6 + k];
+        r[k] = vf ? x[k] - x[3 + k] : x[6 + k] - x[k];
+    }
+    cross3(a, b, n);
+    double ln = norm3(n);
+    for (int k = 0; k < 3; k++) n[k] /= ln;
+    return dot3(r, n);
+}
+
+/* Moves the vertex p (vertex–face) or the edge b (edge–edge) of x along the normal so
+ * that the signed separation s f becomes d (m). */
+static void contact_place(weft_element_kind kind, double s, double d, double *x) {
+    double n[3], f = contact_plane(kind, x, n), shift = s * d - f;
+    int first = kind == WEFT_ELEM_VERTEX_FACE ? 0 : 2, last = kind == WEFT_ELEM_VERTEX_FACE ? 0 : 3;
+    for (int a = first; a <= last; a++)
+        for (int k = 0; k < 3; k++) x[3 * a + k] += shift * n[k];
 }
 
 /* det[x1 − x0, x2 − x0, x3 − x0] of a tetrahedron (m³, six times its signed volume). */
@@ -153,6 +197,38 @@ static double tet_det(const double *x) {
     return dot3(axb, c);
 }
 
+/* Contact rest shapes (see rest_shape), in the frame (e, u, v) around c, size L:
+ * - vertex–face: the triangle t0 = c, t1 = c + L e, t2 = c + a2 e + b2 u (normal +v), and
+ *   p above an interior point of it (barycentric coordinates ≥ 0.1) on a random side, at
+ *   a distance η + (0.2–0.6) L;
+ * - edge–edge: a0 = c, a1 = c + L e, and b along q = cos φ u + sin φ e (|φ| ≤ 1 rad, so
+ *   a × b = L |b| cos φ v ≠ 0), its closest point to line a at the parameters α, β ∈
+ *   [0.2, 0.8] of both edges, on a random side at the distance η + (0.2–0.6) L. */
+static void contact_rest(lcg *g, weft_element_kind kind, double L, const double *c,
+                         const double *e, const double *u, const double *v, double *xe) {
+    double side = rnd(g) < 0.5 ? -1.0 : 1.0, gap = THICKNESS + rnd_in(g, 0.2, 0.6) * L;
+    if (kind == WEFT_ELEM_VERTEX_FACE) {
+        double a2 = rnd_in(g, 0.1, 0.9) * L, b2 = rnd_in(g, 0.5, 1.0) * L;
+        double w1 = rnd_in(g, 0.1, 0.45), w2 = rnd_in(g, 0.1, 0.45); /* w0 ≥ 0.1 */
+        for (int k = 0; k < 3; k++) {
+            xe[3 + k] = c[k];
+            xe[6 + k] = c[k] + L * e[k];
+            xe[9 + k] = c[k] + a2 * e[k] + b2 * u[k];
+            xe[k] = c[k] + w1 * L * e[k] + w2 * (a2 * e[k] + b2 * u[k]) + side * gap * v[k];
+        }
+    } else {
+        double phi = rnd_in(g, -1.0, 1.0), lb = rnd_in(g, 0.5, 1.0) * L;
+        double al = rnd_in(g, 0.2, 0.8), be = rnd_in(g, 0.2, 0.8);
+        for (int k = 0; k < 3; k++) {
+            double q = cos(phi) * u[k] + sin(phi) * e[k];
+            xe[k] = c[k];
+            xe[3 + k] = c[k] + L * e[k];
+            xe[6 + k] = c[k] + al * L * e[k] + side * gap * v[k] - be * lb * q;
+            xe[9 + k] = xe[6 + k] + lb * q;
+        }
+    }
+}
+
 /* A random non-degenerate rest shape of the given kind in xe; returns its length scale
  * L (m), the edge length for edges and hinges, the longest edge otherwise.
  * - edge: two points 0.5–2 m apart;
@@ -161,7 +237,8 @@ static double tet_det(const double *x) {
  *   edge by a rest dihedral in [−2, 2] rad (bent rest shapes, not only flat ones);
  * - tet: a triangle plus a fourth point 0.5–1 L off its plane, on the side that makes
  *   det[x1 − x0, x2 − x0, x3 − x0] = L b2 h3 > 0 (positive orientation: with v = e × u,
- *   det[e, u, v] = 1).
+ *   det[e, u, v] = 1);
+ * - vertex–face, edge–edge: contact_rest, separated by more than η (L the edge length).
  * All near a random centre in [−1, 1]³. */
 static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
     double e[3], u[3], v[3], t[3], c[3];
@@ -175,6 +252,10 @@ static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
     cross3(e, u, v);
     double L = rnd_in(g, 0.5, 2.0);
     for (int k = 0; k < 3; k++) c[k] = rnd_in(g, -1.0, 1.0);
+    if (one_sided(kind)) {
+        contact_rest(g, kind, L, c, e, u, v, xe);
+        return L;
+    }
     double a2 = rnd_in(g, 0.1, 0.9) * L, b2 = rnd_in(g, 0.5, 1.0) * L;
     double a3 = rnd_in(g, 0.1, 0.9) * L, b3 = rnd_in(g, 0.5, 1.0) * L;
     double phi = rnd_in(g, -2.0, 2.0), h3 = rnd_in(g, 0.5, 1.0) * L;
@@ -295,6 +376,7 @@ typedef struct sample {
     double L;   /* rest size, m */
     double len; /* smallest feature of x: L, or the squashed thickness f L, m */
     double h;   /* finite-difference step, 1e-4 len, m */
+    int contact; /* contact kinds: 1 if x is within η (active), −1 if separated; else 0 */
 } sample;
 
 /* Builds a sample of type t: a rest shape (with material coordinates for a triangle
@@ -307,7 +389,13 @@ typedef struct sample {
  *                 θ = ±(π − δ), δ ∈ [−0.15, 0.3] (past ±π when δ < 0), keeping
  *                 |θ − θ0| ≤ π − 0.1 so a wrapped angle difference stays smooth;
  *   inverted      (tets) random, then x0 mirrored through the plane of x1, x2, x3
- *                 (det < 0; the energy may be +∞ there). */
+ *                 (det < 0; the energy may be +∞ there).
+ * Contact kinds then get their separation placed (contact_place): 3 samples in 4 active,
+ * d = η − (0.05–1) L (d < 0 past the plane: penetrating), the rest separated,
+ * d = η + (0.05–0.5) L. No finite-difference stencil straddles d = η, where the Hessian
+ * jumps: the stencil moves one coordinate by at most 2h = 2e-4 len, which changes d by at
+ * most 2h max|∂d/∂x| (∂d/∂x are closest-point weights times n̂: O(1), up to ~L/len for
+ * squashed samples), so |Δd| ≲ 2e-4 L, 250 times less than the margin 0.05 L. */
 static void make_sample(const weft_energy_type *t, lcg *g, family fam, bool with_uv,
                         sample *s) {
     memset(s, 0, sizeof *s);
@@ -358,6 +446,15 @@ static void make_sample(const weft_energy_type *t, lcg *g, family fam, bool with
         break;
     }
     }
+    if (one_sided(t->kind)) {
+        double n[3], side = contact_plane(t->kind, s->xr, n) < 0.0 ? -1.0 : 1.0;
+        bool active = rnd(g) < 0.75;
+        double d = active ? THICKNESS - rnd_in(g, 0.05, 1.0) * s->L
+                          : THICKNESS + rnd_in(g, 0.05, 0.5) * s->L;
+        contact_place(t->kind, side, d, s->x);
+        CHECK(fabs(side * contact_plane(t->kind, s->x, n) - d) <= 1e-12 * s->L);
+        s->contact = active ? 1 : -1;
+    }
     s->len = f * s->L;
     s->h = 1e-4 * s->len;
 }
@@ -386,11 +483,13 @@ static const char *sample_name(const sample *s, char *buf, size_t n) {
 /* "name/kind" of a type for messages: one name may have a tet and a membrane variant. */
 static const char *label(const weft_energy_type *t) {
     static char buf[96];
-    const char *kind = t->kind == WEFT_ELEM_EDGE       ? "edge"
-                       : t->kind == WEFT_ELEM_TRIANGLE ? "triangle"
-                       : t->kind == WEFT_ELEM_HINGE    ? "hinge"
-                       : t->kind == WEFT_ELEM_TET      ? "tet"
-                                                       : "other";
+    const char *kind = t->kind == WEFT_ELEM_EDGE          ? "edge"
+                       : t->kind == WEFT_ELEM_TRIANGLE    ? "triangle"
+                       : t->kind == WEFT_ELEM_HINGE       ? "hinge"
+                       : t->kind == WEFT_ELEM_TET         ? "tet"
+                       : t->kind == WEFT_ELEM_VERTEX_FACE ? "vertex_face"
+                       : t->kind == WEFT_ELEM_EDGE_EDGE   ? "edge_edge"
+                                                          : "other";
     snprintf(buf, sizeof buf, "%s/%s", t->name ? t->name : "(unnamed)", kind);
     return buf;
 }
@@ -495,7 +594,7 @@ static void test_registry_gradients(void) {
         const weft_energy_type *t = *tp;
         if (!supported(t) || !t->energy || !t->gradient) continue;
         lcg g = {1000 + (uint64_t)ti};
-        int n = 3 * t->nv, ns = n_samples(t->kind), ninf = 0;
+        int n = 3 * t->nv, ns = n_samples(t->kind), ninf = 0, nactive = 0;
         double worst = 0.0;
         char where[96] = "none";
         for (int i = 0; i < ns; i++) {
@@ -516,10 +615,20 @@ static void test_registry_gradients(void) {
             /* gradient() returns Ψ: the same quantity, so equal up to a few roundings. */
             CHECK_NEAR(psig, psi, 1e-13 * fabs(psi));
             CHECK(psi >= 0.0);
+            fd_gradient(t->energy, &s.e, s.x, t->nv, s.h, fd);
+            if (s.contact < 0) {
+                /* Separated by more than the stencil reaches: Ψ = 0 around x, so ∇Ψ and
+                 * its finite differences are exactly zero. */
+                CHECK(psi == 0.0 && max_abs(gr, n) == 0.0 && max_abs(fd, n) == 0.0);
+                continue;
+            }
+            if (s.contact > 0) {
+                CHECK(psi > 0.0); /* d < η by at least 0.05 L */
+                nactive++;
+            }
             /* The natural scale of ∇Ψ: |∇Ψ|, or Ψ/ℓ where ∇Ψ happens to be small (FD
              * rounding is ~ε Ψ/h). */
             double scale = fmax(norm_n(gr, n), psi / s.len);
-            fd_gradient(t->energy, &s.e, s.x, t->nv, s.h, fd);
             double err = dist_n(gr, fd, n) / scale;
             char buf[48];
             if (!(err <= 1e-6))
@@ -534,6 +643,12 @@ static void test_registry_gradients(void) {
         }
         fprintf(stderr, "registry_gradients: %-34s worst FD error %.2e (%s); %d infinite\n",
                 label(t), worst, where, ninf);
+        if (one_sided(t->kind)) {
+            /* Most samples must be in contact, or the FD checks above say little. */
+            fprintf(stderr, "registry_gradients: %-34s %d of %d samples in contact (d < eta)\n",
+                    label(t), nactive, ns);
+            CHECK(nactive > ns / 2);
+        }
     }
 }
 
@@ -543,7 +658,7 @@ static void test_registry_hessians(void) {
         const weft_energy_type *t = *tp;
         if (!has_derivatives(t)) continue;
         lcg g = {7000 + (uint64_t)ti};
-        int n = 3 * t->nv, ns = n_samples(t->kind);
+        int n = 3 * t->nv, ns = n_samples(t->kind), nactive = 0;
         double worst = 0.0;
         char where[96] = "none";
         for (int i = 0; i < ns; i++) {
@@ -581,8 +696,13 @@ static void test_registry_hessians(void) {
                 CHECK(s.fam == FAM_INVERTED);
                 continue;
             }
-            /* Symmetric up to rounding: 1e-12 of ‖H‖_F. */
             double hn = norm_n(H[0], n * n);
+            if (s.contact < 0) { /* separated: Ψ = 0 around x, every mode's H is zero */
+                for (int m = 0; m < 3; m++) CHECK(max_abs(H[m], n * n) == 0.0);
+                continue;
+            }
+            nactive += s.contact > 0;
+            /* Symmetric up to rounding: 1e-12 of ‖H‖_F. */
             CHECK(hn > 0.0);
             CHECK(asymmetry(H[0], n) <= 1e-12 * hn);
             /* Against FD of the gradient: the error in ‖·‖_F relative to ‖H‖_F, or to
@@ -602,6 +722,11 @@ static void test_registry_hessians(void) {
         }
         fprintf(stderr, "registry_hessians: %-34s worst FD error %.2e (%s)\n", label(t), worst,
                 where);
+        if (one_sided(t->kind)) {
+            fprintf(stderr, "registry_hessians: %-34s %d of %d samples in contact (d < eta)\n",
+                    label(t), nactive, ns);
+            CHECK(nactive > ns / 2);
+        }
     }
 }
 
@@ -678,6 +803,25 @@ static void test_registry_rest(void) {
             sample s;
             make_sample(t, &g, FAM_RANDOM, trial % 2 == 1, &s);
             double gr[NX], gd[NX];
+            if (one_sided(t->kind)) {
+                /* A contact penalty vanishes on the whole separated region d ≥ η, and
+                 * rest shapes are separated by more than η: Ψ, ∇Ψ and the Hessian in
+                 * every mode are exactly zero there (a minimum, but not a strict one). */
+                CHECK(t->energy(&s.e, s.xr) == 0.0);
+                if (t->gradient) {
+                    CHECK(t->gradient(&s.e, s.xr, gr) == 0.0);
+                    CHECK(max_abs(gr, n) == 0.0);
+                }
+                for (int m = 0; m < 3 && t->hessian; m++) {
+                    double H[NX * NX];
+                    CHECK(t->hessian(&s.e, s.xr, MODES[m], gr, H) == 0.0);
+                    CHECK(max_abs(gr, n) == 0.0 && max_abs(H, n * n) == 0.0);
+                }
+                /* ... while the deformed shape costs energy exactly when it is in contact. */
+                double psi = t->energy(&s.e, s.x);
+                CHECK(s.contact > 0 ? psi > 0.0 : psi == 0.0);
+                continue;
+            }
             /* Reference magnitudes from a deformed shape of the same element. */
             double psi_ref = t->energy(&s.e, s.x);
             CHECK(psi_ref > 0.0); /* deforming costs energy: the rest shape is a strict
