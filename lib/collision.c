@@ -647,6 +647,15 @@ static bool colliders(weft_collision_pipeline *p, const weft_model *m, double h,
             double n[3];
             double push = collider_push(col, x0, x1, margin, kappa, n);
             if (!(push > 0.0)) continue;
+            moved = true;
+            st->collider_contacts++;
+            if (lock && weft_collider_distance(col, x0, NULL) >= 0.5 * margin) {
+                /* Zone phase: the vertex sticks where it started, clear of the collider;
+                 * as a scripted vertex at rest it holds its zone at rest too. */
+                for (int k = 0; k < 3; k++) v[k] = 0.0, x1[k] = x0[k];
+                p->locked[i] = 1;
+                continue;
+            }
             double dvn = push / h, vn, vt[3];
             for (int k = 0; k < 3; k++) v[k] += dvn * n[k];
             vn = dot3(v, n);
@@ -657,8 +666,6 @@ static bool colliders(weft_collision_pipeline *p, const weft_model *m, double h,
                 v[k] = vn * n[k] + scale * vt[k];
                 x1[k] = x0[k] + h * v[k];
             }
-            moved = true;
-            st->collider_contacts++;
             if (lock) p->locked[i] = 1;
         }
     }
