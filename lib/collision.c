@@ -948,5 +948,9 @@ int weft_collision_step(weft_collision_pipeline *p, const weft_model *m, const d
     st->seconds = weft_now() - t_start;
     if (p->opt.count_intersections)
         st->remaining = weft_mesh_count_intersections(p->mesh, x1) + obstacle_intersections(p);
-    return st->unresolved > 0 ? WEFT_WARN_UNRESOLVED : WEFT_OK;
+    if (st->unresolved > 0)
+        return weft_fail(err, WEFT_WARN_UNRESOLVED,
+                         "collision step: %ld collision(s) left after %d impact-zone rounds",
+                         st->unresolved, st->zone_iterations);
+    return WEFT_OK;
 }
