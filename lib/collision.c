@@ -48,10 +48,12 @@
  *        u_N' = δ = 10⁻³ η_c/h (plus 10⁻¹² of the pair's speeds) instead of exactly 0,
  *        so rounding cannot leave the pair "approaching" by 1e-17 m/s and repeat forever.
  *    The broad phase is re-run over the whole mesh for each pass (a refit and a
- *    traversal, O(n + pairs), cheaper than tracking which boxes moved); the passes end
- *    when one finds no collision (and the colliders changed nothing after it) or after
- *    max_iterations passes (default 10: isolated impacts settle in one to three, and
- *    more passes mostly ping-pong in the constrained cases impact zones are for).
+ *    traversal, O(n + pairs): simpler than tracking which boxes moved, and the pass's
+ *    pair list stays exact). The passes end when one finds no collision (and the
+ *    colliders changed nothing after it) or after max_iterations passes. Default 10:
+ *    on drape_sphere under Gauss-Seidel PBD, 97 % of the steps need at most two passes
+ *    (one to resolve, one to confirm) and none more than seven; more passes mostly
+ *    ping-pong in the constrained cases that impact zones are for.
  * 3. Rigid impact zones ("Impact zones", "Rigidifying"; Bridson §7.4). Union-find over
  *    the vertices: every collision of a pass merges the zones of its four vertices;
  *    after the pass each zone of two or more vertices is rigidified and the pass is
@@ -77,7 +79,9 @@
  *    v̄ += (push/h) n, and friction (2) with the collider's μ and Δu_N = push/h. For a
  *    sphere the push is onto the tangent plane at the entry point, so the new segment
  *    stays outside the (convex) sphere. Inelastic: the collider's restitution is the
- *    solver's business. In the zone phase a pushed vertex becomes scripted.
+ *    solver's business. In the zone phase a vertex that must be pushed is instead held
+ *    where it started (v̄ = 0, x1 = x0, clear of the collider since x0 is) and becomes
+ *    scripted, so a zone touching a static collider comes to rest on it.
  *
  * Determinism: pairs come sorted from the broad phase, impulses are applied in that
  * order, zones are merged towards their smallest vertex index; BVH and spatial hash
@@ -143,8 +147,7 @@ static double dot3(const double *a, const double *b) {
 }
 
 static void cross3(const double *a, const double *b, double *out) {
-    double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                   a[0] * b[1] - a[1] * b[0]};
+    double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
     out[0] = c[0], out[1] = c[1], out[2] = c[2];
 }
 
@@ -168,11 +171,12 @@ static void sym3_eigen(double a_in[3][3], double lam[3], double vec[3][3]) {
                 if (a[p][q] == 0.0) continue;
                 /* The rotation in the (p, q) plane that zeroes a[p][q]. */
                 double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-                double t = fabs(theta) > 1e150
-                               ? 0.5 / theta
-                               : (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double t = fabs(theta) > 1e150 ? 0.5 / theta
+                                               : (theta >= 0 ? 1.0 : -1.0) /
+                                                     (fabs(theta) + sqrt(theta * theta + 1.0));
                 double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                double g[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, b[3][3] = {{0}}, r[3][3] = {{0}};
+                double g[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, b[3][3] = {{0}},
+                       r[3][3] = {{0}};
                 g[p][p] = c, g[q][q] = c, g[p][q] = s, g[q][p] = -s;
                 for (int i = 0; i < 3; i++) /* b = a g */
                     for (int j = 0; j < 3; j++)
@@ -195,8 +199,8 @@ static void sym3_eigen(double a_in[3][3], double lam[3], double vec[3][3]) {
 
 /* The rigid motion (3) of the n vertices idx[] (masses mass[], NULL: unit) at x with
  * velocities v: centre c, velocity vc and angular velocity om. */
-static void rigid_fit(int n, const int *idx, const double *mass, const double *x,
-                      const double *v, double c[3], double vc[3], double om[3]) {
+static void rigid_fit(int n, const int *idx, const double *mass, const double *x, const double *v,
+                      double c[3], double vc[3], double om[3]) {
     double M = 0.0;
     for (int k = 0; k < 3; k++) c[k] = vc[k] = om[k] = 0.0;
     for (int a = 0; a < n; a++) {
@@ -255,10 +259,15 @@ void weft_collision_rigidify(int n, const int *idx, const double *mass, const do
 /* ------------------------------------------------------------------------------ */
 
 weft_collision_options weft_collision_options_default(void) {
-    return (weft_collision_options){.thickness = 1e-3, .ccd_tolerance = 1e-4, .friction = 0.1,
-                                    .stiffness = 1000.0, .margin = 1e-3,
-                                    .broad_phase = WEFT_BROAD_PHASE_BVH, .hash_cell = 0.0,
-                                    .max_iterations = 10, .max_zone_iterations = 100,
+    return (weft_collision_options){.thickness = 1e-3,
+                                    .ccd_tolerance = 1e-4,
+                                    .friction = 0.1,
+                                    .stiffness = 1000.0,
+                                    .margin = 1e-3,
+                                    .broad_phase = WEFT_BROAD_PHASE_BVH,
+                                    .hash_cell = 0.0,
+                                    .max_iterations = 10,
+                                    .max_zone_iterations = 100,
                                     .count_intersections = false};
 }
 
@@ -279,11 +288,11 @@ weft_collision_options weft_collision_options_from_model(const weft_model *m) {
 /* Grows every per-vertex array to nall vertices (new entries zeroed where it matters). */
 static int resize_vertices(weft_collision_pipeline *p, int nall) {
     size_t n = (size_t)(nall > 0 ? nall : 1);
-#define GROW(field, type, count)                                                       \
-    do {                                                                               \
-        type *tmp_ = realloc(p->field, (count) * sizeof(type));                        \
-        if (!tmp_) return WEFT_ERR_NOMEM;                                              \
-        p->field = tmp_;                                                               \
+#define GROW(field, type, count)                                                                   \
+    do {                                                                                           \
+        type *tmp_ = realloc(p->field, (count) * sizeof(type));                                    \
+        if (!tmp_) return WEFT_ERR_NOMEM;                                                          \
+        p->field = tmp_;                                                                           \
     } while (0)
     GROW(x0, double, 3 * n);
     GROW(x1, double, 3 * n);
@@ -309,9 +318,8 @@ static int resize_vertices(weft_collision_pipeline *p, int nall) {
 }
 
 /* Creates the broad-phase structure (BVH or hash) of one mesh at positions x. */
-static int make_broad_phase(const weft_collision_options *o, const weft_mesh *mesh,
-                            const double *x, weft_bvh **bvh, weft_spatial_hash **hash,
-                            weft_error *err) {
+static int make_broad_phase(const weft_collision_options *o, const weft_mesh *mesh, const double *x,
+                            weft_bvh **bvh, weft_spatial_hash **hash, weft_error *err) {
     if (o->broad_phase == WEFT_BROAD_PHASE_HASH)
         *hash = weft_spatial_hash_create(mesh, x, o->hash_cell, 0, err);
     else
@@ -320,8 +328,7 @@ static int make_broad_phase(const weft_collision_options *o, const weft_mesh *me
 }
 
 weft_collision_pipeline *weft_collision_create(const weft_model *m,
-                                               const weft_collision_options *opt,
-                                               weft_error *err) {
+                                               const weft_collision_options *opt, weft_error *err) {
     weft_collision_options o = opt ? *opt : weft_collision_options_from_model(m);
     const char *bad = NULL;
     if (!(o.thickness > 0.0 && isfinite(o.thickness)))
@@ -364,8 +371,8 @@ weft_collision_pipeline *weft_collision_create(const weft_model *m,
     return p;
 }
 
-int weft_collision_add_obstacle(weft_collision_pipeline *p, const weft_mesh *mesh,
-                                double friction, weft_error *err) {
+int weft_collision_add_obstacle(weft_collision_pipeline *p, const weft_mesh *mesh, double friction,
+                                weft_error *err) {
     if (!(friction >= 0.0 && isfinite(friction)))
         return weft_fail(err, WEFT_ERR_INPUT, "collision obstacle: friction must be >= 0");
     if (mesh->nt > 0 && !mesh->edge)
@@ -542,8 +549,8 @@ static void relative_velocity(const weft_collision_pipeline *p, const candidate 
  * (2) of coefficient mu on the tangential part, through (1); updates x1 of the vertices
  * that moved. minv = 1/m_eff > 0. */
 static void pair_impulse(weft_collision_pipeline *p, const candidate *c, const double w[4],
-                         const double n[3], const double u[3], double dn, double mu,
-                         double minv, double h) {
+                         const double n[3], const double u[3], double dn, double mu, double minv,
+                         double h) {
     double un = dot3(u, n), ut[3], du[3];
     for (int k = 0; k < 3; k++) ut[k] = u[k] - un * n[k];
     double ut_len = sqrt(dot3(ut, ut));
@@ -604,8 +611,7 @@ static int repulsions(weft_collision_pipeline *p, double h, weft_collision_stats
  * collider c (see the file comment), or 0. */
 static double collider_push(const weft_collider *c, const double *x0, const double *x1,
                             double margin, double kappa, double n[3]) {
-    if (c->kind == WEFT_COLLIDER_SPHERE &&
-        weft_collider_distance(c, x0, NULL) >= margin) {
+    if (c->kind == WEFT_COLLIDER_SPHERE && weft_collider_distance(c, x0, NULL) >= margin) {
         /* Started outside the grown sphere: does the segment enter it? |f + t d| = R. */
         double d[3], f[3], R = c->radius + margin;
         for (int k = 0; k < 3; k++) d[k] = x1[k] - x0[k], f[k] = x0[k] - c->center[k];
@@ -704,9 +710,8 @@ static bool scripted(const weft_collision_pipeline *p, int g) {
 /* Whether the CCD contact `hit` of candidate c (points q0 → q1) is a collision: the
  * pair approaches at the contact, u_N < 0 (file comment, 2). Fills the unit normal n
  * (along the gap) and the relative velocity u. */
-static bool approaching(const weft_collision_pipeline *p, const candidate *c,
-                        const double q0[12], const double q1[12], const weft_ccd_hit *hit,
-                        double n[3], double u[3]) {
+static bool approaching(const weft_collision_pipeline *p, const candidate *c, const double q0[12],
+                        const double q1[12], const weft_ccd_hit *hit, double n[3], double u[3]) {
     double g[3] = {0, 0, 0};
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 3; k++)
@@ -730,8 +735,8 @@ static bool collides(const weft_collision_pipeline *p, const candidate *c, weft_
     points(c, p->x1, q1);
     weft_ccd_params prm = weft_ccd_params_default();
     prm.eta = p->opt.ccd_tolerance;
-    bool found = c->ee ? weft_ccd_edge_edge(q0, q1, &prm, hit)
-                       : weft_ccd_vertex_face(q0, q1, &prm, hit);
+    bool found =
+        c->ee ? weft_ccd_edge_edge(q0, q1, &prm, hit) : weft_ccd_vertex_face(q0, q1, &prm, hit);
     if (!found) return false;
     if (approaching(p, c, q0, q1, hit, n, u)) return true;
     /* Not approaching at the first contact: look once more, at half the tolerance or
@@ -859,9 +864,8 @@ static long obstacle_intersections(const weft_collision_pipeline *p) {
             const int *ta = &cm->tri[3 * a];
             for (int b = 0; b < om->nt; b++) {
                 const int *tb = &om->tri[3 * b];
-                if (weft_tri_tri_intersect(&p->x1[3 * ta[0]], &p->x1[3 * ta[1]],
-                                           &p->x1[3 * ta[2]], &ox[3 * tb[0]], &ox[3 * tb[1]],
-                                           &ox[3 * tb[2]]))
+                if (weft_tri_tri_intersect(&p->x1[3 * ta[0]], &p->x1[3 * ta[1]], &p->x1[3 * ta[2]],
+                                           &ox[3 * tb[0]], &ox[3 * tb[1]], &ox[3 * tb[2]]))
                     count++;
             }
         }
@@ -890,7 +894,8 @@ int weft_collision_step(weft_collision_pipeline *p, const weft_model *m, const d
         if (!p->obst[k].placed)
             return weft_fail(err, WEFT_ERR_INPUT,
                              "collision step: obstacle %d has no positions "
-                             "(weft_collision_move_obstacle)", k);
+                             "(weft_collision_move_obstacle)",
+                             k);
     const int n = p->n;
     for (int i = 0; i < 3 * n; i++)
         if (!isfinite(x0[i]) || !isfinite(x1[i]) || !isfinite(v[i]))

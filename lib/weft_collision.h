@@ -32,15 +32,15 @@
 
 /* Tuning of a pipeline. Units: m, s, N/m; friction coefficients are dimensionless. */
 typedef struct weft_collision_options {
-    double thickness;        /* η > 0: repulsions act on pairs closer than this, m */
-    double ccd_tolerance;    /* η_c ∈ (0, η]: CCD reports pairs that come within η_c, m */
-    double friction;         /* μ ≥ 0 of cloth–cloth pairs */
-    double stiffness;        /* k ≥ 0 of the repulsion spring, N/m */
-    double margin;           /* distance kept from planes and spheres, m (≥ 0) */
+    double thickness;     /* η > 0: repulsions act on pairs closer than this, m */
+    double ccd_tolerance; /* η_c ∈ (0, η]: CCD reports pairs that come within η_c, m */
+    double friction;      /* μ ≥ 0 of cloth–cloth pairs */
+    double stiffness;     /* k ≥ 0 of the repulsion spring, N/m */
+    double margin;        /* distance kept from planes and spheres, m (≥ 0) */
     weft_broad_phase_kind broad_phase; /* BVH or spatial hash */
-    double hash_cell;        /* spatial hash cell side, m; ≤ 0: the average edge length */
-    int max_iterations;      /* CCD impulse passes before impact zones (≥ 1) */
-    int max_zone_iterations; /* impact-zone rounds before giving up (≥ 1) */
+    double hash_cell;         /* spatial hash cell side, m; ≤ 0: the average edge length */
+    int max_iterations;       /* CCD impulse passes before impact zones (≥ 1) */
+    int max_zone_iterations;  /* impact-zone rounds before giving up (≥ 1) */
     bool count_intersections; /* count intersecting triangle pairs at x_new (O(nt²)) */
 } weft_collision_options;
 
@@ -74,14 +74,13 @@ weft_collision_options weft_collision_options_from_model(const weft_model *m);
 /* Creates a pipeline for m's mesh (which must keep its topology and outlive the
  * pipeline); opt NULL: weft_collision_options_from_model(m). NULL on failure. */
 weft_collision_pipeline *weft_collision_create(const weft_model *m,
-                                               const weft_collision_options *opt,
-                                               weft_error *err);
+                                               const weft_collision_options *opt, weft_error *err);
 
 /* Adds a triangle-mesh obstacle (topology built; must outlive the pipeline) with Coulomb
  * coefficient `friction` against the cloth. Its vertices have infinite mass and follow
  * the positions given by weft_collision_move_obstacle. Returns its id (≥ 0) or an error. */
-int weft_collision_add_obstacle(weft_collision_pipeline *p, const weft_mesh *mesh,
-                                double friction, weft_error *err);
+int weft_collision_add_obstacle(weft_collision_pipeline *p, const weft_mesh *mesh, double friction,
+                                weft_error *err);
 
 /* Sets obstacle `id`'s positions at the start (x0) and end (x1) of the coming step
  * (3*nv each, m; copied). They stay until the next call: a static obstacle is placed once
@@ -106,7 +105,6 @@ void weft_collision_free(weft_collision_pipeline **p);
  * linear and angular momentum: c the centre of mass, v_c its velocity, ω = I⁺ L with I
  * the inertia tensor about c and I⁺ its pseudo-inverse (so collinear zones and single
  * vertices are handled). The impact-zone step of Provot 1997 / Bridson et al. 2002 §7.4. */
-void weft_collision_rigidify(int n, const int *idx, const double *mass, const double *x,
-                             double *v);
+void weft_collision_rigidify(int n, const int *idx, const double *mass, const double *x, double *v);
 
 #endif

@@ -126,8 +126,8 @@ static void make_model(weft_model *m, weft_mesh mesh, double h) {
     m->dt = h;
     m->gravity[1] = -9.81;
     m->contact_margin = 1e-3;
-    m->pbd = (weft_pbd_params){.k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01,
-                               .stiffness_mapping = true};
+    m->pbd = (weft_pbd_params){
+        .k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01, .stiffness_mapping = true};
     m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1};
     m->material.stretch_stiffness = 1000.0;
 }
@@ -178,8 +178,8 @@ static int collide(weft_collision_pipeline *p, weft_model *m, double *x1,
 
 /* Linear momentum Σ m v and angular momentum Σ m x × v of the free vertices, and the
  * scales Σ m |v| and Σ m |x| |v| their rounding errors are relative to. */
-static void momenta(const weft_model *m, const double *x, const double *v, double P[3],
-                    double L[3], double *sP, double *sL) {
+static void momenta(const weft_model *m, const double *x, const double *v, double P[3], double L[3],
+                    double *sP, double *sL) {
     for (int k = 0; k < 3; k++) P[k] = L[k] = 0.0;
     *sP = *sL = 0.0;
     for (int i = 0; i < m->n; i++) {
@@ -270,8 +270,9 @@ static void zone_momentum(void) {
             mass[i] = rnd_in(&g, 0.01, 2.0);
             double s = rnd_in(&g, -1, 1), t = rnd_in(&g, -1, 1);
             for (int k = 0; k < 3; k++) {
-                double off = kind == 2 ? s * d1[k] : kind == 1 ? s * d1[k] + t * d2[k]
-                                                                : rnd_in(&g, -1, 1);
+                double off = kind == 2   ? s * d1[k]
+                             : kind == 1 ? s * d1[k] + t * d2[k]
+                                         : rnd_in(&g, -1, 1);
                 x[3 * i + k] = base[k] + off;
                 v[3 * i + k] = rnd_in(&g, -3, 3);
             }
@@ -330,7 +331,8 @@ static void repulsion_momentum(void) {
         o.count_intersections = true;
         weft_collision_pipeline *p = create(&m, &o);
         if (!p) return;
-        double *x1 = malloc(3 * (size_t)m.n * sizeof *x1), *x0 = malloc(3 * (size_t)m.n * sizeof *x0);
+        double *x1 = malloc(3 * (size_t)m.n * sizeof *x1),
+               *x0 = malloc(3 * (size_t)m.n * sizeof *x0);
         for (int i = 0; i < 3 * m.n; i++) x1[i] = m.x[i] + h * m.v[i];
         memcpy(x0, m.x, 3 * (size_t)m.n * sizeof *x0);
         double P0[3], L0[3], P1[3], L1[3], sP, sL, sP1, sL1;
@@ -340,8 +342,8 @@ static void repulsion_momentum(void) {
         momenta(&m, x0, m.v, P1, L1, &sP1, &sL1);
         printf("mu=%g: %ld proximity pairs, %ld repulsions, %ld ccd hits, %d zone rounds\n", mu,
                st.proximity_pairs, st.repulsions, st.ccd_hits, st.zone_iterations);
-        CHECK(st.repulsions > 0);     /* not vacuous */
-        CHECK(st.ccd_hits == 0);      /* the repulsions did it alone */
+        CHECK(st.repulsions > 0); /* not vacuous */
+        CHECK(st.ccd_hits == 0);  /* the repulsions did it alone */
         CHECK(st.zone_iterations == 0);
         CHECK(st.remaining == 0);
         /* v comes back as v + (x_new − x1)/h: rounding of positions of size 0.3 m over
@@ -394,9 +396,9 @@ static void head_on(weft_broad_phase_kind bp, int max_iterations, double *x_out,
     CHECK(collide(p, &m, x1, &st) == WEFT_OK);
     momenta(&m, x0, m.v, P1, L1, &sP1, &sL1);
     printf("%s, %d impulse pass(es): %ld swept pairs, %ld hits, %d zone rounds, %d zones "
-           "(largest %d), remaining %ld\n", bp == WEFT_BROAD_PHASE_HASH ? "hash" : "bvh",
-           max_iterations, st.swept_pairs, st.ccd_hits, st.zone_iterations, st.zones,
-           st.max_zone, st.remaining);
+           "(largest %d), remaining %ld\n",
+           bp == WEFT_BROAD_PHASE_HASH ? "hash" : "bvh", max_iterations, st.swept_pairs,
+           st.ccd_hits, st.zone_iterations, st.zones, st.max_zone, st.remaining);
     CHECK(st.ccd_hits > 0);
     CHECK(st.unresolved == 0);
     CHECK(st.remaining == 0);
@@ -594,9 +596,11 @@ static void sphere_collider(void) {
             dmin = fmin(dmin, weft_collider_distance(&m.colliders[0], &m.x[3 * i], NULL));
             /* Closest approach of the segment x0 → x_new to the centre. */
             double d[3], f[3];
-            for (int k = 0; k < 3; k++) d[k] = m.x[3 * i + k] - x0[3 * i + k], f[k] = -x0[3 * i + k];
+            for (int k = 0; k < 3; k++)
+                d[k] = m.x[3 * i + k] - x0[3 * i + k], f[k] = -x0[3 * i + k];
             double dd = dot3(d, d), t = dd > 0 ? fmin(1.0, fmax(0.0, dot3(f, d) / dd)) : 0.0;
-            double r[3] = {x0[3 * i] + t * d[0], x0[3 * i + 1] + t * d[1], x0[3 * i + 2] + t * d[2]};
+            double r[3] = {x0[3 * i] + t * d[0], x0[3 * i + 1] + t * d[1],
+                           x0[3 * i + 2] + t * d[2]};
             seg_min = fmin(seg_min, norm3(r) - R);
         }
     }
@@ -631,7 +635,8 @@ static void moving_obstacle(void) {
     int id = weft_collision_add_obstacle(p, &plate, 0.5, &err);
     CHECK(id == 0);
     double *x1 = malloc(3 * (size_t)m.n * sizeof *x1);
-    double *p0 = malloc(3 * (size_t)plate.nv * sizeof *p0), *p1 = malloc(3 * (size_t)plate.nv * sizeof *p1);
+    double *p0 = malloc(3 * (size_t)plate.nv * sizeof *p0),
+           *p1 = malloc(3 * (size_t)plate.nv * sizeof *p1);
     bool above = true, clean = true;
     long hits = 0;
     for (int s = 0; s < 40; s++) {
@@ -664,16 +669,19 @@ static void moving_obstacle(void) {
 /* Once warm, a step allocates nothing: the same 15 steps of a cloth falling onto a
  * plate obstacle and a small sphere resting above it, run twice from the same state
  * with the same pipeline (so the second run meets no larger pair count than the first),
- * allocate nothing the second time. Both broad phases. */
+ * allocate nothing the second time. Both broad phases, with bitwise equal results. */
 static void no_allocation(void) {
+    double final[2][3 * 36];
     for (int bp = 0; bp < 2; bp++) {
         const double h = 0.01;
         weft_model m;
         make_model(&m, grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.05, 0.15), h);
         m.ncolliders = 1;
         m.colliders = calloc(1, sizeof *m.colliders);
-        m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE, .center = {0.1, 0.03, 0},
-                                         .radius = 0.02, .friction = 0.3};
+        m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE,
+                                         .center = {0.1, 0.03, 0},
+                                         .radius = 0.02,
+                                         .friction = 0.3};
         weft_mesh plate = grid(4, 4, 0.6, 0.6, WEFT_PLANE_XZ, -0.31, 0.0, 0.29);
         weft_collision_options o = weft_collision_options_default();
         o.broad_phase = bp ? WEFT_BROAD_PHASE_HASH : WEFT_BROAD_PHASE_BVH;
@@ -701,17 +709,20 @@ static void no_allocation(void) {
                 contacts += st.repulsions + st.ccd_hits + st.collider_contacts;
             }
             if (round == 1) {
-                printf("%s: %ld allocations in 15 warm steps (%ld contacts)\n",
-                       bp ? "hash" : "bvh", allocations, contacts);
+                printf("%s: %ld allocations in 15 warm steps (%ld contacts)\n", bp ? "hash" : "bvh",
+                       allocations, contacts);
                 CHECK(allocations == 0);
             }
         }
         CHECK(contacts > 0); /* the steps did handle contacts */
+        memcpy(final[bp], m.x, sizeof final[bp]);
         free(x1), free(xs), free(p0), free(p1);
         weft_collision_free(&p);
         weft_mesh_free(&plate);
         weft_model_free(&m);
     }
+    /* The two broad phases return the same cloth–obstacle pairs: the same result. */
+    CHECK(memcmp(final[0], final[1], sizeof final[0]) == 0);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -843,10 +854,14 @@ static void scene_keys(void) {
     CHECK(m.collision.broad_phase == WEFT_BROAD_PHASE_BVH && m.collision.max_iterations == 10);
     CHECK(!m.collision.count_intersections);
     weft_model_free(&m);
-    const char *sets[] = {"collision.pipeline=bridson", "collision.thickness=0.002",
-                          "collision.friction=0.4", "collision.broad_phase=hash",
-                          "collision.max_iterations=3", "collision.repulsion_stiffness=50",
-                          "collision.count_intersections=true", NULL};
+    const char *sets[] = {"collision.pipeline=bridson",
+                          "collision.thickness=0.002",
+                          "collision.friction=0.4",
+                          "collision.broad_phase=hash",
+                          "collision.max_iterations=3",
+                          "collision.repulsion_stiffness=50",
+                          "collision.count_intersections=true",
+                          NULL};
     if (!build("hanging_cloth", sets, &m)) return;
     CHECK(m.collision.pipeline == WEFT_PIPELINE_BRIDSON);
     CHECK(m.collision.thickness == 0.002 && m.collision.friction == 0.4);
@@ -862,8 +877,11 @@ static void scene_keys(void) {
  * step is reported intersection-free and resolved, the cloth stays out of the sphere,
  * and the main log keeps its columns. */
 static void run_loop(void) {
-    const char *sets[] = {"mesh.nx=9", "mesh.ny=9", "scene.steps=40",
-                          "collision.pipeline=bridson", "collision.count_intersections=true",
+    const char *sets[] = {"mesh.nx=9",
+                          "mesh.ny=9",
+                          "scene.steps=40",
+                          "collision.pipeline=bridson",
+                          "collision.count_intersections=true",
                           NULL};
     weft_model m;
     if (!build("drape_sphere", sets, &m)) return;
@@ -893,9 +911,9 @@ static void run_loop(void) {
         if (line[0] == '#') continue;
         long v[12];
         double ms;
-        int got = sscanf(line, "%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %lf", &v[0], &v[1],
-                         &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11],
-                         &ms);
+        int got =
+            sscanf(line, "%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %lf", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &ms);
         CHECK(got == 13);
         if (got != 13) break;
         if (v[0] != rows || v[10] != 0 || v[11] != 0 || !(ms >= 0)) bad++;
@@ -942,8 +960,10 @@ static void unresolved_reported(void) {
     for (int i = 18; i < 27; i++) m.pin[i] = 1, m.w[i] = 0.0;
     m.steps = 3;
     m.gravity[1] = 0.0;
-    m.collision = (weft_collision_settings){.pipeline = WEFT_PIPELINE_BRIDSON, .thickness = 1e-3,
-                                            .friction = 0.1, .stiffness = 1000,
+    m.collision = (weft_collision_settings){.pipeline = WEFT_PIPELINE_BRIDSON,
+                                            .thickness = 1e-3,
+                                            .friction = 0.1,
+                                            .stiffness = 1000,
                                             .max_iterations = 10};
     /* Directly: one step of the plates' scripted motion. */
     weft_collision_options o = weft_collision_options_from_model(&m);
@@ -986,9 +1006,9 @@ static void unresolved_reported(void) {
     long unresolved = 0;
     while (f && fgets(line, sizeof line, f)) {
         long v[11];
-        if (line[0] != '#' && sscanf(line, "%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &v[0],
-                                     &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
-                                     &v[9], &v[10]) == 11)
+        if (line[0] != '#' &&
+            sscanf(line, "%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]) == 11)
             unresolved += v[10];
     }
     if (f) fclose(f);
