@@ -194,6 +194,10 @@ int main(int argc, char **argv) {
             if (rc == WEFT_ERR_INTERRUPTED) break; /* the user asked to stop: no more solvers */
             continue;
         }
+        if (res.collision_failures > 0)
+            fprintf(stderr, "warning: %s: the collision pipeline left collisions unresolved in "
+                    "%d step(s); see the unresolved column of %s.collisions\n", solvers[k]->name,
+                    res.collision_failures, log_path);
         int its = weft_solver_iterations(solvers[k], &m);
         printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, its,
                res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);

@@ -6,6 +6,7 @@
 #include "weft.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,9 +25,15 @@ struct weft_log {
 };
 
 /* The column header; plots find columns by these names. */
-static const char *const columns = "step iter wall_s residual residual_rel cmax crms energy volume";
+static const char *const metric_columns =
+    "step iter wall_s residual residual_rel cmax crms energy volume";
 
 weft_log *weft_log_open(const char *path, const char *const *meta, weft_error *err) {
+    return weft_log_open_columns(path, meta, metric_columns, err);
+}
+
+weft_log *weft_log_open_columns(const char *path, const char *const *meta, const char *columns,
+                                weft_error *err) {
     weft_log *l = calloc(1, sizeof *l);
     size_t n = strlen(path);
     if (!l || !(l->path = malloc(n + 1)) || !(l->partial = malloc(n + 9))) {
@@ -60,6 +67,14 @@ void weft_log_row(weft_log *l, int step, int iter, double wall_s, const weft_met
     if (!l) return;
     fprintf(l->f, "%d %d %.6f %.10e %.10e %.10e %.10e %.10e %.10e\n", step, iter, wall_s,
             mm->residual, mm->residual_rel, mm->cmax, mm->crms, mm->energy, mm->volume);
+}
+
+void weft_log_printf(weft_log *l, const char *fmt, ...) {
+    if (!l) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(l->f, fmt, ap);
+    va_end(ap);
 }
 
 int weft_log_close(weft_log **pl, bool complete, const char *reason, weft_error *err) {

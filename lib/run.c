@@ -1,11 +1,26 @@
 /* run.c — the simulation loop shared by every experiment: create the solver, step it
  * m->steps times, and turn the inner iterations it reports into metrics and log rows.
  *
+ * When the scene enables a collision pipeline ([collision] pipeline = bridson), it runs
+ * after every solver step, whatever the solver (lib/weft_collision.h, the slides'
+ * "separation from internal dynamics"): x0 = the positions before the step, x1 = m->x
+ * after it, v = m->v, h = m->dt; it moves m->x to collision-free positions and corrects
+ * m->v by (x_new − x1)/h. Its per-step statistics go to "<log>.collisions", written
+ * like the main log (".partial" until the run completes), with the columns
+ *   step proximity_pairs swept_pairs repulsions ccd_hits ccd_iterations zone_iterations
+ *   zones max_zone collider_contacts unresolved remaining ms
+ * (remaining = -1 unless count_intersections is set; ms = collision time per step). The
+ * main log's columns are unchanged: its rows are the solver's inner iterations, taken
+ * before the pipeline moves the positions. Collision time counts as solver time; the
+ * intersection count and the log rows do not. A step whose pipeline gives up at its
+ * caps is counted in weft_run_result.collision_failures and in the `unresolved` column.
+ *
  * Wall time in the log is solver time only: the time spent computing metrics and
  * writing rows is measured and subtracted, so logging does not distort the
  * per-second convergence plots. A run stops with an error when a position becomes
  * non-finite (divergence) or on SIGINT/SIGTERM, and its log is closed as incomplete. */
 #include "weft.h"
+#include "weft_collision.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -82,6 +97,8 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     mon.xt = malloc(n3 * sizeof(double));
     mon.scratch = malloc(n3 * sizeof(double));
     void *state = NULL;
+    weft_collision_pipeline *pipe = NULL;
+    weft_log *clog = NULL;
     if (!mon.xn || !mon.xt || !mon.scratch) {
         rc = weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         goto done;
@@ -90,6 +107,13 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     if (!state) {
         rc = WEFT_ERR_INPUT;
         goto done;
+    }
+    if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON) {
+        pipe = weft_collision_create(m, NULL, err);
+        if (!pipe) {
+            rc = WEFT_ERR_INPUT;
+            goto done;
+        }
     }
     if (opt->log_path && opt->log_level != WEFT_LOG_NONE) {
         char lines[12][160];
@@ -118,12 +142,34 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         meta[k] = lines[k], k++;
         for (const char *const *e = opt->meta; e && *e && k < 38; e++) meta[k++] = *e;
         meta[k] = NULL;
+        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON && k < 38) {
+            const weft_collision_settings *c = &m->collision;
+            snprintf(lines[k], 160, "collision=bridson  thickness=%.6g  friction=%.6g  "
+                     "repulsion_stiffness=%.6g  broad_phase=%s  max_iterations=%d",
+                     c->thickness, c->friction, c->stiffness,
+                     c->broad_phase == WEFT_BROAD_PHASE_HASH ? "hash" : "bvh", c->max_iterations);
+            meta[k] = lines[k], k++;
+            meta[k] = NULL;
+        }
         mon.log = weft_log_open(opt->log_path, meta, err);
         if (!mon.log) {
             rc = WEFT_ERR_IO;
             goto done;
         }
+        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON) {
+            char cpath[1200];
+            snprintf(cpath, sizeof cpath, "%s.collisions", opt->log_path);
+            clog = weft_log_open_columns(cpath, meta,
+                                         "step proximity_pairs swept_pairs repulsions ccd_hits "
+                                         "ccd_iterations zone_iterations zones max_zone "
+                                         "collider_contacts unresolved remaining ms", err);
+            if (!clog) {
+                rc = WEFT_ERR_IO;
+                goto done;
+            }
+        }
     }
+
     bool tty = opt->progress && isatty(2);
     double last_print = 0.0;
     mon.t_start = weft_now();
@@ -150,6 +196,31 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
                            solver->fixed_iterations > 0 ? "" : " or more iterations");
             reason = "diverged";
             break;
+        }
+        if (pipe) {
+            weft_collision_stats cs;
+            double t0 = weft_now();
+            int crc = weft_collision_step(pipe, m, mon.xn, m->x, m->v, m->dt, &cs, err);
+            if (crc < 0) {
+                rc = crc;
+                reason = "collision-error";
+                break;
+            }
+            if (crc == WEFT_WARN_UNRESOLVED) res->collision_failures++;
+            if (clog)
+                weft_log_printf(clog, "%d %ld %ld %ld %ld %d %d %d %d %ld %ld %ld %.6f\n", s,
+                                cs.proximity_pairs, cs.swept_pairs, cs.repulsions, cs.ccd_hits,
+                                cs.ccd_iterations, cs.zone_iterations, cs.zones, cs.max_zone,
+                                cs.collider_contacts, cs.unresolved, cs.remaining,
+                                1e3 * cs.seconds);
+            /* Only the collision handling itself is solver time. */
+            mon.t_excluded += (weft_now() - t0) - cs.seconds;
+            if (!state_ok(m)) {
+                rc = weft_fail(err, WEFT_ERR_DIVERGED,
+                               "collision pipeline left a non-finite state at step %d", s);
+                reason = "diverged";
+                break;
+            }
         }
         res->steps_done = s + 1;
         if (opt->obj_every > 0 && opt->obj_prefix && (s + 1) % opt->obj_every == 0) {
@@ -183,6 +254,13 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             weft_log_close(&mon.log, false, reason, NULL);
     }
 done:
+    if (clog) {
+        if (rc == WEFT_OK)
+            rc = weft_log_close(&clog, true, NULL, err);
+        else
+            weft_log_close(&clog, false, reason ? reason : "unknown", NULL);
+    }
+    weft_collision_free(&pipe);
     if (state) solver->destroy(state);
     free(mon.xn), free(mon.xt), free(mon.scratch);
     return rc;

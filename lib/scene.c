@@ -67,7 +67,12 @@ static const schema_key schema[] = {
     {"pbd", "k_damping", T_DOUBLE},        {"pbd", "k_pressure", T_DOUBLE},
     {"pbd", "stiffness_mapping", T_BOOL},  {"solver", "iterations", T_INT},
     {"solver", "omega", T_DOUBLE},         {"solver", "threads", T_INT},
-    {"collision", "margin", T_DOUBLE},     {"pins", "vertices", T_LIST},
+    {"collision", "margin", T_DOUBLE},     {"collision", "pipeline", T_STRING},
+    {"collision", "thickness", T_DOUBLE},  {"collision", "friction", T_DOUBLE},
+    {"collision", "repulsion_stiffness", T_DOUBLE},
+    {"collision", "broad_phase", T_STRING}, {"collision", "max_iterations", T_INT},
+    {"collision", "count_intersections", T_BOOL},
+    {"pins", "vertices", T_LIST},
     {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
     {"pins", "box", T_BOX},
     {"pins", "motion", T_STRING},          {"pins", "velocity", T_VEC3},
@@ -920,6 +925,30 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
     return WEFT_OK;
 }
 
+/* Reads the [collision] keys of the pipeline (lib/weft_collision.h); margin is read with
+ * the other scalars. The repulsion spring defaults to the membrane's stretch stiffness. */
+static int read_collision(const weft_scene *s, weft_model *m, weft_error *err) {
+    static const char *const pipelines[] = {"none", "bridson", NULL};
+    static const char *const broad[] = {"bvh", "hash", NULL};
+    weft_collision_settings *c = &m->collision;
+    *c = (weft_collision_settings){.pipeline = WEFT_PIPELINE_NONE, .thickness = 1e-3,
+                                   .friction = 0.1, .stiffness = m->material.stretch_stiffness,
+                                   .broad_phase = WEFT_BROAD_PHASE_BVH, .max_iterations = 10};
+    int pipeline = 0, bp = 0, rc;
+    if ((rc = get_enum(s, "collision", "pipeline", pipelines, &pipeline, err)) ||
+        (rc = get_double(s, "collision", "thickness", 0, true, 1, false, &c->thickness, err)) ||
+        (rc = get_double(s, "collision", "friction", 0, false, 100, false, &c->friction, err)) ||
+        (rc = get_double(s, "collision", "repulsion_stiffness", 0, false, 1e12, false,
+                         &c->stiffness, err)) ||
+        (rc = get_enum(s, "collision", "broad_phase", broad, &bp, err)) ||
+        (rc = get_int(s, "collision", "max_iterations", 1, 1000, &c->max_iterations, err)) ||
+        (rc = get_bool(s, "collision", "count_intersections", &c->count_intersections, err)))
+        return rc;
+    c->pipeline = pipeline ? WEFT_PIPELINE_BRIDSON : WEFT_PIPELINE_NONE;
+    c->broad_phase = bp ? WEFT_BROAD_PHASE_HASH : WEFT_BROAD_PHASE_BVH;
+    return WEFT_OK;
+}
+
 /* Copies [scene] solvers into the model after checking that it is a list of names; lib
  * does not know the solvers, so the experiments check the names themselves. */
 static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
@@ -1010,6 +1039,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     }
 
     if ((rc = read_solvers(s, m, err))) return rc;
+    if ((rc = read_collision(s, m, err))) return rc;
     if ((rc = build_mesh(s, &m->mesh, err))) goto fail;
     const weft_mesh *mesh = &m->mesh;
     /* Density is per area for surfaces and per volume for solids: a solid scene that does

@@ -30,6 +30,8 @@ enum {
     WEFT_ERR_DIVERGED = -3, /* a solver produced a non-finite or exploding state */
     WEFT_ERR_IO = -4,       /* could not write a result */
     WEFT_ERR_INTERRUPTED = -5,
+    WEFT_WARN_UNRESOLVED = 1, /* collision handling stopped at its iteration caps with
+                                 collisions left (lib/weft_collision.h) */
 };
 
 /* One-line error message, "where: what", filled by the function that failed. */
@@ -288,6 +290,28 @@ typedef struct weft_solver_settings {
     int threads;    /* OpenMP threads for parallel solvers (default 1) */
 } weft_solver_settings;
 
+/* Which collision pipeline runs after every solver step (lib/weft_collision.h). */
+typedef enum {
+    WEFT_PIPELINE_NONE = 0, /* only the solver's own collider handling (default) */
+    WEFT_PIPELINE_BRIDSON,  /* Bridson, Fedkiw & Anderson 2002: repulsions, CCD, impact zones */
+} weft_collision_method;
+
+/* Broad phase of the collision pipeline (lib/weft_broadphase.h). */
+typedef enum { WEFT_BROAD_PHASE_BVH = 0, WEFT_BROAD_PHASE_HASH } weft_broad_phase_kind;
+
+/* Scene settings of the collision pipeline ([collision] section); zero means off. */
+typedef struct weft_collision_settings {
+    weft_collision_method pipeline; /* default NONE */
+    double thickness;               /* cloth thickness η: repulsion range, m (default 1e-3) */
+    double friction;                /* cloth–cloth Coulomb μ (default 0.1) */
+    double stiffness;               /* repulsion spring k, N/m (default: the material's
+                                       stretch_stiffness) */
+    weft_broad_phase_kind broad_phase; /* default BVH */
+    int max_iterations;             /* CCD impulse passes before impact zones (default 10) */
+    bool count_intersections;       /* count remaining triangle intersections after every
+                                       step (O(nt²); default false) */
+} weft_collision_settings;
+
 /* Most energy terms a model holds (membrane, bending, volume, fibre, two contact terms, spare). */
 #define WEFT_MAX_TERMS 8
 
@@ -311,6 +335,7 @@ typedef struct weft_model {
     weft_pbd_params pbd;
     weft_solver_settings solver;
     double contact_margin; /* distance kept from colliders, m */
+    weft_collision_settings collision; /* the collision pipeline run after each step */
     int nterms;
     weft_term terms[WEFT_MAX_TERMS]; /* the physical model's energy terms */
     int stretch_term;    /* index of the membrane (stretch) term, -1 if none */
@@ -412,8 +437,15 @@ typedef struct weft_log weft_log;
 /* Opens "<path>.partial" and writes the metadata lines ('#') and the column header. */
 weft_log *weft_log_open(const char *path, const char *const *meta, weft_error *err);
 
+/* Like weft_log_open, with the given column header instead of the metrics columns. */
+weft_log *weft_log_open_columns(const char *path, const char *const *meta, const char *columns,
+                                weft_error *err);
+
 /* Writes one data row. */
 void weft_log_row(weft_log *l, int step, int iter, double wall_s, const weft_metrics *mm);
+
+/* Writes a formatted line (a row of a log opened with weft_log_open_columns). */
+void weft_log_printf(weft_log *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Closes the log. complete: writes "# status=complete" and renames to the final path;
  * otherwise writes "# status=incomplete reason=<reason>" and keeps ".partial". */
@@ -469,6 +501,7 @@ typedef struct weft_run_result {
     double wall_s;            /* solver time excluding metrics and logging, s */
     double ms_per_step;
     weft_metrics last;        /* metrics after the last iteration of the last step */
+    int collision_failures;   /* steps whose collision pipeline left collisions unresolved */
 } weft_run_result;
 
 /* Default options: iteration logging, no OBJ output, no progress line. */

@@ -211,6 +211,41 @@ expect scene_name_path "scene.name"
     report scene_name_stays_in_out
 }
 
+# The collision pipeline's [collision] keys (lib/weft_collision.h).
+f="$tmp/pipeline.ini"
+printf '[scene]\nname = pipeline\n[collision]\nthickness = 0.001\npipeline = bridsen\n' >"$f"
+run --scene "$f"
+expect collision_pipeline_name "$f:5: collision.pipeline" "'bridsen' is not one of: none, bridson"
+
+f="$tmp/thickness.ini"
+printf '[scene]\nname = thickness\n[collision]\npipeline = bridson\nthickness = 0\n' >"$f"
+run --scene "$f"
+expect collision_thickness_zero "$f:5: collision.thickness" "must lie in (0, 1]"
+
+run --set collision.thickness=-0.001
+expect collision_thickness_set "--set collision.thickness=-0.001" "collision.thickness"
+
+f="$tmp/broad.ini"
+printf '[scene]\nname = broad\n[collision]\nbroad_phase = octree\n' >"$f"
+run --scene "$f"
+expect collision_broad_phase "$f:4: collision.broad_phase" "'octree' is not one of: bvh, hash"
+
+f="$tmp/iters.ini"
+printf '[scene]\nname = iters\n\n[collision]\nmax_iterations = 0\n' >"$f"
+run --scene "$f"
+expect collision_max_iterations "$f:5: collision.max_iterations" "0 must lie in [1, 1000]"
+
+f="$tmp/cfriction.ini"
+printf '[scene]\nname = cfriction\n[collision]\nfriction = nan\n' >"$f"
+run --scene "$f"
+expect collision_friction_nan "$f:4: collision.friction" "not a finite number"
+
+run --set collision.count_intersections=maybe
+expect collision_count_bool "collision.count_intersections" "'maybe' is not a boolean"
+
+run --set collision.repulsion_stiffnes=5
+expect collision_unknown_key "collision.repulsion_stiffnes" "unknown key"
+
 # --------------------------------------------------------------------------------
 # OBJ meshes
 # --------------------------------------------------------------------------------

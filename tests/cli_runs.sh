@@ -8,6 +8,8 @@
 #   set_override   --set reaches solver.iterations and collider.NAME.friction
 #   builtin_files  each built-in scene equals its shipped .ini file
 #   tet_scene      a tetrahedral scene runs with the scene's own solver (symplectic_euler)
+#   collisions     [collision] pipeline=bridson: complete <log>.collisions per solver,
+#                  nothing unresolved or intersecting, reproducible counts
 #   list_output    list prints the registered solvers, energies and scenes
 #   help           compare --help names every option
 #   plots          figures are real PNGs (skipped without gnuplot)
@@ -189,6 +191,47 @@ complete_log)
         fail "summary.tsv does not have a header and one row per log"
     leftovers=$(find "$dir" -name '*.partial')
     [ -z "$leftovers" ] || fail "partial files left after a complete run: $leftovers"
+    ;;
+
+collisions)
+    steps=12
+    for k in 1 2; do
+        run_ok "run$k" --scene drape_sphere --set mesh.nx=9 --set mesh.ny=9 --steps $steps \
+            --set collision.pipeline=bridson --set collision.count_intersections=true \
+            --no-plot --out "$tmp/out$k" || exit 1
+    done
+    dir="$tmp/out1/drape_sphere"
+    header='# step proximity_pairs swept_pairs repulsions ccd_hits ccd_iterations zone_iterations zones max_zone collider_contacts unresolved remaining ms'
+    main_header='# step iter wall_s residual residual_rel cmax crms energy volume'
+    nlogs=0
+    for f in "$dir"/*.log; do
+        [ -f "$f" ] || continue
+        nlogs=$((nlogs + 1))
+        c="$f.collisions"
+        name=${c##*/}
+        if [ ! -f "$c" ]; then
+            fail "no $name next to ${f##*/}"
+            continue
+        fi
+        last=$(tail -n 1 "$c")
+        [ "$last" = "# status=complete" ] || fail "$name: last line is '$last'"
+        h=$(awk '/^#/ { h = $0; next } { print h; exit }' "$c")
+        [ "$h" = "$header" ] || fail "$name: header is '$h'"
+        rows=$(grep -vc '^#' "$c")
+        [ "$rows" -eq "$steps" ] || fail "$name: $rows data rows, expected $steps"
+        # One row per step, 13 columns, nothing unresolved (11) or intersecting (12).
+        bad=$(awk '!/^#/ { if (NF != 13 || $1 != k || $11 != 0 || $12 != 0) { print NR ": " $0; exit }
+                           k++ }' "$c")
+        [ -z "$bad" ] || fail "$name: unexpected row at line $bad"
+        # Identical runs, identical counts (the last column is timing).
+        awk '!/^#/ { $13 = ""; print }' "$c" >"$tmp/a.txt"
+        awk '!/^#/ { $13 = ""; print }' "$tmp/out2/drape_sphere/$name" >"$tmp/b.txt"
+        cmp -s "$tmp/a.txt" "$tmp/b.txt" || fail "$name: counts differ between identical runs"
+        mh=$(awk '/^#/ { h = $0; next } { print h; exit }' "$f")
+        [ "$mh" = "$main_header" ] || fail "${f##*/}: main log header changed to '$mh'"
+        ok "$name checked"
+    done
+    [ "$nlogs" -gt 0 ] || fail "no logs in $dir"
     ;;
 
 set_override)

@@ -1,0 +1,1039 @@
+/* test_collision.c — the collision pipeline of lib/weft_collision.h (Bridson, Fedkiw &
+ * Anderson 2002; seed slides ../shared/seeds/002_f2ccb3aab846ed75.txt): rigid impact
+ * zones conserve momentum, repulsion impulses conserve momentum, fast impacts end on the
+ * right side with zero intersections, sheets falling onto each other stay apart, cloth
+ * never enters a sphere collider or a moving triangle-mesh obstacle, the friction formula
+ * of the slides holds exactly, results are deterministic and identical for BVH and
+ * spatial hash, and bad options and non-finite input are refused.
+ *
+ * "Intersection-free" is checked with weft_mesh_count_intersections and
+ * weft_tri_tri_intersect, which are independent of the pipeline's CCD. Each scene is
+ * built so that the fact is not vacuous: the same motion without the pipeline would
+ * break it (checked where cheap). Tolerances are derived next to each check.
+ */
+#include "check.h"
+#include "test_util.h"
+#include "weft.h"
+#include "weft_collision.h"
+#include "weft_energies.h"
+#include "weft_geometry.h"
+#include "weft_solvers.h"
+
+#include <float.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------ */
+/* Counting allocations: the linker routes weft's and this file's malloc, calloc and  */
+/* realloc calls here (tests/CMakeLists.txt: -Wl,--wrap=...), as in test_sparse.c.  */
+/* ------------------------------------------------------------------------------ */
+
+static long allocations = 0;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n) {
+    allocations++;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size) {
+    allocations++;
+    return __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n) {
+    allocations++;
+    return __real_realloc(p, n);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Meshes and models                                                               */
+/* ------------------------------------------------------------------------------ */
+
+/* A grid of nx × ny vertices, size w × h (m), in the given plane from `origin`. */
+static weft_mesh grid(int nx, int ny, double w, double h, weft_plane plane, double ox, double oy,
+                      double oz) {
+    weft_mesh m;
+    weft_grid_desc d = {w, h, nx, ny, WEFT_DIAG_ALTERNATING, plane, {ox, oy, oz}};
+    weft_error err;
+    int rc = weft_mesh_grid(&m, &d, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "grid: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    return m;
+}
+
+/* One triangle with corners a, b, c (9 values). */
+static weft_mesh triangle(const double *abc) {
+    weft_mesh m = {0};
+    m.nv = 3, m.nt = 1;
+    m.x = malloc(9 * sizeof *m.x);
+    m.tri = malloc(3 * sizeof *m.tri);
+    memcpy(m.x, abc, 9 * sizeof *m.x);
+    m.tri[0] = 0, m.tri[1] = 1, m.tri[2] = 2;
+    return m;
+}
+
+/* The union of a and b (vertices of b after those of a), with topology; frees a and b. */
+static weft_mesh merge(weft_mesh *a, weft_mesh *b) {
+    weft_mesh m = {0};
+    m.nv = a->nv + b->nv, m.nt = a->nt + b->nt;
+    m.x = malloc(3 * (size_t)m.nv * sizeof *m.x);
+    m.tri = malloc(3 * (size_t)m.nt * sizeof *m.tri);
+    memcpy(m.x, a->x, 3 * (size_t)a->nv * sizeof *m.x);
+    memcpy(m.x + 3 * a->nv, b->x, 3 * (size_t)b->nv * sizeof *m.x);
+    for (int i = 0; i < 3 * a->nt; i++) m.tri[i] = a->tri[i];
+    for (int i = 0; i < 3 * b->nt; i++) m.tri[3 * a->nt + i] = b->tri[i] + a->nv;
+    weft_mesh_free(a), weft_mesh_free(b);
+    weft_error err;
+    int rc = weft_mesh_build_topology(&m, "merged", &err);
+    if (rc != WEFT_OK) fprintf(stderr, "merge: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    return m;
+}
+
+/* A model of `mesh` (taken over) with lumped masses of areal density 0.1 kg/m², no
+ * energy terms, every vertex free, step h, PBD settings for the solvers. */
+static void make_model(weft_model *m, weft_mesh mesh, double h) {
+    memset(m, 0, sizeof *m);
+    m->mesh = mesh;
+    m->n = mesh.nv;
+    size_t n3 = 3 * (size_t)m->n;
+    m->x = malloc(n3 * sizeof *m->x);
+    m->x_start = malloc(n3 * sizeof *m->x);
+    m->v = calloc(n3, sizeof *m->v);
+    m->mass = calloc((size_t)m->n, sizeof *m->mass);
+    m->w = calloc((size_t)m->n, sizeof *m->w);
+    m->pin = malloc((size_t)m->n * sizeof *m->pin);
+    memcpy(m->x, mesh.x, n3 * sizeof *m->x);
+    memcpy(m->x_start, mesh.x, n3 * sizeof *m->x);
+    for (int t = 0; t < mesh.nt; t++) {
+        const int *v = &mesh.tri[3 * t];
+        double e1[3], e2[3], c[3];
+        for (int k = 0; k < 3; k++)
+            e1[k] = mesh.x[3 * v[1] + k] - mesh.x[3 * v[0] + k],
+            e2[k] = mesh.x[3 * v[2] + k] - mesh.x[3 * v[0] + k];
+        cross3(e1, e2, c);
+        for (int a = 0; a < 3; a++) m->mass[v[a]] += 0.1 * 0.5 * norm3(c) / 3.0;
+    }
+    for (int i = 0; i < m->n; i++) m->pin[i] = -1, m->w[i] = 1.0 / m->mass[i];
+    m->dt = h;
+    m->gravity[1] = -9.81;
+    m->contact_margin = 1e-3;
+    m->pbd = (weft_pbd_params){
+        .k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01, .stiffness_mapping = true};
+    m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1};
+    m->material.stretch_stiffness = 1000.0;
+}
+
+/* Pins vertex i in place (a fixed path, infinite mass). */
+static void pin(weft_model *m, int i) {
+    if (m->npaths == 0) {
+        m->paths = calloc(1, sizeof *m->paths);
+        m->npaths = 1;
+    }
+    m->pin[i] = 0;
+    m->w[i] = 0.0;
+}
+
+/* Free flight, the simplest integrator: v += h g, x1 = x + h v for free vertices;
+ * pinned vertices stay. The pipeline alone then keeps the cloth collision-free. */
+static void free_flight(const weft_model *m, double *x1) {
+    for (int i = 0; i < m->n; i++)
+        for (int k = 0; k < 3; k++) {
+            if (m->w[i] == 0.0) {
+                m->v[3 * i + k] = 0.0;
+                x1[3 * i + k] = m->x[3 * i + k];
+                continue;
+            }
+            m->v[3 * i + k] += m->dt * m->gravity[k];
+            x1[3 * i + k] = m->x[3 * i + k] + m->dt * m->v[3 * i + k];
+        }
+}
+
+static weft_collision_pipeline *create(const weft_model *m, const weft_collision_options *o) {
+    weft_error err = {{0}};
+    weft_collision_pipeline *p = weft_collision_create(m, o, &err);
+    if (!p) fprintf(stderr, "create: %s\n", err.msg);
+    CHECK(p != NULL);
+    return p;
+}
+
+/* One pipeline step from m->x to x1, which becomes m->x; returns the status. */
+static int collide(weft_collision_pipeline *p, weft_model *m, double *x1,
+                   weft_collision_stats *st) {
+    weft_error err = {{0}};
+    int rc = weft_collision_step(p, m, m->x, x1, m->v, m->dt, st, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "collision step: rc %d: %s\n", rc, err.msg);
+    memcpy(m->x, x1, 3 * (size_t)m->n * sizeof *x1);
+    m->t += m->dt;
+    return rc;
+}
+
+/* Linear momentum Σ m v and angular momentum Σ m x × v of the free vertices, and the
+ * scales Σ m |v| and Σ m |x| |v| their rounding errors are relative to. */
+static void momenta(const weft_model *m, const double *x, const double *v, double P[3], double L[3],
+                    double *sP, double *sL) {
+    for (int k = 0; k < 3; k++) P[k] = L[k] = 0.0;
+    *sP = *sL = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        if (m->w[i] == 0.0) continue;
+        double xv[3];
+        cross3(&x[3 * i], &v[3 * i], xv);
+        for (int k = 0; k < 3; k++) P[k] += m->mass[i] * v[3 * i + k], L[k] += m->mass[i] * xv[k];
+        *sP += m->mass[i] * norm3(&v[3 * i]);
+        *sL += m->mass[i] * norm3(&x[3 * i]) * norm3(&v[3 * i]);
+    }
+}
+
+static double dist3(const double *a, const double *b) {
+    double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return norm3(d);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Impact zones: weft_collision_rigidify                                           */
+/* ------------------------------------------------------------------------------ */
+
+/* Checks one zone: momentum kept, field rigid, fixed point, other vertices untouched. */
+static void check_zone(int nz, const int *idx, const double *mass, const double *x,
+                       const double *v_in, int ntotal) {
+    double *v = malloc(3 * (size_t)ntotal * sizeof *v);
+    memcpy(v, v_in, 3 * (size_t)ntotal * sizeof *v);
+    weft_collision_rigidify(nz, idx, mass, x, v);
+    double P0[3] = {0}, P1[3] = {0}, L0[3] = {0}, L1[3] = {0}, sP = 0, sL = 0, vmax = 0, rmax = 0;
+    for (int a = 0; a < nz; a++) {
+        int i = idx[a];
+        double m = mass ? mass[i] : 1.0, c0[3], c1[3];
+        cross3(&x[3 * i], &v_in[3 * i], c0);
+        cross3(&x[3 * i], &v[3 * i], c1);
+        for (int k = 0; k < 3; k++) {
+            P0[k] += m * v_in[3 * i + k], P1[k] += m * v[3 * i + k];
+            L0[k] += m * c0[k], L1[k] += m * c1[k];
+        }
+        sP += m * norm3(&v_in[3 * i]);
+        sL += m * norm3(&x[3 * i]) * norm3(&v_in[3 * i]);
+        vmax = fmax(vmax, norm3(&v[3 * i]));
+        for (int b = 0; b < nz; b++) rmax = fmax(rmax, dist3(&x[3 * i], &x[3 * idx[b]]));
+    }
+    /* Conservation "to 1e-12 relative": relative to Σ m|v| and Σ m|x||v|, the sizes of
+     * the sums whose rounding errors (about 1e-16 of them per term) we are looking at. */
+    for (int k = 0; k < 3; k++) {
+        CHECK_NEAR(P1[k], P0[k], 1e-12 * sP);
+        CHECK_NEAR(L1[k], L0[k], 1e-12 * sL);
+    }
+    /* Rigid: (v_i − v_j)·(x_i − x_j) = 0 for every pair (no strain rate). Rounding is
+     * about 1e-16 |v| |r| per product; 1e-12 of vmax rmax leaves room. */
+    for (int a = 0; a < nz; a++)
+        for (int b = a + 1; b < nz; b++) {
+            const int i = idx[a], j = idx[b];
+            double dv[3], dx[3];
+            for (int k = 0; k < 3; k++)
+                dv[k] = v[3 * i + k] - v[3 * j + k], dx[k] = x[3 * i + k] - x[3 * j + k];
+            CHECK(fabs(dot3(dv, dx)) <= 1e-12 * vmax * rmax + 1e-300);
+        }
+    /* A rigid field is a fixed point. */
+    double *v2 = malloc(3 * (size_t)ntotal * sizeof *v2);
+    memcpy(v2, v, 3 * (size_t)ntotal * sizeof *v2);
+    weft_collision_rigidify(nz, idx, mass, x, v2);
+    for (int i = 0; i < 3 * ntotal; i++) CHECK_NEAR(v2[i], v[i], 1e-12 * (vmax + 1.0));
+    /* Vertices outside the zone keep their velocities bitwise. */
+    for (int i = 0; i < ntotal; i++) {
+        bool in = false;
+        for (int a = 0; a < nz; a++) in = in || idx[a] == i;
+        if (!in)
+            for (int k = 0; k < 3; k++) CHECK(v[3 * i + k] == v_in[3 * i + k]);
+    }
+    free(v), free(v2);
+}
+
+/* Random zones of 2 to 40 vertices (general, coplanar, collinear) and single vertices,
+ * with random masses, positions away from the origin and velocities; every zone keeps
+ * P and L to 1e-12 relative and comes out rigid. A rigid input comes out unchanged. */
+static void zone_momentum(void) {
+    enum { N = 80 };
+    lcg g = {12345};
+    double x[3 * N], v[3 * N], mass[N];
+    for (int trial = 0; trial < 40; trial++) {
+        int kind = trial % 5; /* 0 general, 1 coplanar, 2 collinear, 3 single, 4 rigid input */
+        int nz = kind == 3 ? 1 : 2 + (int)(rnd(&g) * 38);
+        double base[3], d1[3], d2[3];
+        for (int k = 0; k < 3; k++)
+            base[k] = rnd_in(&g, -5, 5), d1[k] = rnd_in(&g, -1, 1), d2[k] = rnd_in(&g, -1, 1);
+        for (int i = 0; i < N; i++) {
+            mass[i] = rnd_in(&g, 0.01, 2.0);
+            double s = rnd_in(&g, -1, 1), t = rnd_in(&g, -1, 1);
+            for (int k = 0; k < 3; k++) {
+                double off = kind == 2   ? s * d1[k]
+                             : kind == 1 ? s * d1[k] + t * d2[k]
+                                         : rnd_in(&g, -1, 1);
+                x[3 * i + k] = base[k] + off;
+                v[3 * i + k] = rnd_in(&g, -3, 3);
+            }
+        }
+        if (kind == 4) { /* v = a + b × x: already rigid */
+            double a[3], b[3];
+            for (int k = 0; k < 3; k++) a[k] = rnd_in(&g, -1, 1), b[k] = rnd_in(&g, -2, 2);
+            for (int i = 0; i < N; i++) {
+                double bx[3];
+                cross3(b, &x[3 * i], bx);
+                for (int k = 0; k < 3; k++) v[3 * i + k] = a[k] + bx[k];
+            }
+        }
+        int idx[N];
+        for (int a = 0; a < nz; a++) idx[a] = (7 * a + 3 * trial) % N; /* scattered, distinct */
+        check_zone(nz, idx, trial % 2 ? mass : NULL, x, v, N);
+        if (kind == 4) {
+            double w[3 * N];
+            memcpy(w, v, sizeof w);
+            weft_collision_rigidify(nz, idx, mass, x, w);
+            for (int i = 0; i < 3 * N; i++) CHECK_NEAR(w[i], v[i], 1e-12 * 20.0);
+        }
+        if (kind == 3) { /* a single vertex keeps its velocity */
+            double w[3 * N];
+            memcpy(w, v, sizeof w);
+            weft_collision_rigidify(1, idx, mass, x, w);
+            for (int k = 0; k < 3; k++) CHECK_NEAR(w[3 * idx[0] + k], v[3 * idx[0] + k], 1e-15 * 3);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Repulsions                                                                      */
+/* ------------------------------------------------------------------------------ */
+
+/* Two free parallel sheets 0.4 η apart, approaching at 0.07 m/s (0.7 mm per step, more
+ * than the gap) with random tangential velocities. The repulsions alone handle them (no
+ * CCD collision, no zone), and their impulses conserve linear momentum; with μ = 0 also
+ * angular momentum (impulses along the gap, J ∥ g, have no torque). */
+static void repulsion_momentum(void) {
+    for (int pass = 0; pass < 2; pass++) {
+        const double eta = 1e-3, h = 0.01, mu = pass ? 0.3 : 0.0;
+        weft_mesh a = grid(5, 5, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.0, 0.15);
+        weft_mesh b = grid(5, 5, 0.3, 0.3, WEFT_PLANE_XZ, -0.137, 0.4 * eta, 0.157);
+        weft_model m;
+        make_model(&m, merge(&a, &b), h);
+        lcg g = {777 + pass};
+        for (int i = 0; i < m.n; i++) {
+            bool top = i >= 25;
+            m.v[3 * i + 0] = rnd_in(&g, -0.2, 0.2);
+            m.v[3 * i + 1] = top ? -0.05 : 0.02;
+            m.v[3 * i + 2] = rnd_in(&g, -0.2, 0.2);
+        }
+        weft_collision_options o = weft_collision_options_default();
+        o.thickness = eta, o.ccd_tolerance = 0.1 * eta, o.friction = mu;
+        o.count_intersections = true;
+        weft_collision_pipeline *p = create(&m, &o);
+        if (!p) return;
+        double *x1 = malloc(3 * (size_t)m.n * sizeof *x1),
+               *x0 = malloc(3 * (size_t)m.n * sizeof *x0);
+        for (int i = 0; i < 3 * m.n; i++) x1[i] = m.x[i] + h * m.v[i];
+        memcpy(x0, m.x, 3 * (size_t)m.n * sizeof *x0);
+        double P0[3], L0[3], P1[3], L1[3], sP, sL, sP1, sL1;
+        momenta(&m, x0, m.v, P0, L0, &sP, &sL);
+        weft_collision_stats st;
+        CHECK(collide(p, &m, x1, &st) == WEFT_OK);
+        momenta(&m, x0, m.v, P1, L1, &sP1, &sL1);
+        printf("mu=%g: %ld proximity pairs, %ld repulsions, %ld ccd hits, %d zone rounds\n", mu,
+               st.proximity_pairs, st.repulsions, st.ccd_hits, st.zone_iterations);
+        CHECK(st.repulsions > 0); /* not vacuous */
+        CHECK(st.ccd_hits == 0);  /* the repulsions did it alone */
+        CHECK(st.zone_iterations == 0);
+        CHECK(st.remaining == 0);
+        /* v comes back as v + (x_new − x1)/h: rounding of positions of size 0.3 m over
+         * h = 0.01 s is about 3e-15 m/s per vertex, far below 1e-12 Σ m|v|/M. */
+        for (int k = 0; k < 3; k++) CHECK_NEAR(P1[k], P0[k], 1e-12 * sP);
+        if (mu == 0.0)
+            for (int k = 0; k < 3; k++) CHECK_NEAR(L1[k], L0[k], 1e-12 * sL);
+        /* The sheets no longer approach: the top one's mean normal velocity is at least the
+         * bottom one's. */
+        double vt = 0, vb = 0;
+        for (int i = 0; i < m.n; i++) *(i >= 25 ? &vt : &vb) += m.v[3 * i + 1] / 25.0;
+        CHECK(vt >= vb);
+        free(x1), free(x0);
+        weft_collision_free(&p);
+        weft_model_free(&m);
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* CCD and impact zones                                                            */
+/* ------------------------------------------------------------------------------ */
+
+/* Two sheets 5 cm apart thrown through each other at 20 m/s each (20 cm per step) with
+ * random velocity noise, one CCD impulse pass allowed: impact zones must finish the job.
+ * Every stage is internal, so total linear momentum is conserved; the result is free of
+ * intersections. Returns the final x and v for the determinism test. */
+static void head_on(weft_broad_phase_kind bp, int max_iterations, double *x_out, double *v_out,
+                    weft_collision_stats *st_out) {
+    const double h = 0.01;
+    weft_mesh a = grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.0, 0.15);
+    weft_mesh b = grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.141, 0.05, 0.163);
+    weft_model m;
+    make_model(&m, merge(&a, &b), h);
+    lcg g = {4242};
+    for (int i = 0; i < m.n; i++)
+        for (int k = 0; k < 3; k++)
+            m.v[3 * i + k] = (k == 1 ? (i < 36 ? 20.0 : -20.0) : 0.0) + rnd_in(&g, -2, 2);
+    weft_collision_options o = weft_collision_options_default();
+    o.broad_phase = bp, o.max_iterations = max_iterations, o.count_intersections = true;
+    weft_collision_pipeline *p = create(&m, &o);
+    if (!p) return;
+    double *x1 = malloc(3 * (size_t)m.n * sizeof *x1), *x0 = malloc(3 * (size_t)m.n * sizeof *x0);
+    for (int i = 0; i < 3 * m.n; i++) x1[i] = m.x[i] + h * m.v[i];
+    memcpy(x0, m.x, 3 * (size_t)m.n * sizeof *x0);
+    /* Not vacuous: without collision handling the sheets end up crossed. */
+    CHECK(weft_mesh_count_intersections(&m.mesh, x1) > 0 || x1[3 * 40 + 1] < x1[3 * 0 + 1]);
+    double P0[3], L0[3], P1[3], L1[3], sP, sL, sP1, sL1;
+    momenta(&m, x0, m.v, P0, L0, &sP, &sL);
+    weft_collision_stats st;
+    CHECK(collide(p, &m, x1, &st) == WEFT_OK);
+    momenta(&m, x0, m.v, P1, L1, &sP1, &sL1);
+    printf("%s, %d impulse pass(es): %ld swept pairs, %ld hits, %d zone rounds, %d zones "
+           "(largest %d), remaining %ld\n",
+           bp == WEFT_BROAD_PHASE_HASH ? "hash" : "bvh", max_iterations, st.swept_pairs,
+           st.ccd_hits, st.zone_iterations, st.zones, st.max_zone, st.remaining);
+    CHECK(st.ccd_hits > 0);
+    CHECK(st.unresolved == 0);
+    CHECK(st.remaining == 0);
+    for (int k = 0; k < 3; k++) CHECK_NEAR(P1[k], P0[k], 1e-12 * sP);
+    if (x_out) memcpy(x_out, m.x, 3 * (size_t)m.n * sizeof *x_out);
+    if (v_out) memcpy(v_out, m.v, 3 * (size_t)m.n * sizeof *v_out);
+    if (st_out) *st_out = st;
+    free(x1), free(x0);
+    weft_collision_free(&p);
+    weft_model_free(&m);
+}
+
+/* With one impulse pass the head-on case needs impact zones; with the default ten the
+ * impulses may or may not suffice. Both end collision-free with momentum kept. */
+static void zones_head_on(void) {
+    weft_collision_stats st;
+    head_on(WEFT_BROAD_PHASE_BVH, 1, NULL, NULL, &st);
+    CHECK(st.zone_iterations > 0); /* the zones were exercised */
+    CHECK(st.zones > 0 && st.max_zone >= 4);
+    head_on(WEFT_BROAD_PHASE_BVH, 10, NULL, NULL, &st);
+}
+
+/* Identical runs give bitwise identical results, and BVH and spatial hash (which return
+ * the same sorted pair lists) give bitwise the same result too. */
+static void deterministic(void) {
+    const int n3 = 3 * 72;
+    double xa[3 * 72], va[3 * 72], xb[3 * 72], vb[3 * 72], xc[3 * 72], vc[3 * 72];
+    weft_collision_stats sa, sb, sc;
+    head_on(WEFT_BROAD_PHASE_BVH, 1, xa, va, &sa);
+    head_on(WEFT_BROAD_PHASE_BVH, 1, xb, vb, &sb);
+    head_on(WEFT_BROAD_PHASE_HASH, 1, xc, vc, &sc);
+    CHECK(memcmp(xa, xb, n3 * sizeof(double)) == 0 && memcmp(va, vb, n3 * sizeof(double)) == 0);
+    CHECK(memcmp(xa, xc, n3 * sizeof(double)) == 0 && memcmp(va, vc, n3 * sizeof(double)) == 0);
+    CHECK(sa.ccd_hits == sb.ccd_hits && sa.ccd_hits == sc.ccd_hits);
+    CHECK(sa.swept_pairs == sc.swept_pairs && sa.zones == sc.zones);
+}
+
+/* A small quad falling at 30 m/s (15 cm per step) onto a pinned sheet 3 cm below it:
+ * after every step all its vertices are above the sheet, nothing intersects, and the
+ * impact was inelastic. Both broad phases, with bitwise equal results. */
+static void fast_drop(void) {
+    double xs[2][3 * 29];
+    for (int bp = 0; bp < 2; bp++) {
+        const double h = 0.005;
+        weft_mesh sheet = grid(5, 5, 0.4, 0.4, WEFT_PLANE_XZ, -0.2, 0.0, 0.2);
+        weft_mesh quad = grid(2, 2, 0.05, 0.05, WEFT_PLANE_XZ, 0.013, 0.03, 0.021);
+        weft_model m;
+        make_model(&m, merge(&sheet, &quad), h);
+        for (int i = 0; i < 25; i++) pin(&m, i);
+        for (int i = 25; i < 29; i++) m.v[3 * i + 1] = -30.0;
+        weft_collision_options o = weft_collision_options_default();
+        o.broad_phase = bp ? WEFT_BROAD_PHASE_HASH : WEFT_BROAD_PHASE_BVH;
+        o.count_intersections = true;
+        weft_collision_pipeline *p = create(&m, &o);
+        if (!p) return;
+        double *x1 = malloc(3 * (size_t)m.n * sizeof *x1);
+        bool above = true, clean = true;
+        for (int s = 0; s < 20; s++) {
+            free_flight(&m, x1);
+            if (s == 0) { /* not vacuous: without the pipeline the quad ends below */
+                double ymax = -1;
+                for (int i = 25; i < 29; i++) ymax = fmax(ymax, x1[3 * i + 1]);
+                CHECK(ymax < 0.0);
+            }
+            weft_collision_stats st;
+            CHECK(collide(p, &m, x1, &st) == WEFT_OK);
+            for (int i = 25; i < 29; i++) above = above && m.x[3 * i + 1] > 0.0;
+            clean = clean && st.remaining == 0 && st.unresolved == 0 &&
+                    weft_mesh_count_intersections(&m.mesh, m.x) == 0;
+            if (s == 0) {
+                printf("%s: impact step: %ld hits, %d passes, %d zone rounds\n",
+                       bp ? "hash" : "bvh", st.ccd_hits, st.ccd_iterations, st.zone_iterations);
+                CHECK(st.ccd_hits > 0);
+                /* Inelastic: the normal speed after impact is below 1% of 30 m/s (what is
+                 * left is the repulsion's separation and δ, mm/s at most). */
+                for (int i = 25; i < 29; i++) CHECK(fabs(m.v[3 * i + 1]) < 0.3);
+            }
+        }
+        CHECK(above);
+        CHECK(clean);
+        for (int i = 0; i < 25; i++) /* pinned vertices never moved */
+            for (int k = 0; k < 3; k++) CHECK(m.x[3 * i + k] == m.mesh.x[3 * i + k]);
+        memcpy(xs[bp], m.x, sizeof xs[bp]);
+        free(x1);
+        weft_collision_free(&p);
+        weft_model_free(&m);
+    }
+    CHECK(memcmp(xs[0], xs[1], sizeof xs[0]) == 0);
+}
+
+/* Height y (m) at (px, pz) of the surface formed by the first nt triangles of mesh at
+ * positions x, seen as a height field over the xz plane; false if no triangle lies there. */
+static bool height_below(const weft_mesh *mesh, const double *x, int nt, double px, double pz,
+                         double *y) {
+    for (int t = 0; t < nt; t++) {
+        const double *a = &x[3 * mesh->tri[3 * t]], *b = &x[3 * mesh->tri[3 * t + 1]],
+                     *c = &x[3 * mesh->tri[3 * t + 2]];
+        double det = (b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2]);
+        if (det == 0.0) continue;
+        double s = ((px - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (pz - a[2])) / det;
+        double r = ((b[0] - a[0]) * (pz - a[2]) - (px - a[0]) * (b[2] - a[2])) / det;
+        if (s < 0 || r < 0 || s + r > 1) continue;
+        *y = a[1] + s * (b[1] - a[1]) + r * (c[1] - a[1]);
+        return true;
+    }
+    return false;
+}
+
+/* Two sheets falling onto each other under PBD (Gauss-Seidel, the solver knows nothing
+ * of self-collision): the lower one pinned at its corners like a trampoline, the upper
+ * one thrown down at 3 m/s from 5 cm. After every step nothing intersects and the
+ * pipeline reports no failure; at the end the upper sheet lies above the lower one. */
+static void two_sheets(void) {
+    const double h = 1.0 / 200.0;
+    weft_mesh a = grid(7, 7, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.0, 0.15);
+    weft_mesh b = grid(7, 7, 0.2, 0.2, WEFT_PLANE_XZ, -0.093, 0.05, 0.107);
+    weft_model m;
+    make_model(&m, merge(&a, &b), h);
+    pin(&m, 0), pin(&m, 6), pin(&m, 42), pin(&m, 48);
+    for (int i = 49; i < m.n; i++) m.v[3 * i + 1] = -3.0;
+    const weft_solver_type *solver = &weft_pbd_gauss_seidel;
+    weft_error err = {{0}};
+    void *state = solver->create(&m, &err);
+    CHECK(state != NULL);
+    weft_collision_options o = weft_collision_options_default();
+    weft_collision_pipeline *p = create(&m, &o);
+    if (!state || !p) return;
+    double *x0 = malloc(3 * (size_t)m.n * sizeof *x0);
+    int bad = 0, hits = 0, repulsions = 0;
+    for (int s = 0; s < 80; s++) {
+        memcpy(x0, m.x, 3 * (size_t)m.n * sizeof *x0);
+        CHECK(solver->step(state, &m, NULL, &err) == WEFT_OK);
+        weft_collision_stats st;
+        int rc = weft_collision_step(p, &m, x0, m.x, m.v, h, &st, &err);
+        CHECK(rc == WEFT_OK);
+        hits += (int)st.ccd_hits, repulsions += (int)st.repulsions;
+        if (weft_mesh_count_intersections(&m.mesh, m.x) != 0 && bad++ == 0)
+            fprintf(stderr, "step %d: intersections\n", s);
+    }
+    printf("80 steps: %d ccd hits, %d repulsions\n", hits, repulsions);
+    CHECK(bad == 0);
+    CHECK(hits + repulsions > 0); /* the sheets did meet */
+    /* Every vertex of the upper sheet lies above the lower sheet's surface where that
+     * surface is below it (a height field over x, z: interpolated in the triangle of
+     * the lower sheet that contains the vertex's projection). */
+    int over = 0, under = 0;
+    for (int i = 49; i < m.n; i++) {
+        double y;
+        if (!height_below(&m.mesh, m.x, 72, m.x[3 * i], m.x[3 * i + 2], &y)) continue;
+        over++;
+        if (!(m.x[3 * i + 1] > y)) under++;
+    }
+    printf("%d upper vertices over the lower sheet, %d of them below it\n", over, under);
+    CHECK(over > 20 && under == 0);
+    free(x0);
+    weft_collision_free(&p);
+    solver->destroy(state);
+    weft_model_free(&m);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Colliders and obstacles                                                         */
+/* ------------------------------------------------------------------------------ */
+
+/* A cloth with no internal forces (free flight) dropped at 50 m/s (50 cm per step, more
+ * than the sphere's 40 cm diameter) onto a sphere collider: no vertex ever ends a step
+ * inside the sphere or passes through it during the step, and the cloth never
+ * intersects itself. */
+static void sphere_collider(void) {
+    const double h = 0.01, R = 0.2;
+    weft_model m;
+    make_model(&m, grid(9, 9, 0.5, 0.5, WEFT_PLANE_XZ, -0.25, 0.3, 0.25), h);
+    m.ncolliders = 1;
+    m.colliders = calloc(1, sizeof *m.colliders);
+    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE, .radius = R, .friction = 0.3};
+    for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -50.0;
+    weft_collision_options o = weft_collision_options_from_model(&m);
+    o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
+    o.count_intersections = true;
+    weft_collision_pipeline *p = create(&m, &o);
+    if (!p) return;
+    double *x1 = malloc(3 * (size_t)m.n * sizeof *x1), *x0 = malloc(3 * (size_t)m.n * sizeof *x0);
+    double dmin = DBL_MAX, seg_min = DBL_MAX;
+    long remaining = 0, unresolved = 0, contacts = 0;
+    for (int s = 0; s < 25; s++) {
+        memcpy(x0, m.x, 3 * (size_t)m.n * sizeof *x0);
+        free_flight(&m, x1);
+        if (s == 0) /* not vacuous: the centre vertex's free path crosses the sphere */
+            CHECK(x1[3 * 40 + 1] < -R && fabs(x0[3 * 40]) < 1e-12);
+        weft_collision_stats st;
+        int rc = collide(p, &m, x1, &st);
+        CHECK(rc == WEFT_OK);
+        remaining += st.remaining, unresolved += st.unresolved, contacts += st.collider_contacts;
+        for (int i = 0; i < m.n; i++) {
+            dmin = fmin(dmin, weft_collider_distance(&m.colliders[0], &m.x[3 * i], NULL));
+            /* Closest approach of the segment x0 → x_new to the centre. */
+            double d[3], f[3];
+            for (int k = 0; k < 3; k++)
+                d[k] = m.x[3 * i + k] - x0[3 * i + k], f[k] = -x0[3 * i + k];
+            double dd = dot3(d, d), t = dd > 0 ? fmin(1.0, fmax(0.0, dot3(f, d) / dd)) : 0.0;
+            double r[3] = {x0[3 * i] + t * d[0], x0[3 * i + 1] + t * d[1],
+                           x0[3 * i + 2] + t * d[2]};
+            seg_min = fmin(seg_min, norm3(r) - R);
+        }
+    }
+    printf("sphere: min distance %.3g m, min segment distance %.3g m, %ld collider contacts\n",
+           dmin, seg_min, contacts);
+    CHECK(contacts > 0);
+    /* The pipeline keeps the margin (1 mm) up to κ; the fact is: never inside. */
+    CHECK(dmin >= 0.0);
+    CHECK(seg_min >= 0.0);
+    CHECK(remaining == 0);
+    CHECK(unresolved == 0);
+    free(x1), free(x0);
+    weft_collision_free(&p);
+    weft_model_free(&m);
+}
+
+/* A plate obstacle (a triangle mesh with scripted positions) rising at 2 m/s into a
+ * cloth that falls onto it at 1 m/s: after every step no cloth triangle intersects a
+ * plate triangle, every cloth vertex is above the plate, and at the end the cloth has
+ * been carried up with it. */
+static void moving_obstacle(void) {
+    const double h = 0.01, up = 2.0;
+    weft_model m;
+    make_model(&m, grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.02, 0.15), h);
+    for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -1.0;
+    weft_mesh plate = grid(4, 4, 0.6, 0.6, WEFT_PLANE_XZ, -0.31, 0.0, 0.29);
+    weft_collision_options o = weft_collision_options_default();
+    o.count_intersections = true;
+    weft_collision_pipeline *p = create(&m, &o);
+    if (!p) return;
+    weft_error err = {{0}};
+    int id = weft_collision_add_obstacle(p, &plate, 0.5, &err);
+    CHECK(id == 0);
+    double *x1 = malloc(3 * (size_t)m.n * sizeof *x1);
+    double *p0 = malloc(3 * (size_t)plate.nv * sizeof *p0),
+           *p1 = malloc(3 * (size_t)plate.nv * sizeof *p1);
+    bool above = true, clean = true;
+    long hits = 0;
+    for (int s = 0; s < 40; s++) {
+        for (int i = 0; i < plate.nv; i++)
+            for (int k = 0; k < 3; k++) {
+                p0[3 * i + k] = plate.x[3 * i + k] + (k == 1 ? up * s * h : 0.0);
+                p1[3 * i + k] = plate.x[3 * i + k] + (k == 1 ? up * (s + 1) * h : 0.0);
+            }
+        CHECK(weft_collision_move_obstacle(p, id, p0, p1, &err) == WEFT_OK);
+        free_flight(&m, x1);
+        weft_collision_stats st;
+        CHECK(collide(p, &m, x1, &st) == WEFT_OK);
+        hits += st.ccd_hits + st.repulsions;
+        clean = clean && st.remaining == 0 && st.unresolved == 0;
+        for (int i = 0; i < m.n; i++) above = above && m.x[3 * i + 1] > p1[1];
+    }
+    double ymin = DBL_MAX;
+    for (int i = 0; i < m.n; i++) ymin = fmin(ymin, m.x[3 * i + 1]);
+    printf("plate at %.3f m, cloth lowest vertex at %.6f m, %ld contacts\n", p1[1], ymin, hits);
+    CHECK(hits > 0);
+    CHECK(above);
+    CHECK(clean);
+    CHECK(ymin > 0.79); /* carried up: the plate ends at 0.8 m */
+    free(x1), free(p0), free(p1);
+    weft_collision_free(&p);
+    weft_mesh_free(&plate);
+    weft_model_free(&m);
+}
+
+/* Once warm, a step allocates nothing: the same 15 steps of a cloth falling onto a
+ * plate obstacle and a small sphere resting above it, run twice from the same state
+ * with the same pipeline (so the second run meets no larger pair count than the first),
+ * allocate nothing the second time. Both broad phases, with bitwise equal results. */
+static void no_allocation(void) {
+    double final[2][3 * 36];
+    for (int bp = 0; bp < 2; bp++) {
+        const double h = 0.01;
+        weft_model m;
+        make_model(&m, grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.05, 0.15), h);
+        m.ncolliders = 1;
+        m.colliders = calloc(1, sizeof *m.colliders);
+        m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE,
+                                         .center = {0.1, 0.03, 0},
+                                         .radius = 0.02,
+                                         .friction = 0.3};
+        weft_mesh plate = grid(4, 4, 0.6, 0.6, WEFT_PLANE_XZ, -0.31, 0.0, 0.29);
+        weft_collision_options o = weft_collision_options_default();
+        o.broad_phase = bp ? WEFT_BROAD_PHASE_HASH : WEFT_BROAD_PHASE_BVH;
+        allocations = 0;
+        weft_collision_pipeline *p = create(&m, &o);
+        CHECK(allocations > 0); /* the counter sees weft's allocations */
+        if (!p) return;
+        weft_error err = {{0}};
+        int id = weft_collision_add_obstacle(p, &plate, 0.5, &err);
+        size_t n3 = 3 * (size_t)m.n, p3 = 3 * (size_t)plate.nv;
+        double *x1 = malloc(n3 * sizeof *x1), *xs = malloc(n3 * sizeof *xs);
+        double *p0 = malloc(p3 * sizeof *p0), *p1 = malloc(p3 * sizeof *p1);
+        memcpy(xs, m.x, n3 * sizeof *xs);
+        long contacts = 0;
+        for (int round = 0; round < 2; round++) {
+            memcpy(m.x, xs, n3 * sizeof *xs);
+            for (size_t i = 0; i < n3; i++) m.v[i] = 0.0;
+            if (round == 1) allocations = 0;
+            for (int s = 0; s < 15; s++) {
+                memcpy(p0, plate.x, p3 * sizeof *p0), memcpy(p1, plate.x, p3 * sizeof *p1);
+                CHECK(weft_collision_move_obstacle(p, id, p0, p1, &err) == WEFT_OK);
+                free_flight(&m, x1);
+                weft_collision_stats st;
+                CHECK(collide(p, &m, x1, &st) == WEFT_OK);
+                contacts += st.repulsions + st.ccd_hits + st.collider_contacts;
+            }
+            if (round == 1) {
+                printf("%s: %ld allocations in 15 warm steps (%ld contacts)\n", bp ? "hash" : "bvh",
+                       allocations, contacts);
+                CHECK(allocations == 0);
+            }
+        }
+        CHECK(contacts > 0); /* the steps did handle contacts */
+        memcpy(final[bp], m.x, sizeof final[bp]);
+        free(x1), free(xs), free(p0), free(p1);
+        weft_collision_free(&p);
+        weft_mesh_free(&plate);
+        weft_model_free(&m);
+    }
+    /* The two broad phases return the same cloth–obstacle pairs: the same result. */
+    CHECK(memcmp(final[0], final[1], sizeof final[0]) == 0);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Friction                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+/* A triangle sliding at 1 m/s, 0.5 η above a pinned square and approaching it at
+ * 0.1 m/s: each of its vertices has one proximity pair (the square's triangle below;
+ * everything else is ≥ 7 cm away). Its normal velocity becomes the limited repulsion
+ * speed 0.1 (η − d)/h, and the slides' formula (2) holds exactly:
+ * v_T' = max(1 − μ Δv_N / |v_T|, 0) v_T with Δv_N the vertex's normal velocity change.
+ * μ = 0 keeps the tangential velocity, a large μ stops it (static friction). */
+static void friction(void) {
+    const double mus[3] = {0.0, 0.5, 100.0};
+    for (int c = 0; c < 3; c++) {
+        const double h = 0.01, eta = 1e-3, y = 0.5 * eta;
+        weft_mesh sheet = grid(2, 2, 1.0, 1.0, WEFT_PLANE_XZ, -0.5, 0.0, 0.5);
+        const double abc[9] = {-0.03, y, 0.38, 0.03, y, 0.38, 0.0, y, 0.43};
+        weft_mesh tri = triangle(abc);
+        weft_model m;
+        make_model(&m, merge(&sheet, &tri), h);
+        for (int i = 0; i < 4; i++) pin(&m, i);
+        for (int i = 4; i < 7; i++) m.v[3 * i + 0] = 1.0, m.v[3 * i + 1] = -0.1;
+        weft_collision_options o = weft_collision_options_default();
+        o.thickness = eta, o.friction = mus[c], o.stiffness = 1000;
+        weft_collision_pipeline *p = create(&m, &o);
+        if (!p) return;
+        double x1[3 * 7];
+        for (int i = 0; i < 3 * m.n; i++) x1[i] = m.x[i] + h * m.v[i];
+        weft_collision_stats st;
+        CHECK(collide(p, &m, x1, &st) == WEFT_OK);
+        CHECK(st.repulsions == 3);
+        CHECK(st.ccd_hits == 0);
+        for (int i = 4; i < 7; i++) {
+            const double *v = &m.v[3 * i];
+            double dvn = v[1] - (-0.1);
+            double want = fmax(1.0 - mus[c] * dvn / 1.0, 0.0);
+            /* The approach is stopped (inelastic), then the spring separates the pair at
+             * the limit 0.1 (η − d)/h: its unlimited impulse h k (η − d) = 5e-3 N s would
+             * give this 5e-5 kg vertex 100 m/s. */
+            CHECK_NEAR(v[1], 0.1 * (eta - y) / h, 1e-12);
+            /* v comes back through positions: |x| ≤ 1 m over h = 0.01 s, rounding 1e-13. */
+            CHECK_NEAR(v[0], want, 1e-12);
+            CHECK_NEAR(v[2], 0.0, 1e-12);
+        }
+        printf("mu=%g: v_x after the step %.15g\n", mus[c], m.v[3 * 4]);
+        if (mus[c] == 0.0) CHECK_NEAR(m.v[3 * 4], 1.0, 1e-12);
+        if (mus[c] == 100.0) CHECK_NEAR(m.v[3 * 4], 0.0, 1e-12);
+        weft_collision_free(&p);
+        weft_model_free(&m);
+    }
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Bad input                                                                       */
+/* ------------------------------------------------------------------------------ */
+
+/* Bad options, unknown obstacles, unplaced obstacles and non-finite positions are
+ * refused with a message, and the positions are left untouched (no NaN passed on). */
+static void bad_input(void) {
+    weft_model m;
+    make_model(&m, grid(3, 3, 0.1, 0.1, WEFT_PLANE_XZ, 0, 0, 0), 0.01);
+    weft_error err = {{0}};
+    weft_collision_options o = weft_collision_options_default();
+    o.thickness = 0.0;
+    CHECK(weft_collision_create(&m, &o, &err) == NULL && strstr(err.msg, "thickness"));
+    o = weft_collision_options_default();
+    o.ccd_tolerance = 2 * o.thickness;
+    CHECK(weft_collision_create(&m, &o, &err) == NULL && strstr(err.msg, "ccd_tolerance"));
+    o = weft_collision_options_default();
+    o.friction = NAN;
+    CHECK(weft_collision_create(&m, &o, &err) == NULL && strstr(err.msg, "friction"));
+    o = weft_collision_options_default();
+    o.max_iterations = 0;
+    CHECK(weft_collision_create(&m, &o, &err) == NULL && strstr(err.msg, "iteration"));
+    o = weft_collision_options_default();
+    weft_collision_pipeline *p = create(&m, &o);
+    if (!p) return;
+    double x1[27];
+    memcpy(x1, m.x, sizeof x1);
+    CHECK(weft_collision_move_obstacle(p, 0, x1, x1, &err) == WEFT_ERR_INPUT);
+    CHECK(strstr(err.msg, "no such obstacle") != NULL);
+    x1[4] = NAN;
+    CHECK(weft_collision_step(p, &m, m.x, x1, m.v, 0.01, NULL, &err) == WEFT_ERR_INPUT);
+    CHECK(strstr(err.msg, "vertex 1") != NULL);
+    x1[4] = m.x[4];
+    CHECK(weft_collision_step(p, &m, m.x, x1, m.v, 0.0, NULL, &err) == WEFT_ERR_INPUT);
+    weft_mesh plate = grid(2, 2, 0.1, 0.1, WEFT_PLANE_XZ, 0, -0.1, 0);
+    CHECK(weft_collision_add_obstacle(p, &plate, 0.3, &err) == 0);
+    CHECK(weft_collision_step(p, &m, m.x, x1, m.v, 0.01, NULL, &err) == WEFT_ERR_INPUT);
+    CHECK(strstr(err.msg, "obstacle 0 has no positions") != NULL);
+    for (int i = 0; i < 27; i++) CHECK(isfinite(x1[i]) && x1[i] == m.x[i]);
+    weft_collision_free(&p);
+    weft_mesh_free(&plate);
+    weft_model_free(&m);
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Scenes and the run loop                                                         */
+/* ------------------------------------------------------------------------------ */
+
+/* Loads the built-in scene with the NULL-terminated overrides and builds it. */
+static bool build(const char *scene, const char *const *sets, weft_model *m) {
+    weft_error err = {{0}};
+    weft_scene *s = weft_scene_load(scene, &err);
+    CHECK(s != NULL);
+    if (!s) return false;
+    for (int i = 0; sets && sets[i]; i++)
+        if (weft_scene_set(s, sets[i], "test", &err) != WEFT_OK) {
+            fprintf(stderr, "set %s: %s\n", sets[i], err.msg);
+            CHECK(!"override rejected");
+            weft_scene_free(&s);
+            return false;
+        }
+    int rc = weft_scene_build(s, weft_energy_registry, m, &err);
+    weft_scene_free(&s);
+    if (rc != WEFT_OK) fprintf(stderr, "build: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    return rc == WEFT_OK;
+}
+
+/* The [collision] keys reach the model, with their documented defaults. */
+static void scene_keys(void) {
+    weft_model m;
+    if (!build("hanging_cloth", NULL, &m)) return;
+    CHECK(m.collision.pipeline == WEFT_PIPELINE_NONE);
+    CHECK(m.collision.thickness == 1e-3 && m.collision.friction == 0.1);
+    CHECK(m.collision.stiffness == m.material.stretch_stiffness);
+    CHECK(m.collision.broad_phase == WEFT_BROAD_PHASE_BVH && m.collision.max_iterations == 10);
+    CHECK(!m.collision.count_intersections);
+    weft_model_free(&m);
+    const char *sets[] = {"collision.pipeline=bridson",
+                          "collision.thickness=0.002",
+                          "collision.friction=0.4",
+                          "collision.broad_phase=hash",
+                          "collision.max_iterations=3",
+                          "collision.repulsion_stiffness=50",
+                          "collision.count_intersections=true",
+                          NULL};
+    if (!build("hanging_cloth", sets, &m)) return;
+    CHECK(m.collision.pipeline == WEFT_PIPELINE_BRIDSON);
+    CHECK(m.collision.thickness == 0.002 && m.collision.friction == 0.4);
+    CHECK(m.collision.broad_phase == WEFT_BROAD_PHASE_HASH && m.collision.max_iterations == 3);
+    CHECK(m.collision.stiffness == 50.0 && m.collision.count_intersections);
+    weft_collision_options o = weft_collision_options_from_model(&m);
+    CHECK(o.thickness == 0.002 && o.ccd_tolerance == 0.1 * 0.002 && o.margin == m.contact_margin);
+    weft_model_free(&m);
+}
+
+/* drape_sphere, coarse, under PBD with the pipeline switched on in the scene: weft_run
+ * writes "<log>.collisions" (complete, one row per step, the documented columns), every
+ * step is reported intersection-free and resolved, the cloth stays out of the sphere,
+ * and the main log keeps its columns. */
+static void run_loop(void) {
+    const char *sets[] = {"mesh.nx=9",
+                          "mesh.ny=9",
+                          "scene.steps=40",
+                          "collision.pipeline=bridson",
+                          "collision.count_intersections=true",
+                          NULL};
+    weft_model m;
+    if (!build("drape_sphere", sets, &m)) return;
+    char dir[] = "/tmp/weft-test-collision-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char log[256], clog[300];
+    snprintf(log, sizeof log, "%s/pbd.log", dir);
+    snprintf(clog, sizeof clog, "%s.collisions", log);
+    weft_run_options opt = weft_run_options_default();
+    opt.log_level = WEFT_LOG_STEPS;
+    opt.log_path = log;
+    weft_run_result res;
+    weft_error err = {{0}};
+    int rc = weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "run: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    CHECK(res.collision_failures == 0);
+    FILE *f = fopen(clog, "r");
+    CHECK(f != NULL);
+    int rows = 0, bad = 0;
+    bool header = false, complete = false;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "# step proximity_pairs swept_pairs repulsions ccd_hits", 54) == 0)
+            header = true;
+        if (strcmp(line, "# status=complete\n") == 0) complete = true;
+        if (line[0] == '#') continue;
+        long v[12];
+        double ms;
+        int got =
+            sscanf(line, "%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %lf", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &ms);
+        CHECK(got == 13);
+        if (got != 13) break;
+        if (v[0] != rows || v[10] != 0 || v[11] != 0 || !(ms >= 0)) bad++;
+        rows++;
+    }
+    if (f) fclose(f);
+    CHECK(header && complete);
+    CHECK(rows == 40);
+    CHECK(bad == 0);
+    /* The main log keeps its metric columns. */
+    f = fopen(log, "r");
+    bool metric_header = false;
+    while (f && fgets(line, sizeof line, f))
+        if (strcmp(line, "# step iter wall_s residual residual_rel cmax crms energy volume\n") == 0)
+            metric_header = true;
+    if (f) fclose(f);
+    CHECK(metric_header);
+    double dmin = DBL_MAX;
+    for (int c = 0; c < m.ncolliders; c++)
+        for (int i = 0; i < m.n; i++)
+            dmin = fmin(dmin, weft_collider_distance(&m.colliders[c], &m.x[3 * i], NULL));
+    CHECK(dmin >= 0.0);
+    CHECK(weft_mesh_count_intersections(&m.mesh, m.x) == 0);
+    remove(log), remove(clog), rmdir(dir);
+    weft_model_free(&m);
+}
+
+/* A free sheet squeezed between a fixed plate and a pinned plate driven through it at
+ * 2 m/s: no motion of the free vertices can avoid both scripted plates, so the pipeline
+ * must give up at its caps and say so: WEFT_WARN_UNRESOLVED from the step, stats
+ * `unresolved` > 0, and through the run loop a counted failure and a non-zero
+ * `unresolved` column in the collisions log. */
+static void unresolved_reported(void) {
+    weft_mesh bottom = grid(3, 3, 0.2, 0.2, WEFT_PLANE_XZ, -0.1, 0.0, 0.1);
+    weft_mesh middle = grid(3, 3, 0.1, 0.1, WEFT_PLANE_XZ, -0.043, 0.004, 0.057);
+    weft_mesh top = grid(3, 3, 0.2, 0.2, WEFT_PLANE_XZ, -0.1, 0.008, 0.1);
+    weft_mesh bm = merge(&bottom, &middle);
+    weft_model m;
+    make_model(&m, merge(&bm, &top), 0.01);
+    m.npaths = 2;
+    m.paths = calloc(2, sizeof *m.paths);
+    m.paths[1] = (weft_pin_path){.motion = WEFT_PIN_TRANSLATE, .velocity = {0, -2.0, 0}};
+    for (int i = 0; i < 9; i++) m.pin[i] = 0, m.w[i] = 0.0;
+    for (int i = 18; i < 27; i++) m.pin[i] = 1, m.w[i] = 0.0;
+    m.steps = 3;
+    m.gravity[1] = 0.0;
+    m.collision = (weft_collision_settings){.pipeline = WEFT_PIPELINE_BRIDSON,
+                                            .thickness = 1e-3,
+                                            .friction = 0.1,
+                                            .stiffness = 1000,
+                                            .max_iterations = 10};
+    /* Directly: one step of the plates' scripted motion. */
+    weft_collision_options o = weft_collision_options_from_model(&m);
+    o.max_zone_iterations = 20;
+    weft_collision_pipeline *p = create(&m, &o);
+    if (!p) return;
+    double x1[3 * 27], x0[3 * 27], v0[3 * 27];
+    memcpy(x0, m.x, sizeof x0), memcpy(v0, m.v, sizeof v0);
+    memcpy(x1, m.x, sizeof x1);
+    weft_model_apply_pins(&m, m.dt, x1);
+    weft_collision_stats st;
+    weft_error err = {{0}};
+    int rc = weft_collision_step(p, &m, m.x, x1, m.v, m.dt, &st, &err);
+    printf("squeezed: rc %d, %ld unresolved after %d zone rounds (largest zone %d)\n", rc,
+           st.unresolved, st.zone_iterations, st.max_zone);
+    CHECK(rc == WEFT_WARN_UNRESOLVED);
+    CHECK(st.unresolved > 0);
+    CHECK(st.zone_iterations == o.max_zone_iterations);
+    CHECK(strstr(err.msg, "left after 20 impact-zone rounds") != NULL);
+    for (int i = 0; i < 3 * 27; i++) CHECK(isfinite(x1[i]) && isfinite(m.v[i]));
+    weft_collision_free(&p);
+    memcpy(m.x, x0, sizeof x0), memcpy(m.v, v0, sizeof v0);
+    /* Through the run loop. */
+    char dir[] = "/tmp/weft-test-collision-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char log[256], clog[300];
+    snprintf(log, sizeof log, "%s/pbd.log", dir);
+    snprintf(clog, sizeof clog, "%s.collisions", log);
+    weft_run_options opt = weft_run_options_default();
+    opt.log_level = WEFT_LOG_STEPS;
+    opt.log_path = log;
+    weft_run_result res;
+    rc = weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "run: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    CHECK(res.collision_failures > 0);
+    FILE *f = fopen(clog, "r");
+    CHECK(f != NULL);
+    char line[512];
+    long unresolved = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        long v[11];
+        if (line[0] != '#' &&
+            sscanf(line, "%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]) == 11)
+            unresolved += v[10];
+    }
+    if (f) fclose(f);
+    CHECK(unresolved > 0);
+    remove(log), remove(clog), rmdir(dir);
+    weft_model_free(&m);
+}
+
+int main(int argc, char **argv) {
+    static const check_case cases[] = {
+        {"zone_momentum", zone_momentum},
+        {"repulsion_momentum", repulsion_momentum},
+        {"zones_head_on", zones_head_on},
+        {"deterministic", deterministic},
+        {"fast_drop", fast_drop},
+        {"two_sheets", two_sheets},
+        {"sphere_collider", sphere_collider},
+        {"moving_obstacle", moving_obstacle},
+        {"no_allocation", no_allocation},
+        {"friction", friction},
+        {"bad_input", bad_input},
+        {"scene_keys", scene_keys},
+        {"run_loop", run_loop},
+        {"unresolved_reported", unresolved_reported},
+        {NULL, NULL},
+    };
+    return check_main(argc, argv, cases);
+}
