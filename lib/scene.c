@@ -72,6 +72,7 @@ static const schema_key schema[] = {
     {"pins", "box", T_BOX},
     {"pins", "motion", T_STRING},          {"pins", "velocity", T_VEC3},
     {"pins", "angular_velocity", T_VEC3},  {"pins", "center", T_VEC3},
+    {"collider", "velocity", T_VEC3},      {"collider", "half_extents", T_VEC3},
     {"collider", "type", T_STRING},        {"collider", "point", T_VEC3},
     {"collider", "normal", T_VEC3},        {"collider", "center", T_VEC3},
     {"collider", "radius", T_DOUBLE},      {"collider", "friction", T_DOUBLE},
@@ -740,10 +741,13 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     return WEFT_OK;
 }
 
+/* Adds the collider of a [collider.NAME] section: a plane, sphere or axis-aligned box, at
+ * rest or translating with its velocity. */
 static int build_collider(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
-    static const char *const kinds[] = {"plane", "sphere", NULL};
-    weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .friction = 0.3, .restitution = 0.0};
+    static const char *const kinds[] = {"plane", "sphere", "box", NULL};
+    weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .half_extents = {0.5, 0.5, 0.5},
+                       .friction = 0.3, .restitution = 0.0};
     snprintf(c.name, sizeof c.name, "%s", section + 9);
     const entry *te = find_entry(s, section, "type");
     if (!te) {
@@ -753,7 +757,7 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
                 te = &s->e[i];
                 break;
             }
-        return bad(te, err, "%s", "collider needs a type (plane or sphere)");
+        return bad(te, err, "%s", "collider needs a type (plane, sphere or box)");
     }
     int kind = 0, rc;
     if ((rc = get_enum(s, section, "type", kinds, &kind, err)) ||
@@ -762,9 +766,15 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
         (rc = get_vec3(s, section, "center", c.center, err)) ||
         (rc = get_double(s, section, "radius", 0, true, 1e9, false, &c.radius, err)) ||
         (rc = get_double(s, section, "friction", 0, false, 100, false, &c.friction, err)) ||
-        (rc = get_double(s, section, "restitution", 0, false, 1, false, &c.restitution, err)))
+        (rc = get_double(s, section, "restitution", 0, false, 1, false, &c.restitution, err)) ||
+        (rc = get_vec3(s, section, "velocity", c.velocity, err)) ||
+        (rc = get_vec3(s, section, "half_extents", c.half_extents, err)))
         return rc;
-    c.kind = kind ? WEFT_COLLIDER_SPHERE : WEFT_COLLIDER_PLANE;
+    c.kind = kind == 2 ? WEFT_COLLIDER_BOX : kind ? WEFT_COLLIDER_SPHERE : WEFT_COLLIDER_PLANE;
+    for (int k = 0; k < 3; k++)
+        if (!(c.half_extents[k] > 0.0 && c.half_extents[k] <= 1e9))
+            return bad(find_entry(s, section, "half_extents"), err, "%s",
+                       "every half extent must lie in (0, 1e9] m");
     double len = sqrt(c.normal[0] * c.normal[0] + c.normal[1] * c.normal[1] +
                       c.normal[2] * c.normal[2]);
     if (!(len > 0)) return bad(find_entry(s, section, "normal"), err, "%s", "normal is zero");

@@ -224,21 +224,34 @@ typedef struct weft_term {
 /* Colliders and pins                                                              */
 /* ------------------------------------------------------------------------------ */
 
-typedef enum { WEFT_COLLIDER_PLANE, WEFT_COLLIDER_SPHERE } weft_collider_kind;
+typedef enum { WEFT_COLLIDER_PLANE, WEFT_COLLIDER_SPHERE, WEFT_COLLIDER_BOX } weft_collider_kind;
 
-/* A static obstacle. Plane: points p with (p - point)·normal >= 0 are outside. */
+/* An obstacle, static or translating with constant velocity u: its reference point (the
+ * plane's point, the sphere's or box's centre) is p0 + u t at time t, p0 the value below.
+ * Plane: points p with (p - point)·normal >= 0 are outside. Box: axis-aligned. */
 typedef struct weft_collider {
     char name[64];
     weft_collider_kind kind;
     double point[3], normal[3]; /* plane: a point on it (m) and unit outward normal */
-    double center[3], radius;   /* sphere: centre (m) and radius (m) */
+    double center[3], radius;   /* sphere: centre (m) and radius (m); box: centre (m) */
+    double half_extents[3];     /* box: half its size along x, y, z (m), each > 0 */
+    double velocity[3];         /* u, m/s; (0, 0, 0) for a static obstacle */
     double friction;            /* Coulomb coefficient μ >= 0 (dimensionless) */
     double restitution;         /* e in [0, 1] */
 } weft_collider;
 
-/* Signed distance of p from collider c (m), with the outward normal at the closest
- * surface point in n (may be NULL). */
+/* Signed distance of p from collider c where it stands at t = 0 (m), with the outward
+ * normal at the closest surface point in n (may be NULL). */
 double weft_collider_distance(const weft_collider *c, const double p[3], double n[3]);
+
+/* Signed distance of p from collider c at time t (s), m, with the outward normal in n (may
+ * be NULL): the distance of p - u t from the collider at t = 0. A static collider gives
+ * exactly weft_collider_distance's values at every t. */
+double weft_collider_distance_at(const weft_collider *c, const double p[3], double t,
+                                 double n[3]);
+
+/* True when c moves (a non-zero velocity). */
+bool weft_collider_moving(const weft_collider *c);
 
 typedef enum { WEFT_PIN_FIXED, WEFT_PIN_TRANSLATE, WEFT_PIN_ROTATE } weft_pin_motion;
 

@@ -356,6 +356,21 @@ run --scene "$f" --solvers pbd_jacobi
 expect pbd_on_tets "pbd_jacobi" "no tetrahedral constraints"
 
 # --------------------------------------------------------------------------------
+# Moving and box obstacles
+# --------------------------------------------------------------------------------
+
+f="$tmp/box_half.ini"
+printf '[scene]\nname = box\n[collider.b]\ntype = box\nhalf_extents = 0.5 0 0.5\n' >"$f"
+run --scene "$f"
+expect box_half_extents_zero "$f:5: collider.b.half_extents" "every half extent must lie in (0"
+
+run --set collider.b.type=box --set 'collider.b.half_extents=0.5 -1 0.5'
+expect box_half_extents_negative "collider.b.half_extents" "every half extent"
+
+run --set collider.b.type=sphere --set 'collider.b.velocity=1 2'
+expect collider_velocity_vector "collider.b.velocity" "needs 3 components"
+
+# --------------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------------
 
