@@ -98,6 +98,10 @@ int weft_mesh_grid(weft_mesh *m, const weft_grid_desc *d, weft_error *err);
 int weft_mesh_icosphere(weft_mesh *m, double radius, int subdivisions, const double center[3],
                         weft_error *err);
 
+/* Appends src to dst as a separate connected component (see mesh.c for what is kept);
+ * dst's topology is cleared and must be rebuilt with weft_mesh_build_topology. */
+int weft_mesh_append(weft_mesh *dst, const weft_mesh *src, weft_error *err);
+
 /* Reads a Wavefront OBJ triangle mesh (v, vt, f; polygons are rejected with file:line). */
 int weft_mesh_read_obj(weft_mesh *m, const char *path, weft_error *err);
 
@@ -301,12 +305,23 @@ typedef struct weft_solver_settings {
     int threads;    /* OpenMP threads for parallel solvers (default 1) */
 } weft_solver_settings;
 
+/* One mesh of a scene: the primary [mesh] or a [mesh.NAME] part, a connected block of the
+ * model's vertices and triangles. */
+typedef struct weft_part {
+    char name[64];        /* NAME of [mesh.NAME]; "" for the primary [mesh] */
+    int first, nv;        /* its vertices: first .. first + nv - 1 of the model */
+    int first_tri, nt;    /* its triangles: first_tri .. first_tri + nt - 1 of the mesh */
+    int grid_nx, grid_ny; /* a grid's layout, local vertex (i, j) = i + j*grid_nx; 0 if none */
+    double density;       /* kg/m^2 for its triangles' lumped masses (kg/m^3 for a solid) */
+    double velocity[3];   /* initial velocity of its free vertices, m/s */
+} weft_part;
+
 /* Most energy terms a model holds (membrane, bending, volume, fibre, two contact terms, spare). */
 #define WEFT_MAX_TERMS 8
 
 /* The simulated system: mesh, state, terms of the energy, pins, colliders. */
 typedef struct weft_model {
-    weft_mesh mesh;
+    weft_mesh mesh;     /* every part of the scene, as one mesh of separate components */
     int n;              /* vertices (= mesh.nv) */
     double *x;          /* positions, 3n, m */
     double *v;          /* velocities, 3n, m/s */
@@ -332,6 +347,9 @@ typedef struct weft_model {
     int fiber_term;      /* index of the anisotropic fibre term, -1 if none */
     int ncolliders;
     weft_collider *colliders;
+    int nparts;
+    weft_part *parts;   /* the scene's meshes in mesh order: [mesh] first, then each
+                           [mesh.NAME] in file order; at least one */
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */
     char scene_name[128];
     char solvers[256];  /* [scene] solvers: the solvers that suit the scene, which experiments

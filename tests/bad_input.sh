@@ -356,8 +356,36 @@ run --scene "$f" --solvers pbd_jacobi
 expect pbd_on_tets "pbd_jacobi" "no tetrahedral constraints"
 
 # --------------------------------------------------------------------------------
-# Moving and box obstacles
+# Several meshes ([mesh.NAME] parts) and moving obstacles
 # --------------------------------------------------------------------------------
+
+f="$tmp/part_unknown.ini"
+printf '[scene]\nname = parts\n[mesh.top]\nnx = 4\nny = 4\n' >"$f"
+printf '[pins.a]\nmesh = tpo\ncorners = top_left\n' >>"$f"
+run --scene "$f"
+expect part_unknown "$f:7: pins.a.mesh" "no part 'tpo'" "top"
+
+f="$tmp/part_tet.ini"
+printf '[scene]\nname = parts\n[mesh.solid]\ntype = tet_block\n' >"$f"
+run --scene "$f"
+expect part_tet_block "$f:4: mesh.solid.type" "a [mesh.NAME] part is a surface"
+
+run --set mesh.extra.type=tetgen
+expect part_tetgen "--set mesh.extra.type=tetgen: mesh.extra.type" "part is a surface"
+
+f="$tmp/part_velocity.ini"
+printf '[scene]\nname = parts\n[mesh.top]\nvelocity = 0 -20\n' >"$f"
+run --scene "$f"
+expect part_velocity_vector "$f:4: mesh.top.velocity" "needs 3 components"
+
+run --set 'mesh.velocity=0 nan 0'
+expect mesh_velocity_nan "mesh.velocity" "not a finite number"
+
+f="$tmp/part_local_index.ini"
+printf '[scene]\nname = parts\n[mesh.top]\nnx = 4\nny = 4\n' >"$f"
+printf '[pins]\nmesh = top\nvertices = 16\n' >>"$f"
+run --scene "$f"
+expect part_local_index "$f:8: pins.vertices" "vertex index 16 out of range" "mesh.top has 16"
 
 f="$tmp/box_half.ini"
 printf '[scene]\nname = box\n[collider.b]\ntype = box\nhalf_extents = 0.5 0 0.5\n' >"$f"

@@ -1,8 +1,10 @@
-/* test_scenes.c — scenes with moving obstacles: box colliders (signed distance and
- * normal against hand-computed values), colliders translating with constant velocity
- * (distance at time t; a static collider unchanged bit for bit; friction that carries a
- * cloth on a moving box, under both PBD solvers and the explicit one; a fast sphere
- * caught by the ray test in its own frame).
+/* test_scenes.c — scenes of several meshes and moving obstacles: [mesh.NAME] parts
+ * appended to the model's one mesh (counts, positions, topology, per-part density,
+ * initial velocity, rest shape, pins that name a part, errors), box colliders (signed
+ * distance and normal against hand-computed values), colliders translating with constant
+ * velocity (distance at time t; a static collider unchanged bit for bit; friction that
+ * carries a cloth on a moving box, under both PBD solvers and the explicit one; a fast
+ * sphere caught by the ray test in its own frame).
  *
  * Expected values are derived next to each check from geometry and mechanics, not taken
  * from running this code. Scene files go to a fresh mkdtemp directory.
@@ -17,6 +19,9 @@
 #include <math.h>
 #include <stdbool.h>
 #include <unistd.h>
+
+/* π, which strict C17 does not define. */
+#define PI 3.14159265358979323846
 
 /* ------------------------------------------------------------------------------ */
 /* Helpers                                                                         */
@@ -94,6 +99,13 @@ static bool build_text(const tmp_dir *d, const char *name, const char *text, wef
     return ok;
 }
 
+/* Sum of the lumped masses of vertices first .. first + n - 1, kg. */
+static double mass_of(const weft_model *m, int first, int n) {
+    double M = 0.0;
+    for (int i = first; i < first + n; i++) M += m->mass[i];
+    return M;
+}
+
 /* Mass-weighted mean of component k of positions (x) or velocities (v) over the free
  * vertices. */
 static double mean_of(const weft_model *m, const double *a, int k) {
@@ -121,6 +133,369 @@ static bool step(const weft_solver_type *solver, void *st, weft_model *m) {
     for (int i = 0; i < 3 * m->n && finite; i++) finite = isfinite(m->x[i]) && isfinite(m->v[i]);
     CHECK(finite);
     return rc == WEFT_OK && finite;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Several meshes: [mesh.NAME] parts                                               */
+/* ------------------------------------------------------------------------------ */
+
+/* A 5 x 3 grid (1 m x 0.5 m) as [mesh], a 4 x 4 grid (0.4 m) part "top" and a level-1
+ * icosphere part "ball", with per-part densities and velocities and pins on each. */
+#define PARTS_SCENE                                                                        \
+    "[scene]\nname = parts\n"                                                              \
+    "[mesh]\ntype = grid\nwidth = 1\nheight = 0.5\nnx = 5\nny = 3\nplane = xz\n"           \
+    "origin = 0 1 0\nvelocity = 0 0 1\n"                                                   \
+    "[mesh.top]\ntype = grid\nwidth = 0.4\nheight = 0.4\nnx = 4\nny = 4\nplane = xz\n"     \
+    "origin = 0 1.5 0\ndensity = 0.5\nvelocity = 1 2 3\n"                                  \
+    "[mesh.ball]\ntype = icosphere\nradius = 0.1\nsubdivisions = 1\ncenter = 3 0 0\n"      \
+    "density = 2\n"                                                                        \
+    "[material]\ndensity = 0.2\n"                                                          \
+    "[pins]\ncorners = top_left\n"                                                         \
+    "[pins.a]\nmesh = top\ncorners = bottom_right\nedges = top\nvertices = 5\n"            \
+    "[pins.b]\nmesh = ball\nvertices = 0 41\n"
+
+/* Each part is appended whole: vertex and triangle counts add up, positions are the
+ * generator's own, triangles are shifted by the part's first vertex, and the single
+ * topology build over the union finds each part's edges and no edge between parts. */
+static void parts_mesh(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    weft_model m = {0};
+    weft_mesh g0 = {0}, g1 = {0}, ball = {0};
+    weft_error err = {{0}};
+    weft_grid_desc d0 = {.width = 1, .height = 0.5, .nx = 5, .ny = 3, .plane = WEFT_PLANE_XZ,
+                         .origin = {0, 1, 0}};
+    weft_grid_desc d1 = {.width = 0.4, .height = 0.4, .nx = 4, .ny = 4, .plane = WEFT_PLANE_XZ,
+                         .origin = {0, 1.5, 0}};
+    const double c[3] = {3, 0, 0};
+    CHECK(weft_mesh_grid(&g0, &d0, &err) == WEFT_OK && weft_mesh_grid(&g1, &d1, &err) == WEFT_OK &&
+          weft_mesh_icosphere(&ball, 0.1, 1, c, &err) == WEFT_OK);
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m)) {
+        /* 15 + 16 + 42 vertices; 2·4·2 + 2·3·3 + 80 triangles. */
+        CHECK(m.n == 73 && m.mesh.nv == 73 && m.mesh.nt == 16 + 18 + 80);
+        CHECK(m.nparts == 3);
+        const weft_mesh *src[3] = {&g0, &g1, &ball};
+        static const char *const names[3] = {"", "top", "ball"};
+        const int first[3] = {0, 15, 31}, first_tri[3] = {0, 16, 34};
+        const int gx[3] = {5, 4, 0}, gy[3] = {3, 4, 0};
+        int ne = 0, nb = 0, nh = 0;
+        for (int p = 0; p < 3 && m.nparts == 3; p++) {
+            const weft_part *pt = &m.parts[p];
+            CHECK(strcmp(pt->name, names[p]) == 0);
+            CHECK(pt->first == first[p] && pt->nv == src[p]->nv);
+            CHECK(pt->first_tri == first_tri[p] && pt->nt == src[p]->nt);
+            CHECK(pt->grid_nx == gx[p] && pt->grid_ny == gy[p]);
+            CHECK(memcmp(&m.mesh.x[3 * pt->first], src[p]->x,
+                         3 * sizeof(double) * (size_t)pt->nv) == 0);
+            CHECK(memcmp(&m.x[3 * pt->first], src[p]->x, 3 * sizeof(double) * (size_t)pt->nv) == 0);
+            int shifted = 0;
+            for (int t = 0; t < 3 * pt->nt; t++)
+                shifted += m.mesh.tri[3 * pt->first_tri + t] == src[p]->tri[t] + pt->first;
+            CHECK(shifted == 3 * pt->nt);
+            ne += src[p]->ne, nb += src[p]->nb, nh += src[p]->nh;
+        }
+        CHECK(m.mesh.ne == ne && m.mesh.nb == nb && m.mesh.nh == nh);
+        CHECK(!m.mesh.closed); /* two open grids and a closed sphere */
+        /* Every edge joins two vertices of one part: the parts are separate components. */
+        int across = 0;
+        for (int e = 0; e < m.mesh.ne; e++) {
+            int a = m.mesh.edge[2 * e], b = m.mesh.edge[2 * e + 1];
+            across += (a >= 15) != (b >= 15) || (a >= 31) != (b >= 31);
+        }
+        CHECK(across == 0);
+        /* The union is not one grid, and one part has no material coordinates, so the
+         * union has none (each triangle keeps its own rest shape: parts_rest_shape). */
+        CHECK(m.mesh.grid_nx == 0 && m.mesh.nuv == 0 && m.mesh.tri_uv == NULL);
+    }
+    weft_model_free(&m);
+
+    /* A scene without parts records its one mesh as part 0 and keeps the grid as is. */
+    if (build("hanging_cloth", NULL, &m)) {
+        CHECK(m.nparts == 1 && m.parts[0].name[0] == '\0' && m.parts[0].first == 0);
+        CHECK(m.parts[0].nv == 1024 && m.parts[0].nt == 1922 && m.parts[0].grid_nx == 32);
+        CHECK(m.mesh.grid_nx == 32 && m.mesh.nuv == 1024 && m.mesh.tri_uv != NULL);
+        CHECK(m.parts[0].density == 0.1);
+    }
+    weft_model_free(&m);
+    weft_mesh_free(&g0), weft_mesh_free(&g1), weft_mesh_free(&ball);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* Lumped masses use each part's density: part p weighs density_p × its area, and a grid
+ * corner whose quad is split through it (the alternating grid's (0, 0)) carries a third
+ * of two triangles, density × dx dy / 3. */
+static void parts_masses(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    weft_model m = {0};
+    weft_mesh ball = {0};
+    weft_error err = {{0}};
+    const double c[3] = {3, 0, 0};
+    CHECK(weft_mesh_icosphere(&ball, 0.1, 1, c, &err) == WEFT_OK);
+    double ball_area = 0.0; /* the level-1 icosphere's area, from its own triangles */
+    for (int t = 0; t < ball.nt; t++) {
+        const double *a = &ball.x[3 * ball.tri[3 * t]], *b = &ball.x[3 * ball.tri[3 * t + 1]],
+                     *e = &ball.x[3 * ball.tri[3 * t + 2]];
+        double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        double v[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]}, n[3];
+        cross3(u, v, n);
+        ball_area += 0.5 * norm3(n);
+    }
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+        CHECK(m.parts[0].density == 0.2 && m.parts[1].density == 0.5 && m.parts[2].density == 2);
+        CHECK_NEAR(mass_of(&m, 0, 15), 0.2 * 1.0 * 0.5, 1e-15);      /* [material] density */
+        CHECK_NEAR(mass_of(&m, 15, 16), 0.5 * 0.4 * 0.4, 1e-15);     /* [mesh.top] */
+        CHECK_NEAR(mass_of(&m, 31, 42), 2.0 * ball_area, 1e-14);     /* [mesh.ball] */
+        CHECK_NEAR(m.mass[0], 0.2 * 0.25 * 0.25 / 3.0, 1e-16);
+        CHECK_NEAR(m.mass[15], 0.5 * (0.4 / 3) * (0.4 / 3) / 3.0, 1e-16);
+        /* Not vacuous: the inscribed polyhedron's area is a little under 4π r². */
+        CHECK(ball_area > 0.1 && ball_area < 4 * PI * 0.01);
+    }
+    weft_model_free(&m);
+    weft_mesh_free(&ball);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* Free vertices start with their part's velocity; pinned vertices with none (they follow
+ * their scripted path). */
+static void parts_velocity(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    weft_model m = {0};
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+        static const double want[3][3] = {{0, 0, 1}, {1, 2, 3}, {0, 0, 0}};
+        int wrong = 0, pinned = 0;
+        for (int p = 0; p < 3; p++)
+            for (int i = m.parts[p].first; i < m.parts[p].first + m.parts[p].nv; i++)
+                for (int k = 0; k < 3; k++) {
+                    double v = m.pin[i] >= 0 ? 0.0 : want[p][k];
+                    wrong += m.v[3 * i + k] != v;
+                    pinned += m.pin[i] >= 0 && k == 0;
+                }
+        CHECK(wrong == 0);
+        CHECK(pinned == 9);
+        CHECK(m.parts[1].velocity[0] == 1 && m.parts[1].velocity[2] == 3);
+    }
+    weft_model_free(&m);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* Pins resolve local indices, corners and edges in the part their `mesh` key names, the
+ * primary [mesh] without it; a box holds the named part's vertices, or every part's. */
+static void parts_pins(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    weft_model m = {0};
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+        int want[73];
+        for (int i = 0; i < 73; i++) want[i] = -1;
+        want[0 + 0 + 2 * 5] = 0;                          /* [mesh] top_left: (0, ny-1) */
+        want[15 + 3 + 0 * 4] = 1;                         /* top: bottom_right (nx-1, 0) */
+        for (int i = 0; i < 4; i++) want[15 + i + 3 * 4] = 1; /* top: edge j = ny-1 */
+        want[15 + 5] = 1;                                 /* top: local vertex 5 */
+        want[31 + 0] = want[31 + 41] = 2;                 /* ball: local 0 and 41 */
+        int wrong = 0;
+        for (int i = 0; i < m.n; i++) wrong += m.pin[i] != want[i];
+        CHECK(wrong == 0);
+        CHECK(m.npaths == 3);
+        for (int i = 0; i < m.n; i++) wrong += (m.pin[i] >= 0) != (m.w[i] == 0.0);
+        CHECK(wrong == 0);
+    }
+    weft_model_free(&m);
+
+    /* Box pins: with mesh = top, the part's vertex (0, 1.5, 0) only; the same box on the
+     * ball's part holds nothing and says where that part lies; without the key, a box
+     * around everything pins every part. */
+    char path[128];
+    write_file(&d, "parts.ini", PARTS_SCENE, path, sizeof path);
+    static const char *const top_box[] = {"pins.c.mesh=top", "pins.c.box=-0.01 1.49 -0.01 "
+                                          "0.01 1.51 0.01", NULL};
+    if (build(path, top_box, &m)) {
+        int count = 0;
+        for (int i = 0; i < m.n; i++) count += m.pin[i] == 3;
+        CHECK(count == 1 && m.pin[15] == 3);
+    }
+    weft_model_free(&m);
+    static const char *const ball_box[] = {"pins.c.mesh=ball", "pins.c.box=-0.01 1.49 -0.01 "
+                                           "0.01 1.51 0.01", NULL};
+    expect_error(path, ball_box, "pins.c.box: the box holds no vertex (the mesh.ball spans",
+                 "x [2.9");
+    static const char *const all_box[] = {"pins.c.box=-10 -10 -10 10 10 10", NULL};
+    if (build(path, all_box, &m)) {
+        int count = 0;
+        for (int i = 0; i < m.n; i++) count += m.pin[i] == 3;
+        CHECK(count == 73);
+    }
+    weft_model_free(&m);
+    remove(path);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* Each part keeps its own rest shape for triangle energies, whatever the other parts:
+ * every element of a part equals (shifted) the element of the same mesh built alone as
+ * [mesh] — a grid's layout, an icosphere's positions, an OBJ's vt under rest_shape = uv —
+ * although the union has no material coordinates because the icosphere has none. */
+static void parts_rest_shape(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char obj[128];
+    /* A unit square whose vt are twice its positions: rest shape uv differs from positions. */
+    write_file(&d, "quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+               "vt 0 0\nvt 2 0\nvt 2 2\nvt 0 2\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n", obj, sizeof obj);
+    static const char *const part_text[3] = {
+        "type = grid\nwidth = 0.4\nheight = 0.3\nnx = 4\nny = 3\nplane = xz\norigin = 0 1 0\n",
+        "type = icosphere\nradius = 0.1\nsubdivisions = 1\ncenter = 3 0 0\n",
+        "type = obj\npath = quad.obj\nrest_shape = uv\ntranslate = 5 0 0\n"};
+    char text[2048];
+    snprintf(text, sizeof text, "[scene]\nname = rs\n[material]\nmembrane = stvk\n"
+             "[mesh]\n%s[mesh.ball]\n%s[mesh.quad]\n%s", part_text[0], part_text[1],
+             part_text[2]);
+    weft_model all = {0};
+    char path[128];
+    write_file(&d, "all.ini", text, path, sizeof path);
+    bool ok = build(path, NULL, &all) && all.nparts == 3 && all.stretch_term >= 0;
+    CHECK(ok);
+    CHECK(all.mesh.nuv == 0);
+    for (int p = 0; ok && p < 3; p++) {
+        snprintf(text, sizeof text, "[scene]\nname = rs\n[material]\nmembrane = stvk\n"
+                 "[mesh]\n%s", part_text[p]);
+        weft_model one = {0};
+        char one_path[128];
+        write_file(&d, "one.ini", text, one_path, sizeof one_path);
+        if (build(one_path, NULL, &one) && one.stretch_term >= 0) {
+            const weft_part *pt = &all.parts[p];
+            const weft_term *ta = &all.terms[all.stretch_term], *to = &one.terms[one.stretch_term];
+            CHECK(pt->nt == to->n && ta->n == all.mesh.nt);
+            int same = 0;
+            for (int t = 0; t < to->n && pt->nt == to->n; t++) {
+                const weft_element *ea = &ta->elem[pt->first_tri + t], *eo = &to->elem[t];
+                bool eq = ea->k == eo->k && ea->k2 == eo->k2 &&
+                          memcmp(ea->rest, eo->rest, sizeof ea->rest) == 0;
+                for (int a = 0; a < 3; a++) eq = eq && ea->v[a] == eo->v[a] + pt->first;
+                same += eq;
+            }
+            CHECK(same == to->n);
+        }
+        weft_model_free(&one);
+        remove(one_path);
+    }
+    /* And the OBJ part's uv really is its rest shape: its elements differ from those of
+     * the same part with rest_shape = positions (a square of twice the size). */
+    if (ok) {
+        static const char *const pos[] = {"mesh.quad.rest_shape=positions", NULL};
+        weft_model alt = {0};
+        if (build(path, pos, &alt)) {
+            const weft_element *ea = &all.terms[all.stretch_term].elem[all.parts[2].first_tri];
+            const weft_element *eb = &alt.terms[alt.stretch_term].elem[alt.parts[2].first_tri];
+            CHECK(memcmp(ea->rest, eb->rest, sizeof ea->rest) != 0);
+        }
+        weft_model_free(&alt);
+    }
+    weft_model_free(&all);
+    remove(path), remove(obj);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* Bad parts and part references are refused with file:line, section.key and a message
+ * that says what is wrong; an OBJ part's own errors name the OBJ file and line. */
+static void parts_errors(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char path[128];
+    write_file(&d, "parts.ini", PARTS_SCENE, path, sizeof path);
+    char want[256];
+    static const char *const unknown[] = {"pins.a.mesh=nope", NULL};
+    expect_error(path, unknown, "pins.a.mesh: no part 'nope'", "parts are: top, ball");
+    static const char *const tet[] = {"mesh.top.type=tet_block", NULL};
+    expect_error(path, tet, "mesh.top.type: a [mesh.NAME] part is a surface", NULL);
+    static const char *const tetgen[] = {"mesh.ball.type=tetgen", NULL};
+    expect_error(path, tetgen, "mesh.ball.type: a [mesh.NAME] part is a surface", NULL);
+    static const char *const vel2[] = {"mesh.top.velocity=1 2", NULL};
+    expect_error(path, vel2, "mesh.top.velocity: '1 2' needs 3 components", NULL);
+    static const char *const velx[] = {"mesh.velocity=1 x 2", NULL};
+    expect_error(path, velx, "mesh.velocity: 'x' is not a number", NULL);
+    static const char *const dens0[] = {"mesh.top.density=0", NULL};
+    expect_error(path, dens0, "mesh.top.density: 0 must lie in (0,", NULL);
+    static const char *const primary_density[] = {"mesh.density=0.3", NULL};
+    expect_error(path, primary_density, "mesh.density: the primary mesh takes material.density",
+                 NULL);
+    static const char *const local[] = {"pins.b.vertices=42", NULL};
+    expect_error(path, local, "pins.b.vertices: vertex index 42 out of range",
+                 "mesh.ball has 42 vertices");
+    static const char *const corners[] = {"pins.b.corners=top_left", NULL};
+    expect_error(path, corners, "pins.b.corners: named corners and edges need a grid mesh",
+                 "mesh.ball is not one");
+    static const char *const tet_primary[] = {"mesh.type=tet_block", NULL};
+    expect_error(path, tet_primary, "mesh.type: a tetrahedral mesh cannot be combined", NULL);
+    static const char *const typo[] = {"mesh.top.nxx=3", NULL};
+    expect_error(path, typo, "mesh.top.nxx: unknown key", NULL);
+    static const char *const no_path[] = {"mesh.ball.type=obj", NULL};
+    expect_error(path, no_path, "mesh.ball.type: type obj needs mesh.ball.path", NULL);
+
+    /* In the file: the line of the key. */
+    char bad[128];
+    write_file(&d, "bad.ini", "[scene]\nname = bad\n[mesh.top]\nvelocity = 1 2\n", bad,
+               sizeof bad);
+    snprintf(want, sizeof want, "%s:4: mesh.top.velocity", bad);
+    expect_error(bad, NULL, want, "needs 3 components");
+    write_file(&d, "bad.ini", "[scene]\nname = bad\n[mesh.top]\nnx = 3\n[pins]\nmesh = tpo\n",
+               bad, sizeof bad);
+    snprintf(want, sizeof want, "%s:6: pins.mesh: no part 'tpo'", bad);
+    expect_error(bad, NULL, want, "parts are: top");
+    write_file(&d, "bad.ini", "[scene]\nname = bad\n[pins]\nmesh = top\n", bad, sizeof bad);
+    expect_error(bad, NULL, "pins.mesh: no part 'top' (the scene has no [mesh.NAME] parts)",
+                 NULL);
+
+    /* An OBJ part's errors name the OBJ file and line, as [mesh]'s do. */
+    char obj[128];
+    write_file(&d, "quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n", obj,
+               sizeof obj);
+    write_file(&d, "bad.ini", "[scene]\nname = bad\n[mesh.q]\ntype = obj\npath = quad.obj\n",
+               bad, sizeof bad);
+    snprintf(want, sizeof want, "%s:5: f", obj);
+    expect_error(bad, NULL, want, "polygon");
+    write_file(&d, "quad.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\n"
+               "f 1 2 3\nf 2 1 4\nf 1 2 5\n", obj, sizeof obj);
+    snprintf(want, sizeof want, "%s:", obj);
+    expect_error(bad, NULL, want, "non-manifold");
+    remove(obj), remove(bad), remove(path);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* weft_mesh_append on its own: appending to an empty mesh copies (layout and source lines
+ * kept); a second append shifts indices and drops what no longer holds. */
+static void mesh_append(void) {
+    weft_mesh a = {0}, b = {0}, u = {0};
+    weft_error err = {{0}};
+    weft_grid_desc d = {.width = 1, .height = 1, .nx = 3, .ny = 2};
+    if (weft_mesh_grid(&a, &d, &err) != WEFT_OK || weft_mesh_grid(&b, &d, &err) != WEFT_OK) {
+        CHECK(!"grid");
+        return;
+    }
+    CHECK(weft_mesh_append(&u, &a, &err) == WEFT_OK);
+    CHECK(u.nv == 6 && u.nt == 4 && u.grid_nx == 3 && u.nuv == 6 && u.ne == 0);
+    CHECK(weft_mesh_append(&u, &b, &err) == WEFT_OK);
+    CHECK(u.nv == 12 && u.nt == 8 && u.grid_nx == 0 && u.nuv == 12);
+    int shifted = 0;
+    for (int i = 0; i < 12; i++)
+        shifted += u.tri[12 + i] == b.tri[i] + 6 && u.tri_uv[12 + i] == b.tri_uv[i] + 6;
+    CHECK(shifted == 12);
+    CHECK(weft_mesh_build_topology(&u, "union", &err) == WEFT_OK);
+    CHECK(u.ne == 2 * a.ne && u.nb == 2 * a.nb && u.nh == 2 * a.nh);
+    /* A mesh without material coordinates takes them away from the union. */
+    weft_mesh s = {0};
+    CHECK(weft_mesh_icosphere(&s, 1, 0, NULL, &err) == WEFT_OK);
+    CHECK(weft_mesh_append(&u, &s, &err) == WEFT_OK);
+    CHECK(u.nv == 24 && u.nuv == 0 && u.uv == NULL && u.tri_uv == NULL);
+    /* Tetrahedral meshes are refused, and the union is left as it was. */
+    weft_mesh t = {0};
+    const double size[3] = {1, 1, 1}, o[3] = {0, 0, 0};
+    const int cells[3] = {1, 1, 1};
+    CHECK(weft_mesh_tet_block(&t, size, cells, o, &err) == WEFT_OK);
+    CHECK(weft_mesh_append(&u, &t, &err) == WEFT_ERR_INPUT && strstr(err.msg, "tetrahedral"));
+    CHECK(u.nv == 24);
+    weft_mesh_free(&a), weft_mesh_free(&b), weft_mesh_free(&u), weft_mesh_free(&s);
+    weft_mesh_free(&t);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -412,6 +787,13 @@ static void collider_keys(void) {
 }
 
 static const check_case cases[] = {
+    {"parts_mesh", parts_mesh},
+    {"parts_masses", parts_masses},
+    {"parts_velocity", parts_velocity},
+    {"parts_pins", parts_pins},
+    {"parts_rest_shape", parts_rest_shape},
+    {"parts_errors", parts_errors},
+    {"mesh_append", mesh_append},
     {"box_distance", box_distance},
     {"collider_motion", collider_motion},
     {"collider_keys", collider_keys},
