@@ -4,7 +4,8 @@
  * distance and normal against hand-computed values), colliders translating with constant
  * velocity (distance at time t; a static collider unchanged bit for bit; friction that
  * carries a cloth on a moving box, under both PBD solvers and the explicit one; a fast
- * sphere caught by the ray test in its own frame).
+ * sphere caught by the ray test in its own frame), and the facts the three built-in
+ * collision scenes are built on.
  *
  * Expected values are derived next to each check from geometry and mechanics, not taken
  * from running this code. Scene files go to a fresh mkdtemp directory.
@@ -97,6 +98,13 @@ static bool build_text(const tmp_dir *d, const char *name, const char *text, wef
     bool ok = build(path, NULL, m);
     remove(path);
     return ok;
+}
+
+/* The part called name, or NULL. */
+static const weft_part *find_part(const weft_model *m, const char *name) {
+    for (int p = 0; p < m->nparts; p++)
+        if (strcmp(m->parts[p].name, name) == 0) return &m->parts[p];
+    return NULL;
 }
 
 /* Sum of the lumped masses of vertices first .. first + n - 1, kg. */
@@ -786,6 +794,139 @@ static void collider_keys(void) {
     CHECK(rmdir(d.path) == 0);
 }
 
+/* ------------------------------------------------------------------------------ */
+/* The built-in collision scenes                                                   */
+/* ------------------------------------------------------------------------------ */
+
+/* Lowest and highest coordinate k over vertices first .. first + n - 1 of x. */
+static void span(const double *x, int first, int n, int k, double out[2]) {
+    out[0] = DBL_MAX, out[1] = -DBL_MAX;
+    for (int i = first; i < first + n; i++)
+        out[0] = fmin(out[0], x[3 * i + k]), out[1] = fmax(out[1], x[3 * i + k]);
+}
+
+/* cloth_on_cloth: a 0.8 m cloth (24²) and a 0.6 m cloth (20²) above it, both level and at
+ * rest, the smaller one inside the larger one's footprint (so it lands on it, not beside
+ * it), both above a sphere, for 3 s. */
+static void scene_cloth_on_cloth(void) {
+    weft_model m = {0};
+    if (!build("cloth_on_cloth", NULL, &m)) return;
+    const weft_part *low = &m.parts[0], *top = find_part(&m, "top");
+    CHECK(m.nparts == 2 && top != NULL);
+    CHECK(low->nv == 24 * 24 && low->grid_nx == 24);
+    CHECK_NEAR(m.steps * m.dt, 3.0, 1e-9);
+    if (top) {
+        CHECK(top->nv == 20 * 20 && top->grid_nx == 20);
+        double lx[2], lz[2], ly[2], tx[2], tz[2], ty[2];
+        span(m.x, low->first, low->nv, 0, lx), span(m.x, low->first, low->nv, 2, lz);
+        span(m.x, low->first, low->nv, 1, ly), span(m.x, top->first, top->nv, 1, ty);
+        span(m.x, top->first, top->nv, 0, tx), span(m.x, top->first, top->nv, 2, tz);
+        CHECK_NEAR(lx[1] - lx[0], 0.8, 1e-12);
+        CHECK_NEAR(tx[1] - tx[0], 0.6, 1e-12);
+        CHECK(ly[0] == ly[1] && ty[0] == ty[1] && ty[0] > ly[0]);
+        CHECK(tx[0] > lx[0] && tx[1] < lx[1] && tz[0] > lz[0] && tz[1] < lz[1]);
+        /* Both start at rest and fall together, so the gap holds until the lower one
+         * lands; the upper one then lands on it. */
+        for (int i = 0; i < 3 * m.n; i++) CHECK(m.v[i] == 0.0);
+        const weft_collider *ball = NULL;
+        for (int c = 0; c < m.ncolliders; c++)
+            if (m.colliders[c].kind == WEFT_COLLIDER_SPHERE) ball = &m.colliders[c];
+        CHECK(ball != NULL);
+        if (ball) CHECK(ly[0] > ball->center[1] + ball->radius);
+        int pinned = 0;
+        for (int i = 0; i < m.n; i++) pinned += m.pin[i] >= 0;
+        CHECK(pinned == 0);
+    }
+    weft_model_free(&m);
+}
+
+/* twisting_cloth: a 1 m, 32² cloth whose left edge is fixed and right edge turns about the
+ * cloth's middle line (the axis through the middle of both edges, along the edges'
+ * normal direction u), more than two turns over the run. */
+static void scene_twisting_cloth(void) {
+    weft_model m = {0};
+    if (!build("twisting_cloth", NULL, &m)) return;
+    CHECK(m.nparts == 1 && m.parts[0].nv == 32 * 32 && m.npaths == 2);
+    int nx = m.parts[0].grid_nx, fixed = 0, turning = 0, other = 0;
+    const weft_pin_path *rot = NULL;
+    for (int i = 0; i < m.n; i++) {
+        if (m.pin[i] < 0) continue;
+        const weft_pin_path *p = &m.paths[m.pin[i]];
+        if (i % nx == 0 && p->motion == WEFT_PIN_FIXED) fixed++;
+        else if (i % nx == nx - 1 && p->motion == WEFT_PIN_ROTATE) turning++, rot = p;
+        else other++;
+    }
+    CHECK(fixed == 32 && turning == 32 && other == 0);
+    if (rot) {
+        /* The axis: the line through the middles of the two edges. */
+        const double *a = &m.x[3 * (0 + 15 * nx)], *b = &m.x[3 * (0 + 16 * nx)];
+        const double *c = &m.x[3 * (nx - 1 + 15 * nx)], *e = &m.x[3 * (nx - 1 + 16 * nx)];
+        double mid_l[3], mid_r[3], axis[3];
+        for (int k = 0; k < 3; k++) {
+            mid_l[k] = 0.5 * (a[k] + b[k]), mid_r[k] = 0.5 * (c[k] + e[k]);
+            axis[k] = mid_r[k] - mid_l[k];
+        }
+        double w = norm3(rot->omega), cr[3];
+        cross3(rot->omega, axis, cr);
+        CHECK(norm3(cr) <= 1e-12 * w * norm3(axis)); /* ω along the axis */
+        for (int k = 0; k < 3; k++) CHECK_NEAR(rot->center[k], mid_r[k], 1e-12);
+        double turns = w * m.steps * m.dt / (2 * PI);
+        printf("twisting_cloth: %.3g turns in %.3g s\n", turns, m.steps * m.dt);
+        CHECK(turns > 2.0);
+        /* The turning edge keeps its length: each vertex stays at its distance from the
+         * axis (a rotation about it) at the end of the run. */
+        double T = m.steps * m.dt, worst = 0.0;
+        for (int j = 0; j < 32; j++) {
+            int i = nx - 1 + j * nx;
+            double x1[3];
+            weft_pin_position(rot, &m.x_start[3 * i], T, x1);
+            double r0[3], r1[3];
+            for (int k = 0; k < 3; k++) r0[k] = m.x_start[3 * i + k] - rot->center[k];
+            for (int k = 0; k < 3; k++) r1[k] = x1[k] - rot->center[k];
+            worst = fmax(worst, fabs(norm3(r1) - norm3(r0)));
+        }
+        CHECK(worst < 1e-12);
+    }
+    weft_model_free(&m);
+}
+
+/* fast_drop_through_thin_sheet: a sheet pinned at its four corners and a small cloth of
+ * ten times its areal density fired at it at 20 m/s from 0.1 m above. At the scene's
+ * step the small cloth moves v h = 0.33 m per step, more than its distance to the sheet:
+ * only continuous collision detection can see the crossing. */
+static void scene_fast_drop(void) {
+    weft_model m = {0};
+    if (!build("fast_drop_through_thin_sheet", NULL, &m)) return;
+    const weft_part *sheet = &m.parts[0], *drop = m.nparts == 2 ? &m.parts[1] : NULL;
+    CHECK(drop != NULL);
+    if (drop) {
+        CHECK(drop->grid_nx == 8 && drop->grid_ny == 8);
+        CHECK_NEAR(drop->density, 10 * sheet->density, 1e-15);
+        double sy[2], dy[2], sx[2], dxs[2], sz[2], dz[2];
+        span(m.x, sheet->first, sheet->nv, 1, sy), span(m.x, drop->first, drop->nv, 1, dy);
+        span(m.x, sheet->first, sheet->nv, 0, sx), span(m.x, drop->first, drop->nv, 0, dxs);
+        span(m.x, sheet->first, sheet->nv, 2, sz), span(m.x, drop->first, drop->nv, 2, dz);
+        CHECK_NEAR(dxs[1] - dxs[0], 0.2, 1e-12);
+        CHECK(sy[0] == sy[1] && dy[0] == dy[1]);
+        double gap = dy[0] - sy[0];
+        CHECK_NEAR(gap, 0.1, 1e-12);
+        /* Above the sheet's interior. */
+        CHECK(dxs[0] > sx[0] && dxs[1] < sx[1] && dz[0] > sz[0] && dz[1] < sz[1]);
+        int wrong = 0;
+        for (int i = drop->first; i < drop->first + drop->nv; i++)
+            wrong += m.v[3 * i] != 0 || m.v[3 * i + 1] != -20.0 || m.v[3 * i + 2] != 0;
+        CHECK(wrong == 0);
+        CHECK(20.0 * m.dt > gap); /* one step jumps the gap */
+        int pinned = 0, corners = 0;
+        int nx = sheet->grid_nx, ny = sheet->grid_ny;
+        for (int i = 0; i < m.n; i++) pinned += m.pin[i] >= 0;
+        corners += m.pin[0] >= 0 && m.pin[nx - 1] >= 0 && m.pin[(ny - 1) * nx] >= 0 &&
+                   m.pin[nx * ny - 1] >= 0;
+        CHECK(pinned == 4 && corners == 1);
+    }
+    weft_model_free(&m);
+}
+
 static const check_case cases[] = {
     {"parts_mesh", parts_mesh},
     {"parts_masses", parts_masses},
@@ -799,6 +940,9 @@ static const check_case cases[] = {
     {"collider_keys", collider_keys},
     {"moving_box_carries", moving_box_carries},
     {"moving_sphere_ray", moving_sphere_ray},
+    {"scene_cloth_on_cloth", scene_cloth_on_cloth},
+    {"scene_twisting_cloth", scene_twisting_cloth},
+    {"scene_fast_drop", scene_fast_drop},
     {NULL, NULL},
 };
 
