@@ -95,14 +95,13 @@ static bool solve3(const double A[9], const double b[3], double x[3]) {
     return true;
 }
 
-/* §3.5: x_cm, v_cm, L = Σ r_i × m_i v_i, I = Σ m_i r̃_i r̃_iᵀ, ω = I⁻¹ L,
- * Δv_i = v_cm + ω × r_i − v_i, v_i ← v_i + k Δv_i. Only free vertices take part:
- * a pinned vertex's velocity is scripted. */
-void pbd_damp_velocities(const weft_model *m, double *v, double k) {
-    if (!(k > 0.0)) return;
+/* §3.5 on the vertices first .. end - 1: x_cm, v_cm, L = Σ r_i × m_i v_i,
+ * I = Σ m_i r̃_i r̃_iᵀ, ω = I⁻¹ L, Δv_i = v_cm + ω × r_i − v_i, v_i ← v_i + k Δv_i. Only
+ * free vertices take part: a pinned vertex's velocity is scripted. */
+static void damp_range(const weft_model *m, double *v, double k, int first, int end) {
     const double *x = m->x;
     double M = 0.0, xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
-    for (int i = 0; i < m->n; i++) {
+    for (int i = first; i < end; i++) {
         if (m->w[i] == 0.0) continue;
         double mi = m->mass[i];
         M += mi;
@@ -111,7 +110,7 @@ void pbd_damp_velocities(const weft_model *m, double *v, double k) {
     if (!(M > 0.0)) return;
     for (int c = 0; c < 3; c++) xc[c] /= M, vc[c] /= M;
     double L[3] = {0, 0, 0}, I[9] = {0};
-    for (int i = 0; i < m->n; i++) {
+    for (int i = first; i < end; i++) {
         if (m->w[i] == 0.0) continue;
         double mi = m->mass[i];
         double r[3] = {x[3 * i] - xc[0], x[3 * i + 1] - xc[1], x[3 * i + 2] - xc[2]};
@@ -126,13 +125,27 @@ void pbd_damp_velocities(const weft_model *m, double *v, double k) {
     }
     double w[3] = {0, 0, 0};
     if (!solve3(I, L, w)) w[0] = w[1] = w[2] = 0.0; /* collinear set: no rotation to keep */
-    for (int i = 0; i < m->n; i++) {
+    for (int i = first; i < end; i++) {
         if (m->w[i] == 0.0) continue;
         double r[3] = {x[3 * i] - xc[0], x[3 * i + 1] - xc[1], x[3 * i + 2] - xc[2]};
         double wr[3] = {w[1] * r[2] - w[2] * r[1], w[2] * r[0] - w[0] * r[2],
                         w[0] * r[1] - w[1] * r[0]};
         for (int c = 0; c < 3; c++) v[3 * i + c] += k * (vc[c] + wr[c] - v[3 * i + c]);
     }
+}
+
+/* §3.5 for each part of the scene on its own: the paper damps one object towards its
+ * rigid motion, and two pieces of cloth that do not touch are two objects (damped as one,
+ * a falling piece would be dragged towards the other's velocity). A model without
+ * recorded parts is one object. */
+void pbd_damp_velocities(const weft_model *m, double *v, double k) {
+    if (!(k > 0.0)) return;
+    if (m->nparts == 0) {
+        damp_range(m, v, k, 0, m->n);
+        return;
+    }
+    for (int p = 0; p < m->nparts; p++)
+        damp_range(m, v, k, m->parts[p].first, m->parts[p].first + m->parts[p].nv);
 }
 
 /* First t in [0, 1] where the segment x + t (p − x) enters the sphere (center, R);

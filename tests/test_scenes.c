@@ -1,6 +1,7 @@
 /* test_scenes.c — scenes of several meshes and moving obstacles: [mesh.NAME] parts
  * appended to the model's one mesh (counts, positions, topology, per-part density,
- * initial velocity, rest shape, pins that name a part, errors), box colliders (signed
+ * initial velocity, rest shape, pins that name a part, PBD damping per part, errors),
+ * box colliders (signed
  * distance and normal against hand-computed values), colliders translating with constant
  * velocity (distance at time t; a static collider unchanged bit for bit; friction that
  * carries a cloth on a moving box, under both PBD solvers and the explicit one; a fast
@@ -11,6 +12,7 @@
  * from running this code. Scene files go to a fresh mkdtemp directory.
  */
 #include "check.h"
+#include "pbd_internal.h"
 #include "test_util.h"
 #include "weft.h"
 #include "weft_energies.h"
@@ -283,6 +285,55 @@ static void parts_velocity(void) {
         CHECK(wrong == 0);
         CHECK(pinned == 9);
         CHECK(m.parts[1].velocity[0] == 1 && m.parts[1].velocity[2] == 3);
+    }
+    weft_model_free(&m);
+    CHECK(rmdir(d.path) == 0);
+}
+
+/* PBD damping (§3.5) treats each part as its own object. Parts translating at different
+ * velocities are each in rigid motion, so damping with k = 1 leaves them as they are
+ * (damped as one object, all would take the common centre-of-mass velocity); a random
+ * field keeps each part's linear momentum while k = 1 makes each part rigid. */
+static void parts_damping(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    weft_model m = {0};
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+        size_t n3 = 3 * (size_t)m.n;
+        double *v = malloc(n3 * sizeof *v);
+        CHECK(v != NULL);
+        if (v) {
+            memcpy(v, m.v, n3 * sizeof *v);
+            pbd_damp_velocities(&m, v, 1.0);
+            double worst = 0.0;
+            for (size_t i = 0; i < n3; i++) worst = fmax(worst, fabs(v[i] - m.v[i]));
+            CHECK(worst <= 1e-12); /* speeds of order 1 m/s: rounding only */
+            /* A random field: each part's momentum Σ m v before and after. */
+            lcg g = {99};
+            for (size_t i = 0; i < n3; i++) v[i] = rnd_in(&g, -1, 1);
+            double P0[3][3] = {{0}}, P1[3][3] = {{0}};
+            for (int p = 0; p < 3; p++)
+                for (int i = m.parts[p].first; i < m.parts[p].first + m.parts[p].nv; i++)
+                    for (int k = 0; k < 3 && m.w[i] > 0; k++) P0[p][k] += m.mass[i] * v[3 * i + k];
+            pbd_damp_velocities(&m, v, 1.0);
+            for (int p = 0; p < 3; p++)
+                for (int i = m.parts[p].first; i < m.parts[p].first + m.parts[p].nv; i++)
+                    for (int k = 0; k < 3 && m.w[i] > 0; k++) P1[p][k] += m.mass[i] * v[3 * i + k];
+            for (int p = 0; p < 3; p++)
+                for (int k = 0; k < 3; k++) CHECK_NEAR(P1[p][k], P0[p][k], 1e-14);
+            /* And after k = 1 each part moves rigidly: a second pass changes nothing. */
+            double *v2 = malloc(n3 * sizeof *v2);
+            CHECK(v2 != NULL);
+            if (v2) {
+                memcpy(v2, v, n3 * sizeof *v2);
+                pbd_damp_velocities(&m, v2, 1.0);
+                worst = 0.0;
+                for (size_t i = 0; i < n3; i++) worst = fmax(worst, fabs(v2[i] - v[i]));
+                CHECK(worst <= 1e-12);
+            }
+            free(v2);
+        }
+        free(v);
     }
     weft_model_free(&m);
     CHECK(rmdir(d.path) == 0);
@@ -931,6 +982,7 @@ static const check_case cases[] = {
     {"parts_mesh", parts_mesh},
     {"parts_masses", parts_masses},
     {"parts_velocity", parts_velocity},
+    {"parts_damping", parts_damping},
     {"parts_pins", parts_pins},
     {"parts_rest_shape", parts_rest_shape},
     {"parts_errors", parts_errors},
