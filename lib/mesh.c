@@ -1,5 +1,6 @@
-/* mesh.c — triangle meshes: the generated grid and icosphere, the derived topology
- * (edges, hinges, boundary) with its manifold and orientation checks, enclosed volume.
+/* mesh.c — triangle meshes: the generated grid and icosphere, the union of meshes as
+ * separate components, the derived topology (edges, hinges, boundary) with its manifold
+ * and orientation checks, enclosed volume.
  *
  * Topology is built by sorting half-edges, so it costs O(n log n) and its ordering
  * (edges by vertex pair, hinges in edge order) is the same on every platform.
@@ -135,6 +136,52 @@ int weft_mesh_grid(weft_mesh *m, const weft_grid_desc *d, weft_error *err) {
     int rc = weft_mesh_build_topology(m, "grid", err);
     if (rc != WEFT_OK) weft_mesh_free(m);
     return rc;
+}
+
+/* Appends src to dst as a separate connected component: src's vertices follow dst's, its
+ * triangles follow dst's with indices shifted by dst->nv (and its material coordinates by
+ * dst->nuv). Appending to an empty mesh copies src, source lines and grid layout
+ * included. Otherwise the result keeps material coordinates only if both meshes have
+ * them, and drops source lines (they would name lines of different files under one
+ * `where`) and the grid layout; the caller keeps what it needs of src first. Tetrahedral
+ * meshes are refused. dst's topology is cleared; on failure dst is unchanged. */
+int weft_mesh_append(weft_mesh *dst, const weft_mesh *src, weft_error *err) {
+    if (dst->ntet > 0 || src->ntet > 0)
+        return weft_fail(err, WEFT_ERR_INPUT, "mesh: tetrahedral meshes cannot be appended");
+    if ((long long)dst->nv + src->nv > INT_MAX / 3 || (long long)dst->nt + src->nt > INT_MAX / 6)
+        return weft_fail(err, WEFT_ERR_INPUT, "mesh: %d + %d vertices, %d + %d triangles is "
+                         "too many", dst->nv, src->nv, dst->nt, src->nt);
+    const bool empty = dst->nv == 0 && dst->nt == 0;
+    const bool uv = src->nuv > 0 && src->tri_uv && (empty || (dst->nuv > 0 && dst->tri_uv));
+    const bool lines = empty && src->tri_line;
+    const int nv = dst->nv + src->nv, nt = dst->nt + src->nt, nuv = uv ? dst->nuv + src->nuv : 0;
+    double *x = alloc_array(3 * (size_t)nv, sizeof *x);
+    int *tri = alloc_array(3 * (size_t)nt, sizeof *tri);
+    double *uvs = uv ? alloc_array(2 * (size_t)nuv, sizeof *uvs) : NULL;
+    int *tri_uv = uv ? alloc_array(3 * (size_t)nt, sizeof *tri_uv) : NULL;
+    int *tri_line = lines ? alloc_array((size_t)nt, sizeof *tri_line) : NULL;
+    if (!x || !tri || (uv && (!uvs || !tri_uv)) || (lines && !tri_line)) {
+        free(x), free(tri), free(uvs), free(tri_uv), free(tri_line);
+        return weft_fail(err, WEFT_ERR_NOMEM, "mesh: out of memory appending %d vertices",
+                         src->nv);
+    }
+    if (dst->nv > 0) memcpy(x, dst->x, 3 * (size_t)dst->nv * sizeof *x);
+    if (src->nv > 0) memcpy(x + 3 * (size_t)dst->nv, src->x, 3 * (size_t)src->nv * sizeof *x);
+    if (dst->nt > 0) memcpy(tri, dst->tri, 3 * (size_t)dst->nt * sizeof *tri);
+    for (int i = 0; i < 3 * src->nt; i++) tri[3 * dst->nt + i] = src->tri[i] + dst->nv;
+    if (uv) {
+        if (dst->nuv > 0) memcpy(uvs, dst->uv, 2 * (size_t)dst->nuv * sizeof *uvs);
+        memcpy(uvs + 2 * (size_t)dst->nuv, src->uv, 2 * (size_t)src->nuv * sizeof *uvs);
+        if (dst->nt > 0) memcpy(tri_uv, dst->tri_uv, 3 * (size_t)dst->nt * sizeof *tri_uv);
+        for (int i = 0; i < 3 * src->nt; i++) tri_uv[3 * dst->nt + i] = src->tri_uv[i] + dst->nuv;
+    }
+    if (lines && src->nt > 0) memcpy(tri_line, src->tri_line, (size_t)src->nt * sizeof *tri_line);
+    const int gx = empty ? src->grid_nx : 0, gy = empty ? src->grid_ny : 0;
+    weft_mesh_free(dst);
+    dst->nv = nv, dst->nt = nt, dst->nuv = nuv;
+    dst->x = x, dst->tri = tri, dst->uv = uvs, dst->tri_uv = tri_uv, dst->tri_line = tri_line;
+    dst->grid_nx = gx, dst->grid_ny = gy;
+    return WEFT_OK;
 }
 
 /* One entry of the edge -> midpoint map used while subdividing; a < 0 marks a free slot. */

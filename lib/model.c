@@ -13,6 +13,7 @@ void weft_model_free(weft_model *m) {
     free(m->paths);
     for (int t = 0; t < m->nterms; t++) free(m->terms[t].elem);
     free(m->colliders);
+    free(m->parts);
     memset(m, 0, sizeof *m);
 }
 

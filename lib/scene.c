@@ -37,7 +37,8 @@ struct weft_scene {
 typedef enum { T_DOUBLE, T_INT, T_BOOL, T_VEC3, T_STRING, T_LIST, T_INT3, T_BOX } key_type;
 
 typedef struct schema_key {
-    const char *section; /* "pins" matches [pins] and [pins.NAME]; likewise "collider" */
+    const char *section; /* "pins" matches [pins] and [pins.NAME]; likewise "collider" and
+                            "mesh" (a [mesh.NAME] part) */
     const char *key;
     key_type type;
 } schema_key;
@@ -56,6 +57,7 @@ static const schema_key schema[] = {
     {"mesh", "radius", T_DOUBLE},          {"mesh", "subdivisions", T_INT},
     {"mesh", "center", T_VEC3},            {"mesh", "size", T_VEC3},
     {"mesh", "rest_shape", T_STRING},
+    {"mesh", "velocity", T_VEC3},          {"mesh", "density", T_DOUBLE},
     {"mesh", "cells", T_INT3},             {"material", "density", T_DOUBLE},
     {"material", "stretch_stiffness", T_DOUBLE},
     {"material", "bending_stiffness", T_DOUBLE},
@@ -75,17 +77,21 @@ static const schema_key schema[] = {
     {"pins", "vertices", T_LIST},
     {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
     {"pins", "box", T_BOX},
+    {"pins", "mesh", T_STRING},
     {"pins", "motion", T_STRING},          {"pins", "velocity", T_VEC3},
     {"pins", "angular_velocity", T_VEC3},  {"pins", "center", T_VEC3},
+    {"collider", "velocity", T_VEC3},      {"collider", "half_extents", T_VEC3},
     {"collider", "type", T_STRING},        {"collider", "point", T_VEC3},
     {"collider", "normal", T_VEC3},        {"collider", "center", T_VEC3},
     {"collider", "radius", T_DOUBLE},      {"collider", "friction", T_DOUBLE},
     {"collider", "restitution", T_DOUBLE}, {NULL, NULL, T_STRING},
 };
 
-/* The schema family of a section: "pins.top" -> "pins", "collider.ground" -> "collider". */
+/* The schema family of a section: "pins.top" -> "pins", "collider.ground" -> "collider",
+ * "mesh.top" -> "mesh". */
 static const char *section_family(const char *section) {
     if (strcmp(section, "pins") == 0 || strncmp(section, "pins.", 5) == 0) return "pins";
+    if (strncmp(section, "mesh.", 5) == 0 && section[5]) return "mesh";
     if (strncmp(section, "collider.", 9) == 0 && section[9]) return "collider";
     return section;
 }
@@ -571,76 +577,235 @@ static double tri_area(const double *x, const int *t) {
     return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
 }
 
-/* Builds the mesh [mesh] describes: a generated grid, icosphere or tetrahedral block, or
- * an OBJ or TetGen file (path relative to the scene file) scaled and translated. */
-static int build_mesh(const weft_scene *s, weft_mesh *mesh, weft_error *err) {
+/* Where each triangle's rest shape comes from for triangle energies (build_terms): the
+ * material coordinates of its corners (m) where on[t], else its rest positions. Kept per
+ * triangle because a scene's parts may differ (a grid's layout next to an OBJ's
+ * positions) and the union of the parts keeps material coordinates only if all have them. */
+typedef struct rest_shape {
+    double *uv;        /* 6*nt: (u, v) of the triangle's three corners */
+    unsigned char *on; /* nt */
+} rest_shape;
+
+static void rest_shape_free(rest_shape *rs) {
+    free(rs->uv), free(rs->on);
+    rs->uv = NULL, rs->on = NULL;
+}
+
+/* The first entry of section sec (to point an error at a section that lacks a key). */
+static const entry *first_entry(const weft_scene *s, const char *sec) {
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->e[i].section, sec)) return &s->e[i];
+    return NULL;
+}
+
+/* Builds the mesh one mesh section describes ([mesh] or a [mesh.NAME] part): a generated
+ * grid, icosphere or tetrahedral block, or an OBJ or TetGen file (path relative to the
+ * scene file) scaled and translated; parts may not be tetrahedral. *use_uv gets the rest
+ * shape its rest_shape key asks for: auto is a grid's layout and an OBJ's positions. */
+static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh, bool *use_uv,
+                           weft_error *err) {
     enum { GRID, OBJ, ICOSPHERE, TET_BLOCK, TETGEN };
     static const char *const types[] = {"grid", "obj", "icosphere", "tet_block", "tetgen", NULL};
-    int type = GRID, rc;
-    if ((rc = get_enum(s, "mesh", "type", types, &type, err))) return rc;
+    static const char *const shapes[] = {"auto", "positions", "uv", NULL};
+    const bool part = strcmp(sec, "mesh") != 0;
+    int type = GRID, shape = 0, rc;
+    if ((rc = get_enum(s, sec, "type", types, &type, err)) ||
+        (rc = get_enum(s, sec, "rest_shape", shapes, &shape, err)))
+        return rc;
+    if (part && (type == TET_BLOCK || type == TETGEN))
+        return bad(find_entry(s, sec, "type"), err, "%s",
+                   "a [mesh.NAME] part is a surface (grid, obj or icosphere); a tetrahedral "
+                   "mesh can only be the scene's one [mesh]");
     if (type == GRID) {
         static const char *const diag[] = {"alternating", "regular", NULL};
         static const char *const plane[] = {"xy", "xz", NULL};
         weft_grid_desc d = {.width = 1.0, .height = 1.0, .nx = 32, .ny = 32};
         int di = 0, pl = 0;
-        if ((rc = get_double(s, "mesh", "width", 0, true, 1e6, false, &d.width, err)) ||
-            (rc = get_double(s, "mesh", "height", 0, true, 1e6, false, &d.height, err)) ||
-            (rc = get_int(s, "mesh", "nx", 2, 4096, &d.nx, err)) ||
-            (rc = get_int(s, "mesh", "ny", 2, 4096, &d.ny, err)) ||
-            (rc = get_enum(s, "mesh", "diagonals", diag, &di, err)) ||
-            (rc = get_enum(s, "mesh", "plane", plane, &pl, err)) ||
-            (rc = get_vec3(s, "mesh", "origin", d.origin, err)))
+        if ((rc = get_double(s, sec, "width", 0, true, 1e6, false, &d.width, err)) ||
+            (rc = get_double(s, sec, "height", 0, true, 1e6, false, &d.height, err)) ||
+            (rc = get_int(s, sec, "nx", 2, 4096, &d.nx, err)) ||
+            (rc = get_int(s, sec, "ny", 2, 4096, &d.ny, err)) ||
+            (rc = get_enum(s, sec, "diagonals", diag, &di, err)) ||
+            (rc = get_enum(s, sec, "plane", plane, &pl, err)) ||
+            (rc = get_vec3(s, sec, "origin", d.origin, err)))
             return rc;
         d.diagonals = di ? WEFT_DIAG_REGULAR : WEFT_DIAG_ALTERNATING;
         d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
-        return weft_mesh_grid(mesh, &d, err);
-    }
-    if (type == ICOSPHERE) {
+        rc = weft_mesh_grid(mesh, &d, err);
+    } else if (type == ICOSPHERE) {
         double radius = 0.25, center[3] = {0, 0, 0};
         int sub = 3;
-        if ((rc = get_double(s, "mesh", "radius", 0, true, 1e6, false, &radius, err)) ||
-            (rc = get_int(s, "mesh", "subdivisions", 0, 6, &sub, err)) ||
-            (rc = get_vec3(s, "mesh", "center", center, err)))
+        if ((rc = get_double(s, sec, "radius", 0, true, 1e6, false, &radius, err)) ||
+            (rc = get_int(s, sec, "subdivisions", 0, 6, &sub, err)) ||
+            (rc = get_vec3(s, sec, "center", center, err)))
             return rc;
-        return weft_mesh_icosphere(mesh, radius, sub, center, err);
-    }
-    if (type == TET_BLOCK) {
+        rc = weft_mesh_icosphere(mesh, radius, sub, center, err);
+    } else if (type == TET_BLOCK) {
         double size[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
         int cells[3] = {4, 4, 4};
-        if ((rc = get_vec3(s, "mesh", "size", size, err)) ||
-            (rc = get_int3(s, "mesh", "cells", 1, 256, cells, err)) ||
-            (rc = get_vec3(s, "mesh", "origin", origin, err)))
+        if ((rc = get_vec3(s, sec, "size", size, err)) ||
+            (rc = get_int3(s, sec, "cells", 1, 256, cells, err)) ||
+            (rc = get_vec3(s, sec, "origin", origin, err)))
             return rc;
         for (int k = 0; k < 3; k++)
             if (!(size[k] > 0 && size[k] <= 1e6))
-                return bad(find_entry(s, "mesh", "size"), err, "%s",
+                return bad(find_entry(s, sec, "size"), err, "%s",
                            "every side must lie in (0, 1e6] m");
-        return weft_mesh_tet_block(mesh, size, cells, origin, err);
+        rc = weft_mesh_tet_block(mesh, size, cells, origin, err);
+    } else {
+        const entry *p = find_entry(s, sec, "path");
+        if (!p) {
+            char what[200];
+            snprintf(what, sizeof what, "type %s needs %s.path", types[type], sec);
+            return bad(find_entry(s, sec, "type"), err, "%s", what);
+        }
+        char path[1024];
+        if (p->value[0] == '/' || !s->dir)
+            snprintf(path, sizeof path, "%s", p->value);
+        else
+            snprintf(path, sizeof path, "%s%s", s->dir, p->value);
+        double scale = 1.0, translate[3] = {0, 0, 0};
+        if ((rc = get_double(s, sec, "scale", 0, true, 1e9, false, &scale, err)) ||
+            (rc = get_vec3(s, sec, "translate", translate, err)))
+            return rc;
+        rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err)
+                         : weft_mesh_read_tetgen(mesh, path, err);
+        /* A positive scale and a translation keep orientation, closedness and topology. */
+        for (int i = 0; rc == WEFT_OK && i < mesh->nv; i++)
+            for (int k = 0; k < 3; k++)
+                mesh->x[3 * i + k] = scale * mesh->x[3 * i + k] + translate[k];
     }
-    const entry *p = find_entry(s, "mesh", "path");
-    if (!p) {
-        const entry *t = find_entry(s, "mesh", "type");
-        return bad(t, err, "%s", type == OBJ ? "type obj needs mesh.path"
-                                             : "type tetgen needs mesh.path");
-    }
-    char path[1024];
-    if (p->value[0] == '/' || !s->dir)
-        snprintf(path, sizeof path, "%s", p->value);
-    else
-        snprintf(path, sizeof path, "%s%s", s->dir, p->value);
-    double scale = 1.0, translate[3] = {0, 0, 0};
-    if ((rc = get_double(s, "mesh", "scale", 0, true, 1e9, false, &scale, err)) ||
-        (rc = get_vec3(s, "mesh", "translate", translate, err)))
-        return rc;
-    rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err) : weft_mesh_read_tetgen(mesh, path, err);
     if (rc) return rc;
-    /* A positive scale and a translation keep orientation, closedness and topology. */
-    for (int i = 0; i < mesh->nv; i++)
-        for (int k = 0; k < 3; k++) mesh->x[3 * i + k] = scale * mesh->x[3 * i + k] + translate[k];
+    /* Rest shape of triangle energies: the material coordinates (uv, in metres) or the
+     * rest positions. A grid's uv is its flat layout, so both agree there and uv also
+     * fixes the warp/weft axes; an OBJ's vt are often texture coordinates in [0, 1], not
+     * metres, so OBJ meshes use their positions unless the scene asks for uv. */
+    *use_uv = shape == 2 || (shape == 0 && type == GRID);
+    if (*use_uv && !(mesh->nuv > 0 && mesh->tri_uv)) {
+        weft_mesh_free(mesh);
+        return bad(find_entry(s, sec, "rest_shape"), err, "%s",
+                   "rest_shape = uv needs material coordinates (vt lines in the OBJ file)");
+    }
     return WEFT_OK;
 }
 
-/* Adds one pin group (a [pins] or [pins.NAME] section) to the model. */
+/* Records the rest shape of part's triangles (appended after those of earlier parts). */
+static int add_rest_shape(rest_shape *rs, int nt_before, const weft_mesh *pm, bool use_uv,
+                          weft_error *err) {
+    size_t nt = (size_t)nt_before + (size_t)pm->nt;
+    double *uv = realloc(rs->uv, (nt > 0 ? 6 * nt : 1) * sizeof *uv);
+    if (uv) rs->uv = uv;
+    unsigned char *on = realloc(rs->on, nt > 0 ? nt : 1);
+    if (on) rs->on = on;
+    if (!uv || !on) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    for (int t = 0; t < pm->nt; t++) {
+        size_t g = (size_t)nt_before + (size_t)t;
+        on[g] = use_uv;
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 2; k++)
+                uv[6 * g + 2 * a + k] = use_uv ? pm->uv[2 * pm->tri_uv[3 * t + a] + k] : 0.0;
+    }
+    return WEFT_OK;
+}
+
+/* Reads a part's velocity and (for a [mesh.NAME] part) density into p. */
+static int read_part_keys(const weft_scene *s, const char *sec, weft_part *p, weft_error *err) {
+    int rc = get_vec3(s, sec, "velocity", p->velocity, err);
+    if (rc) return rc;
+    if (strcmp(sec, "mesh") == 0) {
+        const entry *d = find_entry(s, "mesh", "density");
+        if (d)
+            return bad(d, err, "%s", "the primary mesh takes material.density; density "
+                       "overrides it for a [mesh.NAME] part");
+        return WEFT_OK;
+    }
+    return get_double(s, sec, "density", 0, true, 1e6, false, &p->density, err);
+}
+
+/* Builds the model's mesh and its parts: [mesh], then each [mesh.NAME] in file order,
+ * each appended as a separate connected component (a part's own topology is checked by
+ * its generator or reader, with file:line for an OBJ, before it is appended), then one
+ * topology build over the union. Fills m->parts and the rest shape of every triangle. */
+static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_error *err) {
+    /* The part sections, by their first entry. */
+    int nparts = 1;
+    for (int i = 0; i < s->n; i++) {
+        const char *sec = s->e[i].section;
+        nparts += strncmp(sec, "mesh.", 5) == 0 && first_entry(s, sec) == &s->e[i];
+    }
+    m->parts = calloc((size_t)nparts, sizeof *m->parts);
+    if (!m->parts) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    m->nparts = 1;
+    weft_mesh *mesh = &m->mesh;
+    bool use_uv;
+    int rc = build_part_mesh(s, "mesh", mesh, &use_uv, err);
+    if (rc) return rc;
+    weft_part *p0 = &m->parts[0];
+    *p0 = (weft_part){.first = 0, .nv = mesh->nv, .first_tri = 0, .nt = mesh->nt,
+                      .grid_nx = mesh->grid_nx, .grid_ny = mesh->grid_ny,
+                      .density = m->material.density};
+    if ((rc = read_part_keys(s, "mesh", p0, err)) ||
+        (rc = add_rest_shape(rs, 0, mesh, use_uv, err)))
+        return rc;
+    if (nparts == 1) return WEFT_OK; /* the mesh as its generator or reader made it */
+
+    for (int i = 0; i < s->n; i++) {
+        const char *sec = s->e[i].section;
+        if (strncmp(sec, "mesh.", 5) != 0 || first_entry(s, sec) != &s->e[i]) continue;
+        if (mesh->ntet > 0)
+            return bad(find_entry(s, "mesh", "type"), err, "%s",
+                       "a tetrahedral mesh cannot be combined with [mesh.NAME] parts");
+        weft_part *p = &m->parts[m->nparts];
+        if (strlen(sec + 5) >= sizeof p->name)
+            return bad(&s->e[i], err, "%s", "the part's name is longer than 63 characters");
+        weft_mesh pm = {0};
+        if ((rc = build_part_mesh(s, sec, &pm, &use_uv, err))) {
+            weft_mesh_free(&pm);
+            return rc;
+        }
+        snprintf(p->name, sizeof p->name, "%s", sec + 5);
+        p->first = mesh->nv, p->nv = pm.nv, p->first_tri = mesh->nt, p->nt = pm.nt;
+        p->grid_nx = pm.grid_nx, p->grid_ny = pm.grid_ny;
+        p->density = m->material.density;
+        if (!(rc = read_part_keys(s, sec, p, err)) &&
+            !(rc = add_rest_shape(rs, mesh->nt, &pm, use_uv, err)))
+            rc = weft_mesh_append(mesh, &pm, err);
+        weft_mesh_free(&pm);
+        if (rc) return rc;
+        m->nparts++;
+    }
+    /* Disjoint components of meshes that passed their own checks pass again: this
+     * derives the union's edges, hinges and boundary. */
+    return weft_mesh_build_topology(mesh, "mesh", err);
+}
+
+/* The part a pin group's `mesh` key names (the primary [mesh] without the key); NULL with
+ * the error in err if there is no such part. */
+static const weft_part *pin_part(const weft_scene *s, const char *section, const weft_model *m,
+                                 weft_error *err) {
+    const entry *e = find_entry(s, section, "mesh");
+    if (!e) return &m->parts[0];
+    for (int p = 1; p < m->nparts; p++)
+        if (strcmp(m->parts[p].name, e->value) == 0) return &m->parts[p];
+    char list[160] = "";
+    for (int p = 1; p < m->nparts; p++) {
+        strncat(list, p > 1 ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, m->parts[p].name, sizeof list - strlen(list) - 1);
+    }
+    char full[290];
+    if (m->nparts > 1)
+        snprintf(full, sizeof full, "no part '%.60s' (the [mesh.NAME] parts are: %s)", e->value,
+                 list);
+    else
+        snprintf(full, sizeof full, "no part '%.60s' (the scene has no [mesh.NAME] parts)",
+                 e->value);
+    bad(e, err, "%s", full);
+    return NULL;
+}
+
+/* Adds one pin group (a [pins] or [pins.NAME] section) to the model. Indices, corners and
+ * edges are those of the part its `mesh` key names (the primary [mesh] by default); a box
+ * holds the vertices of that part when the key is given, else of every part. */
 static int build_pins(const weft_scene *s, const char *section, weft_model *m, weft_error *err) {
     static const char *const motions[] = {"fixed", "translate", "rotate", NULL};
     weft_pin_path path = {0};
@@ -658,7 +823,11 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     paths[id] = path;
 
     const weft_mesh *mesh = &m->mesh;
-    int nx = mesh->grid_nx, ny = mesh->grid_ny;
+    const weft_part *part = pin_part(s, section, m, err);
+    if (!part) return WEFT_ERR_INPUT;
+    const int nx = part->grid_nx, ny = part->grid_ny, first = part->first;
+    char part_sec[80]; /* "mesh" or "mesh.NAME", for messages */
+    snprintf(part_sec, sizeof part_sec, "%s%s", part->name[0] ? "mesh." : "mesh", part->name);
     const entry *e;
     if ((e = find_entry(s, section, "vertices"))) {
         char *buf = dupstr(e->value), *save = NULL;
@@ -669,13 +838,13 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
             long i = strtol(tok, &end, 10);
             if (*end || end == tok || errno) {
                 rc = bad(e, err, "'%s' is not a vertex index", tok);
-            } else if (i < 0 || i >= m->n) {
-                char msg[128];
-                snprintf(msg, sizeof msg, "vertex index %ld out of range (mesh has %d vertices, "
-                         "indices from 0)", i, m->n);
+            } else if (i < 0 || i >= part->nv) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "vertex index %ld out of range (%s has %d vertices, "
+                         "indices from 0)", i, part_sec, part->nv);
                 rc = bad(e, err, "%s", msg);
             } else {
-                m->pin[i] = id;
+                m->pin[first + i] = id;
                 continue;
             }
             free(buf);
@@ -690,7 +859,9 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     if (has_box) {
         int count = 0;
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (int i = 0; i < m->n; i++) {
+        const bool one_part = find_entry(s, section, "mesh") != NULL;
+        const int begin = one_part ? first : 0, end = one_part ? first + part->nv : m->n;
+        for (int i = begin; i < end; i++) {
             const double *x = &mesh->x[3 * i];
             bool inside = true;
             for (int k = 0; k < 3; k++) {
@@ -700,9 +871,10 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
             if (inside) m->pin[i] = id, count++;
         }
         if (count == 0) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "the box holds no vertex (the mesh spans x [%g, %g], "
-                     "y [%g, %g], z [%g, %g] m)", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
+            char msg[290];
+            snprintf(msg, sizeof msg, "the box holds no vertex (the %s spans x [%g, %g], "
+                     "y [%g, %g], z [%g, %g] m)", one_part ? part_sec : "mesh", lo[0], hi[0],
+                     lo[1], hi[1], lo[2], hi[2]);
             return bad(find_entry(s, section, "box"), err, "%s", msg);
         }
     }
@@ -713,7 +885,12 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
         const char *key = pass ? "edges" : "corners";
         const char *const *names = pass ? edge_names : corner_names;
         if (!(e = find_entry(s, section, key))) continue;
-        if (nx == 0) return bad(e, err, "%s", "named corners and edges need a grid mesh");
+        if (nx == 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "named corners and edges need a grid mesh (%s is not one)",
+                     part_sec);
+            return bad(e, err, "%s", msg);
+        }
         char *buf = dupstr(e->value), *save = NULL;
         if (!buf) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
@@ -731,13 +908,13 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
             }
             if (!pass) { /* corner: (i, j) with i along u (width), j along v (height) */
                 int i = (which & 1) ? nx - 1 : 0, j = (which & 2) ? ny - 1 : 0;
-                m->pin[i + j * nx] = id;
+                m->pin[first + i + j * nx] = id;
             } else if (which < 2) { /* bottom (j = 0) or top (j = ny - 1) row */
                 int j = which ? ny - 1 : 0;
-                for (int i = 0; i < nx; i++) m->pin[i + j * nx] = id;
+                for (int i = 0; i < nx; i++) m->pin[first + i + j * nx] = id;
             } else { /* left (i = 0) or right (i = nx - 1) column */
                 int i = which == 3 ? nx - 1 : 0;
-                for (int j = 0; j < ny; j++) m->pin[i + j * nx] = id;
+                for (int j = 0; j < ny; j++) m->pin[first + i + j * nx] = id;
             }
         }
         free(buf);
@@ -745,10 +922,13 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     return WEFT_OK;
 }
 
+/* Adds the collider of a [collider.NAME] section: a plane, sphere or axis-aligned box, at
+ * rest or translating with its velocity. */
 static int build_collider(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
-    static const char *const kinds[] = {"plane", "sphere", NULL};
-    weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .friction = 0.3, .restitution = 0.0};
+    static const char *const kinds[] = {"plane", "sphere", "box", NULL};
+    weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .half_extents = {0.5, 0.5, 0.5},
+                       .friction = 0.3, .restitution = 0.0};
     snprintf(c.name, sizeof c.name, "%s", section + 9);
     const entry *te = find_entry(s, section, "type");
     if (!te) {
@@ -758,7 +938,7 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
                 te = &s->e[i];
                 break;
             }
-        return bad(te, err, "%s", "collider needs a type (plane or sphere)");
+        return bad(te, err, "%s", "collider needs a type (plane, sphere or box)");
     }
     int kind = 0, rc;
     if ((rc = get_enum(s, section, "type", kinds, &kind, err)) ||
@@ -767,9 +947,15 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
         (rc = get_vec3(s, section, "center", c.center, err)) ||
         (rc = get_double(s, section, "radius", 0, true, 1e9, false, &c.radius, err)) ||
         (rc = get_double(s, section, "friction", 0, false, 100, false, &c.friction, err)) ||
-        (rc = get_double(s, section, "restitution", 0, false, 1, false, &c.restitution, err)))
+        (rc = get_double(s, section, "restitution", 0, false, 1, false, &c.restitution, err)) ||
+        (rc = get_vec3(s, section, "velocity", c.velocity, err)) ||
+        (rc = get_vec3(s, section, "half_extents", c.half_extents, err)))
         return rc;
-    c.kind = kind ? WEFT_COLLIDER_SPHERE : WEFT_COLLIDER_PLANE;
+    c.kind = kind == 2 ? WEFT_COLLIDER_BOX : kind ? WEFT_COLLIDER_SPHERE : WEFT_COLLIDER_PLANE;
+    for (int k = 0; k < 3; k++)
+        if (!(c.half_extents[k] > 0.0 && c.half_extents[k] <= 1e9))
+            return bad(find_entry(s, section, "half_extents"), err, "%s",
+                       "every half extent must lie in (0, 1e9] m");
     double len = sqrt(c.normal[0] * c.normal[0] + c.normal[1] * c.normal[1] +
                       c.normal[2] * c.normal[2]);
     if (!(len > 0)) return bad(find_entry(s, section, "normal"), err, "%s", "normal is zero");
@@ -799,9 +985,9 @@ static bool registered(const weft_energy_type *const *reg, const char *name) {
 /* Creates one term of `type` over the mesh's edges, hinges, triangles or tetrahedra.
  * Edges get a third of each adjacent triangle's rest area (the shares sum to the mesh's
  * area), hinges the full area of their two triangles (Grinspun 2003's Ā); triangles get
- * their material coordinates when the mesh has them. */
+ * their material coordinates where their part's rest shape is uv. */
 static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_params p,
-                      const double *tri_areas, bool use_uv, weft_error *err) {
+                      const double *tri_areas, const rest_shape *rs, weft_error *err) {
     const weft_mesh *mesh = &m->mesh;
     int n = 0;
     switch (type->kind) {
@@ -821,7 +1007,7 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
     m->nterms++;
     for (int i = 0; i < n; i++) {
         weft_element *e = &t->elem[i];
-        double xe[3 * WEFT_ELEM_MAXV], uv[6];
+        double xe[3 * WEFT_ELEM_MAXV];
         const int *v = NULL;
         p.area = 0.0;
         p.uv = NULL;
@@ -840,11 +1026,7 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
         case WEFT_ELEM_TRIANGLE:
             v = &mesh->tri[3 * i];
             p.area = tri_areas[i];
-            if (use_uv) {
-                for (int a = 0; a < 3; a++)
-                    for (int k = 0; k < 2; k++) uv[2 * a + k] = mesh->uv[2 * mesh->tri_uv[3 * i + a] + k];
-                p.uv = uv;
-            }
+            if (rs->on[i]) p.uv = &rs->uv[6 * (size_t)i];
             break;
         default: v = &mesh->tet[4 * i]; break;
         }
@@ -869,21 +1051,8 @@ typedef struct term_role {
 
 /* Builds the energy terms the [material] section names. "none" leaves a role empty. */
 static int build_terms(const weft_scene *s, const weft_energy_type *const *registry,
-                       weft_model *m, const double *tri_areas, weft_error *err) {
-    /* Rest shape of triangle energies: the material coordinates (uv, in metres) or the
-     * rest positions. A grid's uv is its flat layout, so both agree there and uv also
-     * fixes the warp/weft axes; an OBJ's vt are often texture coordinates in [0, 1], not
-     * metres, so OBJ meshes use their positions unless the scene asks for uv. */
-    static const char *const shapes[] = {"auto", "positions", "uv", NULL};
-    int shape = 0, rc0;
-    if ((rc0 = get_enum(s, "mesh", "rest_shape", shapes, &shape, err))) return rc0;
-    const entry *mt = find_entry(s, "mesh", "type");
-    bool is_grid = !mt || strcmp(mt->value, "grid") == 0;
-    bool use_uv = shape == 2 || (shape == 0 && is_grid);
-    if (use_uv && !(m->mesh.nuv > 0 && m->mesh.tri_uv))
-        return bad(find_entry(s, "mesh", "rest_shape"), err, "%s",
-                   "rest_shape = uv needs material coordinates (vt lines in the OBJ file)");
-
+                       weft_model *m, const double *tri_areas, const rest_shape *rs,
+                       weft_error *err) {
     const weft_material *mat = &m->material;
     bool volumetric = m->mesh.ntet > 0;
     m->stretch_term = m->bending_term = m->volume_term = m->fiber_term = -1;
@@ -919,7 +1088,7 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
                                 .fiber = {mat->fiber[0], mat->fiber[1], mat->fiber[2]},
                                 .fiber_stiffness = mat->fiber_stiffness};
         *roles[r].slot = m->nterms;
-        int rc = build_term(m, type, p, tri_areas, use_uv, err);
+        int rc = build_term(m, type, p, tri_areas, rs, err);
         if (rc) return rc;
     }
     return WEFT_OK;
@@ -1040,11 +1209,13 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
 
     if ((rc = read_solvers(s, m, err))) return rc;
     if ((rc = read_collision(s, m, err))) return rc;
-    if ((rc = build_mesh(s, &m->mesh, err))) goto fail;
+    rest_shape rs = {0};
+    if ((rc = build_mesh(s, m, &rs, err))) goto fail;
     const weft_mesh *mesh = &m->mesh;
     /* Density is per area for surfaces and per volume for solids: a solid scene that does
      * not give it gets water's 1000 kg/m^3, not the cloth default. */
     if (mesh->ntet > 0 && !find_entry(s, "material", "density")) m->material.density = 1000.0;
+    m->parts[0].density = m->material.density;
     m->n = mesh->nv;
     size_t n3 = 3 * (size_t)m->n;
     m->x = malloc(n3 * sizeof *m->x);
@@ -1063,13 +1234,17 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     memcpy(m->x_start, mesh->x, n3 * sizeof *m->x);
     for (int i = 0; i < m->n; i++) m->pin[i] = -1;
 
-    /* Lumped masses (Müller 2006 §4.1): a third of each adjacent triangle's mass, or for a
-     * tetrahedral mesh a quarter of each adjacent tetrahedron's, m_i = Σ ρ V_t / 4. */
-    for (int t = 0; t < mesh->nt; t++) {
-        areas[t] = tri_area(mesh->x, &mesh->tri[3 * t]);
-        if (mesh->ntet == 0)
-            for (int a = 0; a < 3; a++)
-                m->mass[mesh->tri[3 * t + a]] += m->material.density * areas[t] / 3.0;
+    /* Lumped masses (Müller 2006 §4.1): a third of each adjacent triangle's mass, with the
+     * density of the triangle's part, or for a tetrahedral mesh a quarter of each adjacent
+     * tetrahedron's, m_i = Σ ρ V_t / 4. */
+    for (int p = 0; p < m->nparts; p++) {
+        const weft_part *pt = &m->parts[p];
+        for (int t = pt->first_tri; t < pt->first_tri + pt->nt; t++) {
+            areas[t] = tri_area(mesh->x, &mesh->tri[3 * t]);
+            if (mesh->ntet == 0)
+                for (int a = 0; a < 3; a++)
+                    m->mass[mesh->tri[3 * t + a]] += pt->density * areas[t] / 3.0;
+        }
     }
     for (int t = 0; t < mesh->ntet; t++) {
         double mt = m->material.density * weft_mesh_tet_volume(mesh, NULL, t);
@@ -1093,13 +1268,20 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
             if (!strcmp(s->e[j].section, sec)) seen = true;
         if (!seen) rc = build_collider(s, sec, m, err);
     }
-    for (int i = 0; i < m->n; i++) {
-        if (!(m->mass[i] > 0.0) && m->pin[i] < 0) {
-            rc = weft_fail(err, WEFT_ERR_INPUT, "mesh: vertex %d belongs to no %s", i,
-                           mesh->ntet > 0 ? "tetrahedron" : "triangle");
-            break;
+    for (int p = 0; p < m->nparts && rc == WEFT_OK; p++) {
+        const weft_part *pt = &m->parts[p];
+        for (int i = pt->first; i < pt->first + pt->nv; i++) {
+            if (!(m->mass[i] > 0.0) && m->pin[i] < 0) {
+                rc = weft_fail(err, WEFT_ERR_INPUT, "mesh%s%s: vertex %d belongs to no %s",
+                               pt->name[0] ? "." : "", pt->name, i - pt->first,
+                               mesh->ntet > 0 ? "tetrahedron" : "triangle");
+                break;
+            }
+            m->w[i] = m->pin[i] >= 0 ? 0.0 : 1.0 / m->mass[i];
+            /* Free vertices start with their part's velocity; pinned ones follow their path. */
+            if (m->pin[i] < 0)
+                for (int k = 0; k < 3; k++) m->v[3 * i + k] = pt->velocity[k];
         }
-        m->w[i] = m->pin[i] >= 0 ? 0.0 : 1.0 / m->mass[i];
     }
     if (rc) {
         free(areas);
@@ -1107,7 +1289,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     }
 
     /* The physical model: membrane, bending, volume and fibre terms. */
-    rc = build_terms(s, registry, m, areas, err);
+    rc = build_terms(s, registry, m, areas, &rs, err);
     free(areas);
     if (rc) goto fail;
 
@@ -1117,8 +1299,10 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
                  "the balloon constraint needs a closed mesh");
         goto fail;
     }
+    rest_shape_free(&rs);
     return WEFT_OK;
 fail:
+    rest_shape_free(&rs);
     weft_model_free(m);
     return rc;
 }

@@ -100,6 +100,10 @@ int weft_mesh_grid(weft_mesh *m, const weft_grid_desc *d, weft_error *err);
 int weft_mesh_icosphere(weft_mesh *m, double radius, int subdivisions, const double center[3],
                         weft_error *err);
 
+/* Appends src to dst as a separate connected component (see mesh.c for what is kept);
+ * dst's topology is cleared and must be rebuilt with weft_mesh_build_topology. */
+int weft_mesh_append(weft_mesh *dst, const weft_mesh *src, weft_error *err);
+
 /* Reads a Wavefront OBJ triangle mesh (v, vt, f; polygons are rejected with file:line). */
 int weft_mesh_read_obj(weft_mesh *m, const char *path, weft_error *err);
 
@@ -226,21 +230,34 @@ typedef struct weft_term {
 /* Colliders and pins                                                              */
 /* ------------------------------------------------------------------------------ */
 
-typedef enum { WEFT_COLLIDER_PLANE, WEFT_COLLIDER_SPHERE } weft_collider_kind;
+typedef enum { WEFT_COLLIDER_PLANE, WEFT_COLLIDER_SPHERE, WEFT_COLLIDER_BOX } weft_collider_kind;
 
-/* A static obstacle. Plane: points p with (p - point)·normal >= 0 are outside. */
+/* An obstacle, static or translating with constant velocity u: its reference point (the
+ * plane's point, the sphere's or box's centre) is p0 + u t at time t, p0 the value below.
+ * Plane: points p with (p - point)·normal >= 0 are outside. Box: axis-aligned. */
 typedef struct weft_collider {
     char name[64];
     weft_collider_kind kind;
     double point[3], normal[3]; /* plane: a point on it (m) and unit outward normal */
-    double center[3], radius;   /* sphere: centre (m) and radius (m) */
+    double center[3], radius;   /* sphere: centre (m) and radius (m); box: centre (m) */
+    double half_extents[3];     /* box: half its size along x, y, z (m), each > 0 */
+    double velocity[3];         /* u, m/s; (0, 0, 0) for a static obstacle */
     double friction;            /* Coulomb coefficient μ >= 0 (dimensionless) */
     double restitution;         /* e in [0, 1] */
 } weft_collider;
 
-/* Signed distance of p from collider c (m), with the outward normal at the closest
- * surface point in n (may be NULL). */
+/* Signed distance of p from collider c where it stands at t = 0 (m), with the outward
+ * normal at the closest surface point in n (may be NULL). */
 double weft_collider_distance(const weft_collider *c, const double p[3], double n[3]);
+
+/* Signed distance of p from collider c at time t (s), m, with the outward normal in n (may
+ * be NULL): the distance of p - u t from the collider at t = 0. A static collider gives
+ * exactly weft_collider_distance's values at every t. */
+double weft_collider_distance_at(const weft_collider *c, const double p[3], double t,
+                                 double n[3]);
+
+/* True when c moves (a non-zero velocity). */
+bool weft_collider_moving(const weft_collider *c);
 
 typedef enum { WEFT_PIN_FIXED, WEFT_PIN_TRANSLATE, WEFT_PIN_ROTATE } weft_pin_motion;
 
@@ -312,12 +329,23 @@ typedef struct weft_collision_settings {
                                        step (O(nt²); default false) */
 } weft_collision_settings;
 
+/* One mesh of a scene: the primary [mesh] or a [mesh.NAME] part, a connected block of the
+ * model's vertices and triangles. */
+typedef struct weft_part {
+    char name[64];        /* NAME of [mesh.NAME]; "" for the primary [mesh] */
+    int first, nv;        /* its vertices: first .. first + nv - 1 of the model */
+    int first_tri, nt;    /* its triangles: first_tri .. first_tri + nt - 1 of the mesh */
+    int grid_nx, grid_ny; /* a grid's layout, local vertex (i, j) = i + j*grid_nx; 0 if none */
+    double density;       /* kg/m^2 for its triangles' lumped masses (kg/m^3 for a solid) */
+    double velocity[3];   /* initial velocity of its free vertices, m/s */
+} weft_part;
+
 /* Most energy terms a model holds (membrane, bending, volume, fibre, two contact terms, spare). */
 #define WEFT_MAX_TERMS 8
 
 /* The simulated system: mesh, state, terms of the energy, pins, colliders. */
 typedef struct weft_model {
-    weft_mesh mesh;
+    weft_mesh mesh;     /* every part of the scene, as one mesh of separate components */
     int n;              /* vertices (= mesh.nv) */
     double *x;          /* positions, 3n, m */
     double *v;          /* velocities, 3n, m/s */
@@ -344,6 +372,9 @@ typedef struct weft_model {
     int fiber_term;      /* index of the anisotropic fibre term, -1 if none */
     int ncolliders;
     weft_collider *colliders;
+    int nparts;
+    weft_part *parts;   /* the scene's meshes in mesh order: [mesh] first, then each
+                           [mesh.NAME] in file order; at least one */
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */
     char scene_name[128];
     char solvers[256];  /* [scene] solvers: the solvers that suit the scene, which experiments

@@ -95,14 +95,13 @@ static bool solve3(const double A[9], const double b[3], double x[3]) {
     return true;
 }
 
-/* §3.5: x_cm, v_cm, L = Σ r_i × m_i v_i, I = Σ m_i r̃_i r̃_iᵀ, ω = I⁻¹ L,
- * Δv_i = v_cm + ω × r_i − v_i, v_i ← v_i + k Δv_i. Only free vertices take part:
- * a pinned vertex's velocity is scripted. */
-void pbd_damp_velocities(const weft_model *m, double *v, double k) {
-    if (!(k > 0.0)) return;
+/* §3.5 on the vertices first .. end - 1: x_cm, v_cm, L = Σ r_i × m_i v_i,
+ * I = Σ m_i r̃_i r̃_iᵀ, ω = I⁻¹ L, Δv_i = v_cm + ω × r_i − v_i, v_i ← v_i + k Δv_i. Only
+ * free vertices take part: a pinned vertex's velocity is scripted. */
+static void damp_range(const weft_model *m, double *v, double k, int first, int end) {
     const double *x = m->x;
     double M = 0.0, xc[3] = {0, 0, 0}, vc[3] = {0, 0, 0};
-    for (int i = 0; i < m->n; i++) {
+    for (int i = first; i < end; i++) {
         if (m->w[i] == 0.0) continue;
         double mi = m->mass[i];
         M += mi;
@@ -111,7 +110,7 @@ void pbd_damp_velocities(const weft_model *m, double *v, double k) {
     if (!(M > 0.0)) return;
     for (int c = 0; c < 3; c++) xc[c] /= M, vc[c] /= M;
     double L[3] = {0, 0, 0}, I[9] = {0};
-    for (int i = 0; i < m->n; i++) {
+    for (int i = first; i < end; i++) {
         if (m->w[i] == 0.0) continue;
         double mi = m->mass[i];
         double r[3] = {x[3 * i] - xc[0], x[3 * i + 1] - xc[1], x[3 * i + 2] - xc[2]};
@@ -126,13 +125,27 @@ void pbd_damp_velocities(const weft_model *m, double *v, double k) {
     }
     double w[3] = {0, 0, 0};
     if (!solve3(I, L, w)) w[0] = w[1] = w[2] = 0.0; /* collinear set: no rotation to keep */
-    for (int i = 0; i < m->n; i++) {
+    for (int i = first; i < end; i++) {
         if (m->w[i] == 0.0) continue;
         double r[3] = {x[3 * i] - xc[0], x[3 * i + 1] - xc[1], x[3 * i + 2] - xc[2]};
         double wr[3] = {w[1] * r[2] - w[2] * r[1], w[2] * r[0] - w[0] * r[2],
                         w[0] * r[1] - w[1] * r[0]};
         for (int c = 0; c < 3; c++) v[3 * i + c] += k * (vc[c] + wr[c] - v[3 * i + c]);
     }
+}
+
+/* §3.5 for each part of the scene on its own: the paper damps one object towards its
+ * rigid motion, and two pieces of cloth that do not touch are two objects (damped as one,
+ * a falling piece would be dragged towards the other's velocity). A model without
+ * recorded parts is one object. */
+void pbd_damp_velocities(const weft_model *m, double *v, double k) {
+    if (!(k > 0.0)) return;
+    if (m->nparts == 0) {
+        damp_range(m, v, k, 0, m->n);
+        return;
+    }
+    for (int p = 0; p < m->nparts; p++)
+        damp_range(m, v, k, m->parts[p].first, m->parts[p].first + m->parts[p].nv);
 }
 
 /* First t in [0, 1] where the segment x + t (p − x) enters the sphere (center, R);
@@ -165,7 +178,12 @@ static bool ray_sphere(const double x[3], const double p[3], const double center
  * largest predicted move of any vertex, not the vertex's own: neighbours can drag a
  * slow vertex about as far as they move themselves (a cloth whose edge stops on the
  * sphere pulls the rest in). For a sphere, the constraint is its tangent plane, whose
- * outside lies entirely outside the sphere. */
+ * outside lies entirely outside the sphere.
+ * A moving collider is met where it stands: x against the collider at t, p against it at
+ * t + h, and the ray test in its frame (x − u t → p − u (t + h)); q is a point of its
+ * surface at t + h, where p lives, and the band adds the collider's travel |u| h. A box
+ * gets the static constraint (closest point of p), like a plane, so a box thinner than a
+ * step's relative motion can be crossed. */
 static void generate_contacts(pbd_state *st, const weft_model *m) {
     st->ncontact = 0;
     if (m->ncolliders == 0) return; /* no colliders: nothing to scan */
@@ -182,17 +200,31 @@ static void generate_contacts(pbd_state *st, const weft_model *m) {
         const double *x = &m->x[3 * i], *p = &st->p[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
+            const bool moving = weft_collider_moving(col);
+            const double t0 = m->t, t1 = m->t + m->dt;
+            /* The band grows by the collider's own travel u h: what counts is the motion
+             * relative to it (a resting vertex that a fast obstacle sweeps past in one
+             * step ends far from it, but crossed it). */
+            const double *u = col->velocity;
+            const double reach =
+                moving ? move + m->dt * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) : move;
             double np[3], nx[3];
-            double dp = weft_collider_distance(col, p, np) - margin;
-            if (dp >= move + margin) continue; /* far away: no constraint this step */
-            double dx = weft_collider_distance(col, x, nx) - margin;
+            double dp = weft_collider_distance_at(col, p, t1, np) - margin;
+            if (dp >= reach + margin) continue; /* far away: no constraint this step */
+            double dx = weft_collider_distance_at(col, x, t0, nx) - margin;
             pbd_contact *ct = &st->contact[st->ncontact++];
             ct->i = i;
             ct->collider = c;
+            /* x and p in the collider's frame (themselves for a static collider). */
+            double xr[3], pr[3];
+            for (int k = 0; k < 3; k++) {
+                xr[k] = moving ? x[k] - u[k] * t0 : x[k];
+                pr[k] = moving ? p[k] - u[k] * t1 : p[k];
+            }
             double t;
             if (col->kind == WEFT_COLLIDER_SPHERE && dx >= 0.0 &&
-                ray_sphere(x, p, col->center, col->radius + margin, &t)) {
-                for (int k = 0; k < 3; k++) ct->q[k] = x[k] + t * (p[k] - x[k]);
+                ray_sphere(xr, pr, col->center, col->radius + margin, &t)) {
+                for (int k = 0; k < 3; k++) ct->q[k] = xr[k] + t * (pr[k] - xr[k]);
                 double len = 0.0;
                 for (int k = 0; k < 3; k++) {
                     ct->n[k] = ct->q[k] - col->center[k];
@@ -200,16 +232,20 @@ static void generate_contacts(pbd_state *st, const weft_model *m) {
                 }
                 len = sqrt(len);
                 for (int k = 0; k < 3; k++) ct->n[k] /= len;
+                if (moving) /* back to the world frame at t + h */
+                    for (int k = 0; k < 3; k++) ct->q[k] += u[k] * t1;
             } else {
-                /* Plane: entry point and closest point give the same constraint. */
+                /* Plane: entry point and closest point give the same constraint; a box, or
+                 * a sphere the ray does not enter, takes the closest point of p. */
                 for (int k = 0; k < 3; k++) {
                     ct->n[k] = np[k];
                     ct->q[k] = p[k] - dp * np[k];
                 }
             }
-            /* Normal velocity of the motion x → p, for restitution in line 16. */
+            /* Normal velocity of the motion x → p relative to the collider, for
+             * restitution in line 16. */
             double vn = 0.0;
-            for (int k = 0; k < 3; k++) vn += (p[k] - x[k]) * ct->n[k];
+            for (int k = 0; k < 3; k++) vn += (pr[k] - xr[k]) * ct->n[k];
             ct->vn_before = vn / m->dt;
         }
     }
@@ -294,7 +330,9 @@ void pbd_end_step(pbd_state *st, weft_model *m) {
     }
     /* (16) velocity update of colliding vertices: restitution along n (the normal
      * velocity becomes at least −e times the incoming one) and Coulomb friction on the
-     * tangential part, bounded by μ times the normal velocity change (Bridson 2002). */
+     * tangential part, bounded by μ times the normal velocity change (Bridson 2002). All
+     * of it acts on the velocity relative to the collider, v − u, so a moving collider
+     * carries what rests on it. */
     for (int c = 0; c < st->ncontact; c++) {
         const pbd_contact *ct = &st->contact[c];
         const double *x = &m->x[3 * ct->i];
@@ -302,7 +340,9 @@ void pbd_end_step(pbd_state *st, weft_model *m) {
                    (x[2] - ct->q[2]) * ct->n[2];
         if (C > 1e-9) continue; /* not touching its constraint at the end of the step */
         const weft_collider *col = &m->colliders[ct->collider];
-        double *v = &m->v[3 * ct->i];
+        const bool moving = weft_collider_moving(col);
+        double *vw = &m->v[3 * ct->i], v[3];
+        for (int k = 0; k < 3; k++) v[k] = moving ? vw[k] - col->velocity[k] : vw[k];
         double vn = v[0] * ct->n[0] + v[1] * ct->n[1] + v[2] * ct->n[2];
         double vt[3] = {v[0] - vn * ct->n[0], v[1] - vn * ct->n[1], v[2] - vn * ct->n[2]};
         double vn_new = vn;
@@ -311,7 +351,10 @@ void pbd_end_step(pbd_state *st, weft_model *m) {
         double dvn = fabs(vn_new - ct->vn_before);
         double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
         double scale = vt_len > 0.0 ? fmax(0.0, 1.0 - col->friction * dvn / vt_len) : 0.0;
-        for (int k = 0; k < 3; k++) v[k] = vn_new * ct->n[k] + scale * vt[k];
+        for (int k = 0; k < 3; k++) {
+            double vr = vn_new * ct->n[k] + scale * vt[k];
+            vw[k] = moving ? vr + col->velocity[k] : vr;
+        }
     }
     m->t += m->dt;
     st->timers.update += weft_now() - t0;

@@ -77,8 +77,9 @@ void pbd_project_contacts(pbd_state *st, double *p);
  * corrections into dp (3n) when dp != NULL instead of applying them. */
 void pbd_project_balloon(pbd_state *st, const weft_model *m, double *p, double *dp);
 
-/* §3.5: damps velocities v of free vertices towards their rigid-body motion,
- * v_i += k (v_cm + ω × r_i − v_i); conserves linear and angular momentum. */
+/* §3.5: damps velocities v of free vertices towards the rigid-body motion of their part
+ * (each [mesh] or [mesh.NAME] on its own), v_i += k (v_cm + ω × r_i − v_i); conserves
+ * each part's linear and angular momentum. */
 void pbd_damp_velocities(const weft_model *m, double *v, double k_damping);
 
 /* Distance projection (eqs. 10–11) scaled by k: writes corrections for a and b. */

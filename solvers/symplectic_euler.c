@@ -23,6 +23,8 @@
  * friction takes up to μ |Δv_n| off its tangential speed, stopping it if that is all of
  * it (the velocity-level friction of Bridson, Fedkiw & Anderson 2002). The test is
  * discrete (no ray cast): a vertex that crosses a whole collider in one step is missed.
+ * A moving collider is taken where it stands at t + h, and the response acts on the
+ * velocity relative to it, v − u.
  *
  * One inner iteration = the single force evaluation. Iteration 0 is reported at the
  * inertial prediction x_n + h v_n + h² g (pins at t + h), as the PBD solvers report
@@ -61,25 +63,31 @@ static void *se_create(const weft_model *m, weft_error *err) {
     return st;
 }
 
-/* Projects free vertices out of the colliders and updates their velocities (see the
- * file comment). */
-static void resolve_contacts(const weft_model *m, double *x, double *v) {
+/* Projects free vertices out of the colliders as they stand at time t and updates their
+ * velocities (see the file comment). */
+static void resolve_contacts(const weft_model *m, double t, double *x, double *v) {
     for (int i = 0; i < m->n; i++) {
         if (m->w[i] == 0.0) continue;
-        double *xi = &x[3 * i], *vi = &v[3 * i];
+        double *xi = &x[3 * i], *vw = &v[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
+            const bool moving = weft_collider_moving(col);
             double n[3];
-            double d = weft_collider_distance(col, xi, n) - m->contact_margin;
+            double d = weft_collider_distance_at(col, xi, t, n) - m->contact_margin;
             if (!(d < 0.0)) continue;
             for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
+            double vi[3]; /* velocity relative to the collider */
+            for (int k = 0; k < 3; k++) vi[k] = moving ? vw[k] - col->velocity[k] : vw[k];
             double vn = vi[0] * n[0] + vi[1] * n[1] + vi[2] * n[2];
             if (!(vn < 0.0)) continue; /* already leaving: position fix only */
             double vt[3] = {vi[0] - vn * n[0], vi[1] - vn * n[1], vi[2] - vn * n[2]};
             double dvn = (1.0 + col->restitution) * -vn; /* normal speed change, > 0 */
             double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
             double scale = vt_len > 0.0 ? fmax(0.0, 1.0 - col->friction * dvn / vt_len) : 0.0;
-            for (int k = 0; k < 3; k++) vi[k] = -col->restitution * vn * n[k] + scale * vt[k];
+            for (int k = 0; k < 3; k++) {
+                double vr = -col->restitution * vn * n[k] + scale * vt[k];
+                vw[k] = moving ? vr + col->velocity[k] : vr;
+            }
         }
     }
 }
@@ -116,7 +124,7 @@ static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
             xi[k] += h * vi[k];
         }
     }
-    if (m->ncolliders > 0) resolve_contacts(m, x, v);
+    if (m->ncolliders > 0) resolve_contacts(m, m->t + h, x, v);
     m->t += h;
     weft_monitor_iteration(mon, x, 1);
     return WEFT_OK;

@@ -391,6 +391,49 @@ run --scene "$f" --solvers pbd_jacobi
 expect pbd_on_tets "pbd_jacobi" "no tetrahedral constraints"
 
 # --------------------------------------------------------------------------------
+# Several meshes ([mesh.NAME] parts) and moving obstacles
+# --------------------------------------------------------------------------------
+
+f="$tmp/part_unknown.ini"
+printf '[scene]\nname = parts\n[mesh.top]\nnx = 4\nny = 4\n' >"$f"
+printf '[pins.a]\nmesh = tpo\ncorners = top_left\n' >>"$f"
+run --scene "$f"
+expect part_unknown "$f:7: pins.a.mesh" "no part 'tpo'" "top"
+
+f="$tmp/part_tet.ini"
+printf '[scene]\nname = parts\n[mesh.solid]\ntype = tet_block\n' >"$f"
+run --scene "$f"
+expect part_tet_block "$f:4: mesh.solid.type" "a [mesh.NAME] part is a surface"
+
+run --set mesh.extra.type=tetgen
+expect part_tetgen "--set mesh.extra.type=tetgen: mesh.extra.type" "part is a surface"
+
+f="$tmp/part_velocity.ini"
+printf '[scene]\nname = parts\n[mesh.top]\nvelocity = 0 -20\n' >"$f"
+run --scene "$f"
+expect part_velocity_vector "$f:4: mesh.top.velocity" "needs 3 components"
+
+run --set 'mesh.velocity=0 nan 0'
+expect mesh_velocity_nan "mesh.velocity" "not a finite number"
+
+f="$tmp/part_local_index.ini"
+printf '[scene]\nname = parts\n[mesh.top]\nnx = 4\nny = 4\n' >"$f"
+printf '[pins]\nmesh = top\nvertices = 16\n' >>"$f"
+run --scene "$f"
+expect part_local_index "$f:8: pins.vertices" "vertex index 16 out of range" "mesh.top has 16"
+
+f="$tmp/box_half.ini"
+printf '[scene]\nname = box\n[collider.b]\ntype = box\nhalf_extents = 0.5 0 0.5\n' >"$f"
+run --scene "$f"
+expect box_half_extents_zero "$f:5: collider.b.half_extents" "every half extent must lie in (0"
+
+run --set collider.b.type=box --set 'collider.b.half_extents=0.5 -1 0.5'
+expect box_half_extents_negative "collider.b.half_extents" "every half extent"
+
+run --set collider.b.type=sphere --set 'collider.b.velocity=1 2'
+expect collider_velocity_vector "collider.b.velocity" "needs 3 components"
+
+# --------------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------------
 

@@ -10,6 +10,8 @@
 #   tet_scene      a tetrahedral scene runs with the scene's own solver (symplectic_euler)
 #   collisions     [collision] pipeline=bridson: complete <log>.collisions per solver,
 #                  nothing unresolved or intersecting, reproducible counts
+#   collision_scenes  the collision scenes (several meshes, a turning pin) run with the
+#                  default solvers: complete logs, finite rows, the mesh sizes they declare
 #   list_output    list prints the registered solvers, energies and scenes
 #   help           compare --help names every option
 #   plots          figures are real PNGs (skipped without gnuplot)
@@ -327,7 +329,8 @@ list_output)
     [ "$rc" -eq 0 ] || fail "list exited with $rc"
     for want in solver:pbd_gauss_seidel solver:pbd_jacobi solver:symplectic_euler \
         energy:mass_spring energy:dihedral_bending scene:hanging_cloth scene:drape_sphere \
-        scene:balloon scene:tet_beam; do
+        scene:balloon scene:tet_beam scene:cloth_on_cloth scene:twisting_cloth \
+        scene:fast_drop_through_thin_sheet; do
         kind=${want%%:*}
         name=${want#*:}
         line=$(awk -F '\t' -v k="$kind" -v n="$name" \
@@ -396,6 +399,31 @@ EOF
     [ -f "$tmp/cloth/hanging_cloth/symplectic_euler.log" ] &&
         fail "symplectic_euler ran on hanging_cloth without being named"
     [ -f "$tmp/cloth/hanging_cloth/pbd_jacobi.log" ] || fail "default solvers did not run"
+    ;;
+
+collision_scenes)
+    # Each scene with its vertex and triangle counts: the parts add up (24² + 20² and
+    # 32² + 8² vertices, 2 (n - 1)² triangles per n x n grid).
+    for want in "cloth_on_cloth 976 1780" "twisting_cloth 1024 1922" \
+        "fast_drop_through_thin_sheet 1088 2020"; do
+        set -- $want
+        s=$1
+        run_ok "$s" --scene "$s" --steps 4 --no-plot --out "$tmp/out" || continue
+        for solver in pbd_gauss_seidel pbd_jacobi; do
+            log="$tmp/out/$s/$solver.log"
+            if [ ! -f "$log" ]; then
+                fail "$s: no $solver.log"
+                continue
+            fi
+            [ "$(tail -n 1 "$log")" = "# status=complete" ] || fail "$s/$solver: log not complete"
+            grep -qE "^# vertices=$2 .* triangles=$3\$" "$log" ||
+                fail "$s/$solver: metadata does not say vertices=$2 ... triangles=$3"
+            rows=$(grep -vc '^#' "$log")
+            [ "$rows" -eq 44 ] || fail "$s/$solver: $rows data rows, expected 4 x 11"
+            [ "$(nonfinite_rows "$log")" -eq 0 ] || fail "$s/$solver: nan or inf in data rows"
+        done
+        ok "$s ran 4 steps with the default solvers"
+    done
     ;;
 
 help)
