@@ -58,7 +58,7 @@ typedef struct pbd_state {
     bool self;       /* §4.3 self-collision on ([pbd] self_collision) */
     double self_h;   /* thickness h, m ([pbd] self_thickness) */
     weft_spatial_hash *hash;     /* broad phase over the mesh (self-collision only) */
-    weft_collision_pairs pairs;  /* its candidate pairs, reused every step */
+    weft_pairs pairs;            /* its vertex–triangle candidate pairs, reused every step */
     int nself, cap_self;
     pbd_self_contact *self_contact; /* this step's self-collision constraints */
     int threads;
