@@ -6,10 +6,11 @@
  * One inner iteration = one sweep over every constraint in a fixed order:
  * stretch (distance, eqs. 10–11), bending (dihedral, §4.1), balloon (§4.4, eqs. 14–15),
  * self-collision (§4.3, eqs. 12–13; pbd_self.c), then collisions with colliders (§3.4)
- * last so each sweep ends outside every obstacle. Within stretch and
- * within bending, constraints go colour by colour (pbd_order.c), so consecutive
- * projections touch disjoint vertices and do not wait on each other.
- * Passes per step: 3 over vertices (predict, collide, update) + n_s over constraints.
+ * last so each sweep ends outside every obstacle. Within stretch and within bending,
+ * constraints go colour by colour (pbd_order.c), so consecutive projections touch
+ * disjoint vertices and do not wait on each other.
+ * Passes per step: 3 over vertices (predict, collide, update) + n_s over constraints;
+ * with self-collision, collide also hashes the vertices and triangles once.
  * Stiffness: k' = 1 − (1 − k)^(1/n_s) (§3.3). Attachments: w = 0 (§3.6).
  * papers/mueller2006-pbd.md maps every line of Algorithm 1 to code and tests.
  */
