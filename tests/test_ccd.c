@@ -711,18 +711,18 @@ static void tri_tri(void) {
  * vertex are then at least 22 mm apart (0.707 of an edge, less 1 mm), so
  * weft_tri_tri_intersect must say false for every such pair, and true for a triangle
  * that pierces one of them, steeply or at a grazing angle. (Before the fix in
- * seg_tri_3d, 64014 of the 1242240 separated pairs below were reported, and
- * weft_mesh_count_intersections counted some in 35 of the 40 grids.) */
+ * seg_tri_3d, 20321 of the 372672 separated pairs below were reported, and
+ * weft_mesh_count_intersections counted some in 11 of the 12 grids.) */
 static void tri_tri_near_coplanar(void) {
     lcg g = {31};
     long false_pos = 0, checked = 0;
-    for (int trial = 0; trial < 40; trial++) {
+    for (int trial = 0; trial < 12; trial++) {
         weft_mesh grid = {0};
         weft_grid_desc d = {.width = 0.5, .height = 0.25, .nx = 17, .ny = 9,
                             .diagonals = WEFT_DIAG_ALTERNATING, .plane = WEFT_PLANE_XZ};
         weft_error err;
         CHECK(weft_mesh_grid(&grid, &d, &err) == WEFT_OK);
-        double a = 0.3 + 0.0611 * trial, jitter = trial % 2 ? 1e-3 : 0.0;
+        double a = 0.3 + 0.2 * trial, jitter = trial % 2 ? 1e-3 : 0.0;
         double *x = malloc(3 * (size_t)grid.nv * sizeof *x);
         for (int i = 0; i < grid.nv; i++) {
             double u = grid.x[3 * i] + jitter * rnd_in(&g, -0.5, 0.5);
