@@ -33,7 +33,10 @@
  * lie on edges). A segment meets a triangle when its ends are not strictly on one side
  * of the plane and the line through it passes inside the triangle (the three signs
  * orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a) agree); coplanar cases are
- * decided in 2-D, in the coordinate plane onto which the triangle projects largest.
+ * decided in 2-D, in the coordinate plane onto which the triangle projects largest. So
+ * are the cases where those three signs cannot be trusted: an end of the segment on the
+ * plane (the point test), and a zero among the signs (the segment's projection), which
+ * for a segment nearly in the plane does not mean touching.
  */
 #include "weft_geometry.h"
 
@@ -306,13 +309,34 @@ static bool seg_tri_3d(const double *p, const double *q, const double *a, const 
         return seg_tri_2d(p, q, a, b, c, plane_for_normal(n));
     }
     if (sp * sq > 0) return false; /* both ends strictly on one side */
-    /* The segment reaches the plane; its line passes through the closed triangle when
+    double e1[3], e2[3], n[3];
+    geom_sub(b, a, e1);
+    geom_sub(c, a, e2);
+    geom_cross(e1, e2, n);
+    if (sp == 0 || sq == 0) {
+        /* One end on the plane (up to rounding), the other off it: the segment meets the
+         * plane only at that end, so it meets the triangle exactly when that end lies in
+         * it, which is decided in 2-D. (The line test below could not: see there.) */
+        const double *on = sp == 0 ? p : q;
+        return seg_tri_2d(on, on, a, b, c, plane_for_normal(n));
+    }
+    /* The segment crosses the plane; its line passes through the closed triangle when
      * the three signs (proportional to the barycentric coordinates of the crossing
      * point) do not disagree. */
     int s1 = weft_orient3d(p, q, a, b), s2 = weft_orient3d(p, q, b, c),
         s3 = weft_orient3d(p, q, c, a);
     bool neg = s1 < 0 || s2 < 0 || s3 < 0, pos = s1 > 0 || s2 > 0 || s3 > 0;
-    return !(neg && pos);
+    if (neg && pos) return false;
+    if (s1 != 0 && s2 != 0 && s3 != 0) return true;
+    /* A zero sign means either that the line passes through an edge or a corner (the
+     * triangles touch), or that the segment lies so nearly in the plane that the signs
+     * cannot be told from zero, wherever it is: counting the latter as touching would
+     * report triangles that are coplanar but apart (e.g. two triangles of a flat cloth
+     * in a plane that holds a coordinate axis) as intersecting. Where the segment meets
+     * the triangle in the plane's projection decides both cases: the crossing point
+     * lies on the segment, and a segment that close to the plane is within rounding of
+     * it along its length. */
+    return seg_tri_2d(p, q, a, b, c, plane_for_normal(n));
 }
 
 /* True when all three points are strictly on one side of the plane of (a, b, c). */

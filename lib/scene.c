@@ -67,7 +67,8 @@ static const schema_key schema[] = {
     {"material", "fiber_direction", T_VEC3}, {"material", "fiber_stiffness", T_DOUBLE},
     {"pbd", "k_stretch", T_DOUBLE},        {"pbd", "k_bending", T_DOUBLE},
     {"pbd", "k_damping", T_DOUBLE},        {"pbd", "k_pressure", T_DOUBLE},
-    {"pbd", "stiffness_mapping", T_BOOL},  {"solver", "iterations", T_INT},
+    {"pbd", "stiffness_mapping", T_BOOL},  {"pbd", "self_collision", T_BOOL},
+    {"pbd", "self_thickness", T_DOUBLE},   {"solver", "iterations", T_INT},
     {"solver", "omega", T_DOUBLE},         {"solver", "threads", T_INT},
     {"collision", "margin", T_DOUBLE},     {"collision", "pipeline", T_STRING},
     {"collision", "thickness", T_DOUBLE},  {"collision", "friction", T_DOUBLE},
@@ -1169,7 +1170,8 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
                                   .bending_stiffness = 1e-4, .poisson = 0.3,
                                   .youngs_modulus = 1e5, .fiber = {1, 0, 0}};
     m->pbd = (weft_pbd_params){.k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01,
-                               .k_pressure = 0.0, .stiffness_mapping = true};
+                               .k_pressure = 0.0, .stiffness_mapping = true,
+                               .self_collision = false, .self_thickness = 0.005};
     m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1};
     m->contact_margin = 1e-3;
     if ((rc = get_double(s, "scene", "dt", 0, true, 10, false, &m->dt, err)) ||
@@ -1191,6 +1193,9 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         (rc = get_double(s, "pbd", "k_damping", 0, false, 1, false, &m->pbd.k_damping, err)) ||
         (rc = get_double(s, "pbd", "k_pressure", 0, false, 100, false, &m->pbd.k_pressure, err)) ||
         (rc = get_bool(s, "pbd", "stiffness_mapping", &m->pbd.stiffness_mapping, err)) ||
+        (rc = get_bool(s, "pbd", "self_collision", &m->pbd.self_collision, err)) ||
+        (rc = get_double(s, "pbd", "self_thickness", 0, true, 1, false, &m->pbd.self_thickness,
+                         err)) ||
         (rc = get_int(s, "solver", "iterations", 1, 1000000, &m->solver.iterations, err)) ||
         (rc = get_double(s, "solver", "omega", 0, true, 2, true, &m->solver.omega, err)) ||
         (rc = get_int(s, "solver", "threads", 1, 1024, &m->solver.threads, err)) ||

@@ -336,6 +336,18 @@ int weft_spatial_hash_pairs(weft_spatial_hash *a, const weft_spatial_hash *b,
     return WEFT_OK;
 }
 
+/* Vertex–triangle pairs within one mesh: the first hashing pass and scan of
+ * weft_spatial_hash_pairs only. */
+int weft_spatial_hash_vt_pairs(weft_spatial_hash *s, weft_pairs *out, weft_error *err) {
+    out->n = 0;
+    int rc;
+    if ((rc = hash_boxes(s, s->vbox, s->mesh->nv, s->used, err)) != WEFT_OK ||
+        (rc = scan(s, SCAN_VT_SELF, s->vbox, s->tbox, s->mesh->nt, s->mesh, out, err)) != WEFT_OK)
+        return rc;
+    weft_pairs_sort(out);
+    return WEFT_OK;
+}
+
 /* Cell side and table size. */
 void weft_spatial_hash_shape(const weft_spatial_hash *s, double *cell, int *table_size) {
     if (cell) *cell = s->cell;

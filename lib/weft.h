@@ -298,6 +298,9 @@ typedef struct weft_pbd_params {
     double k_damping;       /* §3.5 rigid-mode-preserving damping (default 0.01) */
     double k_pressure;      /* §4.4 overpressure factor; 0 = no balloon constraint */
     bool stiffness_mapping; /* §3.3: k' = 1 - (1 - k)^(1/n_s) (default true) */
+    bool self_collision;    /* §4.3 vertex-triangle self-collision constraints (default false) */
+    double self_thickness;  /* §4.3 cloth thickness h kept between a vertex and a triangle,
+                               m (default 0.005) */
 } weft_pbd_params;
 
 /* Solver settings shared by every solver type. */

@@ -164,6 +164,11 @@ int weft_spatial_hash_update(weft_spatial_hash *s, const double *x0, const doubl
 int weft_spatial_hash_pairs(weft_spatial_hash *a, const weft_spatial_hash *b,
                             weft_collision_pairs *out, weft_error *err);
 
+/* Only the vertex–triangle pairs of s's mesh against itself (Müller et al. 2006 §4.3
+ * use no others): the same list as weft_spatial_hash_pairs(s, NULL, ...)'s vt, without
+ * the cost of the edge–edge pass. out's previous contents are lost. */
+int weft_spatial_hash_vt_pairs(weft_spatial_hash *s, weft_pairs *out, weft_error *err);
+
 /* Cell side (m) and table size in use. */
 void weft_spatial_hash_shape(const weft_spatial_hash *s, double *cell, int *table_size);
 

@@ -3,7 +3,8 @@
  *   (5)  v_i ← v_i + Δt w_i f_ext(x_i)                       external forces (gravity)
  *   (6)  dampVelocities                                      §3.5
  *   (7)  p_i ← x_i + Δt v_i                                  prediction (pins: scripted)
- *   (8)  generateCollisionConstraints(x_i → p_i)             §3.4
+ *   (8)  generateCollisionConstraints(x_i → p_i)             §3.4 (colliders), §4.3 (self:
+ *                                                            pbd_self.c)
  *   (13) v_i ← (p_i − x_i)/Δt,  (14) x_i ← p_i
  *   (16) velocityUpdate: friction and restitution of colliding vertices
  * plus the balloon constraint of §4.4 (eqs. 14–15) and the stiffness mapping of §3.3.
@@ -66,12 +67,15 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
     int it = m->solver.iterations;
     st->k_stretch = pbd_mapped_stiffness(m->pbd.k_stretch, it, m->pbd.stiffness_mapping);
     st->k_bend = pbd_mapped_stiffness(m->pbd.k_bending, it, m->pbd.stiffness_mapping);
-    return WEFT_OK;
+    int rc = pbd_self_init(st, m, err);
+    if (rc != WEFT_OK) pbd_state_free(st);
+    return rc;
 }
 
 void pbd_state_free(pbd_state *st) {
     free(st->p), free(st->w), free(st->dist), free(st->bend), free(st->contact);
     free(st->vgrad);
+    pbd_self_free(st);
     memset(st, 0, sizeof *st);
 }
 
@@ -300,7 +304,7 @@ void pbd_project_balloon(pbd_state *st, const weft_model *m, double *p, double *
     st->timers.projections += 1;
 }
 
-void pbd_begin_step(pbd_state *st, weft_model *m) {
+int pbd_begin_step(pbd_state *st, weft_model *m, weft_error *err) {
     double t0 = weft_now();
     double h = m->dt;
     /* (5) external forces: f_ext = m g, so v += h w f = h g for free vertices. */
@@ -313,11 +317,13 @@ void pbd_begin_step(pbd_state *st, weft_model *m) {
     for (int i = 0; i < 3 * m->n; i++) st->p[i] = m->x[i] + h * m->v[i];
     weft_model_apply_pins(m, m->t + h, st->p);
     double t1 = weft_now();
-    /* (8) collision constraints from the rays x → p. */
+    /* (8) collision constraints from the rays x → p: colliders, then the cloth itself. */
     generate_contacts(st, m);
+    int rc = pbd_self_generate(st, m, err);
     double t2 = weft_now();
     st->timers.predict += t1 - t0;
     st->timers.collide += t2 - t1;
+    return rc;
 }
 
 void pbd_end_step(pbd_state *st, weft_model *m) {

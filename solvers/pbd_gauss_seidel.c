@@ -5,10 +5,12 @@
  *
  * One inner iteration = one sweep over every constraint in a fixed order:
  * stretch (distance, eqs. 10–11), bending (dihedral, §4.1), balloon (§4.4, eqs. 14–15),
- * then collisions (§3.4) last so each sweep ends collision-free. Within stretch and
- * within bending, constraints go colour by colour (pbd_order.c), so consecutive
- * projections touch disjoint vertices and do not wait on each other.
- * Passes per step: 3 over vertices (predict, collide, update) + n_s over constraints.
+ * self-collision (§4.3, eqs. 12–13; pbd_self.c), then collisions with colliders (§3.4)
+ * last so each sweep ends outside every obstacle. Within stretch and within bending,
+ * constraints go colour by colour (pbd_order.c), so consecutive projections touch
+ * disjoint vertices and do not wait on each other.
+ * Passes per step: 3 over vertices (predict, collide, update) + n_s over constraints;
+ * with self-collision, collide also hashes the vertices and triangles once.
  * Stiffness: k' = 1 − (1 − k)^(1/n_s) (§3.3). Attachments: w = 0 (§3.6).
  * papers/mueller2006-pbd.md maps every line of Algorithm 1 to code and tests.
  */
@@ -65,15 +67,16 @@ static void *gs_create(const weft_model *m, weft_error *err) {
 }
 
 static int gs_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
-    (void)err;
     pbd_state *st = state;
-    pbd_begin_step(st, m);                        /* lines 5–8 */
+    int rc = pbd_begin_step(st, m, err);          /* lines 5–8 */
+    if (rc != WEFT_OK) return rc;
     weft_monitor_iteration(mon, st->p, 0);
     for (int it = 1; it <= m->solver.iterations; it++) { /* lines 9–11 */
         double t0 = weft_now();
         if (st->k_stretch > 0.0) sweep_distance(st, st->p);
         if (st->k_bend > 0.0) sweep_bending(st, st->p);
         if (st->balloon) pbd_project_balloon(st, m, st->p, NULL);
+        if (st->self) pbd_project_self(st, st->p);
         pbd_project_contacts(st, st->p);
         st->timers.project += weft_now() - t0;
         st->timers.projections += (st->k_stretch > 0.0 ? st->ndist : 0) +

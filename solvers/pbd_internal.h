@@ -8,6 +8,7 @@
 #ifndef WEFT_PBD_INTERNAL_H
 #define WEFT_PBD_INTERNAL_H
 
+#include "weft_broadphase.h"
 #include "weft_energies.h"
 #include "weft_solvers.h"
 
@@ -33,6 +34,14 @@ typedef struct pbd_contact {
     double vn_before; /* normal velocity of the prediction, m/s (for restitution) */
 } pbd_contact;
 
+/* A self-collision constraint (§4.3, eqs. 12–13) generated once per step:
+ * s (q − p1)·n̂ − h ≥ 0 for vertex q against triangle (p1, p2, p3), s = ±1 the side of
+ * the triangle q was on at the start of the step. */
+typedef struct pbd_self_contact {
+    int v[4];    /* q, p1, p2, p3 (the triangle's corners in mesh order) */
+    double side; /* s: +1 if q started on the side n̂ points to (eq. 12), −1 if not (eq. 13) */
+} pbd_self_contact;
+
 /* State shared by both PBD solvers; each solver's own state begins with it. */
 typedef struct pbd_state {
     int n;
@@ -46,6 +55,12 @@ typedef struct pbd_state {
     pbd_contact *contact;
     bool balloon;
     double *vgrad;   /* ∇V, 3n (balloon) */
+    bool self;       /* §4.3 self-collision on ([pbd] self_collision) */
+    double self_h;   /* thickness h, m ([pbd] self_thickness) */
+    weft_spatial_hash *hash;     /* broad phase over the mesh (self-collision only) */
+    weft_pairs pairs;            /* its vertex–triangle candidate pairs, reused every step */
+    int nself, cap_self;
+    pbd_self_contact *self_contact; /* this step's self-collision constraints */
     int threads;
     weft_pbd_timers timers;
 } pbd_state;
@@ -64,14 +79,30 @@ void pbd_state_free(pbd_state *st);
 double pbd_mapped_stiffness(double k, int iterations, bool mapping);
 
 /* Lines 5–8: v += h g, §3.5 damping, p = x + h v, pins to their path at t + h,
- * collision constraints from the rays x → p. */
-void pbd_begin_step(pbd_state *st, weft_model *m);
+ * collision constraints from the rays x → p (colliders, and the cloth itself when
+ * self-collision is on). WEFT_ERR_DIVERGED for a non-finite prediction found by the
+ * self-collision broad phase, WEFT_ERR_NOMEM if its buffers cannot grow. */
+int pbd_begin_step(pbd_state *st, weft_model *m, weft_error *err);
 
 /* Lines 12–16: v = (p − x)/h, x = p, friction and restitution on contacts, t += h. */
 void pbd_end_step(pbd_state *st, weft_model *m);
 
 /* Projects every collision constraint (inequality, stiffness 1). */
 void pbd_project_contacts(pbd_state *st, double *p);
+
+/* Creates the self-collision broad phase (pbd_self.c) when [pbd] self_collision is on;
+ * WEFT_ERR_INPUT if the thickness h exceeds the rest distance between a vertex and a
+ * triangle not incident to it (a flat rest state would be pushed apart). */
+int pbd_self_init(pbd_state *st, const weft_model *m, weft_error *err);
+
+/* Frees what pbd_self_init allocated; safe when self-collision is off. */
+void pbd_self_free(pbd_state *st);
+
+/* Line 8 for the cloth itself (§4.3): fills st->self_contact from the motion x → p. */
+int pbd_self_generate(pbd_state *st, const weft_model *m, weft_error *err);
+
+/* Gauss-Seidel: projects the self-collision constraints in turn (inequality, k = 1). */
+void pbd_project_self(pbd_state *st, double *p);
 
 /* Projects the balloon constraint (§4.4, eqs. 14–15) with stiffness 1 and writes the
  * corrections into dp (3n) when dp != NULL instead of applying them. */
@@ -116,6 +147,71 @@ static inline void pbd_bend_delta(const double *p0, const double *p1, const doub
     double s = k * C / denom;
     for (int a = 0; a < 4; a++)
         for (int c = 0; c < 3; c++) dp[3 * a + c] = -s * w[a] * g[3 * a + c];
+}
+
+/* Self-collision constraint (§4.3, eqs. 12–13) at x = (q, p1, p2, p3) (12 values, m):
+ *   C = s (q − p1)·n̂ − h,   n̂ = c/|c|,   c = e1 × e2,   e1 = p2 − p1,   e2 = p3 − p1.
+ * With d = q − p1 and g = ∂C/∂c = s (d − (d·n̂) n̂)/|c| (the derivative of a unit
+ * vector, (1 − n̂n̂ᵀ)/|c|, applied to d), and δc = δe1 × e2 + e1 × δe2:
+ *   ∇_q C = s n̂,   ∇_p2 C = e2 × g,   ∇_p3 C = g × e1,
+ *   ∇_p1 C = −(∇_q C + ∇_p2 C + ∇_p3 C)   (C is unchanged by translations).
+ * Returns C (m) and fills grad (12 values, dimensionless) when non-NULL. A degenerate
+ * triangle (sin of its angle at p1 below 1e-12) has no normal: C = 0 and a zero
+ * gradient, so the constraint is inactive rather than NaN. */
+static inline double pbd_self_constraint(const double *x, double side, double h, double *grad) {
+    const double *q = x, *p1 = x + 3, *p2 = x + 6, *p3 = x + 9;
+    double e1[3] = {p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]};
+    double e2[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+    double d[3] = {q[0] - p1[0], q[1] - p1[1], q[2] - p1[2]};
+    double c[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                   e1[0] * e2[1] - e1[1] * e2[0]};
+    double cc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    double l1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+    double l2 = sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+    if (!(cc > 1e-12 * l1 * l2)) {
+        if (grad)
+            for (int i = 0; i < 12; i++) grad[i] = 0.0;
+        return 0.0;
+    }
+    double n[3] = {c[0] / cc, c[1] / cc, c[2] / cc};
+    double dn = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+    if (grad) {
+        double g[3];
+        for (int k = 0; k < 3; k++) g[k] = side * (d[k] - dn * n[k]) / cc;
+        double *gq = grad, *g1 = grad + 3, *g2 = grad + 6, *g3 = grad + 9;
+        for (int k = 0; k < 3; k++) gq[k] = side * n[k];
+        g2[0] = e2[1] * g[2] - e2[2] * g[1];
+        g2[1] = e2[2] * g[0] - e2[0] * g[2];
+        g2[2] = e2[0] * g[1] - e2[1] * g[0];
+        g3[0] = g[1] * e1[2] - g[2] * e1[1];
+        g3[1] = g[2] * e1[0] - g[0] * e1[2];
+        g3[2] = g[0] * e1[1] - g[1] * e1[0];
+        for (int k = 0; k < 3; k++) g1[k] = -(gq[k] + g2[k] + g3[k]);
+    }
+    return side * dn - h;
+}
+
+/* Projection of one self-collision constraint (eqs. 3–9 with k = 1, an inequality):
+ * when C < 0, Δp_i = −C w_i ∇_i C / Σ_j w_j |∇_j C|², written into dp (12 values, m)
+ * for (q, p1, p2, p3) with inverse masses w[4] (1/kg; 0 = pinned). Returns true when
+ * the constraint was violated and corrected; otherwise dp is zero. */
+static inline bool pbd_self_delta(const double *x, const double w[4], double side, double h,
+                                  double *dp) {
+    double g[12];
+    double C = pbd_self_constraint(x, side, h, g);
+    double denom = 0.0;
+    if (C < 0.0)
+        for (int a = 0; a < 4; a++)
+            denom += w[a] * (g[3 * a] * g[3 * a] + g[3 * a + 1] * g[3 * a + 1] +
+                             g[3 * a + 2] * g[3 * a + 2]);
+    if (!(denom > 0.0)) { /* satisfied, degenerate, or every vertex pinned */
+        for (int i = 0; i < 12; i++) dp[i] = 0.0;
+        return false;
+    }
+    double s = C / denom;
+    for (int a = 0; a < 4; a++)
+        for (int k = 0; k < 3; k++) dp[3 * a + k] = -s * w[a] * g[3 * a + k];
+    return true;
 }
 
 #endif

@@ -24,6 +24,8 @@ const weft_constraint_info weft_constraint_list[] = {
     {"balloon_volume", "Mueller 2006 §4.4, eqs. 14-15",
      "enclosed volume - k_pressure V0 = 0 on closed meshes"},
     {"collision", "Mueller 2006 §3.4", "(p - q).n >= 0 against planes and spheres"},
+    {"self_collision", "Mueller 2006 §4.3, eqs. 12-13",
+     "s (q - p1).n - h >= 0 for a vertex near a triangle of its own cloth ([pbd] self_collision)"},
     {"attachment", "Mueller 2006 §3.6", "w = 0 for pinned or scripted vertices"},
     {NULL, NULL, NULL},
 };

@@ -40,6 +40,7 @@ typedef struct weft_pbd_timers {
     double project; /* solver iterations (lines 9-11) */
     double update;  /* velocity update, friction, restitution (lines 12-16) */
     long projections; /* constraint projections performed (all iterations) */
+    long self_contacts; /* self-collision constraints generated (§4.3, all steps) */
 } weft_pbd_timers;
 
 /* Stage timers of a PBD solver state (created by weft_pbd_gauss_seidel or

@@ -225,6 +225,12 @@ static void check_all_phases(side A, side B, bool may_be_empty) {
     CHECK(weft_spatial_hash_pairs(ha, hb, &got, &err) == WEFT_OK);
     CHECK(same_all(&got, &ref, "hash"));
     if (self) CHECK(no_adjacent_pairs(A.m, &got));
+    if (self) { /* the vertex–triangle list alone (PBD self-collision's query) */
+        weft_pairs vt = {0};
+        CHECK(weft_spatial_hash_vt_pairs(ha, &vt, &err) == WEFT_OK);
+        CHECK(same_pairs(&vt, &ref.vt, "hash vt only"));
+        weft_pairs_free(&vt);
+    }
     CHECK(weft_bvh_pairs_brute_force(ta, tb, &got, &err) == WEFT_OK);
     CHECK(same_all(&got, &ref, "brute force"));
 

@@ -703,6 +703,87 @@ static void tri_tri(void) {
     CHECK(weft_orient3d(A, B, C, in) == 0);
 }
 
+/* A flat cloth whose plane holds a coordinate axis: every pair of its triangles is
+ * coplanar up to rounding, so orientation signs of points of two triangles that are far
+ * apart can come out zero (can't tell) or not, mixed. A 17 × 9 grid in the plane xz
+ * (edges 1/32 m) is turned about the z axis by angle a, each vertex also moved within
+ * the plane by up to ±0.5 mm (jitter = 1) or not at all: two triangles that share no
+ * vertex are then at least 22 mm apart (0.707 of an edge, less 1 mm), so
+ * weft_tri_tri_intersect must say false for every such pair, and true for a triangle
+ * that pierces one of them, steeply or at a grazing angle. (Before the fix in
+ * seg_tri_3d, 20321 of the 372672 separated pairs below were reported, and
+ * weft_mesh_count_intersections counted some in 11 of the 12 grids.) */
+static void tri_tri_near_coplanar(void) {
+    lcg g = {31};
+    long false_pos = 0, checked = 0;
+    for (int trial = 0; trial < 12; trial++) {
+        weft_mesh grid = {0};
+        weft_grid_desc d = {.width = 0.5, .height = 0.25, .nx = 17, .ny = 9,
+                            .diagonals = WEFT_DIAG_ALTERNATING, .plane = WEFT_PLANE_XZ};
+        weft_error err;
+        CHECK(weft_mesh_grid(&grid, &d, &err) == WEFT_OK);
+        double a = 0.3 + 0.2 * trial, jitter = trial % 2 ? 1e-3 : 0.0;
+        double *x = malloc(3 * (size_t)grid.nv * sizeof *x);
+        for (int i = 0; i < grid.nv; i++) {
+            double u = grid.x[3 * i] + jitter * rnd_in(&g, -0.5, 0.5);
+            double z = grid.x[3 * i + 2] + jitter * rnd_in(&g, -0.5, 0.5);
+            x[3 * i] = -0.1 + u * cos(a);
+            x[3 * i + 1] = 0.002 + u * sin(a);
+            x[3 * i + 2] = z;
+        }
+        for (int s = 0; s < grid.nt; s++) {
+            const int *ta = &grid.tri[3 * s];
+            for (int t = s + 1; t < grid.nt; t++) {
+                const int *tb = &grid.tri[3 * t];
+                bool share = false;
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) share = share || ta[i] == tb[j];
+                if (share) continue;
+                checked++;
+                false_pos += weft_tri_tri_intersect(&x[3 * ta[0]], &x[3 * ta[1]], &x[3 * ta[2]],
+                                                    &x[3 * tb[0]], &x[3 * tb[1]], &x[3 * tb[2]]);
+            }
+        }
+        CHECK(weft_mesh_count_intersections(&grid, x) == 0);
+        /* Positive controls: triangle 0 against a triangle through its centroid c across
+         * the plane, and against itself turned by 1e-6 rad about the in-plane axis
+         * (cos a, sin a, 0) through c, a crossing at a grazing angle (its corners leave
+         * the plane by ~3e-8 m, far beyond rounding, along the whole of the axis's chord
+         * through the triangle). (Two triangles merely shifted within the plane are no
+         * control: rounding leaves the copy 1e-18 m off the plane, which the exact
+         * orientation signs rightly call apart.) */
+        const int *t0 = grid.tri;
+        double p[3][3], q[3][3], c[3] = {0, 0, 0}, nrm[3] = {-sin(a), cos(a), 0};
+        const double axis[3] = {cos(a), sin(a), 0}, beta = 1e-6;
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 3; k++) {
+                p[i][k] = x[3 * t0[i] + k];
+                c[k] += p[i][k] / 3.0;
+            }
+        for (int i = 0; i < 3; i++) {
+            double v[3] = {p[i][0] - c[0], p[i][1] - c[1], p[i][2] - c[2]}, kv[3];
+            cross3(axis, v, kv);
+            double kd = dot3(axis, v);
+            for (int k = 0; k < 3; k++)
+                q[i][k] = c[k] + v[k] * cos(beta) + kv[k] * sin(beta) +
+                          axis[k] * kd * (1.0 - cos(beta));
+        }
+        CHECK(tri_tri_all_orders(p[0], p[1], p[2], q[0], q[1], q[2]));
+        double r0[3], r1[3], r2[3];
+        for (int k = 0; k < 3; k++) {
+            r0[k] = c[k] - 0.01 * nrm[k];
+            r1[k] = c[k] + 0.01 * nrm[k] + (k == 2 ? 0.01 : 0.0);
+            r2[k] = c[k] + 0.01 * nrm[k] - (k == 2 ? 0.01 : 0.0);
+        }
+        CHECK(tri_tri_all_orders(p[0], p[1], p[2], r0, r1, r2));
+        free(x);
+        weft_mesh_free(&grid);
+    }
+    if (false_pos) fprintf(stderr, "%ld of %ld separated pairs reported\n", false_pos, checked);
+    CHECK(false_pos == 0);
+    CHECK(checked > 0);
+}
+
 static void mesh_intersections(void) {
     /* Quad 1: z = 0 over [0,1]², diagonal (0,0)–(1,1): triangle 0 above it (y > x),
      * triangle 1 below. Quad 2: in the plane y = 0.25, x from 0.1 to 0.4, z from −1 to 2,
@@ -760,6 +841,7 @@ int main(int argc, char **argv) {
         {"shared_edge_edge", shared_edge_edge},
         {"tri_tri", tri_tri},
         {"mesh_intersections", mesh_intersections},
+        {"tri_tri_near_coplanar", tri_tri_near_coplanar},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);
