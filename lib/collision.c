@@ -639,37 +639,52 @@ static double collider_push(const weft_collider *c, const double *x0, const doub
 }
 
 /* One pass over the free cloth vertices and the colliders; true if anything moved.
- * lock: vertices moved become scripted (zone phase). */
+ * lock: vertices moved become scripted (zone phase). A collider moving with velocity u
+ * (weft_collider_moving) is handled in its own frame: the step's start and end points
+ * are seen relative to where it stands at t0 = m->t − h and t1 = m->t (the solver has
+ * already advanced m->t), and friction acts on the velocity relative to it, v − u. For
+ * a static collider the frame change is skipped, so results are bit for bit those of
+ * the static code. */
 static bool colliders(weft_collision_pipeline *p, const weft_model *m, double h, bool lock,
                       weft_collision_stats *st) {
     if (m->ncolliders == 0) return false;
     const double margin = p->opt.margin, kappa = 1e-3 * p->opt.ccd_tolerance;
+    const double t1 = m->t, t0 = m->t - h;
     bool moved = false;
     for (int i = 0; i < p->n; i++) {
         if (p->w[i] == 0.0) continue;
         double *x0 = &p->x0[3 * i], *x1 = &p->x1[3 * i], *v = &p->v[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
-            double n[3];
-            double push = collider_push(col, x0, x1, margin, kappa, n);
+            const bool moving = weft_collider_moving(col);
+            const double *u = col->velocity;
+            /* Start, end and velocity in the collider's frame (copies when moving). */
+            double a0[3], a1[3], w[3], n[3];
+            for (int k = 0; k < 3; k++) {
+                a0[k] = moving ? x0[k] - u[k] * t0 : x0[k];
+                a1[k] = moving ? x1[k] - u[k] * t1 : x1[k];
+                w[k] = moving ? v[k] - u[k] : v[k];
+            }
+            double push = collider_push(col, a0, a1, margin, kappa, n);
             if (!(push > 0.0)) continue;
             moved = true;
             st->collider_contacts++;
-            if (lock && weft_collider_distance(col, x0, NULL) >= 0.5 * margin) {
-                /* Zone phase: the vertex sticks where it started, clear of the collider;
-                 * as a scripted vertex at rest it holds its zone at rest too. */
-                for (int k = 0; k < 3; k++) v[k] = 0.0, x1[k] = x0[k];
+            if (lock && weft_collider_distance(col, a0, NULL) >= 0.5 * margin) {
+                /* Zone phase: the vertex sticks where it started relative to the
+                 * collider, clear of it; it then moves with the collider (at rest for a
+                 * static one) as a scripted vertex that holds its zone. */
+                for (int k = 0; k < 3; k++) v[k] = moving ? u[k] : 0.0, x1[k] = x0[k] + h * v[k];
                 p->locked[i] = 1;
                 continue;
             }
             double dvn = push / h, vn, vt[3];
-            for (int k = 0; k < 3; k++) v[k] += dvn * n[k];
-            vn = dot3(v, n);
-            for (int k = 0; k < 3; k++) vt[k] = v[k] - vn * n[k];
+            for (int k = 0; k < 3; k++) w[k] += dvn * n[k];
+            vn = dot3(w, n);
+            for (int k = 0; k < 3; k++) vt[k] = w[k] - vn * n[k];
             double vt_len = sqrt(dot3(vt, vt));
             double scale = vt_len > 0.0 ? fmax(1.0 - col->friction * dvn / vt_len, 0.0) : 1.0;
             for (int k = 0; k < 3; k++) {
-                v[k] = vn * n[k] + scale * vt[k];
+                v[k] = vn * n[k] + scale * vt[k] + (moving ? u[k] : 0.0);
                 x1[k] = x0[k] + h * v[k];
             }
             if (lock) p->locked[i] = 1;

@@ -617,6 +617,53 @@ static void sphere_collider(void) {
     weft_model_free(&m);
 }
 
+/* A sphere collider moving up at 3 m/s through a cloth at rest (no gravity): handled in
+ * the sphere's frame (positions relative to where it stands at t0 and t1, velocity
+ * relative to it), no cloth vertex is ever inside the sphere where it stands at the end
+ * of each step, and the cloth's middle is carried along above the sphere's top. As in
+ * the run loop, m->t is advanced before the pipeline runs (the solver has done so). */
+static void moving_sphere(void) {
+    const double h = 0.01, R = 0.2, u = 3.0;
+    weft_model m;
+    make_model(&m, grid(9, 9, 0.5, 0.5, WEFT_PLANE_XZ, -0.25, 0.0, 0.25), h);
+    m.gravity[1] = 0.0;
+    m.ncolliders = 1;
+    m.colliders = calloc(1, sizeof *m.colliders);
+    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE, .center = {0, -0.4, 0},
+                                     .radius = R, .velocity = {0, u, 0}, .friction = 0.3};
+    weft_collision_options o = weft_collision_options_from_model(&m);
+    o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
+    weft_collision_pipeline *p = create(&m, &o);
+    if (!p) return;
+    double *x1 = malloc(3 * (size_t)m.n * sizeof *x1);
+    double dmin = DBL_MAX;
+    long contacts = 0;
+    for (int s = 0; s < 40; s++) {
+        free_flight(&m, x1);
+        m.t += h;
+        weft_collision_stats st;
+        weft_error err = {{0}};
+        int rc = weft_collision_step(p, &m, m.x, x1, m.v, h, &st, &err);
+        CHECK(rc == WEFT_OK);
+        memcpy(m.x, x1, 3 * (size_t)m.n * sizeof *x1);
+        contacts += st.collider_contacts;
+        for (int i = 0; i < m.n; i++)
+            dmin = fmin(dmin, weft_collider_distance_at(&m.colliders[0], &m.x[3 * i], m.t, NULL));
+    }
+    /* After 0.4 s the sphere's top is at −0.4 + 1.2 + 0.2 = 1.0 m; the middle vertex (40)
+     * rides on it, moving up with it. */
+    double top = m.colliders[0].center[1] + u * m.t + R;
+    printf("moving sphere: min distance %.3g m, %ld contacts, middle at %.4f m, top at %.4f m, "
+           "middle v_y %.3f m/s\n", dmin, contacts, m.x[3 * 40 + 1], top, m.v[3 * 40 + 1]);
+    CHECK(contacts > 0);
+    CHECK(dmin >= 0.0);
+    CHECK(m.x[3 * 40 + 1] >= top && m.x[3 * 40 + 1] <= top + 0.01);
+    CHECK_NEAR(m.v[3 * 40 + 1], u, 0.05 * u);
+    free(x1);
+    weft_collision_free(&p);
+    weft_model_free(&m);
+}
+
 /* A plate obstacle (a triangle mesh with scripted positions) rising at 2 m/s into a
  * cloth that falls onto it at 1 m/s: after every step no cloth triangle intersects a
  * plate triangle, every cloth vertex is above the plate, and at the end the cloth has
@@ -1026,6 +1073,7 @@ int main(int argc, char **argv) {
         {"fast_drop", fast_drop},
         {"two_sheets", two_sheets},
         {"sphere_collider", sphere_collider},
+        {"moving_sphere", moving_sphere},
         {"moving_obstacle", moving_obstacle},
         {"no_allocation", no_allocation},
         {"friction", friction},
