@@ -142,13 +142,19 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         meta[k] = lines[k], k++;
         for (const char *const *e = opt->meta; e && *e && k < 38; e++) meta[k++] = *e;
         meta[k] = NULL;
-        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON && k < 38) {
+        char clines[2][200];
+        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON && k < 37) {
             const weft_collision_settings *c = &m->collision;
-            snprintf(lines[k], 160, "collision=bridson  thickness=%.6g  friction=%.6g  "
-                     "repulsion_stiffness=%.6g  broad_phase=%s  max_iterations=%d",
+            snprintf(clines[0], sizeof clines[0], "collision=bridson  thickness=%.6g  "
+                     "friction=%.6g  repulsion_stiffness=%.6g  broad_phase=%s  max_iterations=%d",
                      c->thickness, c->friction, c->stiffness,
                      c->broad_phase == WEFT_BROAD_PHASE_HASH ? "hash" : "bvh", c->max_iterations);
-            meta[k] = lines[k], k++;
+            meta[k++] = clines[0];
+            snprintf(clines[1], sizeof clines[1],
+                     "collision_stages: repulsions=%s  ccd=%s  impact_zones=%s",
+                     c->no_repulsions ? "off" : "on", c->no_ccd ? "off" : "on",
+                     c->no_impact_zones ? "off" : "on");
+            meta[k++] = clines[1];
             meta[k] = NULL;
         }
         mon.log = weft_log_open(opt->log_path, meta, err);

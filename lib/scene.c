@@ -72,6 +72,8 @@ static const schema_key schema[] = {
     {"collision", "repulsion_stiffness", T_DOUBLE},
     {"collision", "broad_phase", T_STRING}, {"collision", "max_iterations", T_INT},
     {"collision", "count_intersections", T_BOOL},
+    {"collision", "repulsions", T_BOOL},   {"collision", "ccd", T_BOOL},
+    {"collision", "impact_zones", T_BOOL},
     {"pins", "vertices", T_LIST},
     {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
     {"pins", "box", T_BOX},
@@ -949,6 +951,21 @@ static int read_collision(const weft_scene *s, weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
+/* Reads the [collision] stage switches (lib/weft_collision.h: what each "off" means);
+ * every stage is on unless the scene turns it off. */
+static int read_collision_stages(const weft_scene *s, weft_model *m, weft_error *err) {
+    bool on[3] = {true, true, true};
+    int rc;
+    if ((rc = get_bool(s, "collision", "repulsions", &on[0], err)) ||
+        (rc = get_bool(s, "collision", "ccd", &on[1], err)) ||
+        (rc = get_bool(s, "collision", "impact_zones", &on[2], err)))
+        return rc;
+    m->collision.no_repulsions = !on[0];
+    m->collision.no_ccd = !on[1];
+    m->collision.no_impact_zones = !on[2];
+    return WEFT_OK;
+}
+
 /* Copies [scene] solvers into the model after checking that it is a list of names; lib
  * does not know the solvers, so the experiments check the names themselves. */
 static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
@@ -1040,6 +1057,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
 
     if ((rc = read_solvers(s, m, err))) return rc;
     if ((rc = read_collision(s, m, err))) return rc;
+    if ((rc = read_collision_stages(s, m, err))) return rc;
     if ((rc = build_mesh(s, &m->mesh, err))) goto fail;
     const weft_mesh *mesh = &m->mesh;
     /* Density is per area for surfaces and per volume for solids: a solid scene that does

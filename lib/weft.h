@@ -310,6 +310,10 @@ typedef struct weft_collision_settings {
     int max_iterations;             /* CCD impulse passes before impact zones (default 10) */
     bool count_intersections;       /* count remaining triangle intersections after every
                                        step (O(nt²); default false) */
+    /* Pipeline stages the scene turns off (keys repulsions, ccd, impact_zones = false;
+     * lib/weft_collision.h says what "off" does). Negated so that zero-initialised
+     * settings run the whole pipeline. */
+    bool no_repulsions, no_ccd, no_impact_zones;
 } weft_collision_settings;
 
 /* Most energy terms a model holds (membrane, bending, volume, fibre, two contact terms, spare). */

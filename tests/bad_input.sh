@@ -246,6 +246,18 @@ expect collision_count_bool "collision.count_intersections" "'maybe' is not a bo
 run --set collision.repulsion_stiffnes=5
 expect collision_unknown_key "collision.repulsion_stiffnes" "unknown key"
 
+# Stage switches: booleans.
+f="$tmp/stages.ini"
+printf '[scene]\nname = stages\n[collision]\npipeline = bridson\nccd = sometimes\n' >"$f"
+run --scene "$f"
+expect collision_ccd_bool "$f:5: collision.ccd" "'sometimes' is not a boolean"
+
+run --set collision.repulsions=2
+expect collision_repulsions_bool "--set collision.repulsions=2" "'2' is not a boolean"
+
+run --set collision.impact_zones=
+expect collision_zones_bool "collision.impact_zones" "is not a boolean"
+
 # --------------------------------------------------------------------------------
 # OBJ meshes
 # --------------------------------------------------------------------------------

@@ -489,6 +489,136 @@ static void fast_drop(void) {
     CHECK(memcmp(xs[0], xs[1], sizeof xs[0]) == 0);
 }
 
+/* ------------------------------------------------------------------------------ */
+/* Stage switches                                                                  */
+/* ------------------------------------------------------------------------------ */
+
+/* The fast-drop quad over the pinned sheet, one step, with the given options; `tilt`
+ * drops only one edge of the quad (30 m/s), so that without CCD it ends the step
+ * through the sheet's plane. Returns the step's status; fills the stats, the lowest and
+ * highest quad vertex (m) and the intersecting triangle pairs after the step. */
+static int drop_once(const weft_collision_options *o, bool tilt, weft_collision_stats *st,
+                     double *ymin, double *ymax, long *crossings) {
+    const double h = 0.005;
+    weft_mesh sheet = grid(5, 5, 0.4, 0.4, WEFT_PLANE_XZ, -0.2, 0.0, 0.2);
+    weft_mesh quad = grid(2, 2, 0.05, 0.05, WEFT_PLANE_XZ, 0.013, 0.03, 0.021);
+    weft_model m;
+    make_model(&m, merge(&sheet, &quad), h);
+    for (int i = 0; i < 25; i++) pin(&m, i);
+    for (int i = 25; i < 29; i++) m.v[3 * i + 1] = tilt && i >= 27 ? 0.0 : -30.0;
+    m.gravity[1] = 0.0;
+    weft_collision_pipeline *p = create(&m, o);
+    if (!p) return WEFT_ERR_INPUT;
+    double x1[3 * 29];
+    free_flight(&m, x1);
+    int rc = collide(p, &m, x1, st);
+    *ymin = DBL_MAX, *ymax = -DBL_MAX;
+    for (int i = 25; i < 29; i++)
+        *ymin = fmin(*ymin, m.x[3 * i + 1]), *ymax = fmax(*ymax, m.x[3 * i + 1]);
+    *crossings = weft_mesh_count_intersections(&m.mesh, m.x);
+    weft_collision_free(&p);
+    weft_model_free(&m);
+    return rc;
+}
+
+/* Two sheets 5 cm apart thrown through each other (the head-on case) with one CCD
+ * impulse pass and the given options; returns the status and fills the stats. */
+static int head_on_once(const weft_collision_options *o, weft_collision_stats *st, long *crossings,
+                        weft_error *err) {
+    const double h = 0.01;
+    weft_mesh a = grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.0, 0.15);
+    weft_mesh b = grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.141, 0.05, 0.163);
+    weft_model m;
+    make_model(&m, merge(&a, &b), h);
+    lcg g = {4242};
+    for (int i = 0; i < m.n; i++)
+        for (int k = 0; k < 3; k++)
+            m.v[3 * i + k] = (k == 1 ? (i < 36 ? 20.0 : -20.0) : 0.0) + rnd_in(&g, -2, 2);
+    weft_collision_pipeline *p = create(&m, o);
+    if (!p) return WEFT_ERR_INPUT;
+    double x1[3 * 72];
+    for (int i = 0; i < 3 * m.n; i++) x1[i] = m.x[i] + h * m.v[i];
+    int rc = weft_collision_step(p, &m, m.x, x1, m.v, h, st, err);
+    for (int i = 0; i < 3 * m.n; i++) CHECK(isfinite(x1[i]) && isfinite(m.v[i]));
+    *crossings = weft_mesh_count_intersections(&m.mesh, x1);
+    weft_collision_free(&p);
+    weft_model_free(&m);
+    return rc;
+}
+
+/* Each stage switch takes out what it should and nothing else:
+ *  - ccd off: the fast-drop quad tunnels through the pinned sheet (all of it below),
+ *    and with one edge dropped it ends the step through the sheet (intersections > 0);
+ *    no swept pair is tested and nothing is reported unresolved. With ccd on: above,
+ *    no intersection.
+ *  - repulsions off: two sheets 0.4 η apart and approaching get no repulsion and no
+ *    proximity query; the CCD catches them instead, still intersection-free.
+ *  - impact_zones off: the head-on case with one impulse pass, which needs zones, stops
+ *    after that pass with the collisions left counted (WEFT_WARN_UNRESOLVED, no zone
+ *    round); with zones on it ends resolved. */
+static void stage_switches(void) {
+    weft_collision_options on = weft_collision_options_default(), off = on;
+    CHECK(on.repulsions && on.ccd && on.impact_zones); /* the documented defaults */
+    weft_collision_stats st;
+    double ymin, ymax;
+    long crossings;
+    /* CCD. */
+    off.ccd = false;
+    CHECK(drop_once(&on, false, &st, &ymin, &ymax, &crossings) == WEFT_OK);
+    CHECK(ymin > 0.0 && crossings == 0 && st.ccd_hits > 0);
+    CHECK(drop_once(&off, false, &st, &ymin, &ymax, &crossings) == WEFT_OK);
+    printf("ccd off, flat drop: quad between y = %.3f and %.3f m\n", ymin, ymax);
+    CHECK(ymax < 0.0); /* tunnelled */
+    CHECK(st.swept_pairs == 0 && st.ccd_iterations == 0 && st.ccd_hits == 0);
+    CHECK(st.zone_iterations == 0 && st.unresolved == 0);
+    CHECK(drop_once(&on, true, &st, &ymin, &ymax, &crossings) == WEFT_OK);
+    CHECK(ymin > 0.0 && crossings == 0);
+    CHECK(drop_once(&off, true, &st, &ymin, &ymax, &crossings) == WEFT_OK);
+    printf("ccd off, tilted drop: quad between y = %.3f and %.3f m, %ld intersecting pairs\n", ymin,
+           ymax, crossings);
+    CHECK(ymin < 0.0 && ymax > 0.0 && crossings > 0);
+    CHECK(st.unresolved == 0); /* nothing was checked */
+
+    /* Repulsions: the two close sheets of repulsion_momentum, without friction. */
+    for (int pass = 0; pass < 2; pass++) {
+        const double eta = 1e-3, h = 0.01;
+        weft_mesh a = grid(5, 5, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.0, 0.15);
+        weft_mesh b = grid(5, 5, 0.3, 0.3, WEFT_PLANE_XZ, -0.137, 0.4 * eta, 0.157);
+        weft_model m;
+        make_model(&m, merge(&a, &b), h);
+        for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = i >= 25 ? -0.05 : 0.02;
+        weft_collision_options o = weft_collision_options_default();
+        o.friction = 0.0, o.repulsions = pass == 0, o.count_intersections = true;
+        weft_collision_pipeline *p = create(&m, &o);
+        if (!p) return;
+        double x1[3 * 50];
+        for (int i = 0; i < 3 * m.n; i++) x1[i] = m.x[i] + h * m.v[i];
+        CHECK(collide(p, &m, x1, &st) == WEFT_OK);
+        printf("repulsions %s: %ld proximity pairs, %ld repulsions, %ld ccd hits\n",
+               pass ? "off" : "on", st.proximity_pairs, st.repulsions, st.ccd_hits);
+        if (pass == 0) CHECK(st.repulsions > 0 && st.ccd_hits == 0);
+        if (pass == 1) CHECK(st.proximity_pairs == 0 && st.repulsions == 0 && st.ccd_hits > 0);
+        CHECK(st.remaining == 0 && st.unresolved == 0);
+        weft_collision_free(&p);
+        weft_model_free(&m);
+    }
+
+    /* Impact zones. */
+    weft_error err = {{0}};
+    on.max_iterations = 1;
+    off = on;
+    off.impact_zones = false;
+    CHECK(head_on_once(&on, &st, &crossings, &err) == WEFT_OK);
+    CHECK(st.zone_iterations > 0 && st.unresolved == 0 && crossings == 0);
+    int rc = head_on_once(&off, &st, &crossings, &err);
+    printf("zones off: rc %d, %ld collisions left, %ld intersecting pairs: %s\n", rc, st.unresolved,
+           crossings, err.msg);
+    CHECK(rc == WEFT_WARN_UNRESOLVED);
+    CHECK(st.zone_iterations == 0 && st.zones == 0 && st.ccd_iterations == 1);
+    CHECK(st.unresolved > 0);
+    CHECK(strstr(err.msg, "impact zones off") != NULL);
+}
+
 /* Height y (m) at (px, pz) of the surface formed by the first nt triangles of mesh at
  * positions x, seen as a height field over the xz plane; false if no triangle lies there. */
 static bool height_below(const weft_mesh *mesh, const double *x, int nt, double px, double pz,
@@ -853,7 +983,20 @@ static void scene_keys(void) {
     CHECK(m.collision.stiffness == m.material.stretch_stiffness);
     CHECK(m.collision.broad_phase == WEFT_BROAD_PHASE_BVH && m.collision.max_iterations == 10);
     CHECK(!m.collision.count_intersections);
+    CHECK(!m.collision.no_repulsions && !m.collision.no_ccd && !m.collision.no_impact_zones);
+    weft_collision_options o0 = weft_collision_options_from_model(&m);
+    CHECK(o0.repulsions && o0.ccd && o0.impact_zones);
     weft_model_free(&m);
+    for (int stage = 0; stage < 3; stage++) {
+        static const char *const off[] = {"collision.repulsions=false", "collision.ccd=off",
+                                          "collision.impact_zones=0"};
+        const char *one[] = {off[stage], NULL};
+        if (!build("hanging_cloth", one, &m)) return;
+        weft_collision_options os = weft_collision_options_from_model(&m);
+        CHECK(os.repulsions == (stage != 0) && os.ccd == (stage != 1) &&
+              os.impact_zones == (stage != 2));
+        weft_model_free(&m);
+    }
     const char *sets[] = {"collision.pipeline=bridson",
                           "collision.thickness=0.002",
                           "collision.friction=0.4",
@@ -1024,6 +1167,7 @@ int main(int argc, char **argv) {
         {"zones_head_on", zones_head_on},
         {"deterministic", deterministic},
         {"fast_drop", fast_drop},
+        {"stage_switches", stage_switches},
         {"two_sheets", two_sheets},
         {"sphere_collider", sphere_collider},
         {"moving_obstacle", moving_obstacle},
