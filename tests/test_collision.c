@@ -619,6 +619,66 @@ static void stage_switches(void) {
     CHECK(strstr(err.msg, "impact zones off") != NULL);
 }
 
+/* ------------------------------------------------------------------------------ */
+/* Counting intersections by sort and sweep                                        */
+/* ------------------------------------------------------------------------------ */
+
+/* Intersecting pairs of a triangle of m (at x) and a triangle of o (at xo), by brute
+ * force: the reference for the obstacle part of weft_count_intersections. */
+static long brute_pairs(const weft_mesh *m, const double *x, const weft_mesh *o, const double *xo) {
+    long count = 0;
+    for (int a = 0; a < m->nt; a++)
+        for (int b = 0; b < o->nt; b++) {
+            const int *ta = &m->tri[3 * a], *tb = &o->tri[3 * b];
+            count += weft_tri_tri_intersect(&x[3 * ta[0]], &x[3 * ta[1]], &x[3 * ta[2]],
+                                            &xo[3 * tb[0]], &xo[3 * tb[1]], &xo[3 * tb[2]]);
+        }
+    return count;
+}
+
+/* weft_count_intersections returns the brute-force counts (weft_mesh_count_intersections
+ * for the cloth, every cloth × obstacle pair for the obstacles) on crumpled grids, on
+ * a flat sheet lying on a smaller one in its plane (coplanar triangles), on a sheet
+ * lying on an exact copy of itself, always with two obstacles that overlap each other
+ * (whose pairs are not counted); −1 for a non-finite position. */
+static void intersections_sweep(void) {
+    lcg g = {2024};
+    int nonzero = 0;
+    for (int trial = 0; trial < 12; trial++) {
+        int kind = trial % 3; /* 0 crumpled, 1 coplanar layers, 2 identical copy */
+        weft_mesh a = grid(9, 9, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.0, 0.15);
+        weft_mesh b = grid(7, 7, 0.2, 0.2, WEFT_PLANE_XZ, kind == 2 ? -0.15 : -0.1, 0.0,
+                           kind == 2 ? 0.15 : 0.13);
+        weft_mesh cloth = merge(&a, &b);
+        double *x = malloc(3 * (size_t)cloth.nv * sizeof *x);
+        for (int i = 0; i < 3 * cloth.nv; i++)
+            x[i] = cloth.x[i] + (kind == 0 ? rnd_in(&g, -0.04, 0.04) : 0.0);
+        weft_mesh o1 = grid(5, 5, 0.25, 0.25, WEFT_PLANE_XY, -0.1, -0.1, 0.0);
+        weft_mesh o2 = grid(4, 4, 0.25, 0.25, WEFT_PLANE_XY, -0.05, -0.1, 0.01);
+        double *x1 = malloc(3 * (size_t)o1.nv * sizeof *x1);
+        for (int i = 0; i < 3 * o1.nv; i++) x1[i] = o1.x[i] + rnd_in(&g, -0.03, 0.03);
+        const weft_mesh *obs[2] = {&o1, &o2};
+        const double *xo[2] = {x1, NULL}; /* o2 at its rest positions */
+        long self = weft_mesh_count_intersections(&cloth, x);
+        long with = self + brute_pairs(&cloth, x, &o1, x1) + brute_pairs(&cloth, x, &o2, o2.x);
+        long got_self = weft_count_intersections(&cloth, x, 0, NULL, NULL);
+        long got_with = weft_count_intersections(&cloth, x, 2, obs, xo);
+        if (trial < 3) printf("kind %d: %ld self, %ld with obstacles\n", kind, self, with);
+        CHECK(got_self == self);
+        CHECK(got_with == with);
+        nonzero += self > 0 && with > self;
+        x[7] = NAN;
+        CHECK(weft_count_intersections(&cloth, x, 2, obs, xo) == -1);
+        free(x), free(x1);
+        weft_mesh_free(&cloth), weft_mesh_free(&o1), weft_mesh_free(&o2);
+    }
+    CHECK(nonzero == 12); /* every case had self and obstacle intersections to find */
+    /* A mesh with nothing to find. */
+    weft_mesh flat = grid(5, 5, 1.0, 1.0, WEFT_PLANE_XZ, 0, 0, 0);
+    CHECK(weft_count_intersections(&flat, NULL, 0, NULL, NULL) == 0);
+    weft_mesh_free(&flat);
+}
+
 /* Height y (m) at (px, pz) of the surface formed by the first nt triangles of mesh at
  * positions x, seen as a height field over the xz plane; false if no triangle lies there. */
 static bool height_below(const weft_mesh *mesh, const double *x, int nt, double px, double pz,
@@ -1168,6 +1228,7 @@ int main(int argc, char **argv) {
         {"deterministic", deterministic},
         {"fast_drop", fast_drop},
         {"stage_switches", stage_switches},
+        {"intersections_sweep", intersections_sweep},
         {"two_sheets", two_sheets},
         {"sphere_collider", sphere_collider},
         {"moving_obstacle", moving_obstacle},
