@@ -22,7 +22,8 @@ static int int_option(const char *name, const char *text, int lo) {
     return (int)v;
 }
 
-void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage) {
+/* Parses argv; --scenes is an option only where allow_scenes is true. */
+static void parse(int argc, char **argv, weft_cli *cli, const char *usage, bool allow_scenes) {
     static const struct option opts[] = {
         {"scene", required_argument, 0, 's'},   {"solvers", required_argument, 0, 'S'},
         {"iterations", required_argument, 0, 'i'}, {"steps", required_argument, 0, 'n'},
@@ -30,6 +31,7 @@ void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage) {
         {"log", required_argument, 0, 'l'},     {"out", required_argument, 0, 'o'},
         {"obj-every", required_argument, 0, 'O'}, {"plot-step", required_argument, 0, 'P'},
         {"no-plot", no_argument, 0, 'N'},       {"help", no_argument, 0, 'h'},
+        {"scenes", required_argument, 0, 'M'},
         {0, 0, 0, 0},
     };
     *cli = (weft_cli){.scene = "hanging_cloth", .out = "results", .steps = -1,
@@ -38,7 +40,14 @@ void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage) {
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 's': cli->scene = optarg; break;
+        case 's': cli->scene = optarg, cli->scene_given = true; break;
+        case 'M':
+            if (!allow_scenes) {
+                fprintf(stderr, "error: --scenes: this program runs one scene (use --scene)\n");
+                exit(2);
+            }
+            cli->scenes = optarg;
+            break;
         case 'S': cli->solvers = optarg; break;
         case 'i': cli->iterations = int_option("iterations", optarg, 1); break;
         case 'n': cli->steps = int_option("steps", optarg, 0); break;
@@ -77,6 +86,14 @@ void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage) {
         fprintf(stderr, "error: unexpected argument '%s' (see --help)\n", argv[optind]);
         exit(2);
     }
+}
+
+void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage) {
+    parse(argc, argv, cli, usage, false);
+}
+
+void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usage) {
+    parse(argc, argv, cli, usage, true);
 }
 
 int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err) {

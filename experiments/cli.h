@@ -8,6 +8,8 @@
 /* Options common to the experiment binaries. */
 typedef struct weft_cli {
     const char *scene;     /* built-in name or .ini path (default hanging_cloth) */
+    bool scene_given;      /* --scene appeared (experiments with their own default) */
+    const char *scenes;    /* --scenes: comma-separated scenes, for multi-scene experiments */
     const char *solvers;   /* comma-separated solver names */
     const char *out;       /* results directory (default "results") */
     int iterations;        /* 0 = the scene's */
@@ -24,6 +26,9 @@ typedef struct weft_cli {
 /* Parses argv into cli; prints help and exits 0 for --help; one-line error and exit 2
  * for a bad option. `usage` is the program's own usage text. */
 void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage);
+
+/* Like weft_cli_parse, for experiments over several scenes: also accepts --scenes. */
+void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usage);
 
 /* Loads cli->scene, applies --iterations/--steps/--threads and every --set, and builds
  * the model into m; returns WEFT_OK or an error code with the message in err. */

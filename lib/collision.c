@@ -83,6 +83,15 @@
  *    where it started (v̄ = 0, x1 = x0, clear of the collider since x0 is) and becomes
  *    scripted, so a zone touching a static collider comes to rest on it.
  *
+ * Stage switches (weft_collision_options: repulsions, ccd, impact_zones), for
+ * experiments that take one stage out: an "off" stage is skipped and the others run as
+ * above. Without repulsions the CCD meets every approaching pair itself; without CCD
+ * only the repulsions at x0 and the colliders act, nothing checks the motion and no
+ * zone can form (impact zones need the CCD to find their collisions), so `unresolved`
+ * stays 0 whatever happens; without impact zones the step ends after the impulse
+ * passes, and if the last one still found collisions a counting pass (a CCD pass that
+ * answers nothing) puts the collisions left into `unresolved` (WEFT_WARN_UNRESOLVED).
+ *
  * Determinism: pairs come sorted from the broad phase, impulses are applied in that
  * order, zones are merged towards their smallest vertex index; BVH and spatial hash
  * return the same pair lists, so they give bitwise the same result.
@@ -268,7 +277,10 @@ weft_collision_options weft_collision_options_default(void) {
                                     .hash_cell = 0.0,
                                     .max_iterations = 10,
                                     .max_zone_iterations = 100,
-                                    .count_intersections = false};
+                                    .count_intersections = false,
+                                    .repulsions = true,
+                                    .ccd = true,
+                                    .impact_zones = true};
 }
 
 weft_collision_options weft_collision_options_from_model(const weft_model *m) {
@@ -282,6 +294,9 @@ weft_collision_options weft_collision_options_from_model(const weft_model *m) {
     o.broad_phase = s->broad_phase;
     if (s->max_iterations > 0) o.max_iterations = s->max_iterations;
     o.count_intersections = s->count_intersections;
+    o.repulsions = !s->no_repulsions;
+    o.ccd = !s->no_ccd;
+    o.impact_zones = !s->no_impact_zones;
     return o;
 }
 
@@ -697,7 +712,9 @@ static bool colliders(weft_collision_pipeline *p, const weft_model *m, double h,
 /* 2. and 3. CCD passes, impact zones                                              */
 /* ------------------------------------------------------------------------------ */
 
-enum { PASS_IMPULSE, PASS_ZONES };
+/* A pass answers each collision with an impulse, merges zones, or only counts (what is
+ * left when impact zones are switched off). */
+enum { PASS_IMPULSE, PASS_ZONES, PASS_COUNT };
 
 /* Union-find root of g, with path halving. */
 static int find(int *parent, int g) {
@@ -778,8 +795,8 @@ static void snapshot_zones(weft_collision_pipeline *p) {
         if (p->zcount[g] < 2) p->flag[g] = 0;
 }
 
-/* One CCD pass (file comment, 2 and 3): impulses, or zone merges. Adds the collisions
- * found to *hits. */
+/* One CCD pass (file comment, 2 and 3): impulses, zone merges, or a count. Adds the
+ * collisions found to *hits. */
 static int ccd_pass(weft_collision_pipeline *p, int mode, double h, long *hits,
                     weft_collision_stats *st, weft_error *err) {
     int rc = gather(p, true, p->opt.ccd_tolerance, err);
@@ -801,6 +818,7 @@ static int ccd_pass(weft_collision_pipeline *p, int mode, double h, long *hits,
         double n[3], u[3];
         if (!collides(p, c, &hit, n, u)) continue;
         (*hits)++;
+        if (mode == PASS_COUNT) continue;
         if (mode == PASS_ZONES) {
             for (int j = 1; j < 4; j++) unite(p->parent, c->v[0], c->v[j]);
             continue;
@@ -925,11 +943,13 @@ int weft_collision_step(weft_collision_pipeline *p, const weft_model *m, const d
     for (int i = 0; i < n; i++) p->w[i] = m->w[i], p->mass[i] = m->mass[i];
     for (int g = 0; g < p->nall; g++) p->locked[g] = 0, p->parent[g] = g;
 
-    int rc = repulsions(p, h, st, err);
+    int rc = p->opt.repulsions ? repulsions(p, h, st, err) : WEFT_OK;
     if (rc != WEFT_OK) return rc;
     colliders(p, m, h, false, st);
 
-    bool clean = false;
+    /* With CCD off nothing looks at the motion: the step counts as clean (stats say
+     * no swept pairs were tested). */
+    bool clean = !p->opt.ccd;
     long hits = 0;
     for (int it = 0; it < p->opt.max_iterations && !clean; it++) {
         hits = 0;
@@ -939,6 +959,14 @@ int weft_collision_step(weft_collision_pipeline *p, const weft_model *m, const d
         st->ccd_hits += hits;
         bool moved = colliders(p, m, h, false, st);
         clean = hits == 0 && !moved;
+    }
+    if (!clean && !p->opt.impact_zones) {
+        /* No zones: count what the impulse passes left, without answering it. */
+        hits = 0;
+        rc = ccd_pass(p, PASS_COUNT, h, &hits, st, err);
+        if (rc != WEFT_OK) return rc;
+        st->unresolved = hits;
+        clean = true;
     }
     while (!clean) {
         hits = 0;
@@ -968,6 +996,11 @@ int weft_collision_step(weft_collision_pipeline *p, const weft_model *m, const d
     st->seconds = weft_now() - t_start;
     if (p->opt.count_intersections)
         st->remaining = weft_mesh_count_intersections(p->mesh, x1) + obstacle_intersections(p);
+    if (st->unresolved > 0 && !p->opt.impact_zones)
+        return weft_fail(err, WEFT_WARN_UNRESOLVED,
+                         "collision step: %ld collision(s) left after %d CCD impulse passes "
+                         "(impact zones off)",
+                         st->unresolved, st->ccd_iterations);
     if (st->unresolved > 0)
         return weft_fail(err, WEFT_WARN_UNRESOLVED,
                          "collision step: %ld collision(s) left after %d impact-zone rounds",

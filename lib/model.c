@@ -1,6 +1,6 @@
 /* model.c — the simulated system: freeing it, evaluating its energy terms through the
- * energy descriptors (E(x) = Σ_terms Σ_elements Ψ(x_e)), and moving pinned vertices
- * along their scripted paths. */
+ * energy descriptors (E(x) = Σ_terms Σ_elements Ψ(x_e)), moving pinned vertices along
+ * their scripted paths, and placing triangle-mesh obstacles at a time. */
 #include "weft.h"
 
 #include <stdlib.h>
@@ -14,6 +14,8 @@ void weft_model_free(weft_model *m) {
     for (int t = 0; t < m->nterms; t++) free(m->terms[t].elem);
     free(m->colliders);
     free(m->parts);
+    for (int k = 0; k < m->nobstacles; k++) weft_mesh_free(&m->obstacles[k].mesh);
+    free(m->obstacles);
     memset(m, 0, sizeof *m);
 }
 
@@ -58,4 +60,9 @@ double weft_model_gradient(const weft_model *m, const double *x, double *g) {
 void weft_model_apply_pins(const weft_model *m, double t, double *x) {
     for (int i = 0; i < m->n; i++)
         if (m->pin[i] >= 0) weft_pin_position(&m->paths[m->pin[i]], &m->x_start[3 * i], t, &x[3 * i]);
+}
+
+void weft_obstacle_positions(const weft_obstacle *o, double t, double *x) {
+    for (int i = 0; i < o->mesh.nv; i++)
+        for (int k = 0; k < 3; k++) x[3 * i + k] = o->mesh.x[3 * i + k] + o->velocity[k] * t;
 }

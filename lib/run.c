@@ -14,6 +14,12 @@
  * before the pipeline moves the positions. Collision time counts as solver time; the
  * intersection count and the log rows do not. A step whose pipeline gives up at its
  * caps is counted in weft_run_result.collision_failures and in the `unresolved` column.
+ * The model's triangle-mesh obstacles (weft_obstacle) are added to the pipeline as
+ * obstacles 0, 1, ... in model order and placed before each of its steps on their paths
+ * x_rest + u t: x0 at the step's start time t, x1 at t + h. Without the pipeline a model
+ * with obstacles is refused (the solvers do not see them). After each step an optional
+ * callback (weft_run_options.on_step) sees the model and the step's collision statistics;
+ * its time is excluded like the metrics'.
  *
  * Wall time in the log is solver time only: the time spent computing metrics and
  * writing rows is measured and subtracted, so logging does not distort the
@@ -99,8 +105,23 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     void *state = NULL;
     weft_collision_pipeline *pipe = NULL;
     weft_log *clog = NULL;
-    if (!mon.xn || !mon.xt || !mon.scratch) {
+    double *obx0 = NULL, *obx1 = NULL; /* an obstacle's positions at a step's start and end */
+    int obnv = 1;
+    for (int k = 0; k < m->nobstacles; k++)
+        if (m->obstacles[k].mesh.nv > obnv) obnv = m->obstacles[k].mesh.nv;
+    if (m->nobstacles > 0) {
+        obx0 = malloc(3 * (size_t)obnv * sizeof *obx0);
+        obx1 = malloc(3 * (size_t)obnv * sizeof *obx1);
+    }
+    if (!mon.xn || !mon.xt || !mon.scratch || (m->nobstacles > 0 && (!obx0 || !obx1))) {
         rc = weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (m->nobstacles > 0 && m->collision.pipeline != WEFT_PIPELINE_BRIDSON) {
+        rc = weft_fail(err, WEFT_ERR_INPUT,
+                       "obstacle '%s': triangle-mesh obstacles need the collision pipeline "
+                       "([collision] pipeline = bridson)",
+                       m->obstacles[0].name);
         goto done;
     }
     state = solver->create(m, err);
@@ -113,6 +134,15 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         if (!pipe) {
             rc = WEFT_ERR_INPUT;
             goto done;
+        }
+        /* Obstacle k gets pipeline id k (ids count up from 0). */
+        for (int k = 0; k < m->nobstacles; k++) {
+            int id = weft_collision_add_obstacle(pipe, &m->obstacles[k].mesh,
+                                                 m->obstacles[k].friction, err);
+            if (id < 0) {
+                rc = id;
+                goto done;
+            }
         }
     }
     if (opt->log_path && opt->log_level != WEFT_LOG_NONE) {
@@ -142,13 +172,19 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         meta[k] = lines[k], k++;
         for (const char *const *e = opt->meta; e && *e && k < 38; e++) meta[k++] = *e;
         meta[k] = NULL;
-        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON && k < 38) {
+        char clines[2][200];
+        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON && k < 37) {
             const weft_collision_settings *c = &m->collision;
-            snprintf(lines[k], 160, "collision=bridson  thickness=%.6g  friction=%.6g  "
-                     "repulsion_stiffness=%.6g  broad_phase=%s  max_iterations=%d",
+            snprintf(clines[0], sizeof clines[0], "collision=bridson  thickness=%.6g  "
+                     "friction=%.6g  repulsion_stiffness=%.6g  broad_phase=%s  max_iterations=%d",
                      c->thickness, c->friction, c->stiffness,
                      c->broad_phase == WEFT_BROAD_PHASE_HASH ? "hash" : "bvh", c->max_iterations);
-            meta[k] = lines[k], k++;
+            meta[k++] = clines[0];
+            snprintf(clines[1], sizeof clines[1],
+                     "collision_stages: repulsions=%s  ccd=%s  impact_zones=%s  obstacles=%d",
+                     c->no_repulsions ? "off" : "on", c->no_ccd ? "off" : "on",
+                     c->no_impact_zones ? "off" : "on", m->nobstacles);
+            meta[k++] = clines[1];
             meta[k] = NULL;
         }
         mon.log = weft_log_open(opt->log_path, meta, err);
@@ -180,6 +216,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             break;
         }
         mon.step = s;
+        const double t_begin = m->t; /* the step runs from t_begin to t_begin + dt */
         memcpy(mon.xn, m->x, n3 * sizeof(double));
         weft_inertial_target(m, m->x, m->v, mon.xt);
         /* With logging off, metrics are still taken on the last step for the summary. */
@@ -197,9 +234,21 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             reason = "diverged";
             break;
         }
+        weft_collision_stats cs;
         if (pipe) {
-            weft_collision_stats cs;
             double t0 = weft_now();
+            /* Obstacles on their paths x_rest + u t over the step: x0 at its start, x1 at
+             * its end (run time: part of the collision handling). */
+            for (int k = 0; k < m->nobstacles && rc == WEFT_OK; k++) {
+                weft_obstacle_positions(&m->obstacles[k], t_begin, obx0);
+                weft_obstacle_positions(&m->obstacles[k], t_begin + m->dt, obx1);
+                rc = weft_collision_move_obstacle(pipe, k, obx0, obx1, err);
+            }
+            if (rc != WEFT_OK) {
+                reason = "collision-error";
+                break;
+            }
+            double placing = weft_now() - t0;
             int crc = weft_collision_step(pipe, m, mon.xn, m->x, m->v, m->dt, &cs, err);
             if (crc < 0) {
                 rc = crc;
@@ -213,8 +262,11 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
                                 cs.ccd_iterations, cs.zone_iterations, cs.zones, cs.max_zone,
                                 cs.collider_contacts, cs.unresolved, cs.remaining,
                                 1e3 * cs.seconds);
-            /* Only the collision handling itself is solver time. */
-            mon.t_excluded += (weft_now() - t0) - cs.seconds;
+            /* Only the collision handling itself (and placing the obstacles) is solver
+             * time; the intersection count and the log row are not. */
+            double handling = placing + cs.seconds;
+            mon.t_excluded += (weft_now() - t0) - handling;
+            res->collision_s += handling;
             if (!state_ok(m)) {
                 rc = weft_fail(err, WEFT_ERR_DIVERGED,
                                "collision pipeline left a non-finite state at step %d", s);
@@ -223,6 +275,11 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             }
         }
         res->steps_done = s + 1;
+        if (opt->on_step) {
+            double t0 = weft_now();
+            opt->on_step(opt->user, m, s, pipe ? &cs : NULL);
+            mon.t_excluded += weft_now() - t0;
+        }
         if (opt->obj_every > 0 && opt->obj_prefix && (s + 1) % opt->obj_every == 0) {
             char path[1100];
             snprintf(path, sizeof path, "%s_%06d.obj", opt->obj_prefix, s + 1);
@@ -261,6 +318,7 @@ done:
             weft_log_close(&clog, false, reason ? reason : "unknown", NULL);
     }
     weft_collision_free(&pipe);
+    free(obx0), free(obx1);
     if (state) solver->destroy(state);
     free(mon.xn), free(mon.xt), free(mon.scratch);
     return rc;

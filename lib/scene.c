@@ -7,6 +7,7 @@
  * below; README.md documents them.
  */
 #include "weft.h"
+#include "weft_geometry.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -75,6 +76,8 @@ static const schema_key schema[] = {
     {"collision", "repulsion_stiffness", T_DOUBLE},
     {"collision", "broad_phase", T_STRING}, {"collision", "max_iterations", T_INT},
     {"collision", "count_intersections", T_BOOL},
+    {"collision", "repulsions", T_BOOL},   {"collision", "ccd", T_BOOL},
+    {"collision", "impact_zones", T_BOOL},
     {"pins", "vertices", T_LIST},
     {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
     {"pins", "box", T_BOX},
@@ -85,7 +88,10 @@ static const schema_key schema[] = {
     {"collider", "type", T_STRING},        {"collider", "point", T_VEC3},
     {"collider", "normal", T_VEC3},        {"collider", "center", T_VEC3},
     {"collider", "radius", T_DOUBLE},      {"collider", "friction", T_DOUBLE},
-    {"collider", "restitution", T_DOUBLE}, {NULL, NULL, T_STRING},
+    {"collider", "restitution", T_DOUBLE},
+    {"collider", "path", T_STRING},        {"collider", "scale", T_DOUBLE},
+    {"collider", "translate", T_VEC3},     {"collider", "velocity", T_VEC3},
+    {NULL, NULL, T_STRING},
 };
 
 /* The schema family of a section: "pins.top" -> "pins", "collider.ground" -> "collider",
@@ -927,7 +933,9 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
  * rest or translating with its velocity. */
 static int build_collider(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
-    static const char *const kinds[] = {"plane", "sphere", "box", NULL};
+    /* "mesh" is listed so that a bad type names every choice; build_collider_section
+     * hands mesh colliders to build_obstacle before this runs. */
+    static const char *const kinds[] = {"plane", "sphere", "box", "mesh", NULL};
     weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .half_extents = {0.5, 0.5, 0.5},
                        .friction = 0.3, .restitution = 0.0};
     snprintf(c.name, sizeof c.name, "%s", section + 9);
@@ -966,6 +974,95 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
     m->colliders = cs;
     cs[m->ncolliders++] = c;
     return WEFT_OK;
+}
+
+/* Adds the triangle-mesh obstacle of a [collider.NAME] section with type = mesh: an OBJ
+ * file (path relative to the scene file) scaled and translated, moving at a constant
+ * velocity. Only the collision pipeline handles it, so the scene must enable it. */
+static int build_obstacle(const weft_scene *s, const char *section, weft_model *m,
+                          weft_error *err) {
+    const entry *te = find_entry(s, section, "type");
+    if (m->collision.pipeline != WEFT_PIPELINE_BRIDSON)
+        return bad(te, err, "%s",
+                   "a mesh collider needs [collision] pipeline = bridson (the solvers' own "
+                   "contact handling knows only planes and spheres)");
+    static const char *const not_mesh[] = {"point", "normal", "center", "radius", "restitution",
+                                           NULL};
+    for (int i = 0; not_mesh[i]; i++) {
+        const entry *e = find_entry(s, section, not_mesh[i]);
+        if (e)
+            return bad(e, err, "%s",
+                       "does not apply to a mesh collider (keys: path, scale, translate, "
+                       "velocity, friction)");
+    }
+    const entry *pe = find_entry(s, section, "path");
+    if (!pe) return bad(te, err, "%s", "type mesh needs a path (an OBJ file)");
+    weft_obstacle ob = {.friction = 0.3};
+    snprintf(ob.name, sizeof ob.name, "%s", section + 9);
+    double scale = 1.0, translate[3] = {0, 0, 0};
+    int rc;
+    if ((rc = get_double(s, section, "scale", 0, true, 1e9, false, &scale, err)) ||
+        (rc = get_vec3(s, section, "translate", translate, err)) ||
+        (rc = get_vec3(s, section, "velocity", ob.velocity, err)) ||
+        (rc = get_double(s, section, "friction", 0, false, 100, false, &ob.friction, err)))
+        return rc;
+    char path[1024];
+    if (pe->value[0] == '/' || !s->dir)
+        snprintf(path, sizeof path, "%s", pe->value);
+    else
+        snprintf(path, sizeof path, "%s%s", s->dir, pe->value);
+    weft_error oerr = {{0}};
+    if (weft_mesh_read_obj(&ob.mesh, path, &oerr) != WEFT_OK) {
+        char w[400]; /* the scene's file:line, then the OBJ reader's path:line message */
+        where(pe, w, sizeof w);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: %s", w, pe->section, pe->key, oerr.msg);
+    }
+    for (int i = 0; i < ob.mesh.nv; i++)
+        for (int k = 0; k < 3; k++)
+            ob.mesh.x[3 * i + k] = scale * ob.mesh.x[3 * i + k] + translate[k];
+    /* The pipeline needs a collision-free start: no cloth triangle may cross the obstacle
+     * (the cloth's own intersections are counted apart and subtracted). */
+    const weft_mesh *om = &ob.mesh;
+    long with = weft_count_intersections(&m->mesh, m->x, 1, &om, NULL);
+    long self = weft_count_intersections(&m->mesh, m->x, 0, NULL, NULL);
+    if (with < 0 || self < 0 || with > self) {
+        char msg[200];
+        if (with < 0 || self < 0)
+            snprintf(msg, sizeof msg, "cannot check the obstacle against the cloth (out of "
+                     "memory or non-finite positions)");
+        else
+            snprintf(msg, sizeof msg, "the obstacle intersects the cloth at t = 0 (%ld triangle "
+                     "pairs); the collision pipeline needs a collision-free start", with - self);
+        weft_mesh_free(&ob.mesh);
+        return bad(pe, err, "%s", msg);
+    }
+    weft_obstacle *obs = realloc(m->obstacles, (size_t)(m->nobstacles + 1) * sizeof *obs);
+    if (!obs) {
+        weft_mesh_free(&ob.mesh);
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    }
+    m->obstacles = obs;
+    obs[m->nobstacles++] = ob;
+    return WEFT_OK;
+}
+
+/* True when a [collider.NAME] section has type = mesh. */
+static bool is_mesh_collider(const weft_scene *s, const char *section) {
+    const entry *te = find_entry(s, section, "type");
+    return te && strcmp(te->value, "mesh") == 0;
+}
+
+/* Builds one [collider.NAME] section: a triangle-mesh obstacle (type = mesh), or an
+ * analytic collider (build_collider), which takes none of the mesh-only keys. */
+static int build_collider_section(const weft_scene *s, const char *section, weft_model *m,
+                                  weft_error *err) {
+    if (is_mesh_collider(s, section)) return build_obstacle(s, section, m, err);
+    static const char *const mesh_only[] = {"path", "scale", "translate", NULL};
+    for (int i = 0; mesh_only[i]; i++) {
+        const entry *e = find_entry(s, section, mesh_only[i]);
+        if (e) return bad(e, err, "%s", "applies only to a mesh collider (type = mesh)");
+    }
+    return build_collider(s, section, m, err);
 }
 
 /* The registered type called `name` acting on `kind`; NULL if there is none. Membrane
@@ -1119,6 +1216,21 @@ static int read_collision(const weft_scene *s, weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
+/* Reads the [collision] stage switches (lib/weft_collision.h: what each "off" means);
+ * every stage is on unless the scene turns it off. */
+static int read_collision_stages(const weft_scene *s, weft_model *m, weft_error *err) {
+    bool on[3] = {true, true, true};
+    int rc;
+    if ((rc = get_bool(s, "collision", "repulsions", &on[0], err)) ||
+        (rc = get_bool(s, "collision", "ccd", &on[1], err)) ||
+        (rc = get_bool(s, "collision", "impact_zones", &on[2], err)))
+        return rc;
+    m->collision.no_repulsions = !on[0];
+    m->collision.no_ccd = !on[1];
+    m->collision.no_impact_zones = !on[2];
+    return WEFT_OK;
+}
+
 /* Copies [scene] solvers into the model after checking that it is a list of names; lib
  * does not know the solvers, so the experiments check the names themselves. */
 static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
@@ -1214,6 +1326,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
 
     if ((rc = read_solvers(s, m, err))) return rc;
     if ((rc = read_collision(s, m, err))) return rc;
+    if ((rc = read_collision_stages(s, m, err))) return rc;
     rest_shape rs = {0};
     if ((rc = build_mesh(s, m, &rs, err))) goto fail;
     const weft_mesh *mesh = &m->mesh;
@@ -1271,7 +1384,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         bool seen = false;
         for (int j = 0; j < i; j++)
             if (!strcmp(s->e[j].section, sec)) seen = true;
-        if (!seen) rc = build_collider(s, sec, m, err);
+        if (!seen) rc = build_collider_section(s, sec, m, err);
     }
     for (int p = 0; p < m->nparts && rc == WEFT_OK; p++) {
         const weft_part *pt = &m->parts[p];

@@ -259,6 +259,20 @@ double weft_collider_distance_at(const weft_collider *c, const double p[3], doub
 /* True when c moves (a non-zero velocity). */
 bool weft_collider_moving(const weft_collider *c);
 
+/* A triangle-mesh obstacle ([collider.NAME] type = mesh): scripted (infinite mass),
+ * moving by a constant translation, x(t) = x_rest + u t. Only the collision pipeline
+ * (lib/weft_collision.h) sees it: the solvers' own contact handling knows planes and
+ * spheres only, so a model with obstacles needs [collision] pipeline = bridson. */
+typedef struct weft_obstacle {
+    char name[64];
+    weft_mesh mesh;     /* rest positions x_rest (mesh.x, m), triangles and topology */
+    double velocity[3]; /* u, m/s */
+    double friction;    /* Coulomb coefficient μ >= 0 against the cloth */
+} weft_obstacle;
+
+/* Positions of obstacle o at time t (s), x_rest + u t, into x (3*nv values, m). */
+void weft_obstacle_positions(const weft_obstacle *o, double t, double *x);
+
 typedef enum { WEFT_PIN_FIXED, WEFT_PIN_TRANSLATE, WEFT_PIN_ROTATE } weft_pin_motion;
 
 /* Scripted path of a pinned vertex: x(t) = c + R(ω t)(x0 - c) + u t. */
@@ -330,6 +344,10 @@ typedef struct weft_collision_settings {
     int max_iterations;             /* CCD impulse passes before impact zones (default 10) */
     bool count_intersections;       /* count remaining triangle intersections after every
                                        step (O(nt²); default false) */
+    /* Pipeline stages the scene turns off (keys repulsions, ccd, impact_zones = false;
+     * lib/weft_collision.h says what "off" does). Negated so that zero-initialised
+     * settings run the whole pipeline. */
+    bool no_repulsions, no_ccd, no_impact_zones;
 } weft_collision_settings;
 
 /* One mesh of a scene: the primary [mesh] or a [mesh.NAME] part, a connected block of the
@@ -378,6 +396,9 @@ typedef struct weft_model {
     int nparts;
     weft_part *parts;   /* the scene's meshes in mesh order: [mesh] first, then each
                            [mesh.NAME] in file order; at least one */
+
+    int nobstacles;
+    weft_obstacle *obstacles; /* triangle-mesh obstacles, owned by the model */
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */
     char scene_name[128];
     char solvers[256];  /* [scene] solvers: the solvers that suit the scene, which experiments
@@ -519,6 +540,9 @@ typedef struct weft_solver_type {
 /* Inner iterations per step of solver s on model m: its fixed count, else the scene's. */
 int weft_solver_iterations(const weft_solver_type *s, const weft_model *m);
 
+/* Per-step statistics of the collision pipeline (lib/weft_collision.h). */
+struct weft_collision_stats;
+
 /* Options of a simulation run. */
 typedef struct weft_run_options {
     weft_log_level log_level; /* default ITERATIONS */
@@ -527,6 +551,12 @@ typedef struct weft_run_options {
     int obj_every;            /* write an OBJ every N steps (0 = never) */
     const char *obj_prefix;   /* path prefix for OBJ frames */
     bool progress;            /* progress line on stderr when it is a terminal */
+    /* Called after every completed step (solver, then collision pipeline) with the model
+     * at the step's end, the step's index and the pipeline's statistics of that step
+     * (NULL without a pipeline); NULL for none. Its time is not counted as solver time. */
+    void (*on_step)(void *user, const weft_model *m, int step,
+                    const struct weft_collision_stats *cs);
+    void *user;               /* handed to on_step */
 } weft_run_options;
 
 /* Summary of a finished run. */
@@ -536,6 +566,7 @@ typedef struct weft_run_result {
     double ms_per_step;
     weft_metrics last;        /* metrics after the last iteration of the last step */
     int collision_failures;   /* steps whose collision pipeline left collisions unresolved */
+    double collision_s;       /* time in the collision pipeline, s (included in wall_s) */
 } weft_run_result;
 
 /* Default options: iteration logging, no OBJ output, no progress line. */

@@ -42,6 +42,16 @@ typedef struct weft_collision_options {
     int max_iterations;       /* CCD impulse passes before impact zones (≥ 1) */
     int max_zone_iterations;  /* impact-zone rounds before giving up (≥ 1) */
     bool count_intersections; /* count intersecting triangle pairs at x_new (O(nt²)) */
+    /* Stage switches, for experiments that run the pipeline without one of its stages
+     * (all true by default). Colliders (planes, spheres) are handled in every case.
+     *   repulsions:   false skips stage 1 (no proximity broad phase either);
+     *   ccd:          false skips stages 2 and 3: nothing checks the motion x0 → x1, so
+     *                 no collision is found, no zone can form, and `unresolved` stays 0
+     *                 (nothing was detected, not everything was resolved);
+     *   impact_zones: false stops after the max_iterations CCD impulse passes; if they
+     *                 did not end clean, one more CCD pass (no response) counts the
+     *                 collisions left into `unresolved` (WEFT_WARN_UNRESOLVED). */
+    bool repulsions, ccd, impact_zones;
 } weft_collision_options;
 
 /* What one step did. Pair counts add up over all passes of the step. */
@@ -55,7 +65,8 @@ typedef struct weft_collision_stats {
     int zones;              /* impact zones of two or more vertices at the end */
     int max_zone;           /* vertices in the largest zone (cloth and obstacle), 0 if none */
     long collider_contacts; /* corrections against planes and spheres */
-    long unresolved;        /* collisions left at the caps; 0 = the step is collision-free */
+    long unresolved;        /* collisions left at the caps; 0 = the step is collision-free
+                               (with ccd off: nothing was checked, always 0) */
     long remaining;         /* intersecting triangle pairs at x_new (self and against
                                obstacles), or -1 when not counted */
     double seconds;         /* wall time of the step, without the intersection count, s */
@@ -65,7 +76,7 @@ typedef struct weft_collision_stats {
 typedef struct weft_collision_pipeline weft_collision_pipeline;
 
 /* Defaults: η = 1e-3 m, η_c = η/10, μ = 0.1, k = 1000 N/m, margin 1e-3 m, BVH, 10 CCD
- * passes, 100 zone rounds, no intersection count. */
+ * passes, 100 zone rounds, no intersection count, every stage on. */
 weft_collision_options weft_collision_options_default(void);
 
 /* The options a model's [collision] settings ask for (k and margin from the model). */

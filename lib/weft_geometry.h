@@ -52,6 +52,15 @@ bool weft_tri_tri_intersect(const double a0[3], const double a1[3], const double
  * (3*nv, m; the rest positions if NULL). Brute force over all pairs, O(nt²). */
 long weft_mesh_count_intersections(const weft_mesh *m, const double *x);
 
+/* The same count for m at x (3*nv, m; NULL: rest positions), plus the intersecting
+ * pairs of a triangle of m and a triangle of obstacle mesh obs[k] at positions xo[k]
+ * (NULL, or xo NULL: its rest positions) for k < nobs; obstacles are not tested against
+ * each other. Sort and sweep over the triangles' boxes (lib/intersections.c):
+ * O(n log n + pairs whose boxes overlap along one axis), and exactly the pairs brute
+ * force tests. Returns −1 for non-finite positions or when out of memory. */
+long weft_count_intersections(const weft_mesh *m, const double *x, int nobs,
+                              const weft_mesh *const *obs, const double *const *xo);
+
 /* ------------------------------------------------------------------------------ */
 /* Continuous collision detection (lib/ccd.c)                                      */
 /* ------------------------------------------------------------------------------ */

@@ -246,6 +246,82 @@ expect collision_count_bool "collision.count_intersections" "'maybe' is not a bo
 run --set collision.repulsion_stiffnes=5
 expect collision_unknown_key "collision.repulsion_stiffnes" "unknown key"
 
+# Stage switches: booleans.
+f="$tmp/stages.ini"
+printf '[scene]\nname = stages\n[collision]\npipeline = bridson\nccd = sometimes\n' >"$f"
+run --scene "$f"
+expect collision_ccd_bool "$f:5: collision.ccd" "'sometimes' is not a boolean"
+
+run --set collision.repulsions=2
+expect collision_repulsions_bool "--set collision.repulsions=2" "'2' is not a boolean"
+
+run --set collision.impact_zones=
+expect collision_zones_bool "collision.impact_zones" "is not a boolean"
+
+# Triangle-mesh obstacles: [collider.NAME] type = mesh (lib/scene.c build_obstacle).
+# obstacle_scene FILE OBJ_PATH EXTRA_LINES PIPELINE: the default 1 m grid cloth in the xy
+# plane, the obstacle section starting at line 5 (type line 6, path line 7, extras from 8).
+obstacle_scene() {
+    printf '[scene]\nname = obstacle\n[collision]\npipeline = %s\n' "$4" >"$1"
+    printf '[collider.ramp]\ntype = mesh\npath = %s\n%b' "$2" "$3" >>"$1"
+}
+printf 'v 0 0 -0.1\nv 1 0 -0.1\nv 0 1 -0.1\nf 1 2 3\n' >"$tmp/ramp.obj"
+
+f="$tmp/obstacle_nopipe.ini"
+obstacle_scene "$f" ramp.obj '' none
+run --scene "$f"
+expect obstacle_without_pipeline "$f:6: collider.ramp.type" "needs [collision] pipeline = bridson"
+
+f="$tmp/obstacle_missing.ini"
+obstacle_scene "$f" nowhere.obj '' bridson
+run --scene "$f"
+expect obstacle_missing_obj "$f:7: collider.ramp.path" "nowhere.obj: cannot open"
+
+printf 'v 0 0 -0.1\nv 1 zero -0.1\nv 0 1 -0.1\nf 1 2 3\n' >"$tmp/broken.obj"
+f="$tmp/obstacle_broken.ini"
+obstacle_scene "$f" broken.obj '' bridson
+run --scene "$f"
+expect obstacle_malformed_obj "$f:7: collider.ramp.path" "$tmp/broken.obj:2: v"
+
+f="$tmp/obstacle_velocity.ini"
+obstacle_scene "$f" ramp.obj 'velocity = 0 fast 0\n' bridson
+run --scene "$f"
+expect obstacle_velocity_word "$f:8: collider.ramp.velocity" "'fast' is not a number"
+
+f="$tmp/obstacle_velocity2.ini"
+obstacle_scene "$f" ramp.obj 'velocity = 1 2\n' bridson
+run --scene "$f"
+expect obstacle_velocity_short "$f:8: collider.ramp.velocity" "needs 3 components"
+
+run --scene "$f" --set collider.ramp.velocity=0,inf,0
+expect obstacle_velocity_inf "collider.ramp.velocity" "not a finite number"
+
+f="$tmp/obstacle_scale.ini"
+obstacle_scene "$f" ramp.obj 'scale = 0\n' bridson
+run --scene "$f"
+expect obstacle_scale_zero "$f:8: collider.ramp.scale" "must lie in (0, 1e+09]"
+
+f="$tmp/obstacle_radius.ini"
+obstacle_scene "$f" ramp.obj 'radius = 0.5\n' bridson
+run --scene "$f"
+expect obstacle_radius "$f:8: collider.ramp.radius" "does not apply to a mesh collider"
+
+f="$tmp/obstacle_nopath.ini"
+printf '[scene]\nname = nopath\n[collision]\npipeline = bridson\n' >"$f"
+printf '[collider.ramp]\ntype = mesh\n' >>"$f"
+run --scene "$f"
+expect obstacle_no_path "$f:6: collider.ramp.type" "needs a path"
+
+f="$tmp/sphere_path.ini"
+printf '[scene]\nname = sp\n[collider.ball]\ntype = sphere\npath = ramp.obj\n' >"$f"
+run --scene "$f"
+expect sphere_with_path "$f:5: collider.ball.path" "applies only to a mesh collider"
+
+f="$tmp/obstacle_crossing.ini"
+obstacle_scene "$f" ramp.obj 'translate = 0.2 0.2 0.1\n' bridson
+run --scene "$f"
+expect obstacle_crossing_cloth "$f:7: collider.ramp.path" "intersects the cloth at t = 0"
+
 # --------------------------------------------------------------------------------
 # OBJ meshes
 # --------------------------------------------------------------------------------

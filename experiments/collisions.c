@@ -1,0 +1,558 @@
+/* collisions.c — what each stage of the cloth collision pipeline of Bridson, Fedkiw &
+ * Anderson 2002 (lib/weft_collision.h) contributes: every scene × solver is run under
+ * five pipeline configurations,
+ *
+ *   none           the solver alone (it handles only planes and spheres itself);
+ *   bridson        the whole pipeline: repulsions, CCD impulses, rigid impact zones;
+ *   no_repulsions  without the repulsions at the step's start;
+ *   no_ccd         without CCD, hence without impact zones (they need the CCD's
+ *                  collisions): repulsions and colliders only;
+ *   no_zones       without impact zones: what the CCD impulse passes leave is left;
+ *
+ * and measured after every step, outside the timed part (weft_run_options.on_step):
+ *
+ *   intersections  triangle pairs that intersect, the cloth with itself and with its
+ *                  mesh obstacles: weft_count_intersections, a sort and sweep over the
+ *                  triangles' boxes before the exact test, which counts exactly what the
+ *                  O(nt²) weft_mesh_count_intersections counts in O(n log n + pairs of
+ *                  boxes that overlap along one axis);
+ *   min distance   the smallest vertex–triangle or edge–edge distance between primitives
+ *                  that share no vertex (cloth–cloth and cloth–obstacle): the cloth's BVH
+ *                  and each obstacle's are refitted at the step's end positions with
+ *                  boxes grown so that every pair closer than the cap D = 10 η comes out
+ *                  of weft_bvh_pairs, then each pair's exact closest points
+ *                  (weft_point_triangle_closest, weft_edge_edge_closest). O(n + pairs
+ *                  within D) per step. Pairs further apart than D are not measured, so D
+ *                  in the table means "nothing came closer than D". A feature distance
+ *                  need not vanish when triangles intersect (an edge through a face keeps
+ *                  its ends away from it): read it with the intersection count.
+ *
+ * Their cost is reported apart (check_ms_per_step). Timings are wall time: ms/step is
+ * the solver and the pipeline together, collision ms/step the pipeline alone (placing
+ * the obstacles included), its share their ratio.
+ *
+ * Writes OUT/collisions/summary.tsv (through ".partial") with one row per run, a table on
+ * stdout, per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv (one row per step), the run's
+ * log and collision log, and per scene and solver a figure SCENE/SOLVER.png (gnuplot,
+ * experiments/plots/collisions.gp) unless --no-plot. A run that diverges or that the
+ * scene refuses (a mesh obstacle without the pipeline) is a row with that status. */
+#include "cli.h"
+
+#include "weft_broadphase.h"
+#include "weft_collision.h"
+#include "weft_geometry.h"
+#include "weft_solvers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: collisions [options]\n"
+    "Runs each scene with each solver under five collision-pipeline configurations\n"
+    "(none, bridson, no_repulsions, no_ccd, no_zones) and reports per run the steps done,\n"
+    "the smallest distance between non-adjacent primitives, the steps that ended with\n"
+    "intersecting triangles, the steps the pipeline left unresolved, and the time spent\n"
+    "in collision handling. Writes OUT/collisions/summary.tsv and per-run files.\n"
+    "\n"
+    "  --scenes A,B,...       built-in scenes or .ini files (default cloth_on_cloth,\n"
+    "                         twisting_cloth,fast_drop_through_thin_sheet); --scene A: one\n"
+    "  --solvers A,B,...      solvers (default pbd_gauss_seidel,pbd_jacobi)\n"
+    "  --steps N              time steps (default: each scene's)\n"
+    "  --iterations N         inner iterations per step (default: each scene's)\n"
+    "  --threads N            OpenMP threads for parallel solvers\n"
+    "  --set SECTION.KEY=VAL  override a value of every scene (repeatable); the\n"
+    "                         configurations set collision.pipeline, repulsions, ccd and\n"
+    "                         impact_zones themselves\n"
+    "  --out DIR              results directory (default results)\n"
+    "  --no-plot              skip the figures\n"
+    "  -h, --help             this text\n";
+
+#define DEFAULT_SCENES "cloth_on_cloth,twisting_cloth,fast_drop_through_thin_sheet"
+#define DEFAULT_SOLVERS "pbd_gauss_seidel,pbd_jacobi"
+#define MAX_LIST 16
+#define CAP_PER_THICKNESS 10.0 /* D = 10 η */
+/* Path buffers: the results directory (--out is at most 1000 characters), a scene's
+ * directory under it, a run's base name, and files named after it. */
+enum { TOP_LEN = 1100, DIR_LEN = 1300, BASE_LEN = 1500, FILE_LEN = 1600 };
+
+/* A pipeline configuration: its name and the overrides that make it. */
+typedef struct config {
+    const char *name;
+    const char *sets[4];
+} config;
+
+static const config configs[] = {
+    {"none", {"collision.pipeline=none", NULL}},
+    {"bridson",
+     {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=true",
+      "collision.impact_zones=true"}},
+    {"no_repulsions",
+     {"collision.pipeline=bridson", "collision.repulsions=false", "collision.ccd=true",
+      "collision.impact_zones=true"}},
+    {"no_ccd",
+     {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=false",
+      "collision.impact_zones=true"}},
+    {"no_zones",
+     {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=true",
+      "collision.impact_zones=false"}},
+};
+#define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
+
+/* Splits a comma-separated list into at most MAX_LIST names (pointers into buf). */
+static int split_list(char *buf, const char *what, char **names) {
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        if (n == MAX_LIST) {
+            fprintf(stderr, "error: %s: at most %d names\n", what, MAX_LIST);
+            return -1;
+        }
+        names[n++] = tok;
+    }
+    if (n == 0) fprintf(stderr, "error: %s: empty list\n", what);
+    return n > 0 ? n : -1;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Measuring a run after every step                                                */
+/* ------------------------------------------------------------------------------ */
+
+typedef struct watch {
+    FILE *steps;                /* per-step rows */
+    weft_bvh *bvh;              /* the cloth's */
+    weft_bvh **obvh;            /* each obstacle's */
+    double **ox;                /* each obstacle's positions at the step's end */
+    const weft_mesh **omesh;    /* each obstacle's mesh */
+    weft_collision_pairs pairs; /* reused */
+    double cap;                 /* D, m */
+    double min_dist;            /* over the run, m (cap if nothing came closer) */
+    int intersecting_steps;
+    long max_intersections;
+    double check_s; /* time spent measuring, s */
+    bool failed;    /* a measurement failed (out of memory) */
+    char why[512];
+} watch;
+
+/* Smallest distance of the candidate pairs in w->pairs: vt and ee of the cloth (ma at
+ * xa) against mb at xb (the cloth itself, or an obstacle); tv pairs are (triangle of ma,
+ * vertex of mb). */
+static double pairs_min(const watch *w, const weft_mesh *ma, const double *xa, const weft_mesh *mb,
+                        const double *xb) {
+    double best = INFINITY, bary[3], dir[3], s, u;
+    for (int i = 0; i < w->pairs.vt.n; i++) {
+        const weft_pair q = w->pairs.vt.pair[i];
+        const int *t = &mb->tri[3 * q.b];
+        best = fmin(best, weft_point_triangle_closest(&xa[3 * q.a], &xb[3 * t[0]], &xb[3 * t[1]],
+                                                      &xb[3 * t[2]], bary, dir));
+    }
+    for (int i = 0; i < w->pairs.tv.n; i++) {
+        const weft_pair q = w->pairs.tv.pair[i];
+        const int *t = &ma->tri[3 * q.a];
+        best = fmin(best, weft_point_triangle_closest(&xb[3 * q.b], &xa[3 * t[0]], &xa[3 * t[1]],
+                                                      &xa[3 * t[2]], bary, dir));
+    }
+    for (int i = 0; i < w->pairs.ee.n; i++) {
+        const weft_pair q = w->pairs.ee.pair[i];
+        const int *e = &ma->edge[2 * q.a], *f = &mb->edge[2 * q.b];
+        best = fmin(best, weft_edge_edge_closest(&xa[3 * e[0]], &xa[3 * e[1]], &xb[3 * f[0]],
+                                                 &xb[3 * f[1]], &s, &u, dir));
+    }
+    return best;
+}
+
+/* Smallest distance between non-adjacent primitives at the model's positions, capped
+ * at w->cap; NAN when a query fails. */
+static double min_distance(watch *w, const weft_model *m) {
+    weft_error err = {{0}};
+    if (weft_bvh_refit(w->bvh, m->x, NULL, w->cap, &err) != WEFT_OK ||
+        weft_bvh_pairs(w->bvh, NULL, &w->pairs, &err) != WEFT_OK) {
+        snprintf(w->why, sizeof w->why, "%s", err.msg);
+        return NAN;
+    }
+    double best = pairs_min(w, &m->mesh, m->x, &m->mesh, m->x);
+    for (int k = 0; k < m->nobstacles; k++) {
+        if (weft_bvh_refit(w->obvh[k], w->ox[k], NULL, w->cap, &err) != WEFT_OK ||
+            weft_bvh_pairs(w->bvh, w->obvh[k], &w->pairs, &err) != WEFT_OK) {
+            snprintf(w->why, sizeof w->why, "%s", err.msg);
+            return NAN;
+        }
+        best = fmin(best, pairs_min(w, &m->mesh, m->x, w->omesh[k], w->ox[k]));
+    }
+    return fmin(best, w->cap);
+}
+
+/* The on_step callback: intersections and minimum distance at the step's end. */
+static void measure(void *user, const weft_model *m, int step,
+                    const struct weft_collision_stats *cs) {
+    watch *w = user;
+    if (w->failed) return;
+    double t0 = weft_now();
+    for (int k = 0; k < m->nobstacles; k++)
+        weft_obstacle_positions(&m->obstacles[k], m->t, w->ox[k]);
+    long isect = weft_count_intersections(&m->mesh, m->x, m->nobstacles, w->omesh,
+                                          (const double *const *)w->ox);
+    double d = min_distance(w, m);
+    if (isect < 0 || isnan(d)) {
+        w->failed = true;
+        if (isect < 0) snprintf(w->why, sizeof w->why, "intersection count failed");
+        return;
+    }
+    w->min_dist = fmin(w->min_dist, d);
+    if (isect > 0) w->intersecting_steps++;
+    if (isect > w->max_intersections) w->max_intersections = isect;
+    fprintf(w->steps, "%d\t%.6f\t%ld\t%.6e\t%.4f\t%ld\n", step, m->t, isect, d,
+            cs ? 1e3 * cs->seconds : 0.0, cs ? cs->unresolved : 0L);
+    w->check_s += weft_now() - t0;
+}
+
+/* Sets up the measurement of model m; false (with a message) on failure. */
+static bool watch_open(watch *w, const weft_model *m, const char *steps_path) {
+    memset(w, 0, sizeof *w);
+    weft_error err = {{0}};
+    w->cap = CAP_PER_THICKNESS * m->collision.thickness;
+    w->min_dist = w->cap;
+    int no = m->nobstacles;
+    w->obvh = calloc((size_t)(no > 0 ? no : 1), sizeof *w->obvh);
+    w->ox = calloc((size_t)(no > 0 ? no : 1), sizeof *w->ox);
+    w->omesh = calloc((size_t)(no > 0 ? no : 1), sizeof *w->omesh);
+    if (!w->obvh || !w->ox || !w->omesh) {
+        fprintf(stderr, "error: out of memory\n");
+        return false;
+    }
+    w->bvh = weft_bvh_create(&m->mesh, NULL, &err);
+    for (int k = 0; k < no && w->bvh; k++) {
+        w->omesh[k] = &m->obstacles[k].mesh;
+        w->ox[k] = malloc(3 * (size_t)m->obstacles[k].mesh.nv * sizeof *w->ox[k]);
+        w->obvh[k] = weft_bvh_create(&m->obstacles[k].mesh, NULL, &err);
+        if (!w->ox[k] || !w->obvh[k]) {
+            fprintf(stderr, "error: obstacle %s: %s\n", m->obstacles[k].name,
+                    w->ox[k] ? err.msg : "out of memory");
+            return false;
+        }
+    }
+    if (!w->bvh) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return false;
+    }
+    char tmp[FILE_LEN + 16];
+    snprintf(tmp, sizeof tmp, "%s.partial", steps_path);
+    w->steps = fopen(tmp, "w");
+    if (!w->steps) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
+        return false;
+    }
+    fprintf(w->steps,
+            "# after each step: intersecting triangle pairs; smallest vertex-triangle or "
+            "edge-edge distance between non-adjacent primitives, capped at %.6g m (10 x "
+            "thickness); collision handling time; collisions the pipeline left\n",
+            w->cap);
+    fprintf(w->steps, "step\tt_s\tintersections\tmin_dist_m\tcollision_ms\tunresolved\n");
+    return true;
+}
+
+/* Closes the per-step file (renamed into place when complete) and frees w. */
+static int watch_close(watch *w, const weft_model *m, const char *steps_path, bool complete) {
+    int rc = 0;
+    if (w->steps) {
+        char tmp[FILE_LEN + 16];
+        snprintf(tmp, sizeof tmp, "%s.partial", steps_path);
+        if (!complete) fprintf(w->steps, "# status=incomplete\n");
+        if (fclose(w->steps) != 0 || (complete && rename(tmp, steps_path) != 0)) {
+            fprintf(stderr, "error: %s: cannot write\n", steps_path);
+            rc = -1;
+        }
+    }
+    weft_bvh_free(&w->bvh);
+    for (int k = 0; k < m->nobstacles; k++) {
+        if (w->obvh) weft_bvh_free(&w->obvh[k]);
+        if (w->ox) free(w->ox[k]);
+    }
+    free(w->obvh), free(w->ox), free(w->omesh);
+    weft_collision_pairs_free(&w->pairs);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Runs and the summary                                                            */
+/* ------------------------------------------------------------------------------ */
+
+/* Builds scene `scene` with the command line's overrides, then the configuration's. */
+static int build(const weft_cli *cli, const char *scene, const config *c, weft_model *m,
+                 weft_error *err) {
+    weft_cli one = *cli;
+    one.scene = scene;
+    for (int i = 0; i < 4 && c->sets[i]; i++) one.set[one.nset++] = c->sets[i];
+    return weft_cli_build(&one, m, err);
+}
+
+/* Runs gnuplot on script with "-e" definitions; returns its exit status. */
+static int gnuplot(const char *defs, const char *script) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
+        fprintf(stderr, "error: cannot run gnuplot: %s (install gnuplot-nox)\n", strerror(errno));
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Directory of the gnuplot scripts: $WEFT_PLOTS_DIR or the source tree's. */
+static const char *plots_dir(void) {
+    const char *d = getenv("WEFT_PLOTS_DIR");
+    return d && *d ? d : WEFT_PLOTS_DIR;
+}
+
+/* One row of the summary: what a run did. */
+typedef struct row {
+    const char *scene, *solver, *config;
+    const char *status; /* complete, diverged, refused, error */
+    int steps, steps_done, vertices, triangles;
+    double thickness, min_dist;
+    int intersecting_steps;
+    long max_intersections;
+    int unresolved_steps;
+    double ms_per_step, collision_ms, collision_share, check_ms;
+} row;
+
+static void print_header(FILE *tsv) {
+    fprintf(tsv, "scene\tsolver\tconfig\tstatus\tsteps\tsteps_done\tvertices\ttriangles\t"
+                 "thickness_m\tmin_dist_m\tintersecting_steps\tmax_intersections\t"
+                 "unresolved_steps\tms_per_step\tcollision_ms_per_step\tcollision_share\t"
+                 "check_ms_per_step\n");
+    printf("%-22s %-17s %-14s %-9s %11s %11s %9s %10s %10s %8s %8s\n", "scene", "solver", "config",
+           "status", "steps", "min dist m", "isect st", "unresolved", "coll ms/st", "share",
+           "ms/step");
+}
+
+static void print_row(FILE *tsv, const row *r) {
+    char steps[32];
+    snprintf(steps, sizeof steps, "%d/%d", r->steps_done, r->steps);
+    if (r->steps_done == 0) {
+        fprintf(tsv, "%s\t%s\t%s\t%s\t%d\t0\t%d\t%d\t%g\t-\t-\t-\t-\t-\t-\t-\t-\n", r->scene,
+                r->solver, r->config, r->status, r->steps, r->vertices, r->triangles, r->thickness);
+        printf("%-22s %-17s %-14s %-9s %11s\n", r->scene, r->solver, r->config, r->status, steps);
+    } else {
+        fprintf(
+            tsv, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%g\t%.6e\t%d\t%ld\t%d\t%.4f\t%.4f\t%.4f\t%.4f\n",
+            r->scene, r->solver, r->config, r->status, r->steps, r->steps_done, r->vertices,
+            r->triangles, r->thickness, r->min_dist, r->intersecting_steps, r->max_intersections,
+            r->unresolved_steps, r->ms_per_step, r->collision_ms, r->collision_share, r->check_ms);
+        printf("%-22s %-17s %-14s %-9s %11s %11.3e %9d %10d %10.3f %8.3f %8.3f\n", r->scene,
+               r->solver, r->config, r->status, steps, r->min_dist, r->intersecting_steps,
+               r->unresolved_steps, r->collision_ms, r->collision_share, r->ms_per_step);
+    }
+    fflush(stdout);
+}
+
+/* Runs one scene × solver × configuration into row r; returns 0, or 1 when the run
+ * failed other than by diverging or by being refused, or WEFT_ERR_INTERRUPTED. */
+static int run_one(const weft_cli *cli, const char *scene, const weft_solver_type *solver,
+                   const config *c, const char *dir, row *r) {
+    weft_error err = {{0}};
+    weft_model m;
+    r->status = "error";
+    if (build(cli, scene, c, &m, &err) != WEFT_OK) {
+        /* The scene built as given: what fails now is this configuration (a mesh
+         * obstacle without the pipeline). */
+        fprintf(stderr, "note: %s %s %s: refused: %s\n", scene, solver->name, c->name, err.msg);
+        r->status = "refused";
+        return 0;
+    }
+    r->steps = m.steps, r->vertices = m.n, r->triangles = m.mesh.nt;
+    r->thickness = m.collision.thickness;
+    char base[BASE_LEN], steps_path[FILE_LEN], log_path[FILE_LEN];
+    snprintf(base, sizeof base, "%s/%s-%s", dir, solver->name, c->name);
+    snprintf(steps_path, sizeof steps_path, "%s.tsv", base);
+    snprintf(log_path, sizeof log_path, "%s.log", base);
+    watch w;
+    if (!watch_open(&w, &m, steps_path)) {
+        watch_close(&w, &m, steps_path, false);
+        weft_model_free(&m);
+        return 1;
+    }
+    weft_run_options opt = weft_run_options_default();
+    opt.log_level = WEFT_LOG_STEPS;
+    opt.log_path = log_path;
+    opt.on_step = measure;
+    opt.user = &w;
+    opt.progress = true;
+    weft_run_result res;
+    int rc = weft_run(solver, &m, &opt, &res, &err);
+    int status = 0;
+    if (rc == WEFT_OK) {
+        r->status = "complete";
+    } else if (rc == WEFT_ERR_DIVERGED) {
+        r->status = "diverged";
+        fprintf(stderr, "note: %s %s %s: %s\n", scene, solver->name, c->name, err.msg);
+    } else {
+        fprintf(stderr, "error: %s %s %s: %s\n", scene, solver->name, c->name, err.msg);
+        status = rc == WEFT_ERR_INTERRUPTED ? WEFT_ERR_INTERRUPTED : 1;
+    }
+    if (w.failed) {
+        fprintf(stderr, "error: %s %s %s: measuring: %s\n", scene, solver->name, c->name, w.why);
+        r->status = "error";
+        status = status ? status : 1;
+    }
+    r->steps_done = res.steps_done;
+    r->min_dist = w.min_dist;
+    r->intersecting_steps = w.intersecting_steps;
+    r->max_intersections = w.max_intersections;
+    r->unresolved_steps = res.collision_failures;
+    r->ms_per_step = res.ms_per_step;
+    r->collision_ms = res.steps_done ? 1e3 * res.collision_s / res.steps_done : 0.0;
+    r->collision_share = res.wall_s > 0 ? res.collision_s / res.wall_s : 0.0;
+    r->check_ms = res.steps_done ? 1e3 * w.check_s / res.steps_done : 0.0;
+    if (watch_close(&w, &m, steps_path, status == 0) != 0 && status == 0) status = 1;
+    weft_model_free(&m);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    weft_cli cli;
+    weft_cli_parse_scenes(argc, argv, &cli, usage);
+    weft_install_interrupt_handler();
+    if (cli.scenes && cli.scene_given) {
+        fprintf(stderr, "error: --scene and --scenes: give one of them\n");
+        return 2;
+    }
+    if (cli.nset > 60) {
+        fprintf(stderr, "error: --set: at most 60 here (the configurations add theirs)\n");
+        return 2;
+    }
+    char scene_buf[2048], solver_buf[512];
+    snprintf(scene_buf, sizeof scene_buf, "%s",
+             cli.scenes        ? cli.scenes
+             : cli.scene_given ? cli.scene
+                               : DEFAULT_SCENES);
+    snprintf(solver_buf, sizeof solver_buf, "%s", cli.solvers ? cli.solvers : DEFAULT_SOLVERS);
+    char *scenes[MAX_LIST], *names[MAX_LIST];
+    int nscenes = split_list(scene_buf, "--scenes", scenes);
+    int nsolvers = split_list(solver_buf, "--solvers", names);
+    if (nscenes < 0 || nsolvers < 0) return 2;
+    const weft_solver_type *solvers[MAX_LIST];
+    for (int k = 0; k < nsolvers; k++) {
+        solvers[k] = weft_solver_find(names[k]);
+        if (!solvers[k]) {
+            fprintf(stderr, "error: --solvers: unknown solver '%s' (known:", names[k]);
+            for (const weft_solver_type *const *s = weft_solver_registry; *s; s++)
+                fprintf(stderr, " %s", (*s)->name);
+            fprintf(stderr, ")\n");
+            return 2;
+        }
+    }
+    /* Every scene must build, with the command line's overrides alone, before anything
+     * runs; its name (the model's) names its results directory. */
+    static const config as_given = {"as given", {NULL}};
+    char scene_names[MAX_LIST][128];
+    row scene_rows[MAX_LIST]; /* what a refused run's row says of its scene */
+    for (int i = 0; i < nscenes; i++) {
+        weft_model m;
+        weft_error err = {{0}};
+        if (build(&cli, scenes[i], &as_given, &m, &err) != WEFT_OK) {
+            fprintf(stderr, "error: %s\n", err.msg);
+            return 1;
+        }
+        snprintf(scene_names[i], sizeof scene_names[i], "%s", m.scene_name);
+        scene_rows[i] = (row){.steps = m.steps,
+                              .vertices = m.n,
+                              .triangles = m.mesh.nt,
+                              .thickness = m.collision.thickness};
+        weft_model_free(&m);
+    }
+    if (strlen(cli.out) > 1000) {
+        fprintf(stderr, "error: --out: a path of at most 1000 characters\n");
+        return 2;
+    }
+    char top[TOP_LEN];
+    snprintf(top, sizeof top, "%s/collisions", cli.out);
+    if (weft_mkdirs(top) != 0) return 1;
+    char summary_path[FILE_LEN], summary_tmp[FILE_LEN + 16];
+    snprintf(summary_path, sizeof summary_path, "%s/summary.tsv", top);
+    snprintf(summary_tmp, sizeof summary_tmp, "%s.partial", summary_path);
+    FILE *tsv = fopen(summary_tmp, "w");
+    if (!tsv) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", summary_tmp, strerror(errno));
+        return 1;
+    }
+    fprintf(tsv,
+            "# collisions: weft %s; min_dist_m: smallest vertex-triangle or edge-edge "
+            "distance between non-adjacent primitives after any step, capped at 10 x "
+            "thickness_m; intersecting_steps: steps that ended with intersecting "
+            "triangles; unresolved_steps: steps the pipeline gave up on; times are wall "
+            "time per step done\n",
+            WEFT_VERSION);
+    print_header(tsv);
+    int status = 0;
+    bool interrupted = false;
+    for (int i = 0; i < nscenes && !interrupted; i++) {
+        char dir[DIR_LEN];
+        snprintf(dir, sizeof dir, "%s/%s", top, scene_names[i]);
+        if (weft_mkdirs(dir) != 0) {
+            status = 1;
+            break;
+        }
+        for (int k = 0; k < nsolvers && !interrupted; k++) {
+            for (int c = 0; c < NCONFIGS && !interrupted; c++) {
+                row r = scene_rows[i];
+                r.scene = scene_names[i], r.solver = solvers[k]->name;
+                r.config = configs[c].name;
+                int rc = run_one(&cli, scenes[i], solvers[k], &configs[c], dir, &r);
+                if (rc == WEFT_ERR_INTERRUPTED) {
+                    interrupted = true;
+                    break;
+                }
+                if (rc != 0) status = 1;
+                print_row(tsv, &r);
+            }
+        }
+    }
+    if (interrupted || status != 0) {
+        fprintf(tsv, "# status=incomplete reason=%s\n", interrupted ? "interrupted" : "error");
+        fclose(tsv);
+        fprintf(stderr, "error: %s; %s kept\n",
+                interrupted ? "interrupted" : "some runs failed (see above)", summary_tmp);
+        return 1;
+    }
+    if (fclose(tsv) != 0 || rename(summary_tmp, summary_path) != 0) {
+        fprintf(stderr, "error: %s: cannot write\n", summary_path);
+        return 1;
+    }
+    printf("\nsummary: %s\n", summary_path);
+    if (cli.no_plot) return 0;
+
+    /* One figure per scene and solver: minimum distance and intersections per step. */
+    char script[1100];
+    snprintf(script, sizeof script, "%s/collisions.gp", plots_dir());
+    for (int i = 0; i < nscenes; i++)
+        for (int k = 0; k < nsolvers; k++) {
+            char dir[DIR_LEN], files[8 * FILE_LEN] = "", cnames[256] = "", out[FILE_LEN];
+            snprintf(dir, sizeof dir, "%s/%s", top, scene_names[i]);
+            for (int c = 0; c < NCONFIGS; c++) {
+                char f[FILE_LEN];
+                snprintf(f, sizeof f, "%s/%s-%s.tsv", dir, solvers[k]->name, configs[c].name);
+                if (access(f, R_OK) != 0) continue; /* refused: no steps */
+                size_t l = strlen(files);
+                snprintf(files + l, sizeof files - l, "%s%s", l ? " " : "", f);
+                l = strlen(cnames);
+                snprintf(cnames + l, sizeof cnames - l, "%s%s", l ? " " : "", configs[c].name);
+            }
+            if (!files[0]) continue;
+            snprintf(out, sizeof out, "%s/%s.png", dir, solvers[k]->name);
+            char defs[sizeof files + sizeof out + 512];
+            snprintf(defs, sizeof defs, "files='%s'; names='%s'; out='%s'; title='%s, %s'", files,
+                     cnames, out, scene_names[i], solvers[k]->name);
+            if (gnuplot(defs, script) != 0) {
+                fprintf(stderr, "error: gnuplot failed on %s\n", script);
+                return 1;
+            }
+            printf("figure:  %s\n", out);
+        }
+    return 0;
+}

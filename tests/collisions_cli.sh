@@ -1,0 +1,257 @@
+#!/bin/sh
+# collisions_cli.sh CASE COLLISIONS BENCH_COLLISIONS COMPARE — end-to-end runs of the
+# collision experiments (experiments/collisions.c, experiments/bench_collisions.c). Each
+# CASE is one CTest test (tests/CMakeLists.txt):
+#   summary    collisions on drape_sphere (8 x 8) and a scene file with a mesh obstacle:
+#              a complete summary.tsv with the documented columns, one row per scene x
+#              solver x configuration, the obstacle scene's "none" rows refused, every
+#              other run complete; the full pipeline leaves no intersecting or unresolved
+#              step; per-run step tables complete; figures are PNGs (with gnuplot)
+#   diverged   runs that diverge are rows with status "diverged", not a crash
+#   bad_input  unknown scene or solver, --scene with --scenes, --scenes given to compare:
+#              one-line error, non-zero exit, no summary
+#   bench      bench_collisions on drape_sphere, 1 step: 64^2 and 128^2 rows for bvh and
+#              hash, the hash run agreeing with the BVH run
+# Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure. POSIX sh (dash); all
+# files live under a private mktemp -d.
+set -u
+
+usage="usage: collisions_cli.sh CASE COLLISIONS BENCH_COLLISIONS COMPARE"
+case_name=${1:?$usage}
+collisions=${2:?$usage}
+bench=${3:?$usage}
+compare=${4:?$usage}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-collisions-$case_name.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' HUP INT PIPE TERM
+
+failed=0
+fail() {
+    echo "FAIL: $case_name: $*"
+    failed=1
+}
+ok() { echo "ok: $case_name: $*"; }
+
+columns='scene solver config status steps steps_done vertices triangles thickness_m min_dist_m intersecting_steps max_intersections unresolved_steps ms_per_step collision_ms_per_step collision_share check_ms_per_step'
+
+# header FILE: the first line of FILE that does not start with '#', tabs as spaces.
+header() {
+    awk '!/^#/ { print; exit }' "$1" | tr '\t' ' '
+}
+
+# is_png FILE: PNG signature and more than 5 kB.
+is_png() {
+    sig=$(head -c 8 "$1" | od -An -tx1 | tr -s ' \n' ' ')
+    [ "$sig" = " 89 50 4e 47 0d 0a 1a 0a " ] && [ "$(wc -c <"$1")" -gt 5120 ]
+}
+
+case $case_name in
+
+summary)
+    # A ramp rising along z (y = z / 2) under a flat cloth that starts 1 cm above its
+    # highest point and falls 5, 10, 15, 20, 25 mm in the five steps (g = 50 m/s^2).
+    printf 'v -0.5 -0.25 -0.5\nv 0.5 -0.25 -0.5\nv 0.5 0.25 0.5\nv -0.5 0.25 0.5\n' \
+        >"$tmp/plate.obj"
+    printf 'f 1 3 2\nf 1 4 3\n' >>"$tmp/plate.obj"
+    cat >"$tmp/plate_drop.ini" <<'EOF'
+; a cloth dropped onto a ramp obstacle (a mesh collider)
+[scene]
+name = plate_drop
+dt = 0.01
+steps = 5
+gravity = 0 -50 0
+
+[mesh]
+type = grid
+width = 0.3
+height = 0.3
+plane = xz
+origin = -0.15 0.085 0.15
+
+[collision]
+pipeline = bridson
+
+[collider.plate]
+type = mesh
+path = plate.obj
+friction = 0.5
+EOF
+    plot=--no-plot
+    command -v gnuplot >/dev/null 2>&1 && plot=
+    # shellcheck disable=SC2086  # $plot is empty or one option
+    "$collisions" --scenes "drape_sphere,$tmp/plate_drop.ini" --steps 5 --set mesh.nx=8 \
+        --set mesh.ny=8 $plot --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "collisions exited with $rc"
+        sed 's/^/    stderr: /' "$tmp/stderr"
+        exit 1
+    fi
+    s="$tmp/out/collisions/summary.tsv"
+    [ -f "$s" ] || { fail "no $s"; exit 1; }
+    [ -e "$s.partial" ] && fail "$s.partial left next to the summary"
+    h=$(header "$s")
+    [ "$h" = "$columns" ] || fail "summary header is '$h'"
+    rows=$(awk '!/^#/ { n++ } END { print n - 1 }' "$s")
+    [ "$rows" -eq 20 ] || fail "$rows rows, expected 2 scenes x 2 solvers x 5 configurations = 20"
+    # Every combination once, in order.
+    awk -F '\t' '!/^#/ && n++ { print $1, $2, $3 }' "$s" >"$tmp/got"
+    for scene in drape_sphere plate_drop; do
+        for solver in pbd_gauss_seidel pbd_jacobi; do
+            for c in none bridson no_repulsions no_ccd no_zones; do
+                echo "$scene $solver $c"
+            done
+        done
+    done >"$tmp/want"
+    cmp -s "$tmp/got" "$tmp/want" || fail "rows are not scene x solver x configuration in order"
+    # 17 fields; complete runs did 5 steps with numbers in every column; the plate's
+    # "none" runs are refused (a mesh obstacle needs the pipeline) and say so on stderr.
+    bad=$(awk -F '\t' '!/^#/ && n++ {
+            refused = ($1 == "plate_drop" && $3 == "none")
+            if (NF != 17) { print "fields " NF ": " $0; exit }
+            if (refused && ($4 != "refused" || $5 != 5 || $6 != 0)) { print "not refused: " $0; exit }
+            if (!refused && ($4 != "complete" || $5 != 5 || $6 != 5)) { print "not complete: " $0; exit }
+            if (!refused) for (i = 9; i <= 17; i++) if ($i !~ /^[0-9.e+-]+$/) { print "field " i ": " $0; exit }
+          }' "$s")
+    [ -z "$bad" ] || fail "unexpected row: $bad"
+    n=$(grep -c 'refused: .*plate_drop.*needs \[collision\] pipeline = bridson' "$tmp/stderr")
+    [ "$n" -eq 2 ] || fail "stderr explains $n refusals, expected 2"
+    # The full pipeline (and the configurations that keep CCD) leave nothing crossed and
+    # nothing unresolved on these runs; thickness is the default 1 mm, min_dist within
+    # [0, 10 x thickness].
+    bad=$(awk -F '\t' '!/^#/ && n++ && $4 == "complete" {
+            if ($10 < 0 || $10 > 10 * $9 + 1e-15) { print "min_dist: " $0; exit }
+            if ($3 != "none" && $3 != "no_ccd" && ($11 != 0 || $13 != 0)) { print "crossed: " $0; exit }
+            if ($3 == "none" && ($13 != 0 || $15 != 0)) { print "pipeline time without it: " $0; exit }
+          }' "$s")
+    [ -z "$bad" ] || fail "unexpected values: $bad"
+    # Not vacuous: on the ramp the cloth comes within 10 x thickness under the full
+    # pipeline, and without CCD it ends steps through the ramp.
+    bad=$(awk -F '\t' '!/^#/ && n++ && $1 == "plate_drop" {
+            if ($3 == "bridson" && !($10 < 10 * $9)) { print "never close: " $0; exit }
+            if ($3 == "no_ccd" && !($11 > 0)) { print "no crossing without CCD: " $0; exit }
+          }' "$s")
+    [ -z "$bad" ] || fail "plate_drop: $bad"
+    # Per-run step tables: complete, one row per step.
+    for solver in pbd_gauss_seidel pbd_jacobi; do
+        for c in none bridson no_repulsions no_ccd no_zones; do
+            t="$tmp/out/collisions/drape_sphere/$solver-$c.tsv"
+            if [ ! -f "$t" ]; then
+                fail "no ${t#"$tmp"/}"
+                continue
+            fi
+            h=$(header "$t")
+            [ "$h" = "step t_s intersections min_dist_m collision_ms unresolved" ] ||
+                fail "${t##*/}: header '$h'"
+            r=$(awk '!/^#/ { n++ } END { print n - 1 }' "$t")
+            [ "$r" -eq 5 ] || fail "${t##*/}: $r rows, expected 5"
+        done
+    done
+    [ -f "$tmp/out/collisions/plate_drop/pbd_jacobi-none.tsv" ] &&
+        fail "a refused run left a step table"
+    grep -q '^scene  *solver  *config  *status' "$tmp/stdout" || fail "no table on stdout"
+    if [ -z "$plot" ]; then
+        for p in drape_sphere/pbd_gauss_seidel drape_sphere/pbd_jacobi plate_drop/pbd_jacobi; do
+            f="$tmp/out/collisions/$p.png"
+            if [ -f "$f" ] && is_png "$f"; then ok "$p.png is a PNG"; else fail "$p.png missing or not a PNG"; fi
+        done
+    fi
+    [ "$failed" -eq 0 ] && ok "summary with $rows rows checked"
+    ;;
+
+diverged)
+    # A huge step and a sideways gravity (no collider in its way) make the explicit
+    # solver leave the 1e6 m box in its first step.
+    "$collisions" --scenes drape_sphere --solvers symplectic_euler --steps 3 --set mesh.nx=4 \
+        --set mesh.ny=4 --set scene.dt=10 --set 'scene.gravity=1e9,0,0' --no-plot \
+        --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "exit status $rc: a diverging run is a result, not a failure"
+    s="$tmp/out/collisions/summary.tsv"
+    if [ -f "$s" ]; then
+        bad=$(awk -F '\t' '!/^#/ && n++ && ($4 != "diverged" || $6 != 0) { print; exit }' "$s")
+        [ -z "$bad" ] || fail "row not diverged: $bad"
+        r=$(awk '!/^#/ { n++ } END { print n - 1 }' "$s")
+        [ "$r" -eq 5 ] || fail "$r rows, expected 5"
+        ok "5 diverged rows"
+    else
+        fail "no summary"
+    fi
+    n=$(grep -c 'diverged' "$tmp/stderr")
+    [ "$n" -eq 5 ] || fail "stderr names $n divergences, expected 5"
+    ;;
+
+bad_input)
+    # expect_error NAME FRAGMENT CMD...: non-zero exit below 128, one stderr line holding
+    # FRAGMENT, no summary.
+    expect_error() {
+        name=$1 frag=$2
+        shift 2
+        rm -rf "$tmp/out"
+        "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+        rc=$?
+        lines=$(wc -l <"$tmp/stderr")
+        if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+            fail "$name: exit status $rc"
+        elif [ "$lines" -ne 1 ]; then
+            fail "$name: $lines stderr lines"
+        elif ! grep -qF -e "$frag" "$tmp/stderr"; then
+            fail "$name: stderr lacks '$frag'"
+        elif [ -e "$tmp/out/collisions/summary.tsv" ]; then
+            fail "$name: a summary was written"
+        else
+            ok "$name"
+            return 0
+        fi
+        sed 's/^/    stderr: /' "$tmp/stderr"
+    }
+    expect_error unknown_scene "no_such_scene" \
+        "$collisions" --scenes drape_sphere,no_such_scene --steps 1 --out "$tmp/out"
+    expect_error unknown_solver "unknown solver 'pbd_gauss'" \
+        "$collisions" --scenes drape_sphere --solvers pbd_gauss --out "$tmp/out"
+    expect_error scene_and_scenes "--scene and --scenes" \
+        "$collisions" --scene drape_sphere --scenes drape_sphere --out "$tmp/out"
+    expect_error bad_set "collision.ccd" \
+        "$collisions" --scenes drape_sphere --set collision.ccd=perhaps --out "$tmp/out"
+    expect_error compare_scenes "--scenes" "$compare" --scenes a,b --out "$tmp/out"
+    expect_error bench_scene "no_such_scene" "$bench" --scene no_such_scene --out "$tmp/out"
+    ;;
+
+bench)
+    "$bench" --scene drape_sphere --steps 1 --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "bench_collisions exited with $rc"
+        sed 's/^/    stderr: /' "$tmp/stderr"
+        exit 1
+    fi
+    b="$tmp/out/bench_collisions.tsv"
+    [ -f "$b" ] || { fail "no $b"; exit 1; }
+    h=$(header "$b")
+    want='scene solver res vertices triangles broad_phase steps_done ms_per_step collision_ms_per_step collision_share proximity_pairs_per_step swept_pairs_per_step ccd_passes_per_step zone_rounds unresolved_steps agree'
+    [ "$h" = "$want" ] || fail "header is '$h'"
+    awk -F '\t' '!/^#/ && n++ { print $1, $2, $3, $4, $6, $7, $16 }' "$b" >"$tmp/got"
+    cat >"$tmp/want" <<'EOF'
+drape_sphere pbd_gauss_seidel 64 4096 bvh 1 -
+drape_sphere pbd_gauss_seidel 64 4096 hash 1 yes
+drape_sphere pbd_gauss_seidel 128 16384 bvh 1 -
+drape_sphere pbd_gauss_seidel 128 16384 hash 1 yes
+EOF
+    if cmp -s "$tmp/got" "$tmp/want"; then
+        ok "4 rows: 64^2 and 128^2, bvh and hash agreeing"
+    else
+        fail "rows differ from the expected ones:"
+        diff "$tmp/want" "$tmp/got" | sed 's/^/    /'
+    fi
+    # The pipeline took time, and a share of the step in (0, 1].
+    bad=$(awk -F '\t' '!/^#/ && n++ && !($9 > 0 && $10 > 0 && $10 <= 1) { print; exit }' "$b")
+    [ -z "$bad" ] || fail "timing columns: $bad"
+    ;;
+
+*)
+    echo "FAIL: unknown case '$case_name'"
+    exit 1
+    ;;
+esac
+exit "$failed"
