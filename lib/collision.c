@@ -649,6 +649,31 @@ static double collider_push(const weft_collider *c, const double *x0, const doub
             }
         }
     }
+    if (c->kind == WEFT_COLLIDER_BOX && weft_collider_distance(c, x0, NULL) >= margin) {
+        /* Started outside: does the segment enter the box grown by the margin? Slab test
+         * (Kay & Kajiya) on the sharp-cornered grown box, a superset of the rounded one,
+         * so a fast vertex cannot pass through a thin box within one step. */
+        double te = 0.0, tx = 1.0, sgn = 0.0, face = 0.0;
+        int axis = -1;
+        for (int k = 0; k < 3 && te <= tx; k++) {
+            double lo = c->center[k] - c->half_extents[k] - margin;
+            double hi = c->center[k] + c->half_extents[k] + margin, d = x1[k] - x0[k];
+            if (d == 0.0) {
+                if (x0[k] < lo || x0[k] > hi) tx = -1.0; /* parallel and outside the slab */
+                continue;
+            }
+            double ta = (lo - x0[k]) / d, tb = (hi - x0[k]) / d;
+            double tin = fmin(ta, tb), tout = fmax(ta, tb);
+            if (tin > te) te = tin, axis = k, sgn = d > 0.0 ? -1.0 : 1.0, face = d > 0.0 ? lo : hi;
+            tx = fmin(tx, tout);
+        }
+        if (axis >= 0 && te <= tx) {
+            /* Entered through the face `axis`: onto that face's plane (plus κ). */
+            for (int k = 0; k < 3; k++) n[k] = k == axis ? sgn : 0.0;
+            double s = sgn * (x1[axis] - face);
+            if (s < kappa) return kappa - s;
+        }
+    }
     double d1 = weft_collider_distance(c, x1, n);
     return d1 < margin ? margin + kappa - d1 : 0.0;
 }
