@@ -27,34 +27,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------------------------ */
-/* Counting allocations: the linker routes weft's and this file's malloc, calloc and  */
-/* realloc calls here (tests/CMakeLists.txt: -Wl,--wrap=...), as in test_sparse.c.  */
-/* ------------------------------------------------------------------------------ */
-
-static long allocations = 0;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n) {
-    allocations++;
-    return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t size) {
-    allocations++;
-    return __real_calloc(n, size);
-}
-
-void *__wrap_realloc(void *p, size_t n) {
-    allocations++;
-    return __real_realloc(p, n);
-}
+#include "alloc_count.h"
 
 /* ------------------------------------------------------------------------------ */
 /* Meshes and models                                                               */
