@@ -1,0 +1,158 @@
+/* weft_linsolve.h — constraint filters and the linear solvers an implicit integrator
+ * calls: pre-filtered preconditioned conjugate gradients (PPCG) and a filtered CHOLMOD
+ * Cholesky path for the same system.
+ *
+ * Filters (Baraff & Witkin 1998, "Large Steps in Cloth Simulation" §5.3; Kim & Eberle
+ * 2020, "Dynamic Deformables" ch. 9.1): vertex i with k constrained DOFs along
+ * orthonormal directions has the 3×3 projector
+ *     k = 0: S_i = I,  k = 1: S_i = I − p̂p̂ᵀ,  k = 2: S_i = I − p̂p̂ᵀ − q̂q̂ᵀ,  k = 3: S_i = 0,
+ * and prescribed values z_i (m for positions, m/s for velocities): only the components
+ * (I − S_i) z_i, along the constrained directions, are prescribed.
+ *
+ * Filtered system (Tamstorf, Jones, McCormick 2015, "Smoothed aggregation multigrid for
+ * cloth simulation", the pre-filtered PCG; Kim & Eberle §9.1.1): to solve A x = b on the
+ * free subspace with (I − S) x = (I − S) z, write x = y + z, c = b − A z and solve
+ *     K y = S c,   K = S A S + (I − S),
+ * which is SPD when A is SPD on the free subspace (S = Sᵀ = S²). Both solvers return
+ * x = y + z with the constrained components taken from z:
+ *   3 DOFs: x_i = z_i bitwise;
+ *   1 or 2 DOFs (directions not axis aligned): with w = y_i + z_i,
+ *     x_i = w + Σ_d d̂ (d̂·z_i − d̂·w), so d̂·x_i = d̂·z_i up to the rounding of one
+ *     projection, |d̂·x_i − d̂·z_i| ≲ 4 ε (|w| + |z_i|); no finite-precision vector can
+ *     do better for a direction that is not an axis; an axis-aligned direction (p̂ = ±e_a)
+ *     copies coordinate a of z bitwise;
+ *   0 DOFs: x_i = y_i + z_i.
+ */
+#ifndef WEFT_LINSOLVE_H
+#define WEFT_LINSOLVE_H
+
+#include "weft_sparse.h"
+
+/* ------------------------------------------------------------------------------ */
+/* Filters                                                                         */
+/* ------------------------------------------------------------------------------ */
+
+/* Per-vertex constraint filters of n vertices. */
+typedef struct weft_filter {
+    int n;
+    int *ndof;   /* n: constrained DOFs of vertex i, 0..3 */
+    double *dir; /* 6n: unit directions p̂ (dir[6i]) and q̂ (dir[6i+3]) for 1 or 2 DOFs */
+    double *S;   /* 9n: S_i, row-major, symmetric projector */
+    double *z;   /* 3n: prescribed values, m or m/s (only (I − S_i) z_i matters) */
+} weft_filter;
+
+/* Allocates filters for n vertices, all free (S_i = I, z_i = 0). */
+int weft_filter_create(weft_filter *f, int n, weft_error *err);
+
+/* Frees what f owns and zeroes it; safe on a zeroed filter. */
+void weft_filter_destroy(weft_filter *f);
+
+/* Makes every vertex free again: S_i = I, z_i = 0. */
+void weft_filter_free_all(weft_filter *f);
+
+/* Constrains all 3 DOFs of vertex i: S_i = 0, z_i = z (m or m/s). */
+void weft_filter_pin(weft_filter *f, int i, const double z[3]);
+
+/* Constrains vertex i along one direction: S_i = I − n̂n̂ᵀ with n̂ = normal/|normal|, and
+ * n̂·x_i = n̂·z. Fails if the normal is zero or not finite, or z is not finite. */
+int weft_filter_plane(weft_filter *f, int i, const double normal[3], const double z[3],
+                      weft_error *err);
+
+/* Constrains vertex i along two directions (free only along a line): p̂ and q̂ from
+ * Gram-Schmidt on p and q. Fails if they are parallel, zero or not finite. */
+int weft_filter_line(weft_filter *f, int i, const double p[3], const double q[3],
+                     const double z[3], weft_error *err);
+
+/* y = S x over the 3n values (y may alias x). */
+void weft_filter_apply(const weft_filter *f, const double *x, double *y);
+
+/* x_i = y_i + z_i with the constrained components set from z (see the file comment). */
+void weft_filter_compose(const weft_filter *f, const double *y, double *x);
+
+/* ------------------------------------------------------------------------------ */
+/* Solver outcome                                                                  */
+/* ------------------------------------------------------------------------------ */
+
+typedef enum weft_solve_status {
+    WEFT_SOLVE_CONVERGED = 0,
+    WEFT_SOLVE_MAX_ITER,   /* iteration cap reached; x is the last iterate */
+    WEFT_SOLVE_INDEFINITE, /* pᵀKp ≤ 0, a preconditioner block not SPD, or CHOLMOD's
+                              CHOLMOD_NOT_POSDEF */
+    WEFT_SOLVE_NONFINITE,  /* NaN or inf in b, z, A or a residual */
+    WEFT_SOLVE_INPUT,      /* sizes that do not match */
+    WEFT_SOLVE_NOMEM,
+} weft_solve_status;
+
+/* Name of a status, e.g. "indefinite". */
+const char *weft_solve_status_name(weft_solve_status s);
+
+/* ------------------------------------------------------------------------------ */
+/* PPCG                                                                            */
+/* ------------------------------------------------------------------------------ */
+
+typedef enum weft_precond {
+    WEFT_PRECOND_NONE,
+    WEFT_PRECOND_JACOBI,       /* diag(K)⁻¹ */
+    WEFT_PRECOND_BLOCK_JACOBI, /* (S_i D_i S_i + I − S_i)⁻¹, D_i = A's diagonal block */
+} weft_precond;
+
+typedef struct weft_ppcg_options {
+    weft_precond precond;
+    double tol;   /* stop when ‖S c − K y‖ ≤ tol ‖S c‖ (checked on the true residual) */
+    int max_iter; /* iteration cap */
+    int threads;  /* OpenMP threads for the products */
+    /* Called after each iteration with the relative residual ‖r‖/‖S c‖; may be NULL. */
+    void (*callback)(int iter, double rel_residual, void *user);
+    void *user;
+} weft_ppcg_options;
+
+/* Defaults: block-Jacobi, tol 1e-8, 1000 iterations, 1 thread, no callback. */
+weft_ppcg_options weft_ppcg_defaults(void);
+
+typedef struct weft_ppcg weft_ppcg;
+
+/* Allocates a PPCG solver for n vertices: every work array, so solves allocate nothing. */
+weft_ppcg *weft_ppcg_create(int n, weft_error *err);
+
+/* Frees the solver and sets *s to NULL; safe on NULL. */
+void weft_ppcg_free(weft_ppcg **s);
+
+/* Solves A x = b on the free subspace of f with (I − S) x = (I − S) z (A: n vertices,
+ * SPD on the free subspace; b: 3n, N; x: 3n, m). Returns the status, with a message in
+ * err unless converged; x never holds a NaN: on failure it is the last finite iterate
+ * (z if none), or 0 where z is not finite. *iters (may be NULL) gets the iterations. */
+weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_filter *f,
+                                  const double *b, double *x, const weft_ppcg_options *opt,
+                                  int *iters, weft_error *err);
+
+/* ------------------------------------------------------------------------------ */
+/* CHOLMOD                                                                         */
+/* ------------------------------------------------------------------------------ */
+
+typedef struct weft_cholmod_solver weft_cholmod_solver;
+
+/* Creates a solver (cholmod_start); the symbolic analysis waits for the first solve. */
+weft_cholmod_solver *weft_cholmod_solver_create(weft_error *err);
+
+/* Finishes CHOLMOD, frees everything and sets *s to NULL; safe on NULL. */
+void weft_cholmod_solver_free(weft_cholmod_solver **s);
+
+/* Forgets the analysed pattern, so the next solve analyses again. */
+void weft_cholmod_solver_reset(weft_cholmod_solver *s);
+
+/* Builds K = S A S + (I − S) (A's pattern) and S c, factorises K with CHOLMOD and returns
+ * x = y + z with the constrained components from z. Analyses (orders) only when A's
+ * pattern differs from the last one's. A K that is not positive definite gives
+ * WEFT_SOLVE_INDEFINITE with the failing column; x is then z (0 where z is not finite). */
+weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_bsr *A,
+                                            const weft_filter *f, const double *b, double *x,
+                                            weft_error *err);
+
+/* Symbolic analyses done so far (one per pattern). */
+int weft_cholmod_solver_analyses(const weft_cholmod_solver *s);
+
+/* Name of the fill-reducing ordering CHOLMOD chose ("amd", "metis", "nesdis", "natural",
+ * "given", "colamd", "postordered"), or "none" before the first analysis. */
+const char *weft_cholmod_solver_ordering(const weft_cholmod_solver *s);
+
+#endif
