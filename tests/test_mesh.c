@@ -7,6 +7,7 @@
  * Files are written to a fresh mkdtemp directory under /tmp and removed afterwards.
  */
 #include "check.h"
+#include "tmp_files.h"
 #include "weft.h"
 
 #include <limits.h>
@@ -42,34 +43,6 @@ static bool make_grid(weft_mesh *m, int nx, int ny, double w, double h, weft_dia
     if (rc != WEFT_OK) fprintf(stderr, "weft_mesh_grid: %s\n", err.msg);
     CHECK(rc == WEFT_OK);
     return rc == WEFT_OK;
-}
-
-/* A temporary directory for one case's files. */
-typedef struct tmp_dir {
-    char path[64];
-} tmp_dir;
-
-/* Creates a fresh directory under /tmp. */
-static bool tmp_open(tmp_dir *d) {
-    strcpy(d->path, "/tmp/weft_test_mesh_XXXXXX");
-    bool ok = mkdtemp(d->path) != NULL;
-    CHECK(ok);
-    return ok;
-}
-
-/* Path of the file `name` inside d (in buf). */
-static const char *tmp_file(const tmp_dir *d, const char *name, char *buf, size_t n) {
-    snprintf(buf, n, "%s/%s", d->path, name);
-    return buf;
-}
-
-/* Writes text to path, failing the case if it cannot. */
-static void write_text(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    CHECK(fclose(f) == 0);
 }
 
 /* Checks the counts, normals and area of a 32 x 32 grid of the given style and plane. */

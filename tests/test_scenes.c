@@ -12,6 +12,7 @@
  * from running this code. Scene files go to a fresh mkdtemp directory.
  */
 #include "check.h"
+#include "tmp_files.h"
 #include "pbd_internal.h"
 #include "test_util.h"
 #include "weft.h"
@@ -29,31 +30,6 @@
 /* ------------------------------------------------------------------------------ */
 /* Helpers                                                                         */
 /* ------------------------------------------------------------------------------ */
-
-/* A temporary directory for one case's files. */
-typedef struct tmp_dir {
-    char path[64];
-} tmp_dir;
-
-static bool tmp_open(tmp_dir *d) {
-    strcpy(d->path, "/tmp/weft_test_scenes_XXXXXX");
-    bool ok = mkdtemp(d->path) != NULL;
-    CHECK(ok);
-    return ok;
-}
-
-/* Writes text to d/name and returns the path in buf. */
-static const char *write_file(const tmp_dir *d, const char *name, const char *text, char *buf,
-                              size_t n) {
-    snprintf(buf, n, "%s/%s", d->path, name);
-    FILE *f = fopen(buf, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(text, f);
-        CHECK(fclose(f) == 0);
-    }
-    return buf;
-}
 
 /* Loads scene (file or built-in), applies the NULL-terminated overrides and builds m;
  * returns the build's status with its message in err. */
