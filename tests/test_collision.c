@@ -15,6 +15,7 @@
  * break it (checked where cheap). Tolerances are derived next to each check.
  */
 #include "check.h"
+#include "scene_build.h"
 #include "test_util.h"
 #include "weft.h"
 #include "weft_collision.h"
@@ -1072,24 +1073,9 @@ static void bad_input(void) {
 /* Scenes and the run loop                                                         */
 /* ------------------------------------------------------------------------------ */
 
-/* Loads the built-in scene with the NULL-terminated overrides and builds it. */
+/* Loads a built-in scene, applies the NULL-terminated overrides and builds m. */
 static bool build(const char *scene, const char *const *sets, weft_model *m) {
-    weft_error err = {{0}};
-    weft_scene *s = weft_scene_load(scene, &err);
-    CHECK(s != NULL);
-    if (!s) return false;
-    for (int i = 0; sets && sets[i]; i++)
-        if (weft_scene_set(s, sets[i], "test", &err) != WEFT_OK) {
-            fprintf(stderr, "set %s: %s\n", sets[i], err.msg);
-            CHECK(!"override rejected");
-            weft_scene_free(&s);
-            return false;
-        }
-    int rc = weft_scene_build(s, weft_energy_registry, m, &err);
-    weft_scene_free(&s);
-    if (rc != WEFT_OK) fprintf(stderr, "build: %s\n", err.msg);
-    CHECK(rc == WEFT_OK);
-    return rc == WEFT_OK;
+    return scene_build(scene, sets, weft_energy_registry, m);
 }
 
 /* The [collision] keys reach the model, with their documented defaults. */

@@ -9,6 +9,7 @@
  * comment; random inputs come from a fixed-seed LCG, so runs are reproducible.
  */
 #include "check.h"
+#include "scene_build.h"
 #include "test_util.h"
 #include "pbd_internal.h"
 #include "weft.h"
@@ -73,21 +74,7 @@ static void rnd_hinge(lcg *g, double phi, double *p) {
 
 /* Loads a built-in scene, applies the overrides (NULL-terminated) and builds it. */
 static bool build(weft_model *m, const char *scene, const char *const *sets) {
-    weft_error err = {{0}};
-    weft_scene *s = weft_scene_load(scene, &err);
-    CHECK(s != NULL);
-    if (!s) {
-        fprintf(stderr, "weft_scene_load: %s\n", err.msg);
-        return false;
-    }
-    int rc = WEFT_OK;
-    for (const char *const *a = sets; a && *a && rc == WEFT_OK; a++)
-        rc = weft_scene_set(s, *a, "test_pbd", &err);
-    if (rc == WEFT_OK) rc = weft_scene_build(s, weft_energy_registry, m, &err);
-    weft_scene_free(&s);
-    if (rc != WEFT_OK) fprintf(stderr, "building %s: %s\n", scene, err.msg);
-    CHECK(rc == WEFT_OK);
-    return rc == WEFT_OK;
+    return scene_build(scene, sets, weft_energy_registry, m);
 }
 
 /* Steps m `steps` times with solver; false (and a failed check) on an error. */

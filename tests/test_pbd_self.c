@@ -11,6 +11,7 @@
  * comment; random inputs come from a fixed-seed LCG, so runs are reproducible.
  */
 #include "check.h"
+#include "scene_build.h"
 #include "test_util.h"
 #include "pbd_internal.h"
 #include "weft.h"
@@ -199,18 +200,7 @@ static void test_projection_momentum(void) {
 
 /* Loads a built-in scene, applies the overrides (NULL-terminated) and builds it. */
 static bool build(weft_model *m, const char *scene, const char *const *sets) {
-    weft_error err = {{0}};
-    weft_scene *s = weft_scene_load(scene, &err);
-    CHECK(s != NULL);
-    if (!s) return false;
-    int rc = WEFT_OK;
-    for (const char *const *a = sets; a && *a && rc == WEFT_OK; a++)
-        rc = weft_scene_set(s, *a, "test_pbd_self", &err);
-    if (rc == WEFT_OK) rc = weft_scene_build(s, weft_energy_registry, m, &err);
-    weft_scene_free(&s);
-    if (rc != WEFT_OK) fprintf(stderr, "building %s: %s\n", scene, err.msg);
-    CHECK(rc == WEFT_OK);
-    return rc == WEFT_OK;
+    return scene_build(scene, sets, weft_energy_registry, m);
 }
 
 /* The fold scene: a 0.5 m × 0.25 m cloth of 17 × 9 vertices (edges 1/32 m) lying in the

@@ -10,6 +10,7 @@
  * the comment next to it from the scene's physics or the algorithm's construction.
  */
 #include "check.h"
+#include "scene_build.h"
 #include "weft.h"
 #include "weft_energies.h"
 #include "weft_solvers.h"
@@ -26,26 +27,7 @@
 
 /* Loads a built-in scene, applies the NULL-terminated overrides and builds m. */
 static bool build(const char *scene, const char *const *sets, weft_model *m) {
-    weft_error err = {{0}};
-    weft_scene *s = weft_scene_load(scene, &err);
-    if (!s) {
-        fprintf(stderr, "load %s: %s\n", scene, err.msg);
-        CHECK(s != NULL);
-        return false;
-    }
-    for (int i = 0; sets && sets[i]; i++) {
-        if (weft_scene_set(s, sets[i], "test", &err) != WEFT_OK) {
-            fprintf(stderr, "set %s: %s\n", sets[i], err.msg);
-            CHECK(!"scene override rejected");
-            weft_scene_free(&s);
-            return false;
-        }
-    }
-    int rc = weft_scene_build(s, weft_energy_registry, m, &err);
-    weft_scene_free(&s);
-    if (rc != WEFT_OK) fprintf(stderr, "build %s: %s\n", scene, err.msg);
-    CHECK(rc == WEFT_OK);
-    return rc == WEFT_OK;
+    return scene_build(scene, sets, weft_energy_registry, m);
 }
 
 /* The collider named `name`, or NULL. */

@@ -18,6 +18,7 @@
  */
 #include "check.h"
 #include "tmp_files.h"
+#include "scene_build.h"
 #include "test_util.h"
 #include "weft.h"
 #include "weft_energies.h"
@@ -126,42 +127,16 @@ static const weft_energy_type *const registry[] = {&weft_mass_spring, &weft_dihe
 /* Helpers                                                                         */
 /* ------------------------------------------------------------------------------ */
 
-/* Loads scene (file or built-in), applies the NULL-terminated overrides and builds m;
- * returns the build's status with its message in err. */
-static int try_build(const char *scene, const char *const *sets,
-                     const weft_energy_type *const *reg, weft_model *m, weft_error *err) {
-    weft_scene *s = weft_scene_load(scene, err);
-    if (!s) return WEFT_ERR_INPUT;
-    int rc = WEFT_OK;
-    for (int i = 0; sets && sets[i] && rc == WEFT_OK; i++)
-        rc = weft_scene_set(s, sets[i], "--set", err);
-    if (rc == WEFT_OK) rc = weft_scene_build(s, reg, m, err);
-    weft_scene_free(&s);
-    return rc;
-}
 
-/* try_build that must succeed: a failed check (with the message) otherwise. */
+/* Builds scene with this file's registry; a failed check otherwise. */
 static bool build(const char *scene, const char *const *sets, weft_model *m) {
-    weft_error err = {{0}};
-    int rc = try_build(scene, sets, registry, m, &err);
-    if (rc != WEFT_OK) fprintf(stderr, "building %s: %s\n", scene, err.msg);
-    CHECK(rc == WEFT_OK);
-    return rc == WEFT_OK;
+    return scene_build(scene, sets, registry, m);
 }
 
-/* Builds scene with the overrides, which must fail with a one-line message holding want1
- * and want2 (NULL: not checked). */
+/* The build must fail with a one-line message holding want1 and want2 (or NULL). */
 static void expect_error(const char *scene, const char *const *sets, const char *want1,
                          const char *want2) {
-    weft_model m = {0};
-    weft_error err = {{0}};
-    int rc = try_build(scene, sets, registry, &m, &err);
-    bool ok = rc == WEFT_ERR_INPUT && strstr(err.msg, want1) &&
-              (!want2 || strstr(err.msg, want2)) && !strchr(err.msg, '\n');
-    if (!ok) fprintf(stderr, "expected '%s' / '%s', got rc %d: '%s'\n", want1,
-                     want2 ? want2 : "", rc, err.msg);
-    CHECK(ok);
-    weft_model_free(&m);
+    scene_expect_error(scene, sets, registry, want1, want2);
 }
 
 /* Sum of the lumped masses, kg. */
@@ -589,7 +564,7 @@ static double total_energy(const weft_model *m) {
 static void check_beam(const char *const *sets, const weft_energy_type *const *reg) {
     weft_model m = {0};
     weft_error err = {{0}};
-    int rc = try_build("tet_beam", sets, reg, &m, &err);
+    int rc = scene_try_build("tet_beam", sets, reg, &m, &err);
     if (rc != WEFT_OK) fprintf(stderr, "tet_beam: %s\n", err.msg);
     CHECK(rc == WEFT_OK);
     if (rc != WEFT_OK) return;
@@ -629,7 +604,7 @@ static void check_beam(const char *const *sets, const weft_energy_type *const *r
     for (; sets && sets[n] && n < 14; n++) big[n] = sets[n];
     big[n++] = "scene.dt=0.0019";
     big[n] = NULL;
-    rc = try_build("tet_beam", big, reg, &m, &err);
+    rc = scene_try_build("tet_beam", big, reg, &m, &err);
     CHECK(rc == WEFT_OK);
     st = rc == WEFT_OK ? create(&m) : NULL;
     bool blew_up = false;

@@ -1,0 +1,57 @@
+/* scene_build.h — building models from scenes in tests: load a scene file or built-in,
+ * apply NULL-terminated "section.key=value" overrides (origin "--set", as on the command
+ * line), build with a registry of energy types; and the expectation that a build fails
+ * with a one-line message. */
+#ifndef WEFT_SCENE_BUILD_H
+#define WEFT_SCENE_BUILD_H
+
+#include "check.h"
+#include "weft.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Loads scene, applies the overrides and builds m with reg; returns the status, with the
+ * message in err. */
+static inline int scene_try_build(const char *scene, const char *const *sets,
+                                  const weft_energy_type *const *reg, weft_model *m,
+                                  weft_error *err) {
+    weft_scene *s = weft_scene_load(scene, err);
+    if (!s) return WEFT_ERR_INPUT;
+    int rc = WEFT_OK;
+    for (int i = 0; sets && sets[i] && rc == WEFT_OK; i++)
+        rc = weft_scene_set(s, sets[i], "--set", err);
+    if (rc == WEFT_OK) rc = weft_scene_build(s, reg, m, err);
+    weft_scene_free(&s);
+    return rc;
+}
+
+/* scene_try_build that must succeed: a failed check (with the message) otherwise. */
+static inline bool scene_build(const char *scene, const char *const *sets,
+                               const weft_energy_type *const *reg, weft_model *m) {
+    weft_error err = {{0}};
+    int rc = scene_try_build(scene, sets, reg, m, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "building %s: %s\n", scene, err.msg);
+    CHECK(rc == WEFT_OK);
+    return rc == WEFT_OK;
+}
+
+/* Builds scene with the overrides, which must fail (WEFT_ERR_INPUT) with a one-line
+ * message holding want1 and want2 (NULL: not checked). */
+static inline void scene_expect_error(const char *scene, const char *const *sets,
+                                      const weft_energy_type *const *reg, const char *want1,
+                                      const char *want2) {
+    weft_model m = {0};
+    weft_error err = {{0}};
+    int rc = scene_try_build(scene, sets, reg, &m, &err);
+    bool ok = rc == WEFT_ERR_INPUT && strstr(err.msg, want1) &&
+              (!want2 || strstr(err.msg, want2)) && !strchr(err.msg, '\n');
+    if (!ok)
+        fprintf(stderr, "expected '%s' / '%s', got rc %d: '%s'\n", want1, want2 ? want2 : "",
+                rc, err.msg);
+    CHECK(ok);
+    weft_model_free(&m);
+}
+
+#endif
