@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Parses a whole non-negative integer option or exits with a one-line error. */
 static int int_option(const char *name, const char *text, int lo) {
@@ -135,4 +137,22 @@ int weft_mkdirs(const char *path) {
         }
     }
     return 0;
+}
+
+int weft_gnuplot(const char *defs, const char *script) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
+        fprintf(stderr, "error: cannot run gnuplot: %s (install gnuplot-nox)\n", strerror(errno));
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const char *weft_plots_dir(void) {
+    const char *d = getenv("WEFT_PLOTS_DIR");
+    return d && *d ? d : WEFT_PLOTS_DIR;
 }

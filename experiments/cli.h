@@ -37,4 +37,11 @@ int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err);
 /* mkdir -p; returns 0 or prints an error and returns -1. */
 int weft_mkdirs(const char *path);
 
+/* Runs gnuplot on script with "-e" definitions; returns its exit status (-1 if it could
+ * not run). */
+int weft_gnuplot(const char *defs, const char *script);
+
+/* Directory of the gnuplot scripts: $WEFT_PLOTS_DIR or the source tree's plots/. */
+const char *weft_plots_dir(void);
+
 #endif

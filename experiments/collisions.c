@@ -47,7 +47,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -289,26 +288,6 @@ static int build(const weft_cli *cli, const char *scene, const config *c, weft_m
     return weft_cli_build(&one, m, err);
 }
 
-/* Runs gnuplot on script with "-e" definitions; returns its exit status. */
-static int gnuplot(const char *defs, const char *script) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
-        fprintf(stderr, "error: cannot run gnuplot: %s (install gnuplot-nox)\n", strerror(errno));
-        _exit(127);
-    }
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* Directory of the gnuplot scripts: $WEFT_PLOTS_DIR or the source tree's. */
-static const char *plots_dir(void) {
-    const char *d = getenv("WEFT_PLOTS_DIR");
-    return d && *d ? d : WEFT_PLOTS_DIR;
-}
-
 /* One row of the summary: what a run did. */
 typedef struct row {
     const char *scene, *solver, *config;
@@ -529,7 +508,7 @@ int main(int argc, char **argv) {
 
     /* One figure per scene and solver: minimum distance and intersections per step. */
     char script[1100];
-    snprintf(script, sizeof script, "%s/collisions.gp", plots_dir());
+    snprintf(script, sizeof script, "%s/collisions.gp", weft_plots_dir());
     for (int i = 0; i < nscenes; i++)
         for (int k = 0; k < nsolvers; k++) {
             char dir[DIR_LEN], files[8 * FILE_LEN] = "", cnames[256] = "", out[FILE_LEN];
@@ -548,7 +527,7 @@ int main(int argc, char **argv) {
             char defs[sizeof files + sizeof out + 512];
             snprintf(defs, sizeof defs, "files='%s'; names='%s'; out='%s'; title='%s, %s'", files,
                      cnames, out, scene_names[i], solvers[k]->name);
-            if (gnuplot(defs, script) != 0) {
+            if (weft_gnuplot(defs, script) != 0) {
                 fprintf(stderr, "error: gnuplot failed on %s\n", script);
                 return 1;
             }

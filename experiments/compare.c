@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -60,26 +59,6 @@ static int write_shape(const weft_model *m, const char *path) {
         return -1;
     }
     return 0;
-}
-
-/* Runs gnuplot on script with "-e" definitions; returns its exit status. */
-static int gnuplot(const char *defs, const char *script) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
-        fprintf(stderr, "error: cannot run gnuplot: %s (install gnuplot-nox)\n", strerror(errno));
-        _exit(127);
-    }
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* Directory of the gnuplot scripts: $WEFT_PLOTS_DIR or the source tree's. */
-static const char *plots_dir(void) {
-    const char *d = getenv("WEFT_PLOTS_DIR");
-    return d && *d ? d : WEFT_PLOTS_DIR;
 }
 
 /* Resolves a list of solver names separated by commas (and spaces) into solvers[16];
@@ -228,19 +207,19 @@ int main(int argc, char **argv) {
     snprintf(out[0], sizeof out[0], "%s/convergence_iterations.png", dir);
     snprintf(out[1], sizeof out[1], "%s/convergence_time.png", dir);
     snprintf(out[2], sizeof out[2], "%s/final_shapes.png", dir);
-    snprintf(script, sizeof script, "%s/convergence.gp", plots_dir());
+    snprintf(script, sizeof script, "%s/convergence.gp", weft_plots_dir());
     for (int x = 0; x < 2; x++) {
         snprintf(defs, sizeof defs,
                  "logs='%s'; names='%s'; step=%d; xaxis='%s'; out='%s'; scene='%s'", logs, names,
                  plot_step, x ? "time" : "iter", out[x], scene_name);
-        if (gnuplot(defs, script) != 0) {
+        if (weft_gnuplot(defs, script) != 0) {
             fprintf(stderr, "error: gnuplot failed on %s\n", script);
             return 1;
         }
     }
-    snprintf(script, sizeof script, "%s/shapes.gp", plots_dir());
+    snprintf(script, sizeof script, "%s/shapes.gp", weft_plots_dir());
     snprintf(defs, sizeof defs, "shapes='%s'; names='%s'; out='%s'", shapes, names, out[2]);
-    if (gnuplot(defs, script) != 0) {
+    if (weft_gnuplot(defs, script) != 0) {
         fprintf(stderr, "error: gnuplot failed on %s\n", script);
         return 1;
     }
