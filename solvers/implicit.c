@@ -143,7 +143,11 @@ fail:
 void weft_implicit_stats_get(const void *state, weft_implicit_stats *out) {
     const im_state *st = state;
     *out = st->stats;
-    if (st->chol) out->analyses = weft_cholmod_solver_analyses(st->chol);
+    out->ordering = "none";
+    if (st->chol) {
+        out->analyses = weft_cholmod_solver_analyses(st->chol);
+        out->ordering = weft_cholmod_solver_ordering(st->chol);
+    }
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -281,10 +285,16 @@ static weft_solve_status linear_solve(im_state *st, const weft_model *m, const d
             s = WEFT_SOLVE_CONVERGED; /* an inexact solve: the step goes on */
         }
     } else {
+        int before = weft_cholmod_solver_analyses(st->chol);
         s = weft_cholmod_solver_solve(st->chol, st->A, &st->f, b, x, err);
         double rel = s == WEFT_SOLVE_CONVERGED ? filtered_residual(st, b, x, m->solver.threads)
                                                : NAN;
-        weft_monitor_linear(st->mon, st->iter, 1, rel, weft_solve_status_name(s));
+        char word[64]; /* a solve that also analysed the pattern names CHOLMOD's ordering */
+        if (s == WEFT_SOLVE_CONVERGED && weft_cholmod_solver_analyses(st->chol) > before)
+            snprintf(word, sizeof word, "analysed:%s", weft_cholmod_solver_ordering(st->chol));
+        else
+            snprintf(word, sizeof word, "%s", weft_solve_status_name(s));
+        weft_monitor_linear(st->mon, st->iter, 1, rel, word);
     }
     st->stats.linear_s += weft_now() - t0;
     return s;
