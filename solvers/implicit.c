@@ -30,9 +30,9 @@
  * whose stationarity is the scheme above (D frozen at K_n keeps G a potential). Each
  * iteration solves (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) on the filtered subspace, then
  * backtracks (halving, Armijo constant 1e-4) until G decreases, so G never increases
- * within a step beyond rounding (a full step that changes G by at most 1e-12 |G| is taken
- * when it lowers ‖S ∇G‖: near the solution G's decrease drops below its rounding error
- * while the residual is still ~√ε of its start). It starts from x̃ (with pins and contacts applied; from x_n when G(x̃)
+ * within a step beyond rounding: once the predicted decrease −∇G·Δx is below G's rounding
+ * (1e-12 |G|, reached at a relative residual of about √ε), the full step is taken while
+ * it halves ‖S ∇G‖, and the step ends when it does not. It starts from x̃ (with pins and contacts applied; from x_n when G(x̃)
  * is not finite, e.g. an inverted element) and stops when ‖S ∇G‖ ≤ tolerance ‖S ∇G(x⁰)‖,
  * at the iteration cap ([solver] iterations), or when G stagnates at rounding level.
  * v_{n+1} = (x_{n+1} − a)/ĥ.
@@ -638,18 +638,24 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
         }
         double alpha = 1.0, Gt = INFINITY;
         int bt = 0;
-        for (; bt <= MAX_BACKTRACKS; bt++) {
+        if (-slope <= G_ROUNDING * fabs(G)) {
+            /* G cannot resolve this step (its decrease is about −slope/2): near the
+             * solution, at a relative residual of about √ε, rounding decides Armijo's
+             * test. Take the full step while it halves ‖S ∇G‖ without raising G beyond
+             * rounding; otherwise the residual is at rounding too: done (scratch: rhs,
+             * free after the solve). */
+            for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
+            Gt = potential(st, m, st->xtrial, hh, st->rhs, false);
+            if (!(Gt <= G + G_ROUNDING * fabs(G) && filtered_norm(st, st->rhs) <= 0.5 * r)) {
+                weft_monitor_report(mon, st->x, k, true);
+                break;
+            }
+            bt = -1; /* no line search */
+        }
+        for (; bt >= 0 && bt <= MAX_BACKTRACKS; bt++) {
             for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
             Gt = potential(st, m, st->xtrial, hh, NULL, false);
             if (Gt <= G + ARMIJO * alpha * slope) break;
-            /* Near the solution G's decrease (about ½|slope|) falls below G's rounding
-             * error long before the residual reaches rounding (at a relative residual of
-             * about √ε): when the full step changes G only at rounding level, take it if
-             * it lowers the residual (scratch: rhs, free after the solve). */
-            if (bt == 0 && fabs(Gt - G) <= G_ROUNDING * fabs(G)) {
-                potential(st, m, st->xtrial, hh, st->rhs, false);
-                if (filtered_norm(st, st->rhs) < r) break;
-            }
             alpha *= 0.5;
         }
         st->stats.line_search_s += weft_now() - t0;
@@ -663,6 +669,7 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
                              "search could not decrease G (relative residual %.3g): the "
                              "Hessian does not describe the energy", name, st->step, k, r / r0);
         }
+        if (bt < 0) bt = 0;
         st->stats.backtracks += bt;
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
         G = potential(st, m, st->x, hh, st->g, false);
