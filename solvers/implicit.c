@@ -704,6 +704,13 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
 static int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
     im_state *st = state;
     st->mon = mon;
+    /* A non-finite state (bad input, or a caller stepping on after a failure) is named
+     * here rather than reported later as a failed solve or a non-finite potential. */
+    for (int j = 0; j < 3 * m->n; j++)
+        if (!isfinite(m->x[j]) || !isfinite(m->v[j]))
+            return weft_fail(err, WEFT_ERR_DIVERGED, "%s: step %d: non-finite %s of vertex %d "
+                             "at the start of the step (t = %.6g s)", st->type->name, st->step,
+                             isfinite(m->x[j]) ? "velocity" : "position", j / 3, m->t);
     int rc = st->newton ? newton_step(st, m, mon, err) : linearised_step(st, m, mon, err);
     st->step++;
     return rc;
