@@ -63,6 +63,7 @@
 #include "weft_linsolve.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,10 @@ static void *im_create(const weft_model *m, const weft_solver_type *type, bool n
     if (m->solver.linear == WEFT_LINEAR_PPCG) {
         if (!(st->pcg = weft_ppcg_create(m->n, err))) goto fail;
     } else {
+        /* Debian's CHOLMOD parallelises some loops with OpenMP at the default team size
+         * (every core): its idle workers then spin between calls, taking a shared
+         * machine's cores from the solve. Give it [solver] threads, like everything else. */
+        omp_set_num_threads(m->solver.threads);
         if (!(st->chol = weft_cholmod_solver_create(err))) goto fail;
     }
     return st;
