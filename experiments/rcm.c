@@ -329,6 +329,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: too many --set options for rcm\n");
         return 2;
     }
+    for (int k = 0; k < base.nset; k++)
+        if (strncmp(base.set[k], "mesh.reorder", 12) == 0) {
+            fprintf(stderr, "error: --set %s: rcm sets the vertex order itself\n", base.set[k]);
+            return 2;
+        }
+    { /* Bad overrides are reported once, before any file is written. */
+        weft_cli cli = base;
+        weft_model m;
+        weft_error err = {{0}};
+        cli.set[cli.nset++] = "mesh.nx=2", cli.set[cli.nset++] = "mesh.ny=2";
+        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+            fprintf(stderr, "error: %s\n", err.msg);
+            return 1;
+        }
+        weft_model_free(&m);
+    }
     char dir[1100], path[1200], tmp[1300];
     snprintf(dir, sizeof dir, "%s/rcm", base.out);
     if (weft_mkdirs(dir) != 0) return 1;
