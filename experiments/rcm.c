@@ -325,6 +325,7 @@ int main(int argc, char **argv) {
     int nrest = take_options(argc, argv, rest, &opt);
     weft_cli base;
     weft_cli_parse(nrest, rest, &base, usage);
+    free(rest); /* base points into argv's strings, not into rest */
     if (base.nset > 60) {
         fprintf(stderr, "error: too many --set options for rcm\n");
         return 2;
@@ -400,7 +401,6 @@ int main(int argc, char **argv) {
             }
         }
     }
-    free(rest);
     if (rc != 0) {
         fprintf(f, "# status=incomplete reason=a case failed\n");
         fclose(f);
