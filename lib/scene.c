@@ -59,7 +59,8 @@ static const schema_key schema[] = {
     {"mesh", "center", T_VEC3},            {"mesh", "size", T_VEC3},
     {"mesh", "rest_shape", T_STRING},
     {"mesh", "velocity", T_VEC3},          {"mesh", "density", T_DOUBLE},
-    {"mesh", "cells", T_INT3},             {"material", "density", T_DOUBLE},
+    {"mesh", "cells", T_INT3},             {"mesh", "reorder", T_STRING},
+    {"material", "density", T_DOUBLE},
     {"material", "stretch_stiffness", T_DOUBLE},
     {"material", "bending_stiffness", T_DOUBLE},
     {"material", "membrane", T_STRING},    {"material", "bending", T_STRING},
@@ -1257,6 +1258,23 @@ static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
+/* [mesh] reorder = none | rcm: renumbers the built model's vertices (lib/reorder.c), each
+ * part's within its block. A whole-model setting, so a [mesh.NAME] part cannot give it. */
+static int reorder_vertices(const weft_scene *s, weft_model *m, weft_error *err) {
+    for (int i = 0; i < s->n; i++)
+        if (strncmp(s->e[i].section, "mesh.", 5) == 0 && strcmp(s->e[i].key, "reorder") == 0)
+            return bad(&s->e[i], err, "%s", "reorder renumbers the whole model: give it in [mesh]");
+    static const char *const names[] = {"none", "rcm", NULL};
+    int which = 0, rc = get_enum(s, "mesh", "reorder", names, &which, err);
+    if (rc || which == 0) return rc;
+    int *perm = malloc((size_t)(m->n > 0 ? m->n : 1) * sizeof *perm);
+    if (!perm) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    rc = weft_model_rcm_order(m, perm, err);
+    if (!rc) rc = weft_model_permute(m, perm, err);
+    free(perm);
+    return rc;
+}
+
 int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registry,
                      weft_model *m, weft_error *err) {
     memset(m, 0, sizeof *m);
@@ -1445,6 +1463,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
                  "the balloon constraint needs a closed mesh");
         goto fail;
     }
+    if ((rc = reorder_vertices(s, m, err))) goto fail;
     rest_shape_free(&rs);
     return WEFT_OK;
 fail:

@@ -440,6 +440,18 @@ double weft_mesh_volume(const weft_mesh *m, const double *x);
 /* Moves pinned vertices of x to their scripted position at time t. */
 void weft_model_apply_pins(const weft_model *m, double t, double *x);
 
+/* Renumbers m's vertices: new vertex k is old vertex perm[k] (n entries, a permutation
+ * that maps every part's block of vertices onto itself). Moves x, v, x_start, mass, w,
+ * pin and the rest positions, and maps the vertex indices of triangles, edges (kept
+ * ordered, edge[2e] < edge[2e+1]), hinges, tetrahedra and every term's elements, which
+ * all keep their order; grid layouts (mesh and parts) are cleared to 0, as (i, j) no
+ * longer gives i + j nx. Solvers and assemblies must be created after it. lib/reorder.c. */
+int weft_model_permute(weft_model *m, const int *perm, weft_error *err);
+
+/* Reverse Cuthill-McKee order of m's Hessian pattern (weft_rcm_order), each part's
+ * vertices kept in its block, into perm (n entries, for weft_model_permute). */
+int weft_model_rcm_order(const weft_model *m, int *perm, weft_error *err);
+
 /* ------------------------------------------------------------------------------ */
 /* Scenes                                                                          */
 /* ------------------------------------------------------------------------------ */

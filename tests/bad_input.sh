@@ -514,6 +514,16 @@ printf '[pins]\nmesh = top\nvertices = 16\n' >>"$f"
 run --scene "$f"
 expect part_local_index "$f:8: pins.vertices" "vertex index 16 out of range" "mesh.top has 16"
 
+f="$tmp/reorder.ini"
+printf '[scene]\nname = reorder\n[mesh]\nreorder = rcn\n' >"$f"
+run --scene "$f"
+expect reorder_value "$f:4: mesh.reorder" "'rcn' is not one of: none, rcm"
+
+f="$tmp/reorder_part.ini"
+printf '[scene]\nname = reorder\n[mesh.top]\nnx = 4\nny = 4\nreorder = rcm\n' >"$f"
+run --scene "$f"
+expect reorder_part "$f:6: mesh.top.reorder" "give it in [mesh]"
+
 f="$tmp/box_half.ini"
 printf '[scene]\nname = box\n[collider.b]\ntype = box\nhalf_extents = 0.5 0 0.5\n' >"$f"
 run --scene "$f"

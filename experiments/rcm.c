@@ -1,0 +1,416 @@
+/* rcm.c — the effect of reverse Cuthill-McKee vertex reordering (Kim & Eberle 2020,
+ * "Dynamic Deformables" §9.2; Cuthill & McKee 1969; George & Liu 1981 §4.3) on the
+ * sparsity pattern of the hanging cloth's Hessian and on the speed of the products and
+ * solves an implicit integrator makes with it.
+ *
+ * For each size N (an N × N hanging cloth) and each of four vertex orders
+ *   grid          the scene's own numbering, vertex (i, j) = i + j N (already banded);
+ *   grid_rcm      RCM of it ([mesh] reorder = rcm);
+ *   shuffled      a uniformly random numbering (Fisher-Yates, fixed --seed), the worst
+ *                 case of a mesh read from a file whose vertex order means nothing;
+ *   shuffled_rcm  RCM of the shuffled model,
+ * the model (the same physical state, positions moved by a fixed pseudo-random
+ * displacement of 2% of an edge before renumbering) is renumbered with weft_model_permute,
+ * and the system of one backward-Euler Newton step,
+ *     K Δx = f,  K = M/h² + ∇²E(x) (analytic PSD projection),  f = M g − ∇E(x),
+ * pinned vertices filtered to Δx = 0, is assembled. Measured:
+ *   bandwidth  max |i − j| over the nonzero 3×3 blocks (i, j), in vertices;
+ *   profile    Σ_i (i − min{j : block (i, j) ≠ 0}), the envelope's size, in blocks;
+ *   spmv_us    y = K x (weft_bsr_spmv), best of --repeats batches of 20, µs per product;
+ *   ppcg_iters, ppcg_ms  weft_ppcg_solve with block-Jacobi to relative residual 1e-6,
+ *              best of --repeats solves (the iteration count is an invariant of the
+ *              ordering up to rounding; only the time should move).
+ * Writes DIR/rcm/summary.tsv (via .partial and rename), for sizes up to --pattern-max
+ * DIR/rcm/pattern_N_ORDER.tsv (block row, block column of every nonzero block) and
+ * DIR/rcm/pattern_N.png (experiments/plots/rcm_pattern.gp: the four patterns side by
+ * side, as in the notes' figure of the default and the RCM ordering). */
+#include "cli.h"
+
+#include "weft_energies.h"
+#include "weft_linsolve.h"
+#include "weft_sparse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: rcm [--sizes N,N,...] [--seed S] [--repeats R] [--pattern-max N] [--out DIR]\n"
+    "           [--threads T] [--no-plot] [--set SECTION.KEY=VAL]...\n"
+    "Reverse Cuthill-McKee reordering (Dynamic Deformables 9.2) on the hanging cloth at\n"
+    "N x N vertices, in four vertex orders: grid (the scene's), grid_rcm, shuffled (random,\n"
+    "seed S), shuffled_rcm. For each: Hessian bandwidth and profile, the time of one SpMV\n"
+    "and of one block-Jacobi PPCG solve (relative residual 1e-6) of a Newton system.\n"
+    "  --sizes        grid sizes N (default 32,64,128,256)\n"
+    "  --seed         seed of the shuffled order (default 1)\n"
+    "  --repeats      timed repetitions; the best is kept (default 3)\n"
+    "  --pattern-max  write sparsity patterns and plots for N up to this (default 64)\n"
+    "  --threads      OpenMP threads of SpMV and PPCG (default: the scene's, 1)\n"
+    "  --set          scene overrides (e.g. --set material.stretch_stiffness=5000)\n"
+    "Outputs under DIR/rcm/ (DIR default results):\n"
+    "  summary.tsv         size ordering vertices blocks bandwidth profile spmv_us\n"
+    "                      ppcg_iters ppcg_ms ppcg_status\n"
+    "  pattern_N_ORDER.tsv block row and column of every nonzero block (N <= pattern-max)\n"
+    "  pattern_N.png       the four patterns (gnuplot, experiments/plots/rcm_pattern.gp)\n";
+
+enum { NORDERS = 4, SPMV_BATCH = 20 };
+static const char *const order_names[NORDERS] = {"grid", "grid_rcm", "shuffled", "shuffled_rcm"};
+
+/* Options of this experiment beyond weft_cli's. */
+typedef struct rcm_opts {
+    int sizes[16], nsizes;
+    uint64_t seed;
+    int repeats, pattern_max;
+} rcm_opts;
+
+static int positive(const char *name, const char *text, long hi) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > hi) {
+        fprintf(stderr, "error: --%s: '%s' is not an integer in [1, %ld]\n", name, text, hi);
+        exit(2);
+    }
+    return (int)v;
+}
+
+/* Takes --sizes, --seed, --repeats and --pattern-max out of argv (both "--k v" and
+ * "--k=v"), leaving the rest for weft_cli_parse. */
+static int take_options(int argc, char **argv, char **rest, rcm_opts *o) {
+    static const char *const names[] = {"sizes", "seed", "repeats", "pattern-max"};
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        int which = -1;
+        const char *value = NULL;
+        for (int k = 0; k < 4 && i > 0; k++) {
+            size_t len = strlen(names[k]);
+            if (strncmp(argv[i], "--", 2) != 0 || strncmp(argv[i] + 2, names[k], len) != 0) continue;
+            if (argv[i][2 + len] == '=') which = k, value = argv[i] + 3 + len;
+            else if (argv[i][2 + len] == '\0') {
+                which = k;
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "error: --%s needs a value\n", names[k]);
+                    exit(2);
+                }
+                value = argv[++i];
+            }
+        }
+        if (which < 0) {
+            rest[n++] = argv[i];
+            continue;
+        }
+        if (which == 0) {
+            o->nsizes = 0;
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", value);
+            for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save)) {
+                if (o->nsizes == 16) {
+                    fprintf(stderr, "error: --sizes: at most 16 sizes\n");
+                    exit(2);
+                }
+                o->sizes[o->nsizes++] = positive("sizes", tok, 1024);
+                if (o->sizes[o->nsizes - 1] < 2) {
+                    fprintf(stderr, "error: --sizes: a grid needs N >= 2\n");
+                    exit(2);
+                }
+            }
+            if (o->nsizes == 0) {
+                fprintf(stderr, "error: --sizes: no size given\n");
+                exit(2);
+            }
+        } else if (which == 1) {
+            o->seed = (uint64_t)positive("seed", value, 2147483647L);
+        } else if (which == 2) {
+            o->repeats = positive("repeats", value, 1000);
+        } else {
+            o->pattern_max = positive("pattern-max", value, 1024);
+        }
+    }
+    rest[n] = NULL;
+    return n;
+}
+
+/* A uniformly random permutation of 0..n-1 (Fisher-Yates with a 64-bit LCG). */
+static void shuffle(int *perm, int n, uint64_t seed) {
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int j = (int)((seed >> 33) % (uint64_t)(i + 1));
+        int t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+}
+
+/* Moves every vertex by up to ±2% of the mean edge length (fixed seed), in the scene's
+ * numbering, so every ordering sees the same physical state. */
+static void perturb(weft_model *m) {
+    const weft_mesh *mesh = &m->mesh;
+    double len = 0.0;
+    for (int e = 0; e < mesh->ne; e++) {
+        const double *a = &mesh->x[3 * mesh->edge[2 * e]], *b = &mesh->x[3 * mesh->edge[2 * e + 1]];
+        len += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                    (a[2] - b[2]) * (a[2] - b[2]));
+    }
+    len = mesh->ne ? len / mesh->ne : 1.0;
+    uint64_t s = 12345;
+    for (int i = 0; i < 3 * m->n; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
+        m->x[i] += 0.02 * len * (2.0 * u - 1.0);
+    }
+}
+
+/* Renumbers m into ordering o (0..3) with weft_model_permute. */
+static int reorder(weft_model *m, int o, uint64_t seed, weft_error *err) {
+    int *perm = malloc((size_t)m->n * sizeof *perm);
+    if (!perm) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    int rc = WEFT_OK;
+    if (o >= 2) { /* shuffled first */
+        shuffle(perm, m->n, seed);
+        rc = weft_model_permute(m, perm, err);
+    }
+    if (!rc && (o == 1 || o == 3)) {
+        rc = weft_model_rcm_order(m, perm, err);
+        if (!rc) rc = weft_model_permute(m, perm, err);
+    }
+    free(perm);
+    return rc;
+}
+
+/* Bandwidth max |i − j| and profile Σ_i (i − min_j) of A's pattern, in blocks. */
+static void band(const weft_bsr *A, int *bandwidth, long *profile) {
+    int bw = 0;
+    long prof = 0;
+    for (int i = 0; i < A->n; i++) {
+        int lo = A->col[A->row_ptr[i]]; /* columns are sorted */
+        prof += i - (lo < i ? lo : i);
+        for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            if (abs(A->col[k] - i) > bw) bw = abs(A->col[k] - i);
+    }
+    *bandwidth = bw, *profile = prof;
+}
+
+/* Writes "row<TAB>col" for every block of A to path (via .partial). */
+static int write_pattern(const weft_bsr *A, const char *path) {
+    char tmp[1400];
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "row\tcol\n");
+    for (int i = 0; i < A->n; i++)
+        for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) fprintf(f, "%d\t%d\n", i, A->col[k]);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "error: %s: cannot write\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* One measured case. */
+typedef struct rcm_row {
+    int n, nnzb, bandwidth, iters;
+    long profile;
+    double spmv_us, ppcg_ms;
+    weft_solve_status status;
+} rcm_row;
+
+/* Builds the N × N cloth in ordering o, assembles K and f, and measures. */
+static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, const char *pattern,
+                   rcm_row *row) {
+    weft_cli cli = *base;
+    char snx[32], sny[32];
+    snprintf(snx, sizeof snx, "mesh.nx=%d", N);
+    snprintf(sny, sizeof sny, "mesh.ny=%d", N);
+    cli.nset = 0;
+    cli.set[cli.nset++] = snx, cli.set[cli.nset++] = sny;
+    for (int k = 0; k < base->nset; k++) cli.set[cli.nset++] = base->set[k];
+    weft_model m;
+    weft_error err = {{0}};
+    weft_assembly *as = NULL;
+    weft_ppcg *pc = NULL;
+    weft_filter filt = {0};
+    double *f = NULL, *x = NULL, *y = NULL, *d = NULL;
+    int rc = weft_cli_build(&cli, &m, &err);
+    if (rc) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return rc;
+    }
+    perturb(&m);
+    const int n = m.n, threads = m.solver.threads;
+    if ((rc = reorder(&m, o, opt->seed, &err)) || !(as = weft_assembly_create(&m, &err)) ||
+        !(pc = weft_ppcg_create(n, &err)) || (rc = weft_filter_create(&filt, n, &err))) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        rc = rc ? rc : WEFT_ERR_NOMEM;
+        goto done;
+    }
+    f = calloc(3 * (size_t)n, sizeof *f), x = calloc(3 * (size_t)n, sizeof *x);
+    y = calloc(3 * (size_t)n, sizeof *y), d = malloc((size_t)n * sizeof *d);
+    if (!f || !x || !y || !d) {
+        fprintf(stderr, "error: out of memory\n");
+        rc = WEFT_ERR_NOMEM;
+        goto done;
+    }
+    double E = weft_assembly_run(as, &m, m.x, WEFT_HESSIAN_ANALYTIC, f, threads);
+    if (!isfinite(E)) {
+        weft_assembly_check(as, &err);
+        fprintf(stderr, "error: %s\n", err.msg);
+        rc = WEFT_ERR_DIVERGED;
+        goto done;
+    }
+    weft_bsr *A = weft_assembly_matrix(as);
+    const double h2 = m.dt * m.dt;
+    for (int i = 0; i < n; i++) {
+        d[i] = m.mass[i] / h2;
+        for (int k = 0; k < 3; k++) f[3 * i + k] = m.mass[i] * m.gravity[k] - f[3 * i + k];
+        if (m.pin[i] >= 0) weft_filter_pin(&filt, i, (const double[3]){0, 0, 0});
+    }
+    weft_bsr_add_diagonal(A, d);
+    row->n = n, row->nnzb = A->nnzb;
+    band(A, &row->bandwidth, &row->profile);
+    if (pattern && write_pattern(A, pattern) != 0) {
+        rc = WEFT_ERR_IO;
+        goto done;
+    }
+
+    /* SpMV: one warm-up, then the best batch. */
+    for (int i = 0; i < 3 * n; i++) x[i] = f[i];
+    weft_bsr_spmv(A, x, y, threads);
+    double best = INFINITY;
+    for (int r = 0; r < opt->repeats; r++) {
+        double t0 = weft_now();
+        for (int b = 0; b < SPMV_BATCH; b++) weft_bsr_spmv(A, x, y, threads);
+        best = fmin(best, (weft_now() - t0) / SPMV_BATCH);
+    }
+    row->spmv_us = 1e6 * best;
+
+    /* PPCG: block-Jacobi, relative residual 1e-6. */
+    weft_ppcg_options po = weft_ppcg_defaults();
+    po.precond = WEFT_PRECOND_BLOCK_JACOBI;
+    po.tol = 1e-6;
+    po.max_iter = 20000;
+    po.threads = threads;
+    best = INFINITY;
+    for (int r = 0; r < opt->repeats + 1; r++) { /* the first is a warm-up */
+        double t0 = weft_now();
+        row->status = weft_ppcg_solve(pc, A, &filt, f, x, &po, &row->iters, &err);
+        double t = weft_now() - t0;
+        if (r > 0) best = fmin(best, t);
+        if (row->status != WEFT_SOLVE_CONVERGED) {
+            fprintf(stderr, "warning: N=%d %s: PPCG %s: %s\n", N, order_names[o],
+                    weft_solve_status_name(row->status), err.msg);
+            break;
+        }
+    }
+    row->ppcg_ms = 1e3 * best;
+done:
+    free(f), free(x), free(y), free(d);
+    weft_filter_destroy(&filt);
+    weft_ppcg_free(&pc);
+    weft_assembly_free(&as);
+    weft_model_free(&m);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    rcm_opts opt = {.sizes = {32, 64, 128, 256}, .nsizes = 4, .seed = 1, .repeats = 3,
+                    .pattern_max = 64};
+    char **rest = malloc((size_t)(argc + 1) * sizeof *rest);
+    if (!rest) return 1;
+    int nrest = take_options(argc, argv, rest, &opt);
+    weft_cli base;
+    weft_cli_parse(nrest, rest, &base, usage);
+    free(rest); /* base points into argv's strings, not into rest */
+    if (base.nset > 60) {
+        fprintf(stderr, "error: too many --set options for rcm\n");
+        return 2;
+    }
+    for (int k = 0; k < base.nset; k++)
+        if (strncmp(base.set[k], "mesh.reorder", 12) == 0) {
+            fprintf(stderr, "error: --set %s: rcm sets the vertex order itself\n", base.set[k]);
+            return 2;
+        }
+    { /* Bad overrides are reported once, before any file is written. */
+        weft_cli cli = base;
+        weft_model m;
+        weft_error err = {{0}};
+        cli.set[cli.nset++] = "mesh.nx=2", cli.set[cli.nset++] = "mesh.ny=2";
+        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+            fprintf(stderr, "error: %s\n", err.msg);
+            return 1;
+        }
+        weft_model_free(&m);
+    }
+    char dir[1100], path[1200], tmp[1300];
+    snprintf(dir, sizeof dir, "%s/rcm", base.out);
+    if (weft_mkdirs(dir) != 0) return 1;
+    snprintf(path, sizeof path, "%s/summary.tsv", dir);
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "# rcm: scene %s; K = M/h^2 + analytic-PSD Hessian at rest + 2%% edge noise; "
+               "shuffle seed %llu; best of %d; spmv batch %d; ppcg block_jacobi tol 1e-6\n",
+            base.scene, (unsigned long long)opt.seed, opt.repeats, SPMV_BATCH);
+    fprintf(f, "size\tordering\tvertices\tblocks\tbandwidth\tprofile\tspmv_us\tppcg_iters\t"
+               "ppcg_ms\tppcg_status\n");
+    printf("%5s %-13s %8s %9s %9s %12s %10s %6s %10s\n", "size", "ordering", "vertices",
+           "blocks", "bandwidth", "profile", "spmv_us", "iters", "ppcg_ms");
+    int rc = 0;
+    for (int s = 0; s < opt.nsizes && rc == 0; s++) {
+        const int N = opt.sizes[s];
+        const bool patterns = N <= opt.pattern_max;
+        char files[4 * 1300] = "";
+        for (int o = 0; o < NORDERS && rc == 0; o++) {
+            char pat[1300];
+            snprintf(pat, sizeof pat, "%s/pattern_%d_%s.tsv", dir, N, order_names[o]);
+            rcm_row row = {0};
+            if (measure(&base, N, o, &opt, patterns ? pat : NULL, &row) != WEFT_OK) {
+                rc = 1;
+                break;
+            }
+            if (patterns)
+                snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s", o ? " " : "",
+                         pat);
+            fprintf(f, "%d\t%s\t%d\t%d\t%d\t%ld\t%.2f\t%d\t%.3f\t%s\n", N, order_names[o], row.n,
+                    row.nnzb, row.bandwidth, row.profile, row.spmv_us, row.iters, row.ppcg_ms,
+                    weft_solve_status_name(row.status));
+            printf("%5d %-13s %8d %9d %9d %12ld %10.2f %6d %10.3f\n", N, order_names[o], row.n,
+                   row.nnzb, row.bandwidth, row.profile, row.spmv_us, row.iters, row.ppcg_ms);
+            fflush(stdout);
+        }
+        if (rc == 0 && patterns && !base.no_plot) {
+            char script[1100], png[1300], defs[sizeof files + 1600];
+            snprintf(script, sizeof script, "%s/rcm_pattern.gp", weft_plots_dir());
+            snprintf(png, sizeof png, "%s/pattern_%d.png", dir, N);
+            snprintf(defs, sizeof defs, "files='%s'; names='%s %s %s %s'; out='%s'; "
+                     "title='hanging cloth %dx%d: Hessian blocks'", files, order_names[0],
+                     order_names[1], order_names[2], order_names[3], png, N, N);
+            if (weft_gnuplot(defs, script) != 0) {
+                fprintf(stderr, "error: gnuplot failed on %s\n", script);
+                rc = 1;
+            } else {
+                printf("plot: %s\n", png);
+            }
+        }
+    }
+    if (rc != 0) {
+        fprintf(f, "# status=incomplete reason=a case failed\n");
+        fclose(f);
+        fprintf(stderr, "error: a case failed; partial results left in %s\n", tmp);
+        return rc;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "error: %s: cannot write\n", path);
+        return 1;
+    }
+    printf("wrote %s\n", path);
+    return 0;
+}
