@@ -30,7 +30,7 @@ void weft_sweep_take(int *argc, char **argv, const char *const *names, const cha
         }
         if (a[2 + len] == '=') {
             values[hit] = a + 3 + len;
-        } else if (i + 1 < *argc) {
+        } else if (i + 1 < *argc && strncmp(argv[i + 1], "--", 2) != 0) {
             values[hit] = argv[++i];
         } else {
             fprintf(stderr, "error: --%s: missing its value (see --help)\n", names[hit]);

@@ -11,7 +11,7 @@
 /* Removes every "--NAME VALUE" or "--NAME=VALUE" whose NAME is in names (NULL-terminated)
  * from argv (updating *argc) and stores the value in values[i] (left as it is when the
  * option is absent; the last occurrence wins). Exits 2 with a one-line error when one of
- * them lacks its value. Run it before weft_cli_parse, which refuses unknown options. */
+ * them lacks its value (the next word is missing or is itself an option, "--..."). Run it before weft_cli_parse, which refuses unknown options. */
 void weft_sweep_take(int *argc, char **argv, const char *const *names, const char **values);
 
 /* Resolves comma-separated solver names into out[max]; `where` names the list's origin
