@@ -14,10 +14,11 @@ set xlabel "simulated time (s)"
 set grid
 set key outside right
 set datafile separator "\t"
-set yrange [0:1.5]
+set yrange [0:1.5]   # PBD states, measured with the material stiffness, leave it: see the lower panel
 set ylabel "(E - E_{floor}) / (E_0 - E_{floor}),  E = kinetic + gravity + elastic"
 plot for [i=1:words(files)] word(files, i) every ::1 using 2:7 with lines linewidth 2 \
     title word(names, i) noenhanced, 1 with lines dashtype 2 linecolor "gray" notitle
+set autoscale y
 set ylabel "the same without the elastic energy"
 plot for [i=1:words(files)] word(files, i) every ::1 using 2:8 with lines linewidth 2 \
     title word(names, i) noenhanced, 1 with lines dashtype 2 linecolor "gray" notitle
