@@ -41,6 +41,20 @@ void weft_sweep_take(int *argc, char **argv, const char *const *names, const cha
     argv[out] = NULL;
 }
 
+bool weft_sweep_flag(int *argc, char **argv, const char *name) {
+    bool found = false;
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1] == '-' && !strcmp(argv[i] + 2, name))
+            found = true;
+        else
+            argv[out++] = argv[i];
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return found;
+}
+
 int weft_sweep_solvers(const char *list, const char *where, const weft_solver_type **out,
                        int max) {
     char buf[1024];
@@ -111,6 +125,34 @@ double weft_sweep_number(const char *option, const char *text) {
         exit(2);
     }
     return v;
+}
+
+int weft_sweep_grid(weft_cli *cli, const char *value, int dflt, char buf[2][32]) {
+    int n = cli->scene_given ? 0 : dflt;
+    if (value) {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (*end || end == value || errno || v < 0 || v == 1 || v > 4096) {
+            fprintf(stderr, "error: --grid: '%s' is not 0 or a whole number from 2 to 4096\n",
+                    value);
+            exit(2);
+        }
+        n = (int)v;
+    }
+    if (n == 0) return 0;
+    if (cli->nset > 62) {
+        fprintf(stderr, "error: too many --set options (64 at most, --grid takes two)\n");
+        exit(2);
+    }
+    snprintf(buf[0], 32, "mesh.nx=%d", n);
+    snprintf(buf[1], 32, "mesh.ny=%d", n);
+    /* First, so that an explicit --set mesh.nx=... still wins. */
+    memmove(cli->set + 2, cli->set, (size_t)cli->nset * sizeof cli->set[0]);
+    cli->set[0] = buf[0];
+    cli->set[1] = buf[1];
+    cli->nset += 2;
+    return n;
 }
 
 FILE *weft_sweep_open(const char *path, char *tmp, size_t size) {

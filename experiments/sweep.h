@@ -4,6 +4,7 @@
 #ifndef WEFT_SWEEP_H
 #define WEFT_SWEEP_H
 
+#include "cli.h"
 #include "weft.h"
 
 #include <stdio.h>
@@ -13,6 +14,10 @@
  * option is absent; the last occurrence wins). Exits 2 with a one-line error when one of
  * them lacks its value (the next word is missing or is itself an option, "--..."). Run it before weft_cli_parse, which refuses unknown options. */
 void weft_sweep_take(int *argc, char **argv, const char *const *names, const char **values);
+
+/* Removes every "--NAME" (a flag without value) from argv, updating *argc; returns
+ * whether there was one. */
+bool weft_sweep_flag(int *argc, char **argv, const char *name);
 
 /* Resolves comma-separated solver names into out[max]; `where` names the list's origin
  * in the one-line error for an unknown name (which lists the registered ones). Returns
@@ -27,6 +32,11 @@ int weft_sweep_numbers(const char *option, const char *text, double *out, int ma
 
 /* Parses one positive number (decimal or "1/N"); exits 2 with an error naming option. */
 double weft_sweep_number(const char *option, const char *text);
+
+/* Applies --grid: value (NULL when absent: dflt if the scene is the default one, else
+ * none; "0": none) becomes "--set mesh.nx=N --set mesh.ny=N" in cli, written into buf.
+ * Returns N (0 for the scene's own mesh); exits 2 after an error on a bad value. */
+int weft_sweep_grid(weft_cli *cli, const char *value, int dflt, char buf[2][32]);
 
 /* Opens "<path>.partial" for writing (its name is kept in tmp[size]); NULL after a
  * one-line error. */

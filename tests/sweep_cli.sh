@@ -10,7 +10,8 @@
 #              row per step plus the initial state with ratio 1, finite ratios, a summary
 #              row per solver with finite ratios at 1 s and 2 s
 #   stability  symplectic_euler is unstable at the largest dt and stiffness and stable at
-#              the smallest; PBD is stable at the smallest dt
+#              the smallest; PBD is stable at the smallest dt; without --exhaustive a dt
+#              below a stable one is marked assumed instead of run
 #   bad_input  unknown solver, bad list value, dt not dividing the duration: one-line
 #              error naming it, exit status 2, no summary
 #   help       -h of each names its options and output columns
@@ -141,7 +142,7 @@ damping)
 stability)
     out="$tmp/out"
     run_ok run "$stability" --solvers symplectic_euler,pbd_gauss_seidel --stiffnesses 1e2,1e6 \
-        --dts 1/2000,1/10 --max-steps 100 $tiny --no-plot --out "$out" || exit 1
+        --dts 1/2000,1/10 --max-steps 100 --exhaustive $tiny --no-plot --out "$out" || exit 1
     s="$out/stability/summary.tsv"
     [ -f "$s" ] || { fail "no $s"; exit 1; }
     h=$(header "$s")
@@ -160,6 +161,14 @@ stability)
     [ "$c" = stable ] && ok "pbd_gauss_seidel at dt 1/2000 s: stable" ||
         fail "pbd_gauss_seidel at 1e2 N/m, dt 1/2000 s: '$c', expected stable"
     no_partials "$out"
+    # Without --exhaustive, a dt below a stable one is not run but marked assumed.
+    run_ok pruned "$stability" --solvers symplectic_euler --stiffnesses 1e2 \
+        --dts 1/4000,1/2000 --max-steps 100 $tiny --no-plot --out "$out/p" || exit 1
+    s="$out/p/stability/summary.tsv"
+    a=$(st symplectic_euler 1e2 0.0005)
+    b=$(st symplectic_euler 1e2 0.00025)
+    [ "$a" = stable ] && [ "$b" = assumed ] && ok "below a stable dt: assumed, not run" ||
+        fail "1/2000 s: '$a' (expected stable), 1/4000 s: '$b' (expected assumed)"
     ;;
 
 bad_input)
@@ -210,7 +219,7 @@ help)
     check_help "$damping" --scene --solvers --dt --steps --set --out --no-plot ratio_mech \
         summary.tsv energy.png
     check_help "$stability" --scene --solvers --stiffnesses --dts --duration --max-steps \
-        --strain-limit --energy-factor --set --out --no-plot max_strain stability.png
+        --strain-limit --energy-factor --exhaustive --set --out --no-plot max_strain stability.png
     ;;
 
 *)
