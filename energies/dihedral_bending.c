@@ -22,14 +22,30 @@
  * positions, u = J x, so ∇²ₓθ = Jᵀ ∇²ᵤθ J.
  *
  * PSD projection: there is no analytic eigensystem, so ANALYTIC and CLAMP both clamp
- * the eigenvalues of the 12×12 Hessian, restricted to the 9-dimensional complement of
- * rigid translations, which H annihilates (weft_psd_clamp_translation_free: the same
- * projection as the full 12×12 clamp, and an exactly PSD H comes back bit for bit). A degenerate hinge (an edge
+ * the eigenvalues of the Hessian (weft_psd_clamp), on the subspace where it can be
+ * non-zero. H annihilates the rigid translations and also ν, the stretch along the edge,
+ * ν_i = ((p_i − p0)·ê) ê: under p ↦ p0 + (I + t êêᵀ)(p − p0) (ê fixed, so this is the
+ * straight line x + t ν), e ↦ (1 + t) e and a ↦ a + t (a·ê) ê, so nA = e × a ↦ (1 + t) nA
+ * (likewise nB) and θ is constant on the whole line: ∇θ·ν = 0 everywhere. Differentiating
+ * ∇θ(x)·ν(x) = 0 gives ∇²θ ν = −(∂ν/∂x)ᵀ ∇θ, whose terms are (∇θ_i·ê) ê = 0 (each ∇θ_i
+ * is a combination of nA and nB, both ⊥ e) and Σ_i t_i ∇θ_i (t_i = (p_i − p0)·ê) taken
+ * ⊥ ê; rotation invariance, Σ_i (p_i − p0) × ∇θ_i = 0, splits p_i − p0 = t_i ê + r_i with
+ * r_i in the wing's plane, where r_i × ∇θ_i ∥ ê, so ê × Σ t_i ∇θ_i = 0 while Σ t_i ∇θ_i
+ * ⊥ ê: Σ t_i ∇θ_i = 0. Hence ∇²θ ν = 0 and H ν = 0, and the projection is the clamp of
+ * an 8×8 matrix (clamp_hinge) instead of 12×12: the same matrix to rounding (the PSD
+ * projection is 1-Lipschitz in the Frobenius norm), checked against a full 12×12 clamp
+ * by test_energies.hinge_projection. No cheap "already PSD" certificate helps away
+ * from rest: ∇²θ restricted to that 8-dimensional space has 4 negative and 4 positive
+ * eigenvalues (observed on random hinges; every one away from rest in
+ * test_energies.hinge_projection needs clamping), so C ∇²θ + ∇θ∇θᵀ is indefinite
+ * whenever C ≠ 0; at C = 0 exactly H = k ∇θ∇θᵀ is PSD and returned without an
+ * eigen-solve (nor ∇²θ). A degenerate hinge (an edge
  * or triangle of zero size) has θ = 0 and ∇θ = 0 by weft_hinge_angle's convention, so
  * Ψ = ½ k θ0², g = 0 and H = 0 there.
  * Element data: v = (edge v0, v1, opposite v2, v3), rest[0] = θ0 (rad). */
 #include "fem.h"
 
+#include <math.h>
 #include <string.h>
 
 static void db_init(weft_element *e, const double *xe, const weft_energy_params *p) {
@@ -183,6 +199,77 @@ static void angle_hessian(const double *xe, double Ht[144]) {
                 }
 }
 
+/* PSD projection of a non-degenerate hinge's H (12×12, which it overwrites) by clamping
+ * an 8×8 eigenproblem: H annihilates the 4-dimensional space N spanned by the three
+ * rigid translations and the stretch along the edge ν, ν_i = ((p_i − p0)·ê) ê (see the
+ * file comment), so H = Qᵀ (Q H Qᵀ) Q for any orthonormal basis Q (8×12) of N's
+ * orthogonal complement, and the clamp of Q H Qᵀ mapped back is the clamp of H. Q is the
+ * Helmert basis of the translation-free subspace (9×12, as in
+ * weft_psd_clamp_translation_free) followed by the Householder reflection that sends ν's
+ * coordinates y in it to the last axis; its first 8 rows are Q. y ≠ 0 because ν0 = 0 and
+ * ν1 = e are not equal (ν is not a translation). */
+static void clamp_hinge(double H[144], const double *xe) {
+    double B[3][4] = {{0}};
+    for (int r = 1; r < 4; r++) {
+        double c = 1.0 / sqrt((double)r * (r + 1));
+        for (int a = 0; a < 4; a++) B[r - 1][a] = a < r ? c : a == r ? -r * c : 0.0;
+    }
+    double e[3] = {xe[3] - xe[0], xe[4] - xe[1], xe[5] - xe[2]}, ee = dot(e, e), t[4];
+    for (int a = 0; a < 4; a++)
+        t[a] = ((xe[3 * a] - xe[0]) * e[0] + (xe[3 * a + 1] - xe[1]) * e[1] +
+                (xe[3 * a + 2] - xe[2]) * e[2]) / ee;
+    /* y = Q9 ν, Q9's entry (3r + i, 3a + j) = B[r][a] δij; then the Householder vector
+     * v = y + sign(y8) |y| e8, P = I − 2 v vᵀ / (vᵀv), Q = (P Q9)[0..7]. */
+    double y[9], yy = 0.0;
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 3; i++) {
+            double sum = 0.0;
+            for (int a = 0; a < 4; a++) sum += B[r][a] * t[a];
+            y[3 * r + i] = sum * e[i];
+            yy += y[3 * r + i] * y[3 * r + i];
+        }
+    y[8] += copysign(sqrt(yy), y[8]);
+    double vv = 0.0, Q[8][12], vQ[12] = {0};
+    for (int k = 0; k < 9; k++) vv += y[k] * y[k];
+    for (int r = 0; r < 3; r++) /* vQ = vᵀ Q9 */
+        for (int i = 0; i < 3; i++)
+            for (int a = 0; a < 4; a++) vQ[3 * a + i] += y[3 * r + i] * B[r][a];
+    for (int k = 0; k < 8; k++)
+        for (int col = 0; col < 12; col++) {
+            int a = col / 3, j = col % 3;
+            double q9 = k % 3 == j ? B[k / 3][a] : 0.0;
+            Q[k][col] = q9 - 2.0 * y[k] / vv * vQ[col];
+        }
+    /* R = Q H Qᵀ (8×8): the lower triangle, mirrored, so exactly symmetric. */
+    double T[8][12], R[64];
+    for (int k = 0; k < 8; k++)
+        for (int col = 0; col < 12; col++) {
+            double sum = 0.0;
+            for (int m = 0; m < 12; m++) sum += Q[k][m] * H[12 * m + col];
+            T[k][col] = sum;
+        }
+    for (int k = 0; k < 8; k++)
+        for (int l = 0; l <= k; l++) {
+            double sum = 0.0;
+            for (int m = 0; m < 12; m++) sum += T[k][m] * Q[l][m];
+            R[8 * k + l] = R[8 * l + k] = sum;
+        }
+    if (!weft_psd_clamp(R, 8)) return; /* already PSD: H stays exact, bit for bit */
+    /* H = Qᵀ R Q, the lower triangle mirrored. */
+    for (int k = 0; k < 8; k++)
+        for (int col = 0; col < 12; col++) {
+            double sum = 0.0;
+            for (int l = 0; l < 8; l++) sum += R[8 * k + l] * Q[l][col];
+            T[k][col] = sum;
+        }
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j <= i; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < 8; k++) sum += Q[k][i] * T[k][j];
+            H[12 * i + j] = H[12 * j + i] = sum;
+        }
+}
+
 static double db_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                          double *g, double *H) {
     double gt[12];
@@ -194,6 +281,13 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     /* weft_hinge_angle returns ∇θ = 0 exactly when the hinge is degenerate; otherwise
      * ∂θ/∂p2 = −|e| nA/|nA|² ≠ 0. */
     if (gt[6] == 0.0 && gt[7] == 0.0 && gt[8] == 0.0) return psi;
+    /* At the rest angle (C = 0, e.g. every hinge of a cloth at rest) H = k ∇θ ∇θᵀ, which
+     * is PSD as it stands: nothing to project, and ∇²θ is not needed. */
+    if (C == 0.0) {
+        for (int i = 0; i < 12; i++)
+            for (int j = 0; j < 12; j++) H[12 * i + j] = e->k * gt[i] * gt[j];
+        return psi;
+    }
     double Ht[144];
     angle_hessian(xe, Ht);
     for (int i = 0; i < 12; i++)
@@ -202,7 +296,7 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     for (int i = 0; i < 12; i++)
         for (int j = i + 1; j < 12; j++)
             H[12 * i + j] = H[12 * j + i] = 0.5 * (H[12 * i + j] + H[12 * j + i]);
-    if (mode != WEFT_HESSIAN_EXACT) weft_psd_clamp_translation_free(H, 4);
+    if (mode != WEFT_HESSIAN_EXACT) clamp_hinge(H, xe);
     return psi;
 }
 

@@ -20,7 +20,7 @@
  *   - analytic: an isotropic ψ(σ) supplies its eigenvalues in closed form (scaling block,
  *     twist and flip modes, and for membranes the two out-of-plane modes); the modes are
  *     built from the rotation-variant SVD F = U Σ Vᵀ and negative eigenvalues set to 0;
- *   - clamp: LAPACKE_dsyevr on the exact 9×9 or 6×6 matrix, negative eigenvalues set to 0.
+ *   - clamp: LAPACKE_dsyev on the exact 9×9 or 6×6 matrix, negative eigenvalues set to 0.
  */
 #ifndef WEFT_FEM_H
 #define WEFT_FEM_H
@@ -106,7 +106,7 @@ void weft_fem_project_tri(const double U[9], const double V[4], const weft_fem_e
                           double A[36]);
 
 /* Replaces the symmetric n×n matrix A by its PSD projection (negative eigenvalues set to
- * zero) using LAPACKE_dsyevr; n ≤ 12. Returns false, leaving A untouched bit for bit, when
+ * zero) using LAPACKE_dsyev; n ≤ 12. Returns false, leaving A untouched bit for bit, when
  * A is already PSD. */
 bool weft_psd_clamp(double *A, int n);
 

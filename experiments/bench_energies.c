@@ -1,6 +1,8 @@
 /* bench_energies.c — cost of one whole-model energy + gradient + PSD-projected Hessian
  * assembly (weft_assembly_run, lib/weft_sparse.h), in elements per second:
  *   - a 256 × 256 cloth with the StVK membrane and dihedral bending (triangles + hinges);
+ *   - the same cloth with weft's canonical model, mass-spring + dihedral bending, and with
+ *     dihedral bending alone (so ns_per_element of that case is the cost of one hinge);
  *   - a 42 × 20 × 10-cube block of 50 400 tetrahedra with Stable Neo-Hookean;
  * each with 1 and 2 threads, for the analytic projection (Smith, de Goes, Kim 2019) and,
  * with 1 thread, for LAPACKE eigenvalue clamping, so the two projections can be weighed.
@@ -23,7 +25,8 @@
 static const char usage[] =
     "usage: bench_energies [--out DIR] [--set SECTION.KEY=VAL]...\n"
     "Times one energy + gradient + projected-Hessian assembly of a 256^2 cloth (StVK\n"
-    "membrane + dihedral bending) and of a ~50k-tetrahedron block (Stable Neo-Hookean),\n"
+    "membrane + dihedral bending; mass-spring + dihedral bending; dihedral bending alone)\n"
+    "and of a ~50k-tetrahedron block (Stable Neo-Hookean),\n"
     "with 1 and 2 threads; writes DIR/bench_energies.tsv (default results/).\n"
     "  --set applies to both models (e.g. --set material.poisson_ratio=0.45)\n";
 
@@ -40,6 +43,14 @@ static const bench_case cases[] = {
     {"cloth_256_stvk_bending",
      "hanging_cloth",
      {"mesh.nx=256", "mesh.ny=256", "material.membrane=stvk",
+      "material.bending=dihedral_bending", NULL}},
+    {"cloth_256_spring_bending",
+     "hanging_cloth",
+     {"mesh.nx=256", "mesh.ny=256", "material.membrane=mass_spring",
+      "material.bending=dihedral_bending", NULL}},
+    {"cloth_256_bending_only",
+     "hanging_cloth",
+     {"mesh.nx=256", "mesh.ny=256", "material.membrane=none",
       "material.bending=dihedral_bending", NULL}},
     {"tet_block_snh",
      "tet_beam",

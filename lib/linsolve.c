@@ -409,6 +409,18 @@ weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_b
     }
     if (weft_bsr_cholmod_values(K, s->Ks, err) != WEFT_OK) return WEFT_SOLVE_INPUT;
     int ok = cholmod_factorize(s->Ks, s->L, &s->cc);
+    /* A simplicial LDLᵀ factorisation stops only at a zero pivot: it factorises many
+     * indefinite matrices without a status. K is positive definite iff every pivot
+     * D(j,j) (the first entry of column j of L) is positive. */
+    if (ok && s->cc.status == CHOLMOD_OK && !s->L->is_super && !s->L->is_ll) {
+        const int *Lp = s->L->p;
+        const double *Lx = s->L->x;
+        for (size_t j = 0; j < s->L->n; j++)
+            if (!(Lx[Lp[j]] > 0.0)) {
+                s->L->minor = j;
+                break;
+            }
+    }
     if (s->cc.status == CHOLMOD_NOT_POSDEF || (ok && s->L->minor < s->L->n)) {
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: K = S A S + I - S is not positive "
                   "definite (CHOLMOD_NOT_POSDEF at column %zu of %zu)", (size_t)s->L->minor,

@@ -189,7 +189,7 @@ typedef enum {
     WEFT_HESSIAN_ANALYTIC,  /* PSD projection from the type's analytic eigensystem (Smith,
                                de Goes, Kim 2019); CLAMP for types without one */
     WEFT_HESSIAN_CLAMP,     /* PSD projection by clamping negative eigenvalues (LAPACKE
-                               dsyevr) of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
+                               dsyev) of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
 } weft_hessian_mode;
 
 /* An energy (or constraint) type. Ψ and its derivatives act on one element whose

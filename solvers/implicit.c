@@ -30,7 +30,9 @@
  * whose stationarity is the scheme above (D frozen at K_n keeps G a potential). Each
  * iteration solves (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) on the filtered subspace, then
  * backtracks (halving, Armijo constant 1e-4) until G decreases, so G never increases
- * within a step. It starts from x̃ (with pins and contacts applied; from x_n when G(x̃)
+ * within a step beyond rounding: once the predicted decrease −∇G·Δx is below G's rounding
+ * (1e-12 |G|, reached at a relative residual of about √ε), the full step is taken while
+ * it halves ‖S ∇G‖, and the step ends when it does not. It starts from x̃ (with pins and contacts applied; from x_n when G(x̃)
  * is not finite, e.g. an inverted element) and stops when ‖S ∇G‖ ≤ tolerance ‖S ∇G(x⁰)‖,
  * at the iteration cap ([solver] iterations), or when G stagnates at rounding level.
  * v_{n+1} = (x_{n+1} − a)/ĥ.
@@ -69,6 +71,7 @@
 #define MAX_CONTACT_PASSES 4
 #define ARMIJO 1e-4
 #define MAX_BACKTRACKS 40
+#define G_ROUNDING 1e-12 /* relative change of G taken as rounding */
 
 typedef struct im_state {
     const weft_solver_type *type;
@@ -143,7 +146,11 @@ fail:
 void weft_implicit_stats_get(const void *state, weft_implicit_stats *out) {
     const im_state *st = state;
     *out = st->stats;
-    if (st->chol) out->analyses = weft_cholmod_solver_analyses(st->chol);
+    out->ordering = "none";
+    if (st->chol) {
+        out->analyses = weft_cholmod_solver_analyses(st->chol);
+        out->ordering = weft_cholmod_solver_ordering(st->chol);
+    }
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -281,10 +288,16 @@ static weft_solve_status linear_solve(im_state *st, const weft_model *m, const d
             s = WEFT_SOLVE_CONVERGED; /* an inexact solve: the step goes on */
         }
     } else {
+        int before = weft_cholmod_solver_analyses(st->chol);
         s = weft_cholmod_solver_solve(st->chol, st->A, &st->f, b, x, err);
         double rel = s == WEFT_SOLVE_CONVERGED ? filtered_residual(st, b, x, m->solver.threads)
                                                : NAN;
-        weft_monitor_linear(st->mon, st->iter, 1, rel, weft_solve_status_name(s));
+        char word[64]; /* a solve that also analysed the pattern names CHOLMOD's ordering */
+        if (s == WEFT_SOLVE_CONVERGED && weft_cholmod_solver_analyses(st->chol) > before)
+            snprintf(word, sizeof word, "analysed:%s", weft_cholmod_solver_ordering(st->chol));
+        else
+            snprintf(word, sizeof word, "%s", weft_solve_status_name(s));
+        weft_monitor_linear(st->mon, st->iter, 1, rel, word);
     }
     st->stats.linear_s += weft_now() - t0;
     return s;
@@ -635,7 +648,21 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
         }
         double alpha = 1.0, Gt = INFINITY;
         int bt = 0;
-        for (; bt <= MAX_BACKTRACKS; bt++) {
+        if (-slope <= G_ROUNDING * fabs(G)) {
+            /* G cannot resolve this step (its decrease is about −slope/2): near the
+             * solution, at a relative residual of about √ε, rounding decides Armijo's
+             * test. Take the full step while it halves ‖S ∇G‖ without raising G beyond
+             * rounding; otherwise the residual is at rounding too: done (scratch: rhs,
+             * free after the solve). */
+            for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
+            Gt = potential(st, m, st->xtrial, hh, st->rhs, false);
+            if (!(Gt <= G + G_ROUNDING * fabs(G) && filtered_norm(st, st->rhs) <= 0.5 * r)) {
+                weft_monitor_report(mon, st->x, k, true);
+                break;
+            }
+            bt = -1; /* no line search */
+        }
+        for (; bt >= 0 && bt <= MAX_BACKTRACKS; bt++) {
             for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
             Gt = potential(st, m, st->xtrial, hh, NULL, false);
             if (Gt <= G + ARMIJO * alpha * slope) break;
@@ -644,7 +671,7 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
         st->stats.line_search_s += weft_now() - t0;
         if (bt > MAX_BACKTRACKS) {
             /* G cannot decrease along a descent direction: rounding has taken over. */
-            if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= 1e-12 * fabs(G)) {
+            if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G)) {
                 weft_monitor_report(mon, st->x, k, true);
                 break;
             }
@@ -652,6 +679,7 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
                              "search could not decrease G (relative residual %.3g): the "
                              "Hessian does not describe the energy", name, st->step, k, r / r0);
         }
+        if (bt < 0) bt = 0;
         st->stats.backtracks += bt;
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
         G = potential(st, m, st->x, hh, st->g, false);
@@ -686,6 +714,13 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
 static int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
     im_state *st = state;
     st->mon = mon;
+    /* A non-finite state (bad input, or a caller stepping on after a failure) is named
+     * here rather than reported later as a failed solve or a non-finite potential. */
+    for (int j = 0; j < 3 * m->n; j++)
+        if (!isfinite(m->x[j]) || !isfinite(m->v[j]))
+            return weft_fail(err, WEFT_ERR_DIVERGED, "%s: step %d: non-finite %s of vertex %d "
+                             "at the start of the step (t = %.6g s)", st->type->name, st->step,
+                             isfinite(m->x[j]) ? "velocity" : "position", j / 3, m->t);
     int rc = st->newton ? newton_step(st, m, mon, err) : linearised_step(st, m, mon, err);
     st->step++;
     return rc;

@@ -38,6 +38,8 @@ typedef struct weft_implicit_stats {
     long contact_releases;   /* contact filters released because the force pulled */
     long fallbacks;          /* not-SPD systems solved again with the projected Hessian */
     int analyses;            /* CHOLMOD symbolic analyses (0 with PPCG) */
+    const char *ordering;    /* CHOLMOD's fill-reducing ordering ("amd", "metis", ...), or
+                                "none" (PPCG, or before the first solve) */
     double assemble_s;       /* E, ∇E and K assembly, s */
     double filter_s;         /* forming the system and right-hand side, s */
     double linear_s;         /* linear solves (CHOLMOD: factorise + solve, and any analysis), s */

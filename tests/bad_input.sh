@@ -134,6 +134,22 @@ printf '[scene]\nname = k_stretch\n[pbd]\nk_bending = 0.1\nk_stretch = 1.5\n' >"
 run --scene "$f"
 expect pbd_k_stretch_range "$f:5: pbd.k_stretch"
 
+# [solver] keys of the implicit integrators (solvers/implicit.c).
+f="$tmp/solver_linear.ini"
+printf '[scene]\nname = solver_linear\n[solver]\nlinear = foo\n' >"$f"
+run --scene "$f" --solvers implicit_euler
+expect solver_linear_unknown "$f:4: solver.linear" "'foo' is not one of: cholmod, ppcg"
+
+f="$tmp/solver_tolerance.ini"
+printf '[scene]\nname = solver_tolerance\n[solver]\niterations = 20\ntolerance = 0\n' >"$f"
+run --scene "$f" --solvers newton_euler
+expect solver_tolerance_zero "$f:5: solver.tolerance" "must lie in (0, 1]"
+
+f="$tmp/solver_cg_iterations.ini"
+printf '[scene]\nname = solver_cg\n[solver]\nlinear = ppcg\ncg_iterations = 0\n' >"$f"
+run --scene "$f" --solvers newton_euler
+expect solver_cg_iterations_zero "$f:5: solver.cg_iterations" "must lie in [1,"
+
 run --set 'scene.gravity=0 -9.81'
 expect malformed_vector_set "--set scene.gravity=0 -9.81" "scene.gravity"
 
