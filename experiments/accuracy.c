@@ -15,6 +15,7 @@
  * that decides them (the scene text, every --set, the reference's solver, dt, iteration
  * cap, tolerance and the duration), which the file also holds in full on its first line
  * and is checked on reading; a rerun with the same settings skips the reference run.
+ * The key does not cover the solvers' code: delete the file after changing a solver.
  *
  * The error mixes two things a reader should keep apart: the integrator's truncation
  * error (first order for backward Euler, second for BDF2) and, for PBD, the difference
@@ -60,7 +61,9 @@ static const char usage[] =
     "  DIR/accuracy/summary.tsv   one row per run; columns: solver dt_s steps iterations\n"
     "                             wall_s ms_per_step error_rms_m error_max_m status\n"
     "                             (status ok or diverged; errors 'nan' when diverged)\n"
-    "  DIR/accuracy/reference-SCENE-HASH.pos  cached reference positions (x y z per vertex)\n"
+    "  DIR/accuracy/reference-SCENE-HASH.pos  cached reference positions (x y z per vertex),\n"
+    "                             keyed by scene text, --set values and reference settings\n"
+    "                             (not by the solver's code: delete it after changing one)\n"
     "  DIR/accuracy/accuracy.png  error against wall time (log-log) and against dt, a curve\n"
     "                             per solver and iteration count\n";
 
