@@ -482,7 +482,7 @@ collision_scenes)
     ;;
 
 bench_implicit)
-    # The linear-solver benchmark at tiny sizes: a complete table (12 columns, the same 13
+    # The linear-solver benchmark at tiny sizes: a complete table (13 columns, the same 13
     # methods per size), no .partial left, PPCG at 1e-8 agreeing with CHOLMOD, and bad
     # --sizes refused. No timing is asserted.
     bench="$(dirname "$compare")/bench_implicit"
@@ -495,8 +495,8 @@ bench_implicit)
         exit 1
     fi
     [ -f "$tsv.partial" ] && fail "$tsv.partial left after a complete run"
-    bad=$(awk -F '\t' '!/^#/ && NF != 12 { print NR; exit }' "$tsv")
-    [ -z "$bad" ] || fail "line $bad of the table does not have 12 columns"
+    bad=$(awk -F '\t' '!/^#/ && NF != 13 { print NR; exit }' "$tsv")
+    [ -z "$bad" ] || fail "line $bad of the table does not have 13 columns"
     for res in 8 12; do
         got=$(awk -F '\t' -v r=$res '$1 == r { print $5 "@" $6 "@" $7 }' "$tsv" | sort | tr '\n' ' ')
         want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
@@ -506,7 +506,7 @@ bench_implicit)
     done
     # Every PPCG solve converged and, at 1e-8, is within 1e-4 of CHOLMOD's solution;
     # every time is a positive finite number.
-    awk -F '\t' '$5 ~ /^ppcg/ && ($12 != "converged" || ($7 == "1e-08" && !($11 <= 1e-4))) { exit 1 }' \
+    awk -F '\t' '$5 ~ /^ppcg/ && ($13 != "converged" || ($7 == "1e-08" && !($12 <= 1e-4))) { exit 1 }' \
         "$tsv" || fail "a PPCG row did not converge or disagrees with CHOLMOD"
     awk -F '\t' '!/^#/ && $1 != "res" && !($9 > 0) { exit 1 }' "$tsv" ||
         fail "a time that is not positive"

@@ -4,7 +4,8 @@
 # CHOLMOD's analyse, numeric factorisation, triangular solve and factor+solve. Log-log.
 # Usage (experiments/bench_implicit.c calls it):
 #   gnuplot -e "file='results/bench_implicit.tsv'; out='results/bench_implicit.png'" bench_implicit.gp
-# Columns: res vertices dofs blocks method threads tol iterations ms reps rel_diff status.
+# Columns: res vertices dofs blocks method threads tol iterations ms cpu_ms reps rel_diff
+# status.
 set datafile separator tab
 set terminal pngcairo size 1400,600 font ",11"
 set output out
