@@ -28,13 +28,15 @@ plot for [i=1:3] rows(word(pcs, i), '1e-06') using 2:8 with linespoints lw 2 lc 
      for [i=1:3] rows(word(pcs, i), '1e-08') using 2:8 with linespoints lw 2 lc i dt 2 pt 6 \
          title word(pnames, i)." 1e-8"
 
-chol = "cholmod_analyse cholmod_factor cholmod_solve cholmod_factor_solve"
+chol = "cholmod_analyse cholmod_factor cholmod_solve"
 set ylabel "ms"
 set key below
 plot for [i=1:3] rows(word(pcs, i), '1e-06') using 2:9 with linespoints lw 2 lc i pt 7 \
          title "PPCG ".word(pnames, i)." 1e-6", \
      for [i=1:3] rows(word(pcs, i), '1e-08') using 2:9 with linespoints lw 2 lc i dt 2 pt 6 \
          title "PPCG ".word(pnames, i)." 1e-8", \
-     for [i=1:4] rows(word(chol, i), '-') using 2:9 with linespoints lw 3 lc (i + 3) pt 5 \
-         title "CHOLMOD ".word("analyse factorise solve factor+solve", i)
+     for [i=1:3] rows(word(chol, i), '-') using 2:9 with linespoints lw 3 lc (i + 3) pt 5 \
+         title "CHOLMOD ".word("analyse factorise solve", i), \
+     rows("cholmod_factor_solve", '-') using 2:9 with linespoints lw 2 lc 7 dt 2 pt 4 \
+         title "CHOLMOD factor+solve"
 unset multiplot
