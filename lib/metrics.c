@@ -1,7 +1,8 @@
 /* metrics.c — the common metrics of DESIGN.md, computed by the same code for every
  * solver so that PBD and implicit methods land on the same axes:
  *   x̃ = xn + h vn + h² g                        (inertial target; f_ext = M g)
- *   G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x)    (backward-Euler incremental potential)
+ *   G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x)    (backward-Euler incremental potential;
+ *                                               BDF2: its own x̃ and h = 2/3 dt)
  *   residual = ‖S ∇G(x)‖₂ over free DOFs, N;  residual_rel = residual / residual(step start)
  *   strain = |ℓ − ℓ₀| / ℓ₀ per mesh edge (max, RMS)
  *   energy = ½ Σ m |(x − xn)/h|² − Σ m g·x + E(x), J
@@ -20,7 +21,12 @@ void weft_inertial_target(const weft_model *m, const double *xn, const double *v
 
 double weft_incremental_potential(const weft_model *m, const double *x, const double *xt,
                                   double *grad) {
-    double h2 = m->dt * m->dt, inertia = 0.0;
+    return weft_incremental_potential_h(m, x, xt, m->dt, grad);
+}
+
+double weft_incremental_potential_h(const weft_model *m, const double *x, const double *xt,
+                                    double h, double *grad) {
+    double h2 = h * h, inertia = 0.0;
     memset(grad, 0, 3 * (size_t)m->n * sizeof *grad);
     double E = weft_model_gradient(m, x, grad);
     for (int i = 0; i < m->n; i++) {
@@ -58,9 +64,10 @@ void weft_strain(const weft_model *m, const double *x, double *cmax, double *crm
 }
 
 void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
-                          const double *xt, double r0, double *scratch, weft_metrics *out) {
+                          const double *xt, double h_target, double r0, double *scratch,
+                          weft_metrics *out) {
     double h = m->dt;
-    weft_incremental_potential(m, x, xt, scratch);
+    weft_incremental_potential_h(m, x, xt, h_target, scratch);
     double r2 = 0.0;
     for (int i = 0; i < 3 * m->n; i++) r2 += scratch[i] * scratch[i];
     out->residual = sqrt(r2);

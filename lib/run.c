@@ -36,9 +36,11 @@
 struct weft_monitor {
     const weft_model *m;
     weft_log *log;
+    weft_log *linear; /* "<log>.linear", for solvers with linear_log */
     weft_log_level level;
     int step, last_iter, last_step;
     double *xn, *xt, *scratch; /* state at step start, inertial target, gradient scratch */
+    double h_target; /* step h of the residual's G (m->dt unless the solver sets it) */
     double r0;
     double t_start, t_excluded;
     weft_metrics last;
@@ -47,14 +49,34 @@ struct weft_monitor {
 };
 
 void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
+    if (mon) weft_monitor_report(mon, x, iter, iter == mon->last_iter);
+}
+
+void weft_monitor_set_target(weft_monitor *mon, const double *xt, double h) {
+    if (!mon) return;
+    memcpy(mon->xt, xt, 3 * (size_t)mon->m->n * sizeof *xt);
+    mon->h_target = h;
+}
+
+void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double rel_residual,
+                         const char *status) {
+    if (!mon || !mon->linear || mon->level != WEFT_LOG_ITERATIONS) return;
+    double t0 = weft_now();
+    /* Never write NaN: a non-finite residual is logged as -1 with its status word. */
+    weft_log_printf(mon->linear, "%d %d %d %.6e %s\n", mon->step, iter, linear_iter,
+                    isfinite(rel_residual) ? rel_residual : -1.0, status);
+    mon->t_excluded += weft_now() - t0;
+}
+
+void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
     if (!mon) return;
     double t0 = weft_now();
-    bool final = iter == mon->last_iter;
     bool want = iter == 0 || mon->level == WEFT_LOG_ITERATIONS ||
                 (final && (mon->level == WEFT_LOG_STEPS || mon->step == mon->last_step));
     if (want) {
         weft_metrics mm;
-        weft_metrics_compute(mon->m, x, mon->xn, mon->xt, mon->r0, mon->scratch, &mm);
+        weft_metrics_compute(mon->m, x, mon->xn, mon->xt, mon->h_target, mon->r0, mon->scratch,
+                             &mm);
         if (iter == 0) {
             mon->r0 = mm.residual;
             mm.residual_rel = mm.residual > 0 ? 1.0 : 0.0;
@@ -187,10 +209,36 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             meta[k++] = clines[1];
             meta[k] = NULL;
         }
+        char slines[2][200];
+        if (solver->linear_log && k < 37) {
+            const weft_solver_settings *so = &m->solver;
+            static const char *const precond[] = {"none", "jacobi", "block_jacobi"};
+            snprintf(slines[0], sizeof slines[0], "linear=%s  preconditioner=%s  "
+                     "cg_tolerance=%.3g  cg_iterations=%d  tolerance=%.3g  hessian=%s",
+                     so->linear == WEFT_LINEAR_PPCG ? "ppcg" : "cholmod",
+                     precond[so->preconditioner % 3], so->cg_tolerance, so->cg_iterations,
+                     so->tolerance,
+                     so->hessian == WEFT_SOLVER_HESSIAN_EXACT ? "exact" : "projected");
+            meta[k++] = slines[0];
+            snprintf(slines[1], sizeof slines[1], "damping_alpha=%.17g  damping_beta=%.17g",
+                     so->damping_alpha, so->damping_beta);
+            meta[k++] = slines[1];
+            meta[k] = NULL;
+        }
         mon.log = weft_log_open(opt->log_path, meta, err);
         if (!mon.log) {
             rc = WEFT_ERR_IO;
             goto done;
+        }
+        if (solver->linear_log && opt->log_level == WEFT_LOG_ITERATIONS) {
+            char lpath[1200];
+            snprintf(lpath, sizeof lpath, "%s.linear", opt->log_path);
+            mon.linear = weft_log_open_columns(lpath, meta,
+                                               "step iter linear_iter residual_rel status", err);
+            if (!mon.linear) {
+                rc = WEFT_ERR_IO;
+                goto done;
+            }
         }
         if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON) {
             char cpath[1200];
@@ -219,6 +267,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         const double t_begin = m->t; /* the step runs from t_begin to t_begin + dt */
         memcpy(mon.xn, m->x, n3 * sizeof(double));
         weft_inertial_target(m, m->x, m->v, mon.xt);
+        mon.h_target = m->dt;
         /* With logging off, metrics are still taken on the last step for the summary. */
         bool monitored = opt->log_level != WEFT_LOG_NONE || s == m->steps - 1;
         rc = solver->step(state, m, monitored ? &mon : NULL, err);
@@ -311,6 +360,14 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             weft_log_close(&mon.log, false, reason, NULL);
     }
 done:
+    if (mon.log) /* opened, then a later log failed to open */
+        weft_log_close(&mon.log, false, "io-error", NULL);
+    if (mon.linear) {
+        if (rc == WEFT_OK)
+            rc = weft_log_close(&mon.linear, true, NULL, err);
+        else
+            weft_log_close(&mon.linear, false, reason ? reason : "unknown", NULL);
+    }
     if (clog) {
         if (rc == WEFT_OK)
             rc = weft_log_close(&clog, true, NULL, err);

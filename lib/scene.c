@@ -71,6 +71,10 @@ static const schema_key schema[] = {
     {"pbd", "stiffness_mapping", T_BOOL},  {"pbd", "self_collision", T_BOOL},
     {"pbd", "self_thickness", T_DOUBLE},   {"solver", "iterations", T_INT},
     {"solver", "omega", T_DOUBLE},         {"solver", "threads", T_INT},
+    {"solver", "tolerance", T_DOUBLE},     {"solver", "linear", T_STRING},
+    {"solver", "preconditioner", T_STRING}, {"solver", "cg_tolerance", T_DOUBLE},
+    {"solver", "cg_iterations", T_INT},    {"solver", "damping_alpha", T_DOUBLE},
+    {"solver", "damping_beta", T_DOUBLE},  {"solver", "hessian", T_STRING},
     {"collision", "margin", T_DOUBLE},     {"collision", "pipeline", T_STRING},
     {"collision", "thickness", T_DOUBLE},  {"collision", "friction", T_DOUBLE},
     {"collision", "repulsion_stiffness", T_DOUBLE},
@@ -1284,7 +1288,15 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     m->pbd = (weft_pbd_params){.k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01,
                                .k_pressure = 0.0, .stiffness_mapping = true,
                                .self_collision = false, .self_thickness = 0.005};
-    m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1};
+    m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1,
+                                       .tolerance = 1e-6, .linear = WEFT_LINEAR_CHOLMOD,
+                                       .preconditioner = 2 /* block Jacobi */,
+                                       .cg_tolerance = 1e-8, .cg_iterations = 1000,
+                                       .hessian = WEFT_SOLVER_HESSIAN_PROJECTED};
+    static const char *const linear_names[] = {"cholmod", "ppcg", NULL};
+    static const char *const precond_names[] = {"none", "jacobi", "block_jacobi", NULL};
+    static const char *const hessian_names[] = {"projected", "exact", NULL};
+    int linear = 0, hessian = 0;
     m->contact_margin = 1e-3;
     if ((rc = get_double(s, "scene", "dt", 0, true, 10, false, &m->dt, err)) ||
         (rc = get_int(s, "scene", "steps", 0, 100000000, &m->steps, err)) ||
@@ -1311,6 +1323,20 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         (rc = get_int(s, "solver", "iterations", 1, 1000000, &m->solver.iterations, err)) ||
         (rc = get_double(s, "solver", "omega", 0, true, 2, true, &m->solver.omega, err)) ||
         (rc = get_int(s, "solver", "threads", 1, 1024, &m->solver.threads, err)) ||
+        (rc = get_double(s, "solver", "tolerance", 0, true, 1, false, &m->solver.tolerance,
+                         err)) ||
+        (rc = get_enum(s, "solver", "linear", linear_names, &linear, err)) ||
+        (rc = get_enum(s, "solver", "preconditioner", precond_names,
+                       &m->solver.preconditioner, err)) ||
+        (rc = get_enum(s, "solver", "hessian", hessian_names, &hessian, err)) ||
+        (rc = get_double(s, "solver", "cg_tolerance", 0, true, 1, false,
+                         &m->solver.cg_tolerance, err)) ||
+        (rc = get_int(s, "solver", "cg_iterations", 1, 100000000, &m->solver.cg_iterations,
+                      err)) ||
+        (rc = get_double(s, "solver", "damping_alpha", 0, false, 1e6, false,
+                         &m->solver.damping_alpha, err)) ||
+        (rc = get_double(s, "solver", "damping_beta", 0, false, 1e6, false,
+                         &m->solver.damping_beta, err)) ||
         (rc = get_double(s, "collision", "margin", 0, false, 1, false, &m->contact_margin, err)))
         return rc;
     /* Value-type checks for the free-form keys, so that a typo in a string key of the
@@ -1324,6 +1350,8 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         }
     }
 
+    m->solver.linear = linear ? WEFT_LINEAR_PPCG : WEFT_LINEAR_CHOLMOD;
+    m->solver.hessian = hessian ? WEFT_SOLVER_HESSIAN_EXACT : WEFT_SOLVER_HESSIAN_PROJECTED;
     if ((rc = read_solvers(s, m, err))) return rc;
     if ((rc = read_collision(s, m, err))) return rc;
     if ((rc = read_collision_stages(s, m, err))) return rc;

@@ -317,11 +317,30 @@ typedef struct weft_pbd_params {
                                m (default 0.005) */
 } weft_pbd_params;
 
+/* Linear solver of the implicit integrators ([solver] linear). */
+typedef enum { WEFT_LINEAR_CHOLMOD = 0, WEFT_LINEAR_PPCG } weft_linear_kind;
+
+/* Hessian the implicit integrators assemble ([solver] hessian). */
+typedef enum {
+    WEFT_SOLVER_HESSIAN_PROJECTED = 0, /* PSD-projected element Hessians (default) */
+    WEFT_SOLVER_HESSIAN_EXACT,         /* exact, possibly indefinite: a not-SPD system is
+                                          retried with the projected one */
+} weft_solver_hessian;
+
 /* Solver settings shared by every solver type. */
 typedef struct weft_solver_settings {
-    int iterations; /* inner iterations per step (default 10) */
+    int iterations; /* inner iterations per step; Newton's iteration cap (default 10) */
     double omega;   /* Jacobi over-relaxation ω in [1, 2) (default 1.5) */
     int threads;    /* OpenMP threads for parallel solvers (default 1) */
+    /* Implicit integrators (solvers/implicit.c). */
+    double tolerance;        /* Newton stops at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖ (default 1e-6) */
+    weft_linear_kind linear; /* default CHOLMOD */
+    int preconditioner;      /* PPCG preconditioner, a weft_precond (default block Jacobi) */
+    double cg_tolerance;     /* PPCG relative residual (default 1e-8) */
+    int cg_iterations;       /* PPCG iteration cap (default 1000) */
+    double damping_alpha;    /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
+    double damping_beta;     /* β, s (default 0) */
+    weft_solver_hessian hessian; /* default PROJECTED */
 } weft_solver_settings;
 
 /* Which collision pipeline runs after every solver step (lib/weft_collision.h). */
@@ -473,12 +492,18 @@ void weft_inertial_target(const weft_model *m, const double *xn, const double *v
 double weft_incremental_potential(const weft_model *m, const double *x, const double *xt,
                                   double *grad);
 
+/* weft_incremental_potential with the step h (s) given instead of m->dt (BDF2: 2/3 dt). */
+double weft_incremental_potential_h(const weft_model *m, const double *x, const double *xt,
+                                    double h, double *grad);
+
 /* Relative strain of the stretch elements at x: max and RMS. */
 void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms);
 
-/* Computes every metric at positions x of a step that started at (xn, vn). */
+/* Computes every metric at positions x of a step that started at xn; the residual is that
+ * of G with target xt and step h_target (s; m->dt for backward Euler). */
 void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
-                          const double *xt, double r0, double *scratch, weft_metrics *out);
+                          const double *xt, double h_target, double r0, double *scratch,
+                          weft_metrics *out);
 
 /* ------------------------------------------------------------------------------ */
 /* Logs                                                                            */
@@ -517,6 +542,20 @@ typedef struct weft_monitor weft_monitor;
  * current positions x; a NULL monitor is allowed and does nothing. */
 void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter);
 
+/* Like weft_monitor_iteration, for a solver that stops early (Newton at its tolerance):
+ * final marks the step's last iteration. */
+void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final);
+
+/* Replaces, for the current step, the inertial target x̃ (3n values, m) and step h (s) of
+ * the residual metric: BDF2 minimises G with its own x̃ and h = 2/3 dt. Call before
+ * reporting iteration 0. */
+void weft_monitor_set_target(weft_monitor *mon, const double *xt, double h);
+
+/* Writes one row of the "<log>.linear" log: linear-solver iteration linear_iter (PPCG) or
+ * solve (CHOLMOD) inside inner iteration iter, its relative residual and a status word. */
+void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double rel_residual,
+                         const char *status);
+
 /* A time integrator. One call of step advances the model by m->dt. */
 typedef struct weft_solver_type {
     const char *name;      /* registered name, e.g. "pbd_gauss_seidel" */
@@ -535,6 +574,9 @@ typedef struct weft_solver_type {
     /* True for a method that is stable only below a limit on dt (explicit integration):
      * experiments then run it only when it is named (--solvers or [scene] solvers). */
     bool conditionally_stable;
+    /* True for a solver that solves linear systems and reports them with
+     * weft_monitor_linear: weft_run then writes "<log>.linear". */
+    bool linear_log;
 } weft_solver_type;
 
 /* Inner iterations per step of solver s on model m: its fixed count, else the scene's. */

@@ -8,6 +8,10 @@ const weft_solver_type *const weft_solver_registry[] = {
     &weft_pbd_gauss_seidel,
     &weft_pbd_jacobi,
     &weft_symplectic_euler,
+    &weft_implicit_euler,
+    &weft_newton_euler,
+    &weft_bdf2,
+    &weft_bdf2_newton,
     NULL,
 };
 
