@@ -13,8 +13,8 @@
 #   collision_scenes  the collision scenes (several meshes, a turning pin) run with the
 #                  default solvers: complete logs, finite rows, the mesh sizes they declare
 #   list_output    list prints the registered solvers, energies and scenes
-#   bench_implicit bench_implicit (next to COMPARE) at 8², 12²: complete table, PPCG
-#                  agrees with CHOLMOD, bad --sizes refused
+#   bench_implicit bench_implicit (next to COMPARE) at 8², 12²: complete table (newton_euler
+#                  rows included), PPCG agrees with CHOLMOD, bad --sizes refused
 #   help           compare --help names every option
 #   plots          figures are real PNGs (skipped without gnuplot)
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure.
@@ -501,7 +501,7 @@ collision_scenes)
     ;;
 
 bench_implicit)
-    # The linear-solver benchmark at tiny sizes: a complete table (13 columns, the same 13
+    # The linear-solver benchmark at tiny sizes: a complete table (13 columns, the same 18
     # methods per size), no .partial left, PPCG at 1e-8 agreeing with CHOLMOD, and bad
     # --sizes refused. No timing is asserted.
     bench="$(dirname "$compare")/bench_implicit"
@@ -517,8 +517,8 @@ bench_implicit)
     bad=$(awk -F '\t' '!/^#/ && NF != 13 { print NR; exit }' "$tsv")
     [ -z "$bad" ] || fail "line $bad of the table does not have 13 columns"
     for res in 8 12; do
-        got=$(awk -F '\t' -v r=$res '$1 == r { print $5 "@" $6 "@" $7 }' "$tsv" | sort | tr '\n' ' ')
-        want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
+        got=$(awk -F '\t' -v r=$res '$1 == r { print $5 "@" $6 "@" $7 }' "$tsv" | LC_ALL=C sort | tr '\n' ' ')
+        want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
         [ "$got" = "$want" ] || fail "size $res: rows '$got'"
         verts=$(awk -F '\t' -v r=$res '$1 == r { print $2; exit }' "$tsv")
         [ "$verts" = $((res * res)) ] || fail "size $res: $verts vertices, expected $((res * res))"

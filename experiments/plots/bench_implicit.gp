@@ -1,7 +1,8 @@
 # bench_implicit.gp — the linear-solver figure of weft issue 4, from bench_implicit.tsv:
 # left, PPCG iterations to relative residual 1e-6 (solid) and 1e-8 (dashed) against the
 # number of vertices, per preconditioner; right, the time of the same solves against
-# CHOLMOD's analyse, numeric factorisation, triangular solve and factor+solve. Log-log.
+# CHOLMOD's analyse, numeric factorisation, triangular solve and factor+solve, and one
+# iteration of newton_euler with CHOLMOD. Log-log.
 # Usage (experiments/bench_implicit.c calls it):
 #   gnuplot -e "file='results/bench_implicit.tsv'; out='results/bench_implicit.png'" bench_implicit.gp
 # Columns: res vertices dofs blocks method threads tol iterations ms cpu_ms reps rel_diff
@@ -38,5 +39,7 @@ plot for [i=1:3] rows(word(pcs, i), '1e-06') using 2:9 with linespoints lw 2 lc 
      for [i=1:3] rows(word(chol, i), '-') using 2:9 with linespoints lw 3 lc (i + 3) pt 5 \
          title "CHOLMOD ".word("analyse factorise solve", i), \
      rows("cholmod_factor_solve", '-') using 2:9 with linespoints lw 2 lc 7 dt 2 pt 4 \
-         title "CHOLMOD factor+solve"
+         title "CHOLMOD factor+solve", \
+     rows("newton_iteration", '-') using 2:9 with linespoints lw 2 lc rgb "black" pt 9 \
+         title "one newton_euler iteration (CHOLMOD)" noenhanced
 unset multiplot
