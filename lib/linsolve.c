@@ -276,6 +276,7 @@ struct weft_cholmod_solver {
     double *t;             /* 3n scratch */
     int analyses;
     int ordering;          /* L->ordering after the analysis, -1 before */
+    weft_cholmod_timings last, total; /* stage times of the last solve and their sums */
 };
 
 weft_cholmod_solver *weft_cholmod_solver_create(weft_error *err) {
@@ -312,6 +313,12 @@ void weft_cholmod_solver_free(weft_cholmod_solver **s) {
 }
 
 int weft_cholmod_solver_analyses(const weft_cholmod_solver *s) { return s->analyses; }
+
+void weft_cholmod_solver_timings(const weft_cholmod_solver *s, weft_cholmod_timings *last,
+                                 weft_cholmod_timings *total) {
+    if (last) *last = s->last;
+    if (total) *total = s->total;
+}
 
 const char *weft_cholmod_solver_ordering(const weft_cholmod_solver *s) {
     switch (s->ordering) {
@@ -370,9 +377,10 @@ static weft_solve_status analyse(weft_cholmod_solver *s, const weft_bsr *A, weft
     return WEFT_SOLVE_CONVERGED;
 }
 
-weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_bsr *A,
-                                            const weft_filter *f, const double *b, double *x,
-                                            weft_error *err) {
+/* The solve, with the time of each stage it reaches added to *t (zeroed by the caller). */
+static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_bsr *A,
+                                             const weft_filter *f, const double *b, double *x,
+                                             weft_cholmod_timings *t, weft_error *err) {
     if (f->n != A->n) {
         weft_fail(err, WEFT_ERR_INPUT, "cholmod solver: A has %d vertices, filter %d", A->n,
                   f->n);
@@ -381,9 +389,12 @@ weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_b
     size_t n3 = 3 * (size_t)A->n;
     memset(x, 0, n3 * sizeof *x);
     safe_compose(f, x, x); /* x = z (y = 0) until the solve succeeds */
+    double t0 = weft_now();
     if (!same_pattern(&s->K, A)) {
         weft_solve_status st = analyse(s, A, err);
+        t->analyse_s = weft_now() - t0;
         if (st != WEFT_SOLVE_CONVERGED) return st;
+        t0 = weft_now();
     }
     /* K = S A S + (I − S), block by block. */
     weft_bsr *K = &s->K;
@@ -407,8 +418,13 @@ weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_b
                   "S (b - A z) is not finite (NaN or inf in b, z or A)");
         return WEFT_SOLVE_NONFINITE;
     }
-    if (weft_bsr_cholmod_values(K, s->Ks, err) != WEFT_OK) return WEFT_SOLVE_INPUT;
+    int rc = weft_bsr_cholmod_values(K, s->Ks, err);
+    double t1 = weft_now();
+    t->filter_s = t1 - t0;
+    if (rc != WEFT_OK) return WEFT_SOLVE_INPUT;
     int ok = cholmod_factorize(s->Ks, s->L, &s->cc);
+    t0 = weft_now();
+    t->factor_s = t0 - t1;
     /* A simplicial LDLᵀ factorisation stops only at a zero pivot: it factorises many
      * indefinite matrices without a status. K is positive definite iff every pivot
      * D(j,j) (the first entry of column j of L) is positive. */
@@ -432,16 +448,33 @@ weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_b
                   s->cc.status);
         return s->cc.status == CHOLMOD_OUT_OF_MEMORY ? WEFT_SOLVE_NOMEM : WEFT_SOLVE_INPUT;
     }
-    if (!cholmod_solve2(CHOLMOD_A, s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->cc)) {
+    ok = cholmod_solve2(CHOLMOD_A, s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->cc);
+    if (!ok) {
+        t->solve_s = weft_now() - t0;
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: solve failed (status %d)",
                   s->cc.status);
         return WEFT_SOLVE_INPUT;
     }
     const double *y = s->X->x;
-    if (!all_finite(y, n3)) {
+    bool finite = all_finite(y, n3);
+    if (finite) safe_compose(f, y, x);
+    t->solve_s = weft_now() - t0;
+    if (!finite) {
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: the solution is not finite");
         return WEFT_SOLVE_NONFINITE;
     }
-    safe_compose(f, y, x);
     return WEFT_SOLVE_CONVERGED;
+}
+
+weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_bsr *A,
+                                            const weft_filter *f, const double *b, double *x,
+                                            weft_error *err) {
+    s->last = (weft_cholmod_timings){.solves = 1};
+    weft_solve_status st = cholmod_solve_timed(s, A, f, b, x, &s->last, err);
+    s->total.analyse_s += s->last.analyse_s;
+    s->total.filter_s += s->last.filter_s;
+    s->total.factor_s += s->last.factor_s;
+    s->total.solve_s += s->last.solve_s;
+    s->total.solves++;
+    return st;
 }

@@ -151,6 +151,21 @@ weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_b
 /* Symbolic analyses done so far (one per pattern). */
 int weft_cholmod_solver_analyses(const weft_cholmod_solver *s);
 
+/* Wall-clock split of CHOLMOD solves, s (weft_now). */
+typedef struct weft_cholmod_timings {
+    double analyse_s; /* pattern copy and cholmod_analyze (0 when the pattern was kept) */
+    double filter_s;  /* K = S A S + (I − S), S (b − A z) and their copy into CHOLMOD */
+    double factor_s;  /* numeric factorisation, cholmod_factorize */
+    double solve_s;   /* triangular solves, cholmod_solve2, and x = y + z */
+    long solves;      /* weft_cholmod_solver_solve calls counted (1 in `last`) */
+} weft_cholmod_timings;
+
+/* The last solve's split into *last and the sums over all solves since creation into
+ * *total (either may be NULL); zeros before the first solve. A failed solve counts the
+ * stages it completed. weft_cholmod_solver_reset keeps the sums. */
+void weft_cholmod_solver_timings(const weft_cholmod_solver *s, weft_cholmod_timings *last,
+                                 weft_cholmod_timings *total);
+
 /* Name of the fill-reducing ordering CHOLMOD chose ("amd", "metis", "nesdis", "natural",
  * "given", "colamd", "postordered"), or "none" before the first analysis. */
 const char *weft_cholmod_solver_ordering(const weft_cholmod_solver *s);

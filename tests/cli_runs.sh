@@ -13,6 +13,8 @@
 #   collision_scenes  the collision scenes (several meshes, a turning pin) run with the
 #                  default solvers: complete logs, finite rows, the mesh sizes they declare
 #   list_output    list prints the registered solvers, energies and scenes
+#   bench_implicit bench_implicit (next to COMPARE) at 8², 12²: complete table (newton_euler
+#                  rows included), PPCG agrees with CHOLMOD, bad --sizes refused
 #   help           compare --help names every option
 #   plots          figures are real PNGs (skipped without gnuplot)
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure.
@@ -496,6 +498,48 @@ collision_scenes)
         done
         ok "$s ran 4 steps with the default solvers"
     done
+    ;;
+
+bench_implicit)
+    # The linear-solver benchmark at tiny sizes: a complete table (13 columns, the same 18
+    # methods per size), no .partial left, PPCG at 1e-8 agreeing with CHOLMOD, and bad
+    # --sizes refused. No timing is asserted.
+    bench="$(dirname "$compare")/bench_implicit"
+    "$bench" --sizes 8,12 --steps 3 --threads 2 --no-plot --out "$tmp/out" >"$tmp/bench.out" 2>"$tmp/bench.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || { fail "bench_implicit exited with $rc"; sed 's/^/    stderr: /' "$tmp/bench.err"; }
+    tsv="$tmp/out/bench_implicit.tsv"
+    if [ ! -f "$tsv" ]; then
+        fail "no $tsv"
+        exit 1
+    fi
+    [ -f "$tsv.partial" ] && fail "$tsv.partial left after a complete run"
+    bad=$(awk -F '\t' '!/^#/ && NF != 13 { print NR; exit }' "$tsv")
+    [ -z "$bad" ] || fail "line $bad of the table does not have 13 columns"
+    for res in 8 12; do
+        got=$(awk -F '\t' -v r=$res '$1 == r { print $5 "@" $6 "@" $7 }' "$tsv" | LC_ALL=C sort | tr '\n' ' ')
+        want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
+        [ "$got" = "$want" ] || fail "size $res: rows '$got'"
+        verts=$(awk -F '\t' -v r=$res '$1 == r { print $2; exit }' "$tsv")
+        [ "$verts" = $((res * res)) ] || fail "size $res: $verts vertices, expected $((res * res))"
+    done
+    # Every PPCG solve converged and, at 1e-8, is within 1e-4 of CHOLMOD's solution;
+    # every time is a positive finite number.
+    awk -F '\t' '$5 ~ /^ppcg/ && ($13 != "converged" || ($7 == "1e-08" && !($12 <= 1e-4))) { exit 1 }' \
+        "$tsv" || fail "a PPCG row did not converge or disagrees with CHOLMOD"
+    awk -F '\t' '!/^#/ && $1 != "res" && !($9 > 0) { exit 1 }' "$tsv" ||
+        fail "a time that is not positive"
+    [ "$(nonfinite_rows "$tsv")" -eq 0 ] || fail "nan or inf in the table"
+    grep -q '^PPCG (1e-8) and CHOLMOD agree within' "$tmp/bench.out" || fail "no agreement line"
+    grep -qE '^PPCG (overtakes|does not overtake) CHOLMOD' "$tmp/bench.out" || fail "no overtake line"
+    ok "bench_implicit table complete: $(grep -vc '^#' "$tsv") lines"
+    "$bench" --sizes 8,x --out "$tmp/bad" >/dev/null 2>"$tmp/bad.err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && grep -q -e '--sizes' "$tmp/bad.err"; then
+        ok "--sizes 8,x refused"
+    else
+        fail "--sizes 8,x: exit $rc, stderr: $(cat "$tmp/bad.err")"
+    fi
     ;;
 
 help)

@@ -4,7 +4,8 @@
  * positions) and 1-DOF plane filters with random normals and z. Facts checked: every
  * preconditioner and CHOLMOD give the same x; constrained DOFs equal z; the free residual
  * S(Ax − b) is within tol ‖S c‖; block-Jacobi needs fewer iterations than none; CHOLMOD
- * analyses once per pattern; indefinite and NaN input give statuses, never NaN in x.
+ * analyses once per pattern and times its stages; indefinite and NaN input give
+ * statuses, never NaN in x.
  */
 #include "check.h"
 #include "test_util.h"
@@ -188,7 +189,16 @@ static void test_analyses(void) {
         if (k > 0) CHECK(rel_diff(s.x, x0, 3 * s.m.n) > 1e-12); /* values did change */
     }
     CHECK(weft_cholmod_solver_analyses(ch) == 1);
+    /* Timings: the kept pattern was not analysed again; the sums add up every solve. */
+    weft_cholmod_timings last, total;
+    weft_cholmod_solver_timings(ch, &last, &total);
+    CHECK(last.solves == 1 && total.solves == 3);
+    CHECK(last.analyse_s == 0.0 && total.analyse_s > 0.0);
+    CHECK(last.factor_s > 0.0 && last.solve_s > 0.0 && last.filter_s > 0.0);
+    CHECK(total.factor_s >= last.factor_s && total.solve_s >= last.solve_s);
     CHECK(weft_cholmod_solver_solve(ch, t.A, &t.f, t.b, t.x, &err) == WEFT_SOLVE_CONVERGED);
+    weft_cholmod_solver_timings(ch, &last, NULL);
+    CHECK(last.analyse_s > 0.0); /* a new pattern */
     CHECK(free_residual(&t, t.x) <= 1e-12);
     CHECK(weft_cholmod_solver_analyses(ch) == 2);
     weft_cholmod_solver_reset(ch);

@@ -1,0 +1,609 @@
+/* bench_implicit.c — cost of the linear solves of an implicit step (weft issue 4):
+ * filtered CHOLMOD (analyse / factorise / solve) against pre-filtered PCG (Tamstorf,
+ * Jones, McCormick 2015) with no, Jacobi and block-Jacobi preconditioning, on the
+ * hanging cloth at 32², 64², 128², 256² vertices (--sizes).
+ *
+ * The system is the first Newton iteration of a backward-Euler step (Baraff & Witkin
+ * 1998; Kim & Eberle 2020 §4.2), with incremental potential
+ *     G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x),   x̃ = xₙ + h vₙ + h² g,
+ * and Newton system at x:
+ *     A Δx = b,   A = M/h² + ∇²E(x) (element Hessians PSD-projected),   b = −∇G(x),
+ * filtered at the pinned vertices (weft_filter_pin with z = 0: pins do not move in Δx).
+ * ∇²E is assembled with WEFT_HESSIAN_ANALYTIC, which is the analytic projection for types
+ * with analytic_psd and eigenvalue clamping for the others (weft.h): the mode a Newton
+ * solver uses. The state: the scene's cloth after --steps (default 15, 0.25 s) steps of
+ * pbd_gauss_seidel from rest, so it is falling, stretched and bent and the Hessian is not
+ * the rest one; Newton starts from x = x̃ (pinned vertices at their scripted place), so
+ * b = −∇E(x̃) on the free vertices.
+ *
+ * Timed, each the median of up to REPEATS runs (fewer when a method's runs pass
+ * BUDGET_S; the count is written; assembly and CHOLMOD after one untimed warm-up run):
+ *   assembly        weft_assembly_run (E, ∇E, ∇²E) with 1 and --threads threads (2
+ *                   when not given);
+ *   cholmod_*       weft_cholmod_solver_timings: analyse (after a reset), filter (K and
+ *                   S c), factor (numeric), solve (triangular), and factor+solve per run;
+ *   newton_*        one iteration of a newton_euler step with CHOLMOD (bench_newton), with
+ *                   --threads threads (default 1), and its split by the solver's timers;
+ *   ppcg_*          weft_ppcg_solve to relative residual 1e-6 and 1e-8 with --threads
+ *                   threads (1 when not given: on a shared two-core machine, OpenMP
+ *                   barriers per product made 2 threads several times slower), its
+ *                   iterations, and its difference from CHOLMOD's Δx.
+ * CHOLMOD runs with whatever threads its BLAS uses (OPENBLAS_NUM_THREADS). Beside the
+ * wall clock, each whole call's process CPU time (all threads) is written: on a shared,
+ * loaded machine it is the steadier measure of the work done.
+ * A PPCG solve to 1e-8 whose Δx differs from CHOLMOD's by more than AGREE_TOL (relative,
+ * 2-norm) fails the benchmark (exit 1), after the table is written.
+ * Writes <out>/bench_implicit.tsv (renamed into place when complete) and, unless
+ * --no-plot, <out>/bench_implicit.png (experiments/plots/bench_implicit.gp). */
+#include "cli.h"
+
+#include "weft_linsolve.h"
+#include "weft_solvers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+    "usage: bench_implicit [--sizes N,N,...] [--steps N] [--threads N] [--out DIR]\n"
+    "                      [--no-plot] [--set SECTION.KEY=VAL]...\n"
+    "Times the linear solve of one backward-Euler Newton iteration of the hanging cloth at\n"
+    "N^2 vertices: assembly, CHOLMOD analyse/factorise/solve, and PPCG (none, Jacobi,\n"
+    "block-Jacobi) to relative residual 1e-6 and 1e-8. Writes DIR/bench_implicit.tsv and\n"
+    "DIR/bench_implicit.png (default results/).\n"
+    "  --sizes N,...  grid sizes (default 32,64,128,256)\n"
+    "  --steps N      pbd_gauss_seidel steps that deform the cloth first (default 15)\n"
+    "  --threads N    threads of PPCG (default 1) and of the second assembly timing\n"
+    "                 (default 2; the first uses 1)\n"
+    "  --set applies to the scene (e.g. --set material.stretch_stiffness=5000)\n";
+
+enum { REPEATS = 5, MAX_SIZES = 16, PPCG_CAP = 100000, DEFAULT_STEPS = 15 };
+static const double BUDGET_S = 4.0;   /* stop repeating a method after this much, s */
+static const double AGREE_TOL = 1e-4; /* PPCG (1e-8) vs CHOLMOD, relative */
+
+/* The Newton system of one size. */
+typedef struct newton_sys {
+    int res;             /* grid vertices per side */
+    weft_model m;
+    weft_assembly *as;
+    weft_bsr *A;         /* M/h² + ∇²E(x) */
+    weft_filter f;       /* pins, z = 0 */
+    double *x, *xt, *b;  /* x (m), x̃ (m), b = −∇G(x) (N); 3n each */
+    double *mh2;         /* m_i / h², n values, N/m */
+    int threads;         /* the second assembly timing's threads */
+    int ppcg_threads;    /* threads of the PPCG products */
+} newton_sys;
+
+/* One table row; NAN/-1 fields are written as "-". */
+typedef struct row {
+    const char *method;
+    int threads;
+    double tol;          /* PPCG relative residual, NAN otherwise */
+    int iterations;      /* PPCG iterations, -1 otherwise */
+    double ms;           /* median wall-clock time, ms */
+    double cpu_ms;       /* median process CPU time (all threads), ms; NAN for CHOLMOD's
+                            stages, timed inside the solver by wall clock only */
+    int reps;
+    double rel_diff;     /* ‖Δx − Δx_cholmod‖ / ‖Δx_cholmod‖, NAN when not a solve */
+    const char *status;
+} row;
+
+typedef struct table {
+    row r[32];
+    int n;
+} table;
+
+/* Process CPU time, s, summed over its threads: on a loaded machine it shows the work a
+ * call did, where the wall clock also counts the time other processes held the cores. */
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* True while another repetition fits: fewer than REPEATS and within BUDGET_S. */
+static bool again(int reps, double spent) {
+    return reps < REPEATS && (reps == 0 || spent < BUDGET_S);
+}
+
+static double rel_diff(const double *a, const double *b, int n3) {
+    double d = 0.0, r = 0.0;
+    for (int k = 0; k < n3; k++) d += (a[k] - b[k]) * (a[k] - b[k]), r += b[k] * b[k];
+    return r > 0.0 ? sqrt(d / r) : sqrt(d);
+}
+
+/* Parses "32,64,..." into sizes; returns the count or -1 with a message. */
+static int parse_sizes(const char *text, int *sizes) {
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 2 || v > 2048 || (*end && *end != ',')) {
+            fprintf(stderr, "error: --sizes: '%s' is not a comma-separated list of grid sizes "
+                    "2..2048\n", text);
+            return -1;
+        }
+        if (n == MAX_SIZES) {
+            fprintf(stderr, "error: --sizes: more than %d sizes\n", MAX_SIZES);
+            return -1;
+        }
+        sizes[n++] = (int)v;
+        if (!*end) return n;
+        p = end + 1;
+    }
+}
+
+/* Removes "--sizes LIST" / "--sizes=LIST" from argv (weft_cli_parse does not know it). */
+static int take_sizes(int *argc, char **argv, int *sizes) {
+    int n = 0, w = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *list = NULL;
+        if (!strcmp(argv[i], "--sizes")) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "error: --sizes: missing its value (see --help)\n");
+                return -1;
+            }
+            list = argv[++i];
+        } else if (!strncmp(argv[i], "--sizes=", 8)) {
+            list = argv[i] + 8;
+        } else {
+            argv[w++] = argv[i];
+            continue;
+        }
+        if ((n = parse_sizes(list, sizes)) < 0) return -1;
+    }
+    *argc = w;
+    argv[w] = NULL;
+    return n;
+}
+
+static void free_sys(newton_sys *s) {
+    weft_assembly_free(&s->as);
+    weft_filter_destroy(&s->f);
+    weft_model_free(&s->m);
+    free(s->x);
+    free(s->xt);
+    free(s->b);
+    free(s->mh2);
+    memset(s, 0, sizeof *s);
+}
+
+/* Builds the hanging cloth at res², deforms it with `steps` PBD steps and forms the
+ * Newton system at x = x̃ (A and b; the assembly is left holding A). */
+static int build_sys(const weft_cli *base, int res, int steps, int threads, int ppcg_threads,
+                     newton_sys *s) {
+    memset(s, 0, sizeof *s);
+    s->res = res, s->threads = threads, s->ppcg_threads = ppcg_threads;
+    weft_cli cli = *base;
+    char a[64], b[64];
+    snprintf(a, sizeof a, "mesh.nx=%d", res);
+    snprintf(b, sizeof b, "mesh.ny=%d", res);
+    cli.set[cli.nset++] = a;
+    cli.set[cli.nset++] = b;
+    cli.steps = -1, cli.threads = threads;
+    weft_error err = {{0}};
+    if (weft_cli_build(&cli, &s->m, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return -1;
+    }
+    weft_model *m = &s->m;
+    if (steps > 0) {
+        void *st = weft_pbd_gauss_seidel.create(m, &err);
+        if (!st) {
+            fprintf(stderr, "error: pbd_gauss_seidel: %s\n", err.msg);
+            return -1;
+        }
+        int rc = WEFT_OK;
+        for (int i = 0; i < steps && rc == WEFT_OK; i++)
+            rc = weft_pbd_gauss_seidel.step(st, m, NULL, &err);
+        weft_pbd_gauss_seidel.destroy(st);
+        if (rc != WEFT_OK) {
+            fprintf(stderr, "error: pbd_gauss_seidel while deforming the %d^2 cloth: %s\n",
+                    res, err.msg);
+            return -1;
+        }
+    }
+    int n = m->n;
+    size_t n3 = 3 * (size_t)n;
+    double h = m->dt;
+    s->x = malloc(n3 * sizeof *s->x);
+    s->xt = malloc(n3 * sizeof *s->xt);
+    s->b = malloc(n3 * sizeof *s->b);
+    s->mh2 = malloc((size_t)n * sizeof *s->mh2);
+    s->as = weft_assembly_create(m, &err);
+    if (!s->x || !s->xt || !s->b || !s->mh2 || !s->as ||
+        weft_filter_create(&s->f, n, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %d^2 system: %s\n", res, s->as ? "out of memory" : err.msg);
+        return -1;
+    }
+    s->A = weft_assembly_matrix(s->as);
+    for (size_t k = 0; k < n3; k++) s->xt[k] = m->x[k] + h * m->v[k] + h * h * m->gravity[k % 3];
+    weft_model_apply_pins(m, m->t + h, s->xt);
+    memcpy(s->x, s->xt, n3 * sizeof *s->x);
+    static const double zero[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        s->mh2[i] = m->mass[i] / (h * h);
+        if (m->pin[i] >= 0) weft_filter_pin(&s->f, i, zero);
+    }
+    return 0;
+}
+
+/* Assembles A = M/h² + ∇²E(x) and b = −∇G(x) into s (threads: OpenMP threads). */
+static int assemble(newton_sys *s, int threads) {
+    double E = weft_assembly_run(s->as, &s->m, s->x, WEFT_HESSIAN_ANALYTIC, s->b, threads);
+    if (!isfinite(E)) {
+        weft_error err = {{0}};
+        weft_assembly_check(s->as, &err);
+        fprintf(stderr, "error: %d^2 assembly: %s\n", s->res, err.msg);
+        return -1;
+    }
+    weft_bsr_add_diagonal(s->A, s->mh2);
+    for (int i = 0; i < s->m.n; i++)
+        for (int c = 0; c < 3; c++) {
+            size_t k = 3 * (size_t)i + c;
+            s->b[k] = -(s->b[k] + s->mh2[i] * (s->x[k] - s->xt[k]));
+        }
+    return 0;
+}
+
+static void add_row(table *t, row r) {
+    if (t->n < (int)(sizeof t->r / sizeof t->r[0])) t->r[t->n++] = r;
+}
+
+/* Assembly with 1 and s->threads threads (distinct counts only). */
+static int bench_assembly(newton_sys *s, table *t) {
+    int counts[2] = {1, s->threads};
+    for (int c = 0; c < (s->threads > 1 ? 2 : 1); c++) {
+        double ts[REPEATS], cs[REPEATS], spent = 0.0;
+        int reps = 0;
+        if (assemble(s, counts[c]) != 0) return -1; /* warm-up */
+        while (again(reps, spent)) {
+            double t0 = weft_now(), c0 = cpu_now();
+            assemble(s, counts[c]);
+            ts[reps] = weft_now() - t0, cs[reps] = cpu_now() - c0;
+            spent += ts[reps++];
+        }
+        add_row(t, (row){"assembly", counts[c], NAN, -1, 1e3 * median(ts, reps),
+                         1e3 * median(cs, reps), reps, NAN, "ok"});
+    }
+    return 0;
+}
+
+/* CHOLMOD: analyse (reset before each run), then factor/solve/filter with the analysis
+ * kept. Leaves the solution in dx. Returns factor+solve median in ms, or NAN on failure. */
+static double bench_cholmod(newton_sys *s, table *t, double *dx) {
+    weft_error err = {{0}};
+    weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
+    if (!ch) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return NAN;
+    }
+    double an[REPEATS], fi[REPEATS], fa[REPEATS], so[REPEATS], fs[REPEATS], cs[REPEATS];
+    double spent = 0.0;
+    int reps = 0;
+    weft_cholmod_timings tm;
+    weft_solve_status st = weft_cholmod_solver_solve(ch, s->A, &s->f, s->b, dx, &err);
+    while (st == WEFT_SOLVE_CONVERGED && again(reps, spent)) {
+        weft_cholmod_solver_reset(ch);
+        st = weft_cholmod_solver_solve(ch, s->A, &s->f, s->b, dx, &err);
+        weft_cholmod_solver_timings(ch, &tm, NULL);
+        an[reps++] = tm.analyse_s;
+        spent += tm.analyse_s + tm.filter_s + tm.factor_s + tm.solve_s;
+    }
+    int areps = reps;
+    reps = 0, spent = 0.0;
+    while (st == WEFT_SOLVE_CONVERGED && again(reps, spent)) {
+        double c0 = cpu_now();
+        st = weft_cholmod_solver_solve(ch, s->A, &s->f, s->b, dx, &err);
+        cs[reps] = cpu_now() - c0;
+        weft_cholmod_solver_timings(ch, &tm, NULL);
+        fi[reps] = tm.filter_s, fa[reps] = tm.factor_s, so[reps] = tm.solve_s;
+        fs[reps] = tm.factor_s + tm.solve_s;
+        spent += tm.filter_s + tm.factor_s + tm.solve_s;
+        reps++;
+    }
+    if (st != WEFT_SOLVE_CONVERGED) {
+        fprintf(stderr, "error: %d^2 CHOLMOD: %s\n", s->res, err.msg);
+        weft_cholmod_solver_free(&ch);
+        return NAN;
+    }
+    const char *ord = weft_cholmod_solver_ordering(ch);
+    add_row(t, (row){"cholmod_analyse", 1, NAN, -1, 1e3 * median(an, areps), NAN, areps, NAN,
+                     ord});
+    add_row(t, (row){"cholmod_filter", 1, NAN, -1, 1e3 * median(fi, reps), NAN, reps, NAN,
+                     "ok"});
+    add_row(t, (row){"cholmod_factor", 1, NAN, -1, 1e3 * median(fa, reps), NAN, reps, NAN,
+                     "ok"});
+    add_row(t, (row){"cholmod_solve", 1, NAN, -1, 1e3 * median(so, reps), NAN, reps, NAN, "ok"});
+    /* Its CPU time is that of the whole call: filter + factor + solve. */
+    double fs_ms = 1e3 * median(fs, reps);
+    add_row(t, (row){"cholmod_factor_solve", 1, NAN, -1, fs_ms, 1e3 * median(cs, reps), reps,
+                     NAN, "ok"});
+    weft_cholmod_solver_free(&ch);
+    return fs_ms;
+}
+
+/* PPCG with preconditioner pc to tol; compares with CHOLMOD's dx. Returns the median ms
+ * (NAN if the first solve failed other than by the cap); *agree_ok false on a 1e-8
+ * disagreement. */
+static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *name,
+                         double tol, const double *dx_ref, double *dx, bool *agree_ok) {
+    weft_error err = {{0}};
+    weft_ppcg *p = weft_ppcg_create(s->m.n, &err);
+    if (!p) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return NAN;
+    }
+    weft_ppcg_options o = weft_ppcg_defaults();
+    o.precond = pc, o.tol = tol, o.max_iter = PPCG_CAP, o.threads = s->ppcg_threads;
+    double ts[REPEATS], cs[REPEATS], spent = 0.0;
+    int reps = 0, iters = 0;
+    weft_solve_status st = WEFT_SOLVE_CONVERGED;
+    while (again(reps, spent)) {
+        double t0 = weft_now(), c0 = cpu_now();
+        st = weft_ppcg_solve(p, s->A, &s->f, s->b, dx, &o, &iters, &err);
+        ts[reps] = weft_now() - t0, cs[reps] = cpu_now() - c0;
+        spent += ts[reps++];
+        if (st != WEFT_SOLVE_CONVERGED) break;
+    }
+    weft_ppcg_free(&p);
+    double d = rel_diff(dx, dx_ref, 3 * s->m.n);
+    if (tol <= 1e-8 && !(d <= AGREE_TOL)) {
+        fprintf(stderr, "error: %d^2 %s to %g: |dx - dx_cholmod| / |dx_cholmod| = %.3g > %g "
+                "(%s after %d iterations)\n", s->res, name, tol, d, AGREE_TOL,
+                weft_solve_status_name(st), iters);
+        *agree_ok = false;
+    }
+    double ms = 1e3 * median(ts, reps);
+    add_row(t, (row){name, s->ppcg_threads, tol, iters, ms, 1e3 * median(cs, reps), reps, d,
+                     weft_solve_status_name(st)});
+    return st == WEFT_SOLVE_CONVERGED ? ms : NAN;
+}
+
+/* NEWTON SECTION: one iteration of newton_euler (solvers/implicit.c) with
+ * solver.linear = cholmod, through create/step/destroy and weft_implicit_stats_get, on
+ * the same deformed cloth (run after the linear benchmarks: it moves the model on). Two
+ * steps: the first, untimed, does CHOLMOD's one symbolic analysis; the second is timed,
+ * and its wall and CPU time and its stage timers are divided by its Newton iterations,
+ * for issue 4's "one Newton iteration ≤ 1.3 × (factorise + solve)". It runs with the
+ * PPCG thread count (--threads, default 1). */
+static int bench_newton(newton_sys *s, table *t) {
+    weft_model *m = &s->m;
+    m->solver.linear = WEFT_LINEAR_CHOLMOD;
+    m->solver.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
+    weft_error err = {{0}};
+    void *st = weft_newton_euler.create(m, &err);
+    if (!st) {
+        fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res, err.msg);
+        return -1;
+    }
+    weft_implicit_stats a, b;
+    int rc = weft_newton_euler.step(st, m, NULL, &err);
+    weft_implicit_stats_get(st, &a);
+    double t0 = weft_now(), c0 = cpu_now();
+    if (rc == WEFT_OK) rc = weft_newton_euler.step(st, m, NULL, &err);
+    double wall = weft_now() - t0, cpu = cpu_now() - c0;
+    weft_implicit_stats_get(st, &b);
+    weft_newton_euler.destroy(st);
+    long it = b.newton_iterations - a.newton_iterations;
+    if (rc != WEFT_OK || it <= 0) {
+        fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res,
+                rc != WEFT_OK ? err.msg : "no Newton iteration in the timed step");
+        return -1;
+    }
+    double k = 1e3 / (double)it;
+    int th = m->solver.threads;
+    add_row(t, (row){"newton_iteration", th, NAN, (int)it, wall * k, cpu * k, 1, NAN,
+                     b.analyses == a.analyses ? "ok" : "re-analysed"});
+    add_row(t, (row){"newton_assemble", th, NAN, -1, (b.assemble_s - a.assemble_s) * k, NAN, 1,
+                     NAN, "ok"});
+    add_row(t, (row){"newton_filter", th, NAN, -1, (b.filter_s - a.filter_s) * k, NAN, 1, NAN,
+                     "ok"});
+    add_row(t, (row){"newton_linear", th, NAN, -1, (b.linear_s - a.linear_s) * k, NAN, 1, NAN,
+                     "ok"});
+    add_row(t, (row){"newton_line_search", th, NAN, -1, (b.line_search_s - a.line_search_s) * k,
+                     NAN, 1, NAN, "ok"});
+    return 0;
+}
+
+/* The 1-, 5- and 15-minute load averages from /proc/loadavg, or "unknown": timings on a
+ * shared machine mean little without them. */
+static const char *load_average(char *buf, size_t size) {
+    snprintf(buf, size, "unknown");
+    FILE *f = fopen("/proc/loadavg", "r");
+    double a, b, c;
+    if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+        snprintf(buf, size, "%.2f %.2f %.2f", a, b, c);
+    if (f) fclose(f);
+    return buf;
+}
+
+/* Writes a value or "-" for a missing one. */
+static void put_num(FILE *f, const char *fmt, double v, bool present) {
+    if (present) fprintf(f, fmt, v);
+    else fputs("-", f);
+}
+
+static void write_rows(FILE *f, const newton_sys *s, const table *t) {
+    for (int k = 0; k < t->n; k++) {
+        const row *r = &t->r[k];
+        fprintf(f, "%d\t%d\t%d\t%d\t%s\t%d\t", s->res, s->m.n, 3 * s->m.n, s->A->nnzb,
+                r->method, r->threads);
+        put_num(f, "%.0e", r->tol, !isnan(r->tol));
+        fputc('\t', f);
+        put_num(f, "%.0f", r->iterations, r->iterations >= 0);
+        fprintf(f, "\t%.4f\t", r->ms);
+        put_num(f, "%.4f", r->cpu_ms, !isnan(r->cpu_ms));
+        fprintf(f, "\t%d\t", r->reps);
+        put_num(f, "%.3e", r->rel_diff, !isnan(r->rel_diff));
+        fprintf(f, "\t%s\n", r->status);
+    }
+}
+
+static void print_rows(const newton_sys *s, const table *t) {
+    for (int k = 0; k < t->n; k++) {
+        const row *r = &t->r[k];
+        char tol[16] = "-", it[16] = "-", d[16] = "-", cpu[24] = "-";
+        if (!isnan(r->cpu_ms)) snprintf(cpu, sizeof cpu, "%.3f", r->cpu_ms);
+        if (!isnan(r->tol)) snprintf(tol, sizeof tol, "%.0e", r->tol);
+        if (r->iterations >= 0) snprintf(it, sizeof it, "%d", r->iterations);
+        if (!isnan(r->rel_diff)) snprintf(d, sizeof d, "%.2e", r->rel_diff);
+        printf("%5d^2 %8d  %-22s %3d %6s %7s %11.3f %11s %4d %9s  %s\n", s->res, 3 * s->m.n,
+               r->method, r->threads, tol, it, r->ms, cpu, r->reps, d, r->status);
+    }
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    int sizes[MAX_SIZES] = {32, 64, 128, 256}, nsizes = 4;
+    int ns = take_sizes(&argc, argv, sizes);
+    if (ns < 0) return 2;
+    if (ns > 0) nsizes = ns;
+    weft_cli cli;
+    weft_cli_parse(argc, argv, &cli, usage);
+    if (cli.nset > 60) {
+        fprintf(stderr, "error: too many --set options for bench_implicit\n");
+        return 2;
+    }
+    int steps = cli.steps >= 0 ? cli.steps : DEFAULT_STEPS;
+    int threads = cli.threads > 1 ? cli.threads : 2;
+    int ppcg_threads = cli.threads > 0 ? cli.threads : 1;
+    if (weft_mkdirs(cli.out) != 0) return 1;
+    char path[1100], tmp[1200], png[1100];
+    snprintf(path, sizeof path, "%s/bench_implicit.tsv", cli.out);
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    snprintf(png, sizeof png, "%s/bench_implicit.png", cli.out);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "# bench_implicit: hanging_cloth after %d pbd_gauss_seidel steps; Newton system "
+            "A = M/h^2 + analytic-PSD Hessian, b = -grad G at x = x~, pins filtered (z = 0)\n",
+            steps);
+    fprintf(f, "# ms: median of up to %d runs (reps: runs done; %.0f s budget per method; "
+            "assembly and CHOLMOD after one warm-up); rel_diff: |dx - dx_cholmod| / "
+            "|dx_cholmod|; cpu_ms: process CPU time, all threads (CHOLMOD: of the whole "
+            "filter+factor+solve call)\n", REPEATS, BUDGET_S);
+    char load[64];
+    fprintf(f, "# load average at the start: %s\n", load_average(load, sizeof load));
+    fprintf(f, "res\tvertices\tdofs\tblocks\tmethod\tthreads\ttol\titerations\tms\tcpu_ms\t"
+            "reps\trel_diff\tstatus\n");
+    printf("%7s %8s  %-22s %3s %6s %7s %11s %11s %4s %9s  %s\n", "size", "dofs", "method",
+           "thr", "tol", "iters", "ms", "cpu_ms", "reps", "rel_diff", "status");
+    bool agree_ok = true, failed = false;
+    double fs_ms[MAX_SIZES], bj_ms[MAX_SIZES], fs_cpu[MAX_SIZES], bj_cpu[MAX_SIZES];
+    double nw_ms[MAX_SIZES];
+    int bj_it[MAX_SIZES], done = 0;
+    static const struct { weft_precond pc; const char *name; } pcs[] = {
+        {WEFT_PRECOND_NONE, "ppcg_none"},
+        {WEFT_PRECOND_JACOBI, "ppcg_jacobi"},
+        {WEFT_PRECOND_BLOCK_JACOBI, "ppcg_block_jacobi"},
+    };
+    for (int si = 0; si < nsizes && !failed; si++) {
+        newton_sys s;
+        table t = {.n = 0};
+        if (build_sys(&cli, sizes[si], steps, threads, ppcg_threads, &s) != 0 ||
+            bench_assembly(&s, &t) != 0) {
+            free_sys(&s);
+            failed = true;
+            break;
+        }
+        size_t n3 = 3 * (size_t)s.m.n;
+        double *ref = malloc(n3 * sizeof *ref), *dx = malloc(n3 * sizeof *dx);
+        fs_ms[si] = ref && dx ? bench_cholmod(&s, &t, ref) : NAN;
+        if (isnan(fs_ms[si])) failed = true;
+        else fs_cpu[si] = t.r[t.n - 1].cpu_ms;
+        bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
+        for (int p = 0; p < 3 && !failed; p++)
+            for (int k = 0; k < 2; k++) {
+                double tol = k == 0 ? 1e-6 : 1e-8;
+                double ms = bench_ppcg(&s, &t, pcs[p].pc, pcs[p].name, tol, ref, dx, &agree_ok);
+                if (pcs[p].pc == WEFT_PRECOND_BLOCK_JACOBI && k == 0) {
+                    bj_ms[si] = ms;
+                    bj_cpu[si] = t.r[t.n - 1].cpu_ms;
+                    bj_it[si] = t.r[t.n - 1].iterations;
+                }
+            }
+        nw_ms[si] = NAN;
+        if (!failed) {
+            if (bench_newton(&s, &t) != 0) failed = true;
+            else nw_ms[si] = t.r[t.n - 5].ms;
+        }
+        write_rows(f, &s, &t);
+        print_rows(&s, &t);
+        free(ref);
+        free(dx);
+        free_sys(&s);
+        if (!failed) done++;
+    }
+    if (failed) {
+        fclose(f);
+        fprintf(stderr, "error: bench_implicit stopped; %s left incomplete\n", tmp);
+        return 1;
+    }
+    fprintf(f, "# load average at the end: %s\n", load_average(load, sizeof load));
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "error: %s: cannot write\n", path);
+        return 1;
+    }
+    printf("\nwrote %s (load average %s)\n", path, load);
+
+    /* Where PPCG (block-Jacobi, 1e-6) overtakes CHOLMOD factor+solve, if it does. */
+    printf("\nPPCG block-Jacobi to 1e-6 vs CHOLMOD factor+solve (analysis kept):\n");
+    int first_win = -1;
+    for (int si = 0; si < done; si++) {
+        printf("  %4d^2: PPCG %d iterations %.3f ms, CHOLMOD %.3f ms, ratio PPCG/CHOLMOD %.2f "
+               "(CPU time: %.3f ms / %.3f ms = %.2f)\n", sizes[si], bj_it[si], bj_ms[si],
+               fs_ms[si], bj_ms[si] / fs_ms[si], bj_cpu[si], fs_cpu[si], bj_cpu[si] / fs_cpu[si]);
+        if (bj_ms[si] < fs_ms[si]) {
+            if (first_win < 0) first_win = si;
+        } else {
+            first_win = -1; /* overtaking means staying ahead at every larger size */
+        }
+    }
+    if (first_win >= 0)
+        printf("PPCG overtakes CHOLMOD from %d^2 vertices on (at every size measured from "
+               "there).\n", sizes[first_win]);
+    else
+        printf("PPCG does not overtake CHOLMOD at any size measured (up to %d^2).\n",
+               done > 0 ? sizes[done - 1] : 0);
+
+    printf("\nOne newton_euler iteration (CHOLMOD, analysis kept) vs CHOLMOD factor+solve "
+           "(issue 4 asks for at most 1.3):\n");
+    for (int si = 0; si < done; si++)
+        printf("  %4d^2: %.3f ms / %.3f ms = %.2f\n", sizes[si], nw_ms[si], fs_ms[si],
+               nw_ms[si] / fs_ms[si]);
+
+    if (!cli.no_plot) {
+        char script[1100], defs[2400];
+        snprintf(script, sizeof script, "%s/bench_implicit.gp", weft_plots_dir());
+        snprintf(defs, sizeof defs, "file='%s'; out='%s'", path, png);
+        if (weft_gnuplot(defs, script) != 0) {
+            fprintf(stderr, "error: gnuplot failed on %s\n", script);
+            return 1;
+        }
+        printf("wrote %s\n", png);
+    }
+    if (!agree_ok) {
+        fprintf(stderr, "error: PPCG (1e-8) and CHOLMOD disagree by more than %g (see above)\n",
+                AGREE_TOL);
+        return 1;
+    }
+    printf("PPCG (1e-8) and CHOLMOD agree within %g at every size.\n", AGREE_TOL);
+    return 0;
+}
