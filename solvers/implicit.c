@@ -155,6 +155,11 @@ void weft_implicit_stats_get(const void *state, weft_implicit_stats *out) {
     if (st->chol) {
         out->analyses = weft_cholmod_solver_analyses(st->chol);
         out->ordering = weft_cholmod_solver_ordering(st->chol);
+        weft_cholmod_timings total;
+        weft_cholmod_solver_timings(st->chol, NULL, &total);
+        out->factor_s = total.factor_s;
+        out->solve_s = total.solve_s;
+        out->analyse_s = total.analyse_s;
     }
 }
 

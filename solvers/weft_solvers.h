@@ -44,6 +44,9 @@ typedef struct weft_implicit_stats {
     double filter_s;         /* forming the system and right-hand side, s */
     double linear_s;         /* linear solves (CHOLMOD: factorise + solve, and any analysis), s */
     double line_search_s;    /* line-search energy evaluations, s */
+    double factor_s, solve_s, analyse_s; /* CHOLMOD's share of linear_s: numeric
+                                            factorisation, triangular solves, symbolic
+                                            analysis, s (0 with PPCG) */
 } weft_implicit_stats;
 
 /* Statistics of an implicit solver's state (created by one of the four above). */
