@@ -230,26 +230,32 @@ static void osc_state(const osc *o, double *u, double *w, double *off) {
     *off = fmax(o1, o2);
 }
 
-/* One step of the scheme x' = a + ĥ v', v' = b̄ − ĥ ω² u' in closed form:
- *   [u'; w'] = (I − ĥ J)⁻¹ [a; b̄],  J = [[0, 1], [−ω², 0]],
- *   (I − ĥ J)⁻¹ = [[1, ĥ], [−ĥ ω², 1]] / (1 + ĥ² ω²). */
-static void osc_closed_step(double hh, double w2, double a, double b, double *u, double *w) {
-    double det = 1.0 + hh * hh * w2;
-    *u = (a + hh * b) / det;
+/* One step of the scheme u' = a + ĥ w', w' = b̄ − ĥ (ω² u' + γ w') in closed form, with
+ * Rayleigh damping γ = α + β ω² (the spring's D = αm + βk per unit mass):
+ *   w' = (b̄ − ĥ ω² a) / (1 + ĥ γ + ĥ² ω²),  u' = a + ĥ w';
+ * for γ = 0 this is [u'; w'] = (I − ĥ J)⁻¹ [a; b̄], J = [[0, 1], [−ω², 0]]. */
+static void osc_closed_step(double hh, double w2, double gamma, double a, double b, double *u,
+                            double *w) {
+    double det = 1.0 + hh * gamma + hh * hh * w2;
     *w = (b - hh * w2 * a) / det;
+    *u = a + hh * *w;
 }
 
 /* Runs solver s on the oscillator for `steps` steps of h and compares every step with the
  * closed-form recurrence: backward Euler (a, b̄) = (u_n, w_n), ĥ = h; BDF2 after its first
  * (backward Euler) step (a, b̄) = ((4u_n − u_{n−1})/3, (4w_n − w_{n−1})/3), ĥ = 2h/3.
  * Returns the largest relative difference ‖Δ[u; w/ω]‖ / ‖[u; w/ω]‖. */
-static double osc_recurrence(const weft_solver_type *s, bool bdf2, double h, int steps) {
+static double osc_recurrence_damped(const weft_solver_type *s, bool bdf2, double h, int steps,
+                                    double alpha, double beta) {
     osc o;
     if (!osc_build(&o, 2.0 * PI, 0.1, 0.3)) {
         weft_model_free(&o.m);
         return INFINITY;
     }
     o.m.dt = h;
+    o.m.solver.damping_alpha = alpha;
+    o.m.solver.damping_beta = beta;
+    const double gamma = alpha + beta * o.w2;
     o.m.solver.tolerance = 1e-12;
     void *st = create(s, &o.m);
     double worst = 0.0, off_worst = 0.0;
@@ -264,7 +270,7 @@ static double osc_recurrence(const weft_solver_type *s, bool bdf2, double h, int
             hh = 2.0 * h / 3.0;
         }
         double ue, we;
-        osc_closed_step(hh, o.w2, a, b, &ue, &we);
+        osc_closed_step(hh, o.w2, gamma, a, b, &ue, &we);
         if (!advance_ok(s, st, &o.m, 1)) break;
         up = u, wp = w;
         osc_state(&o, &u, &w, &off);
@@ -277,6 +283,11 @@ static double osc_recurrence(const weft_solver_type *s, bool bdf2, double h, int
     s->destroy(st);
     weft_model_free(&o.m);
     return worst;
+}
+
+/* The undamped oscillator. */
+static double osc_recurrence(const weft_solver_type *s, bool bdf2, double h, int steps) {
+    return osc_recurrence_damped(s, bdf2, h, steps, 0.0, 0.0);
 }
 
 /* ω h = 0.063 (50 steps) and 0.63 (20 steps: backward Euler damps the amplitude by
@@ -307,6 +318,48 @@ static void test_oscillator_bdf2(void) {
          * apart (backward Euler's recurrence misses BDF2's steps by far more). */
         double be_vs_b2 = osc_recurrence(&weft_bdf2, false, h, steps);
         CHECK(be_vs_b2 > 1e-6);
+    }
+}
+
+/* Rayleigh damping D = αM + βK enters every scheme as −D v_{n+1} (Baraff & Witkin's ∂f/∂v
+ * term; Newton's potential freezes K at x_n, exact for a linear spring): each solver
+ * follows the damped closed-form recurrence, and it differs from the undamped one. */
+static void test_oscillator_damped(void) {
+    const double alpha = 0.8, beta = 0.01, h = 0.02; /* γ = 0.8 + 0.01·(2π)² ≈ 1.19 1/s */
+    const weft_solver_type *const s[] = {&weft_implicit_euler, &weft_newton_euler,
+                                         &weft_bdf2, &weft_bdf2_newton};
+    for (int i = 0; i < 4; i++) {
+        bool two = i >= 2;
+        double d = osc_recurrence_damped(s[i], two, h, 40, alpha, beta);
+        double undamped = osc_recurrence_damped(s[i], two, h, 40, 0.0, 0.0);
+        fprintf(stderr, "%s: damped recurrence %.3g\n", s[i]->name, d);
+        CHECK(d <= 1e-12);
+        CHECK(undamped <= 1e-12);
+        /* The damped solver against the undamped recurrence: far apart, so the damping
+         * terms really act. */
+        osc o;
+        if (osc_build(&o, 2.0 * PI, 0.1, 0.3)) {
+            o.m.dt = h;
+            o.m.solver.damping_alpha = alpha;
+            o.m.solver.damping_beta = beta;
+            o.m.solver.tolerance = 1e-12;
+            void *st = create(s[i], &o.m);
+            CHECK(st && advance_ok(s[i], st, &o.m, 40));
+            double u, w, off;
+            osc_state(&o, &u, &w, &off);
+            if (st) s[i]->destroy(st);
+            double ua = 0.1, wa = 0.3, up = 0.0, wp = 0.0; /* undamped recurrence */
+            for (int n = 0; n < 40; n++) {
+                double a = ua, b = wa, hh = h, ue, we;
+                if (two && n > 0) {
+                    a = (4.0 * ua - up) / 3.0, b = (4.0 * wa - wp) / 3.0, hh = 2.0 * h / 3.0;
+                }
+                osc_closed_step(hh, o.w2, 0.0, a, b, &ue, &we);
+                up = ua, wp = wa, ua = ue, wa = we;
+            }
+            CHECK(hypot(u - ua, w - wa) > 1e-3);
+        }
+        weft_model_free(&o.m);
     }
 }
 
@@ -926,6 +979,7 @@ int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"oscillator_be", test_oscillator_be},
         {"oscillator_bdf2", test_oscillator_bdf2},
+        {"oscillator_damped", test_oscillator_damped},
         {"order", test_order},
         {"ppcg_cholmod", test_ppcg_cholmod},
         {"newton_monotone", test_newton_monotone},
