@@ -166,9 +166,9 @@ int main(int argc, char **argv) {
     weft_install_interrupt_handler();
 
     const weft_solver_type *solvers[16], *ref;
-    int ns = weft_sweep_solvers(cli.solvers ? cli.solvers : default_solvers, "--solvers",
+    int ns = weft_cli_solvers(cli.solvers ? cli.solvers : default_solvers, "--solvers",
                                 solvers, 16);
-    if (ns < 0 || weft_sweep_solvers(vals[3], "--reference", &ref, 1) < 0) return 2;
+    if (ns < 0 || weft_cli_solvers(vals[3], "--reference", &ref, 1) < 0) return 2;
     double dts[MAX_LIST], its_d[MAX_LIST];
     int nd = weft_sweep_numbers("dts", vals[0], dts, MAX_LIST);
     int ni = weft_sweep_numbers("iteration-counts", vals[1], its_d, MAX_LIST);

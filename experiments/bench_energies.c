@@ -58,24 +58,6 @@ static const bench_case cases[] = {
       NULL}},
 };
 
-/* Moves every vertex by up to ±2% of the mean edge length (fixed seed). */
-static void perturb(weft_model *m) {
-    const weft_mesh *mesh = &m->mesh;
-    double len = 0.0;
-    for (int e = 0; e < mesh->ne; e++) {
-        const double *a = &mesh->x[3 * mesh->edge[2 * e]], *b = &mesh->x[3 * mesh->edge[2 * e + 1]];
-        len += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
-                    (a[2] - b[2]) * (a[2] - b[2]));
-    }
-    len = mesh->ne ? len / mesh->ne : 1.0;
-    uint64_t s = 12345;
-    for (int i = 0; i < 3 * m->n; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
-        m->x[i] += 0.02 * len * (2.0 * u - 1.0);
-    }
-}
-
 static long count_elements(const weft_model *m) {
     long n = 0;
     for (int t = 0; t < m->nterms; t++) n += m->terms[t].n;
@@ -136,7 +118,7 @@ int main(int argc, char **argv) {
             rc = 1;
             continue;
         }
-        perturb(&m);
+        weft_cli_perturb(&m, 0.02, 12345); /* ±2% of the mean edge, fixed seed */
         weft_assembly *as = weft_assembly_create(&m, &err);
         double *grad = malloc(3 * (size_t)m.n * sizeof *grad);
         if (!as || !grad) {

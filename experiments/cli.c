@@ -3,9 +3,11 @@
 #include "cli.h"
 
 #include "weft_energies.h"
+#include "weft_solvers.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -155,4 +157,46 @@ int weft_gnuplot(const char *defs, const char *script) {
 const char *weft_plots_dir(void) {
     const char *d = getenv("WEFT_PLOTS_DIR");
     return d && *d ? d : WEFT_PLOTS_DIR;
+}
+
+int weft_cli_solvers(const char *list, const char *where, const weft_solver_type **out,
+                     int max) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        const weft_solver_type *s = weft_solver_find(tok);
+        if (!s) {
+            fprintf(stderr, "error: %s: unknown solver '%s' (known:", where, tok);
+            for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
+                fprintf(stderr, " %s", (*r)->name);
+            fprintf(stderr, ")\n");
+            return -1;
+        }
+        if (n == max) {
+            fprintf(stderr, "error: %s: at most %d solvers\n", where, max);
+            return -1;
+        }
+        out[n++] = s;
+    }
+    if (n == 0) fprintf(stderr, "error: %s: empty list\n", where);
+    return n > 0 ? n : -1;
+}
+
+void weft_cli_perturb(weft_model *m, double fraction, unsigned long long seed) {
+    const weft_mesh *mesh = &m->mesh;
+    double len = 0.0;
+    for (int e = 0; e < mesh->ne; e++) {
+        const double *a = &mesh->x[3 * mesh->edge[2 * e]], *b = &mesh->x[3 * mesh->edge[2 * e + 1]];
+        len += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                    (a[2] - b[2]) * (a[2] - b[2]));
+    }
+    len = mesh->ne ? len / mesh->ne : 1.0;
+    unsigned long long s = seed;
+    for (int i = 0; i < 3 * m->n; i++) { /* a 64-bit linear congruential generator */
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
+        m->x[i] += fraction * len * (2.0 * u - 1.0);
+    }
 }

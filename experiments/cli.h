@@ -34,6 +34,17 @@ void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usa
  * the model into m; returns WEFT_OK or an error code with the message in err. */
 int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err);
 
+/* Resolves comma-separated solver names into out[max]; `where` names the list's origin
+ * in the one-line error for an unknown name (which lists the registered ones). Returns
+ * the count, or -1 after printing the error. */
+int weft_cli_solvers(const char *list, const char *where, const weft_solver_type **out,
+                     int max);
+
+/* Moves every coordinate of m->x by up to ±fraction of the mean rest edge length, from a
+ * fixed-seed generator (the same state on every run), so a bench does not time the
+ * trivial rest-state Hessian. */
+void weft_cli_perturb(weft_model *m, double fraction, unsigned long long seed);
+
 /* mkdir -p; returns 0 or prints an error and returns -1. */
 int weft_mkdirs(const char *path);
 

@@ -61,32 +61,6 @@ static int write_shape(const weft_model *m, const char *path) {
     return 0;
 }
 
-/* Resolves a list of solver names separated by commas (and spaces) into solvers[16];
- * `where` names the list's origin in the one-line error. Returns the count, or -1. */
-static int solver_list(const char *list, const char *where, const weft_solver_type **solvers) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", list);
-    int ns = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-        const weft_solver_type *s = weft_solver_find(tok);
-        if (!s) {
-            fprintf(stderr, "error: %s: unknown solver '%s' (known:", where, tok);
-            for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
-                fprintf(stderr, " %s", (*r)->name);
-            fprintf(stderr, ")\n");
-            return -1;
-        }
-        if (ns == 16) {
-            fprintf(stderr, "error: %s: at most 16 solvers\n", where);
-            return -1;
-        }
-        solvers[ns++] = s;
-    }
-    if (ns == 0) fprintf(stderr, "error: %s: empty list\n", where);
-    return ns > 0 ? ns : -1;
-}
-
 int main(int argc, char **argv) {
     weft_cli cli;
     weft_cli_parse(argc, argv, &cli, usage);
@@ -95,7 +69,7 @@ int main(int argc, char **argv) {
     /* Named solvers: validate every name before running anything. */
     const weft_solver_type *solvers[16];
     int ns = 0;
-    if (cli.solvers && (ns = solver_list(cli.solvers, "--solvers", solvers)) < 0) return 2;
+    if (cli.solvers && (ns = weft_cli_solvers(cli.solvers, "--solvers", solvers, 16)) < 0) return 2;
 
     /* Build once to validate the scene and learn its name before creating directories. */
     weft_error err = {{0}};
@@ -109,7 +83,7 @@ int main(int argc, char **argv) {
     if (!cli.solvers && m.solvers[0]) {
         char where[400];
         snprintf(where, sizeof where, "%s: scene.solvers", m.solvers_where);
-        if ((ns = solver_list(m.solvers, where, solvers)) < 0) {
+        if ((ns = weft_cli_solvers(m.solvers, where, solvers, 16)) < 0) {
             weft_model_free(&m);
             return 1;
         }

@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
     weft_install_interrupt_handler();
 
     const weft_solver_type *solvers[16];
-    int ns = weft_sweep_solvers(cli.solvers ? cli.solvers : default_solvers, "--solvers",
+    int ns = weft_cli_solvers(cli.solvers ? cli.solvers : default_solvers, "--solvers",
                                 solvers, 16);
     if (ns < 0) return 2;
     char dt_set[64];

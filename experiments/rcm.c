@@ -144,25 +144,6 @@ static void shuffle(int *perm, int n, uint64_t seed) {
     }
 }
 
-/* Moves every vertex by up to ±2% of the mean edge length (fixed seed), in the scene's
- * numbering, so every ordering sees the same physical state. */
-static void perturb(weft_model *m) {
-    const weft_mesh *mesh = &m->mesh;
-    double len = 0.0;
-    for (int e = 0; e < mesh->ne; e++) {
-        const double *a = &mesh->x[3 * mesh->edge[2 * e]], *b = &mesh->x[3 * mesh->edge[2 * e + 1]];
-        len += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
-                    (a[2] - b[2]) * (a[2] - b[2]));
-    }
-    len = mesh->ne ? len / mesh->ne : 1.0;
-    uint64_t s = 12345;
-    for (int i = 0; i < 3 * m->n; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
-        m->x[i] += 0.02 * len * (2.0 * u - 1.0);
-    }
-}
-
 /* Renumbers m into ordering o (0..3) with weft_model_permute. */
 static int reorder(weft_model *m, int o, uint64_t seed, weft_error *err) {
     int *perm = malloc((size_t)m->n * sizeof *perm);
@@ -241,7 +222,7 @@ static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, cons
         fprintf(stderr, "error: %s\n", err.msg);
         return rc;
     }
-    perturb(&m);
+    weft_cli_perturb(&m, 0.02, 12345); /* ±2% of the mean edge, fixed seed */
     const int n = m.n, threads = m.solver.threads;
     if ((rc = reorder(&m, o, opt->seed, &err)) || !(as = weft_assembly_create(&m, &err)) ||
         !(pc = weft_ppcg_create(n, &err)) || (rc = weft_filter_create(&filt, n, &err))) {

@@ -55,31 +55,6 @@ bool weft_sweep_flag(int *argc, char **argv, const char *name) {
     return found;
 }
 
-int weft_sweep_solvers(const char *list, const char *where, const weft_solver_type **out,
-                       int max) {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list);
-    int n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-        const weft_solver_type *s = weft_solver_find(tok);
-        if (!s) {
-            fprintf(stderr, "error: %s: unknown solver '%s' (known:", where, tok);
-            for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
-                fprintf(stderr, " %s", (*r)->name);
-            fprintf(stderr, ")\n");
-            return -1;
-        }
-        if (n == max) {
-            fprintf(stderr, "error: %s: at most %d solvers\n", where, max);
-            return -1;
-        }
-        out[n++] = s;
-    }
-    if (n == 0) fprintf(stderr, "error: %s: empty list\n", where);
-    return n > 0 ? n : -1;
-}
-
 /* Parses one positive number, decimal or 1/N, from text up to its end; NaN if bad. */
 static double parse_number(const char *text) {
     char *end;

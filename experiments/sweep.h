@@ -19,12 +19,6 @@ void weft_sweep_take(int *argc, char **argv, const char *const *names, const cha
  * whether there was one. */
 bool weft_sweep_flag(int *argc, char **argv, const char *name);
 
-/* Resolves comma-separated solver names into out[max]; `where` names the list's origin
- * in the one-line error for an unknown name (which lists the registered ones). Returns
- * the count, or -1 after printing the error. */
-int weft_sweep_solvers(const char *list, const char *where, const weft_solver_type **out,
-                       int max);
-
 /* Parses a comma-separated list of positive numbers into out[max]; each is a decimal or
  * "1/N" (so that time steps read as 1/60). Returns the count or -1 after a one-line
  * error naming `option`. */
