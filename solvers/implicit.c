@@ -53,8 +53,8 @@
  * ([collision] pipeline = bridson), which runs after any solver's step.
  *
  * A system that is not positive definite (only possible with hessian = exact) is solved
- * again with the PSD-projected Hessian, counted in the statistics and reported once on
- * stderr; a non-finite energy, gradient or Hessian names the element; a Newton step that is
+ * again with the PSD-projected Hessian, which Newton then keeps for the rest of the step;
+ * this is counted in the statistics and reported once on stderr; a non-finite energy, gradient or Hessian names the element; a Newton step that is
  * not a descent direction, or a line search that cannot decrease G, stops the run with a
  * message. The common metrics are reported at iteration 0 (the start point) and after
  * every Newton iteration (linearised: after the one solve), with BDF2's own G.
@@ -633,11 +633,10 @@ static int newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
         if (s == WEFT_SOLVE_INDEFINITE && !projected &&
             m->solver.hessian == WEFT_SOLVER_HESSIAN_EXACT) {
             note_indefinite(st, err ? err->msg : "the system is not positive definite");
-            projected = true;
+            projected = true; /* for the rest of this step: no second failed factorisation */
             k--;
             continue;
         }
-        projected = false;
         if (s != WEFT_SOLVE_CONVERGED)
             return fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d: linear "
                                 "solve %s", name, st->step, k, weft_solve_status_name(s));
