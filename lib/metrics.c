@@ -71,7 +71,10 @@ void weft_metrics_compute(const weft_model *m, const double *x, const double *xn
     double r2 = 0.0;
     for (int i = 0; i < 3 * m->n; i++) r2 += scratch[i] * scratch[i];
     out->residual = sqrt(r2);
-    out->residual_rel = r0 > 0.0 ? out->residual / r0 : (out->residual > 0 ? INFINITY : 0.0);
+    /* A step that starts at its own solution (r0 = 0: free fall, where x̃ solves G) has no
+     * residual to reduce; rounding may still leave ~1e-15 N, which must not read as an
+     * infinite relative residual in the logs. */
+    out->residual_rel = r0 > 0.0 ? out->residual / r0 : 0.0;
     weft_strain(m, x, &out->cmax, &out->crms);
     double kinetic = 0.0, grav = 0.0;
     for (int i = 0; i < m->n; i++) {

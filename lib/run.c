@@ -81,7 +81,8 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
             mon->r0 = mm.residual;
             mm.residual_rel = mm.residual > 0 ? 1.0 : 0.0;
         }
-        if (!isfinite(mm.residual) || !isfinite(mm.energy) || !isfinite(mm.cmax)) {
+        if (!isfinite(mm.residual) || !isfinite(mm.residual_rel) || !isfinite(mm.energy) ||
+            !isfinite(mm.cmax)) {
             mon->nonfinite = true; /* never write NaN: the run loop stops with a message */
         } else {
             double wall = t0 - mon->t_start - mon->t_excluded;
