@@ -2,10 +2,10 @@
  * backward Euler, backward Euler solved by Newton's method, and BDF2 (Pixar's Fizt) in the
  * same two forms, with constraint filters and a PPCG or CHOLMOD linear solve.
  *
- * Papers: Baraff & Witkin 1998, "Large Steps in Cloth Simulation", §2 (eqs. 4–6: the
- * linearised step), §5 (filters, contact constraints released when they pull); Kim &
- * Eberle 2020, "Dynamic Deformables", ch. 8 (backward Euler, BDF2 as in Fizt) and ch. 9
- * (filtered PCG, Tamstorf, Jones & McCormick 2015).
+ * Papers: Baraff & Witkin 1998, "Large Steps in Cloth Simulation": the implicit step
+ * (eq. 6, linearised), the constraints section (filters; contact constraints released when
+ * they pull); Kim & Eberle 2020, "Dynamic Deformables", ch. 8 (backward Euler, BDF2 as in
+ * Fizt) and ch. 9 (filtered PCG, Tamstorf, Jones & McCormick 2015).
  *
  * Notation (SI): M lumped masses (kg), E(x) the model's elastic energy (J), K = ∇²E its
  * Hessian, PSD-projected per element unless [solver] hessian = exact (N/m), g gravity
@@ -37,7 +37,8 @@
  * at the iteration cap ([solver] iterations), or when G stagnates at rounding level.
  * v_{n+1} = (x_{n+1} − a)/ĥ.
  *
- * Constraints (Baraff & Witkin §5.3, Kim & Eberle §9.1) are filters (lib/weft_linsolve.h):
+ * Constraints (Baraff & Witkin's constraints section, Kim & Eberle §9.1) are filters
+ * (lib/weft_linsolve.h):
  *   - a pinned vertex has 3 constrained DOFs and moves on its scripted path;
  *   - a free vertex whose start position (x̃) lies inside a plane or sphere collider (within
  *     the contact margin) is projected onto the surface and gets a 1-DOF filter along the
@@ -754,7 +755,7 @@ static void *create_b2n(const weft_model *m, weft_error *err) {
 
 const weft_solver_type weft_implicit_euler = {
     .name = "implicit_euler",
-    .paper = "Baraff & Witkin 1998, eqs. 4-6 (linearised backward Euler)",
+    .paper = "Baraff & Witkin 1998, eq. 6 (linearised backward Euler)",
     .iteration = "the step's one linear solve",
     .summary = "backward Euler linearised about x_n: one sparse solve per step, Rayleigh "
                "damping, filters for pins and contacts",
