@@ -837,6 +837,25 @@ static void test_indefinite(void) {
     rmdir(dir.path);
 }
 
+/* Checks that no data row of a log's text (lines not starting with '#') holds a NaN or an
+ * inf, in any spelling; returns the number of data rows. */
+static int finite_rows(const char *text) {
+    int rows = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t ln = end ? (size_t)(end - line) : strlen(line);
+        if (line[0] != '#') {
+            char row[512];
+            snprintf(row, sizeof row, "%.*s", (int)(ln < 511 ? ln : 511), line);
+            for (char *p = row; *p; p++) *p = (char)tolower((unsigned char)*p);
+            CHECK(!strstr(row, "nan") && !strstr(row, "inf"));
+            rows++;
+        }
+        line += ln + (end ? 1 : 0);
+    }
+    return rows;
+}
+
 /* A NaN velocity: weft_run stops with a one-line message naming the non-finite state,
  * and its logs ("<log>.partial", "<log>.linear.partial") end incomplete without a NaN. */
 static void test_nonfinite(void) {
@@ -875,18 +894,7 @@ static void test_nonfinite(void) {
             for (const char *p = text; *p; p++)
                 if (*p == '\n' && p[1]) last = p + 1;
             CHECK(strncmp(last, "# status=incomplete", 19) == 0);
-            /* No NaN or inf in the data rows (metadata lines start with '#'). */
-            for (const char *line = text; *line;) {
-                const char *end = strchr(line, '\n');
-                size_t ln = end ? (size_t)(end - line) : strlen(line);
-                if (line[0] != '#') {
-                    char row[512];
-                    snprintf(row, sizeof row, "%.*s", (int)(ln < 511 ? ln : 511), line);
-                    for (char *p = row; *p; p++) *p = (char)tolower((unsigned char)*p);
-                    CHECK(!strstr(row, "nan") && !strstr(row, "inf"));
-                }
-                line += ln + (end ? 1 : 0);
-            }
+            finite_rows(text); /* no NaN or inf in the data rows */
             free(text);
             unlink(logs[l]);
         }
@@ -918,19 +926,7 @@ static void test_free_fall_log(void) {
         CHECK(weft_run(solver, &m, &opt, &res, &err) == WEFT_OK);
         char *text = slurp(log);
         CHECK(text && strstr(text, "# status=complete"));
-        int rows = 0;
-        for (const char *line = text; text && *line;) {
-            const char *end = strchr(line, '\n');
-            size_t ln = end ? (size_t)(end - line) : strlen(line);
-            if (line[0] != '#') {
-                char row[512];
-                snprintf(row, sizeof row, "%.*s", (int)(ln < 511 ? ln : 511), line);
-                for (char *p = row; *p; p++) *p = (char)tolower((unsigned char)*p);
-                CHECK(!strstr(row, "nan") && !strstr(row, "inf"));
-                rows++;
-            }
-            line += ln + (end ? 1 : 0);
-        }
+        int rows = text ? finite_rows(text) : 0;
         CHECK(rows >= 6); /* every step logs at least its iteration 0 */
         free(text);
         unlink(log);
