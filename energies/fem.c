@@ -1,8 +1,8 @@
 /* fem.c — the parts of fem.h that every finite-element energy shares whatever its
  * element kind: Lamé parameters (Kim & Eberle §4.1) and the generic PSD projection by
- * eigenvalue clamping (LAPACKE dsyev), the fallback of Smith, de Goes, Kim 2019 §3 for
- * energies without an analytic eigensystem and the reference the analytic ones are
- * tested against. */
+ * eigenvalue clamping (weft_symeig, with LAPACKE dsyev behind it), the fallback of
+ * Smith, de Goes, Kim 2019 §3 for energies without an analytic eigensystem and the
+ * reference the analytic ones are tested against. */
 #include "fem.h"
 
 #include <lapacke.h>
@@ -25,36 +25,40 @@ double weft_lame_lambda(double youngs, double poisson) {
 }
 
 bool weft_psd_clamp(double *A, int n) {
-    /* dsyev (tridiagonal QR) rather than dsyevr (MRRR): at n ≤ 12 MRRR's set-up dominates,
-     * and dsyev was measured 2-3x cheaper on the 8×8 and 9×9 hinge matrices (dsyevd, which
-     * hands n < 25 to the same QR, no faster); experiments/bench_energies.c times the
-     * effect on whole assemblies.
-     * Both are backward stable, and the PSD projection is 1-Lipschitz in the Frobenius
-     * norm (it is the nearest-point map onto a convex cone), so either returns the exact
-     * projection to O(machine epsilon) · ‖A‖. The minimal workspace (3n − 1 doubles) is on
-     * the stack, and the column-major interface: A is symmetric, so its row-major buffer is
-     * also its column-major one, and nothing is transposed or allocated per call.
-     * Eigenvector k comes back as column k of z: z[i + n k]. */
-    double z[144], w[12], work[3 * 12];
-    memcpy(z, A, (size_t)n * n * sizeof *z);
-    lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'U', n, z, n, w, work, 3 * n - 1);
-    if (info != 0) { /* no convergence: keep only the (symmetrised) diagonal, still PSD */
+    /* weft_symeig (symeig.c: Householder tridiagonalisation and Wilkinson-shifted QR, the
+     * algorithms of LAPACK's dsyev without its per-call set-up, which dominates at
+     * n ≤ 12). If it ever fails to converge, LAPACKE_dsyev decides. Both are backward
+     * stable, and the PSD projection is 1-Lipschitz in the Frobenius norm (it is the
+     * nearest-point map onto a convex cone), so either returns the exact projection to
+     * O(machine epsilon) · ‖A‖. Eigenvector k is column k of z: z[i n + k]. */
+    double z[144], w[12];
+    if (weft_symeig(A, n, w, z) != 0) {
+        /* dsyev's column-major interface: A is symmetric, so its row-major buffer is also
+         * its column-major one; eigenvector k comes back as z[i + n k], transposed below. */
+        double work[3 * 12], t[144];
+        memcpy(t, A, (size_t)n * n * sizeof *t);
+        lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'U', n, t, n, w, work,
+                                             3 * n - 1);
+        if (info != 0) { /* no convergence: keep only the (symmetrised) diagonal, still PSD */
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    A[i * n + j] = i == j && A[i * n + i] > 0 ? A[i * n + i] : 0.0;
+            return true;
+        }
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) A[i * n + j] = i == j && A[i * n + i] > 0 ? A[i * n + i] : 0.0;
-        return true;
+            for (int k = 0; k < n; k++) z[i * n + k] = t[i + n * k];
     }
     bool negative = false;
     for (int k = 0; k < n; k++) negative |= w[k] < 0.0;
     if (!negative) return false; /* already PSD: keep the exact matrix bit for bit */
     memset(A, 0, (size_t)n * n * sizeof *A);
-    for (int k = 0; k < n; k++) {
-        if (!(w[k] > 0.0)) continue;
-        const double *zk = &z[n * k];
-        for (int i = 0; i < n; i++) {
-            double zi = w[k] * zk[i];
-            for (int j = 0; j < n; j++) A[i * n + j] += zi * zk[j];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < n; k++)
+                if (w[k] > 0.0) sum += w[k] * z[i * n + k] * z[j * n + k];
+            A[i * n + j] = A[j * n + i] = sum;
         }
-    }
     return true;
 }
 

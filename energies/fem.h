@@ -20,7 +20,7 @@
  *   - analytic: an isotropic ψ(σ) supplies its eigenvalues in closed form (scaling block,
  *     twist and flip modes, and for membranes the two out-of-plane modes); the modes are
  *     built from the rotation-variant SVD F = U Σ Vᵀ and negative eigenvalues set to 0;
- *   - clamp: LAPACKE_dsyev on the exact 9×9 or 6×6 matrix, negative eigenvalues set to 0.
+ *   - clamp: weft_psd_clamp on the exact 9×9 or 6×6 matrix, negative eigenvalues set to 0.
  */
 #ifndef WEFT_FEM_H
 #define WEFT_FEM_H
@@ -105,8 +105,20 @@ void weft_fem_project_tet(const double U[9], const double V[9], const weft_fem_e
 void weft_fem_project_tri(const double U[9], const double V[4], const weft_fem_eigen *eig,
                           double A[36]);
 
+/* Eigen-decomposition of the symmetric n×n row-major A (n ≤ 12; A is not modified):
+ * eigenvalues w[k], unsorted, and orthonormal eigenvectors as the columns of Z,
+ * Z[i n + k]. Returns 0, or −1 (no convergence, n out of range, or a non-finite entry). */
+int weft_symeig(const double *A, int n, double *w, double *Z);
+
+/* Eigen-decomposition of the symmetric tridiagonal T (n ≤ 12; diagonal d[0..n−1],
+ * off-diagonal e[0..n−2]) by Wilkinson-shifted implicit QR: d returns the eigenvalues,
+ * e is destroyed, and the rotations are applied to the columns of the n×n row-major Z,
+ * so Z = B on entry returns B times T's eigenvectors (B = I gives them). Returns 0 or −1
+ * (no convergence, n out of range, a non-finite entry). */
+int weft_symeig_tridiagonal(int n, double *d, double *e, double *Z);
+
 /* Replaces the symmetric n×n matrix A by its PSD projection (negative eigenvalues set to
- * zero) using LAPACKE_dsyev; n ≤ 12. Returns false, leaving A untouched bit for bit, when
+ * zero) using weft_symeig (LAPACKE_dsyev if that fails); n ≤ 12. Returns false, leaving A untouched bit for bit, when
  * A is already PSD. */
 bool weft_psd_clamp(double *A, int n);
 
@@ -115,5 +127,12 @@ bool weft_psd_clamp(double *A, int n);
  * the (3nv − 3)² matrix of H restricted to the translation-free subspace (a Helmert
  * basis), which is the same projection for a smaller eigenproblem. nv ≤ 4. */
 void weft_psd_clamp_translation_free(double *H, int nv);
+
+/* The hinge coordinates of dihedral_bending.c at a non-degenerate hinge xe (12 values,
+ * m): T (8×12, y = T δx: the wing offsets ℓ_A, ℓ_B in the plane ⊥ ê, the edge tilt Lτ,
+ * the wings' axial offsets) and R (8×12, row p = column p of a right inverse, T Rᵀ = I).
+ * The exact hinge Hessian H satisfies H = Tᵀ (R H Rᵀ) T, and R H Rᵀ is block-diagonal
+ * with blocks y[0..3], y[4..7] (tests/test_energies.c checks both). */
+void weft_hinge_coordinates(const double *xe, double T[8][12], double R[8][12]);
 
 #endif

@@ -33,7 +33,7 @@
  * vec(Q_k)ᵀ and its projection Σ max(λ_k, 0) vec(Q_k) vec(Q_k)ᵀ. For the scaling part we
  * use that Σ_k λ_k vec(Q_k) vec(Q_k)ᵀ = Σ_ij S_ij d_i d_jᵀ with S the 3×3 block and
  * d_i = vec(u_i v_iᵀ): projecting the three scaling modes is projecting S itself, which
- * weft_psd_clamp does with LAPACKE dsyev.
+ * weft_psd_clamp does (weft_symeig, LAPACKE dsyev behind it).
  */
 #include "fem_tet_energy.h"
 
