@@ -21,9 +21,47 @@
  * has the factor |e|), differentiated by hand in angle_hessian below; u is linear in the
  * positions, u = J x, so ∇²ₓθ = Jᵀ ∇²ᵤθ J.
  *
- * PSD projection: there is no analytic eigensystem, so ANALYTIC and CLAMP both clamp
- * the eigenvalues of the Hessian (weft_psd_clamp), on the subspace where it can be
- * non-zero. H annihilates the rigid translations and also ν, the stretch along the edge,
+ * Projection in hinge coordinates (WEFT_HESSIAN_ANALYTIC, the default of the implicit
+ * solvers). Let ê = e/L (L = |e|), λ_A, λ_B the feet of p2, p3 on the edge line as
+ * fractions of L from p0, and split every displacement δp_i into its part ξ_i ⊥ ê and
+ * ζ_i = δp_i·ê. The eight hinge coordinates
+ *   ℓ_A = ξ2 − (1 − λ_A) ξ0 − λ_A ξ1,  ℓ_B = ξ3 − (1 − λ_B) ξ0 − λ_B ξ1   (wing offsets, ⊥ ê)
+ *   Lτ  = ξ1 − ξ0                                                       (edge tilt, ⊥ ê)
+ *   ℓ^z_A = ζ2 − (1 − λ_A) ζ0 − λ_A ζ1,  ℓ^z_B likewise                 (axial offsets)
+ * are y = T δx (T: 8×12, weft_hinge_coordinates), and T annihilates exactly the null space
+ * N above (translations and ν). With σ = (ξ1 − ξ0)/(L + ζ1 − ζ0) the tilt and ã, b̃ the
+ * wings' offsets from the tilted edge line, the normals of weft_hinge_angle are
+ * nA ∝ (J ã, σ∧ã), nB ∝ −(J b̃, σ∧b̃) (J: +90° about ê; ∧: the 2-D cross product), so
+ *   θ = atan2(√(1 + |σ|²) (ã∧b̃), ã·b̃ + (σ∧ã)(σ∧b̃)) − π   exactly,
+ * and to second order ã = w_A + ℓ_A − τ ℓ^z_A, b̃ = w_B + ℓ_B − τ ℓ^z_B (w_A, w_B the
+ * current offsets, of lengths h_A, h_B). θ is even in σ, so in y the Hessian has two
+ * blocks and nothing between them:
+ *   block 1 (ℓ_A, ℓ_B):  ∇θ = (g_A, g_B), g_A = −n̂_A/h_A, g_B = n̂_B/h_B (n̂ = J ŵ), and
+ *                        ∇²θ = diag(−(g_A ŵ_Aᵀ + ŵ_A g_Aᵀ)/h_A, −(g_B ŵ_Bᵀ + ŵ_B g_Bᵀ)/h_B)
+ *                        (the Hessians of the polar angles of the two wings);
+ *   block 2 (Lτ, ℓ^z_A, ℓ^z_B):  ∇²θ = [[P, V], [Vᵀ, 0]],  P = (sin ψ / L²) Refl, Refl the
+ *                        reflection across the bisector p₊ of ŵ_A and ŵ_B (ψ the angle
+ *                        between them), V = [−g_A, −g_B]/L (the tilt turns each wing's
+ *                        axial offset into an in-plane one).
+ * H = Tᵀ H_y T with H_y = k (∇θ∇θᵀ + C ∇²θ) block-diagonal, and in the bases
+ * (ŵ_A, n̂_A, n̂_B, ŵ_B) and (p₊, z1, p₋, z2) (z1 the axial combination p₊ couples to,
+ * z2 ⊥ z1, p₋ = ê × p₊) both blocks are tridiagonal:
+ *   block 1 = k · tridiag(d = (0, α², β², 0), e = (C α², −α β, −C β²)),  α = 1/h_A, β = 1/h_B;
+ *   block 2 = k C · tridiag(d = (sin ψ, 0, −sin ψ, 0)/L², e = (couplings of p±)).
+ * ANALYTIC clamps their eigenvalues (weft_symeig_tridiagonal: two 4×4 QR runs, no
+ * 12×12 Hessian, no ∇²θ) and returns H⁺ = Tᵀ H_y⁺ T. Like the F-space projection of the
+ * FEM energies (fem.h), this is a PSD projection in the element's own coordinates: PSD,
+ * equal to H whenever H is PSD, but not the Frobenius-nearest PSD matrix in Cartesian
+ * coordinates, which CLAMP computes (below); it is within ‖T‖²‖R‖² of it (R the right
+ * inverse of T, test_energies.hinge_projection; observed within 3.01× in distance to H).
+ * Newton on the hanging cloth converged identically with the two (README, issue 4's note),
+ * at 1.1 µs against 3.3 µs per hinge. test_energies.hinge_projection checks the block
+ * structure of the exact Hessian to 1e-10 ‖H‖ and the closed form against a LAPACK
+ * clamp of R H Rᵀ's blocks.
+ *
+ * Projection in Cartesian coordinates (WEFT_HESSIAN_CLAMP): the clamp of the eigenvalues
+ * of the 12×12 H (weft_psd_clamp), on the subspace where it can be non-zero. H annihilates
+ * the rigid translations and also ν, the stretch along the edge,
  * ν_i = ((p_i − p0)·ê) ê: under p ↦ p0 + (I + t êêᵀ)(p − p0) (ê fixed, so this is the
  * straight line x + t ν), e ↦ (1 + t) e and a ↦ a + t (a·ê) ê, so nA = e × a ↦ (1 + t) nA
  * (likewise nB) and θ is constant on the whole line: ∇θ·ν = 0 everywhere. Differentiating
@@ -34,14 +72,14 @@
  * ⊥ ê: Σ t_i ∇θ_i = 0. Hence ∇²θ ν = 0 and H ν = 0, and the projection is the clamp of
  * an 8×8 matrix (clamp_hinge) instead of 12×12: the same matrix to rounding (the PSD
  * projection is 1-Lipschitz in the Frobenius norm), checked against a full 12×12 clamp
- * by test_energies.hinge_projection. No cheap "already PSD" certificate helps away
- * from rest: ∇²θ restricted to that 8-dimensional space has 4 negative and 4 positive
- * eigenvalues (observed on random hinges; every one away from rest in
- * test_energies.hinge_projection needs clamping), so C ∇²θ + ∇θ∇θᵀ is indefinite
- * whenever C ≠ 0; at C = 0 exactly H = k ∇θ∇θᵀ is PSD and returned without an
- * eigen-solve (nor ∇²θ). A degenerate hinge (an edge
- * or triangle of zero size) has θ = 0 and ∇θ = 0 by weft_hinge_angle's convention, so
- * Ψ = ½ k θ0², g = 0 and H = 0 there.
+ * by test_energies.hinge_projection.
+ *
+ * Both: no cheap "already PSD" certificate helps away from rest, since block 2 above is
+ * indefinite whenever C ≠ 0 (its (ℓ^z, ℓ^z) block is zero and V ≠ 0: along (x, s y) with
+ * xᵀ V y ≠ 0 its quadratic form is xᵀ P x + 2 s xᵀ V y, of either sign); at
+ * C = 0 exactly H = k ∇θ∇θᵀ is PSD and returned without an eigen-solve (nor ∇²θ). A
+ * degenerate hinge (an edge or triangle of zero size) has θ = 0 and ∇θ = 0 by
+ * weft_hinge_angle's convention, so Ψ = ½ k θ0², g = 0 and H = 0 there.
  * Element data: v = (edge v0, v1, opposite v2, v3), rest[0] = θ0 (rad). */
 #include "fem.h"
 
@@ -270,6 +308,139 @@ static void clamp_hinge(double H[144], const double *xe) {
         }
 }
 
+/* The hinge's frame at a non-degenerate hinge: ê along the edge p0 → p1, u1 the unit
+ * offset of wing A (p2) from the edge line, u2 = ê × u1; wing B's offset is
+ * h_B (b0 u1 + b1 u2). */
+typedef struct hinge_frame {
+    double L;          /* edge length |p1 − p0|, m */
+    double lA, lB;     /* feet of p2, p3 on the edge line, as fractions of L from p0 */
+    double hA, hB;     /* distances of p2, p3 from the edge line, m */
+    double b0, b1;     /* wing B's unit offset in (u1, u2) */
+    double u[3][3];    /* u1, u2, ê */
+} hinge_frame;
+
+static void hinge_frame_make(const double *xe, hinge_frame *f) {
+    double e[3] = {xe[3] - xe[0], xe[4] - xe[1], xe[5] - xe[2]}, a[3], b[3], wb[3];
+    f->L = sqrt(dot(e, e));
+    for (int k = 0; k < 3; k++) f->u[2][k] = e[k] / f->L;
+    for (int k = 0; k < 3; k++) a[k] = xe[6 + k] - xe[k], b[k] = xe[9 + k] - xe[k];
+    double ta = dot(a, f->u[2]), tb = dot(b, f->u[2]);
+    f->lA = ta / f->L, f->lB = tb / f->L;
+    for (int k = 0; k < 3; k++) f->u[0][k] = a[k] - ta * f->u[2][k], wb[k] = b[k] - tb * f->u[2][k];
+    f->hA = sqrt(dot(f->u[0], f->u[0])), f->hB = sqrt(dot(wb, wb));
+    for (int k = 0; k < 3; k++) f->u[0][k] /= f->hA;
+    cross(f->u[2], f->u[0], f->u[1]);
+    f->b0 = dot(wb, f->u[0]) / f->hB, f->b1 = dot(wb, f->u[1]) / f->hB;
+}
+
+/* Vertex weights of the hinge coordinates' functionals (each sums to zero). */
+static void hinge_weights(const hinge_frame *f, double cA[4], double cB[4]) {
+    cA[0] = -(1.0 - f->lA), cA[1] = -f->lA, cA[2] = 1.0, cA[3] = 0.0;
+    cB[0] = -(1.0 - f->lB), cB[1] = -f->lB, cB[2] = 0.0, cB[3] = 1.0;
+}
+
+void weft_hinge_coordinates(const double *xe, double T[8][12], double R[8][12]) {
+    hinge_frame f;
+    hinge_frame_make(xe, &f);
+    double cA[4], cB[4];
+    hinge_weights(&f, cA, cB);
+    const double cT[4] = {-1.0, 1.0, 0.0, 0.0};
+    const double *wT[8] = {cA, cA, cB, cB, cT, cT, cA, cB};
+    const int dir[8] = {0, 1, 0, 1, 0, 1, 2, 2};
+    /* R: ℓ_A, ℓ_B and the axial ℓ's move their own wing vertex only; Lτ moves p1 by L τ
+     * and each wing with the edge point at its foot (λ L τ), which keeps ℓ_A = ℓ_B = 0. */
+    const double rA[4] = {0, 0, 1, 0}, rB[4] = {0, 0, 0, 1}, rT[4] = {0, 1, f.lA, f.lB};
+    const double *wR[8] = {rA, rA, rB, rB, rT, rT, rA, rB};
+    for (int p = 0; p < 8; p++)
+        for (int v = 0; v < 4; v++)
+            for (int k = 0; k < 3; k++) {
+                T[p][3 * v + k] = wT[p][v] * f.u[dir[p]][k];
+                R[p][3 * v + k] = wR[p][v] * f.u[dir[p]][k];
+            }
+}
+
+/* Sets q (12) to the x-space direction c ⊗ dir of one hinge coordinate: vertex v moves
+ * by c[v] dir. */
+static void kron(const double c[4], const double dir[3], double q[12]) {
+    for (int v = 0; v < 4; v++)
+        for (int k = 0; k < 3; k++) q[3 * v + k] = c[v] * dir[k];
+}
+
+/* H += Σ over the positive eigenvalues λ of the tridiagonal block (d, e) in the basis
+ * whose x-space directions are the rows of B: λ (Bᵀz)(Bᵀz)ᵀ, z the eigenvector. */
+static void add_positive_part(double d[4], double e[3], double B[4][12], double H[144]) {
+    double Z[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    if (weft_symeig_tridiagonal(4, d, e, Z) != 0) return; /* only for non-finite input */
+    for (int k = 0; k < 4; k++) {
+        if (!(d[k] > 0.0)) continue;
+        double q[12];
+        for (int i = 0; i < 12; i++)
+            q[i] = Z[k] * B[0][i] + Z[4 + k] * B[1][i] + Z[8 + k] * B[2][i] + Z[12 + k] * B[3][i];
+        for (int i = 0; i < 12; i++)
+            for (int j = 0; j <= i; j++) H[12 * i + j] += d[k] * q[i] * q[j];
+    }
+}
+
+/* PSD projection in hinge coordinates (the file comment): the two blocks of the exact
+ * Hessian in closed form, each made tridiagonal by its choice of basis, their eigenvalues
+ * clamped, and H⁺ = Tᵀ M⁺ T assembled from the positive eigenpairs. C = θ − θ0 ≠ 0. */
+static void project_hinge(const double *xe, double k, double C, double H[144]) {
+    hinge_frame f;
+    hinge_frame_make(xe, &f);
+    double cA[4], cB[4], B[4][12], d[4], e[3];
+    const double cT[4] = {-1.0, 1.0, 0.0, 0.0};
+    hinge_weights(&f, cA, cB);
+    double al = 1.0 / f.hA, be = 1.0 / f.hB, L = f.L, b0 = f.b0, b1 = f.b1;
+    /* wing B's unit offset ŵ_B and its normal n̂_B = ê × ŵ_B, in x-space */
+    double wB[3], nB[3];
+    for (int i = 0; i < 3; i++) {
+        wB[i] = b0 * f.u[0][i] + b1 * f.u[1][i];
+        nB[i] = -b1 * f.u[0][i] + b0 * f.u[1][i];
+    }
+    memset(H, 0, 144 * sizeof *H);
+
+    /* Block 1, the wing offsets, in the basis (ŵ_A, n̂_A, n̂_B, ŵ_B):
+     *   k (g gᵀ + C ∇²θ),  g = (0, −α, β, 0),  ∇²θ: α² on (ŵ_A, n̂_A), −β² on (n̂_B, ŵ_B). */
+    kron(cA, f.u[0], B[0]), kron(cA, f.u[1], B[1]), kron(cB, nB, B[2]), kron(cB, wB, B[3]);
+    d[0] = 0.0, d[1] = k * al * al, d[2] = k * be * be, d[3] = 0.0;
+    e[0] = k * C * al * al, e[1] = -k * al * be, e[2] = -k * C * be * be;
+    add_positive_part(d, e, B, H);
+
+    /* Block 2, edge tilt and axial wing offsets: k C [[P, V], [Vᵀ, 0]] over (Lτ, ℓ^z_A,
+     * ℓ^z_B), P = (b1/L²) [[b0, b1], [b1, −b0]] (a reflection across the bisector p₊ of
+     * the two wings, eigenvalues ±b1/L²), V's columns n̂_A α/L and −n̂_B β/L. In the
+     * basis (p₊, z1, p₋ = ê × p₊, z2), z1 the axial combination p₊ couples to and z2 ⊥ z1,
+     * it is tridiagonal. p₊ from the larger of ŵ_A + ŵ_B and ê × (ŵ_B − ŵ_A) (parallel;
+     * the larger has no cancellation). In (u1, u2): ŵ_A = (1, 0), n̂_A = (0, 1). */
+    double s0 = 1.0 + b0, s1 = b1, r0 = -b1, r1 = b0 - 1.0; /* ŵ_A + ŵ_B, ê × (ŵ_B − ŵ_A) */
+    double ns = s0 * s0 + s1 * s1, nr = r0 * r0 + r1 * r1, pp[2];
+    if (ns >= nr) pp[0] = s0 / sqrt(ns), pp[1] = s1 / sqrt(ns);
+    else pp[0] = r0 / sqrt(nr), pp[1] = r1 / sqrt(nr);
+    double pm[2] = {-pp[1], pp[0]};
+    /* couplings of p± to (ℓ^z_A, ℓ^z_B): (n̂_A·p α, −n̂_B·p β)/L, n̂_B = (−b1, b0) */
+    double cp[2] = {pp[1] * al / L, -(-b1 * pp[0] + b0 * pp[1]) * be / L};
+    double cm[2] = {pm[1] * al / L, -(-b1 * pm[0] + b0 * pm[1]) * be / L};
+    double ncp = sqrt(cp[0] * cp[0] + cp[1] * cp[1]), z1[2] = {1.0, 0.0};
+    if (ncp > 0.0) z1[0] = cp[0] / ncp, z1[1] = cp[1] / ncp;
+    double z2[2] = {-z1[1], z1[0]};
+    double Pp[3], Pm[3], cz1[4], cz2[4];
+    for (int i = 0; i < 3; i++) {
+        Pp[i] = pp[0] * f.u[0][i] + pp[1] * f.u[1][i];
+        Pm[i] = pm[0] * f.u[0][i] + pm[1] * f.u[1][i];
+    }
+    for (int v = 0; v < 4; v++) cz1[v] = z1[0] * cA[v] + z1[1] * cB[v], cz2[v] = z2[0] * cA[v] + z2[1] * cB[v];
+    kron(cT, Pp, B[0]), kron(cz1, f.u[2], B[1]), kron(cT, Pm, B[2]), kron(cz2, f.u[2], B[3]);
+    double kc = k * C;
+    d[0] = kc * b1 / (L * L), d[1] = 0.0, d[2] = -kc * b1 / (L * L), d[3] = 0.0;
+    e[0] = kc * ncp;
+    e[1] = kc * (cm[0] * z1[0] + cm[1] * z1[1]);
+    e[2] = kc * (cm[0] * z2[0] + cm[1] * z2[1]);
+    add_positive_part(d, e, B, H);
+
+    for (int i = 0; i < 12; i++) /* mirror the lower triangle */
+        for (int j = 0; j < i; j++) H[12 * j + i] = H[12 * i + j];
+}
+
 static double db_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                          double *g, double *H) {
     double gt[12];
@@ -288,6 +459,10 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
             for (int j = 0; j < 12; j++) H[12 * i + j] = e->k * gt[i] * gt[j];
         return psi;
     }
+    if (mode == WEFT_HESSIAN_ANALYTIC) {
+        project_hinge(xe, e->k, C, H);
+        return psi;
+    }
     double Ht[144];
     angle_hessian(xe, Ht);
     for (int i = 0; i < 12; i++)
@@ -296,7 +471,7 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     for (int i = 0; i < 12; i++)
         for (int j = i + 1; j < 12; j++)
             H[12 * i + j] = H[12 * j + i] = 0.5 * (H[12 * i + j] + H[12 * j + i]);
-    if (mode != WEFT_HESSIAN_EXACT) clamp_hinge(H, xe);
+    if (mode == WEFT_HESSIAN_CLAMP) clamp_hinge(H, xe);
     return psi;
 }
 
