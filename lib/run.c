@@ -214,12 +214,13 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         if (solver->linear_log && k < 37) {
             const weft_solver_settings *so = &m->solver;
             static const char *const precond[] = {"none", "jacobi", "block_jacobi"};
+            static const char *const hessian_name[] = {"projected", "exact", "clamp"};
             snprintf(slines[0], sizeof slines[0], "linear=%s  preconditioner=%s  "
                      "cg_tolerance=%.3g  cg_iterations=%d  tolerance=%.3g  hessian=%s",
                      so->linear == WEFT_LINEAR_PPCG ? "ppcg" : "cholmod",
                      precond[so->preconditioner % 3], so->cg_tolerance, so->cg_iterations,
                      so->tolerance,
-                     so->hessian == WEFT_SOLVER_HESSIAN_EXACT ? "exact" : "projected");
+                     hessian_name[so->hessian % 3]);
             meta[k++] = slines[0];
             snprintf(slines[1], sizeof slines[1], "damping_alpha=%.17g  damping_beta=%.17g",
                      so->damping_alpha, so->damping_beta);

@@ -1313,7 +1313,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
                                        .hessian = WEFT_SOLVER_HESSIAN_PROJECTED};
     static const char *const linear_names[] = {"cholmod", "ppcg", NULL};
     static const char *const precond_names[] = {"none", "jacobi", "block_jacobi", NULL};
-    static const char *const hessian_names[] = {"projected", "exact", NULL};
+    static const char *const hessian_names[] = {"projected", "exact", "clamp", NULL};
     int linear = 0, hessian = 0;
     m->contact_margin = 1e-3;
     if ((rc = get_double(s, "scene", "dt", 0, true, 10, false, &m->dt, err)) ||
@@ -1369,7 +1369,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     }
 
     m->solver.linear = linear ? WEFT_LINEAR_PPCG : WEFT_LINEAR_CHOLMOD;
-    m->solver.hessian = hessian ? WEFT_SOLVER_HESSIAN_EXACT : WEFT_SOLVER_HESSIAN_PROJECTED;
+    m->solver.hessian = (weft_solver_hessian)hessian; /* the names are in enum order */
     if ((rc = read_solvers(s, m, err))) return rc;
     if ((rc = read_collision(s, m, err))) return rc;
     if ((rc = read_collision_stages(s, m, err))) return rc;

@@ -186,10 +186,12 @@ typedef struct weft_energy_params {
 /* What an energy type's hessian returns. */
 typedef enum {
     WEFT_HESSIAN_EXACT = 0, /* ∂²Ψ/∂x², possibly indefinite */
-    WEFT_HESSIAN_ANALYTIC,  /* PSD projection from the type's analytic eigensystem (Smith,
-                               de Goes, Kim 2019); CLAMP for types without one */
-    WEFT_HESSIAN_CLAMP,     /* PSD projection by clamping negative eigenvalues (LAPACKE
-                               dsyev) of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
+    WEFT_HESSIAN_ANALYTIC,  /* PSD projection from the type's structure: the analytic
+                               eigensystem of isotropic F-based types (Smith, de Goes, Kim
+                               2019), the closed-form hinge-coordinate blocks of
+                               dihedral_bending; CLAMP for types without either */
+    WEFT_HESSIAN_CLAMP,     /* PSD projection by clamping negative eigenvalues (weft_psd_clamp)
+                               of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
 } weft_hessian_mode;
 
 /* An energy (or constraint) type. Ψ and its derivatives act on one element whose
@@ -212,8 +214,9 @@ typedef struct weft_energy_type {
      * gradient into g when g != NULL; returns Ψ. */
     double (*hessian)(const weft_element *e, const double *xe, weft_hessian_mode mode,
                       double *g, double *H);
-    /* True when WEFT_HESSIAN_ANALYTIC uses an analytic eigensystem (isotropic energies);
-     * false when it falls back to clamping. */
+    /* True when WEFT_HESSIAN_ANALYTIC uses an analytic eigensystem that gives CLAMP's
+     * matrix (isotropic energies); false when it falls back to clamping, or (dihedral
+     * bending) projects in other coordinates than CLAMP. */
     bool analytic_psd;
     /* Native constraint C(xe) for position-based solvers; fills dC/dxe if grad != NULL. */
     double (*constraint)(const weft_element *e, const double *xe, double *grad);
@@ -322,9 +325,13 @@ typedef enum { WEFT_LINEAR_CHOLMOD = 0, WEFT_LINEAR_PPCG } weft_linear_kind;
 
 /* Hessian the implicit integrators assemble ([solver] hessian). */
 typedef enum {
-    WEFT_SOLVER_HESSIAN_PROJECTED = 0, /* PSD-projected element Hessians (default) */
+    WEFT_SOLVER_HESSIAN_PROJECTED = 0, /* PSD-projected element Hessians (default):
+                                          WEFT_HESSIAN_ANALYTIC */
     WEFT_SOLVER_HESSIAN_EXACT,         /* exact, possibly indefinite: a not-SPD system is
                                           retried with the projected one */
+    WEFT_SOLVER_HESSIAN_CLAMP,         /* every element Hessian clamped by the generic
+                                          eigen-solver (WEFT_HESSIAN_CLAMP): the reference
+                                          the structured projections are compared with */
 } weft_solver_hessian;
 
 /* Solver settings shared by every solver type. */

@@ -321,7 +321,8 @@ static double assemble(im_state *st, const weft_model *m, const double *x, bool 
     double t0 = weft_now();
     weft_hessian_mode mode = m->solver.hessian == WEFT_SOLVER_HESSIAN_EXACT && !force_projected
                                  ? WEFT_HESSIAN_EXACT
-                                 : WEFT_HESSIAN_ANALYTIC;
+                             : m->solver.hessian == WEFT_SOLVER_HESSIAN_CLAMP ? WEFT_HESSIAN_CLAMP
+                                                                              : WEFT_HESSIAN_ANALYTIC;
     double E = weft_assembly_run(st->as, m, x, mode, st->gE, m->solver.threads);
     if (!isfinite(E)) weft_assembly_check(st->as, err);
     st->stats.assemble_s += weft_now() - t0;

@@ -518,7 +518,7 @@ bench_implicit)
     [ -z "$bad" ] || fail "line $bad of the table does not have 13 columns"
     for res in 8 12; do
         got=$(awk -F '\t' -v r=$res '$1 == r { print $5 "@" $6 "@" $7 }' "$tsv" | LC_ALL=C sort | tr '\n' ' ')
-        want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_exact_assemble@2@- newton_exact_factor_solve@2@- newton_exact_filter@2@- newton_exact_iteration@2@- newton_exact_line_search@2@- newton_exact_linear@2@- newton_factor_solve@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
+        want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_clamp_assemble@2@- newton_clamp_factor_solve@2@- newton_clamp_filter@2@- newton_clamp_iteration@2@- newton_clamp_line_search@2@- newton_clamp_linear@2@- newton_exact_assemble@2@- newton_exact_factor_solve@2@- newton_exact_filter@2@- newton_exact_iteration@2@- newton_exact_line_search@2@- newton_exact_linear@2@- newton_factor_solve@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
         [ "$got" = "$want" ] || fail "size $res: rows '$got'"
         verts=$(awk -F '\t' -v r=$res '$1 == r { print $2; exit }' "$tsv")
         [ "$verts" = $((res * res)) ] || fail "size $res: $verts vertices, expected $((res * res))"
