@@ -242,9 +242,10 @@ static void angle_hessian(const double *xe, double Ht[144]) {
  * rigid translations and the stretch along the edge ν, ν_i = ((p_i − p0)·ê) ê (see the
  * file comment), so H = Qᵀ (Q H Qᵀ) Q for any orthonormal basis Q (8×12) of N's
  * orthogonal complement, and the clamp of Q H Qᵀ mapped back is the clamp of H. Q is the
- * Helmert basis of the translation-free subspace (9×12, as in
- * weft_psd_clamp_translation_free) followed by the Householder reflection that sends ν's
- * coordinates y in it to the last axis; its first 8 rows are Q. y ≠ 0 because ν0 = 0 and
+ * Helmert basis of the translation-free subspace (9×12: row r − 1 of B is
+ * (1, …, 1, −r, 0, …)/√(r(r + 1)) over the vertices, times I₃) followed by the
+ * Householder reflection that sends ν's coordinates y in it to the last axis; its first
+ * 8 rows are Q. y ≠ 0 because ν0 = 0 and
  * ν1 = e are not equal (ν is not a translation). */
 static void clamp_hinge(double H[144], const double *xe) {
     double B[3][4] = {{0}};

@@ -122,12 +122,6 @@ int weft_symeig_tridiagonal(int n, double *d, double *e, double *Z);
  * A is already PSD. */
 bool weft_psd_clamp(double *A, int n);
 
-/* The same projection for a (3nv)×(3nv) element Hessian H that annihilates rigid
- * translations (every energy of an element that only sees relative positions): clamps
- * the (3nv − 3)² matrix of H restricted to the translation-free subspace (a Helmert
- * basis), which is the same projection for a smaller eigenproblem. nv ≤ 4. */
-void weft_psd_clamp_translation_free(double *H, int nv);
-
 /* The hinge coordinates of dihedral_bending.c at a non-degenerate hinge xe (12 values,
  * m): T (8×12, y = T δx: the wing offsets ℓ_A, ℓ_B in the plane ⊥ ê, the edge tilt Lτ,
  * the wings' axial offsets) and R (8×12, row p = column p of a right inverse, T Rᵀ = I).

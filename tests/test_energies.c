@@ -1490,63 +1490,6 @@ done:
     weft_model_free(&m);
 }
 
-/* weft_psd_clamp_translation_free (the hinge's projection) equals the full clamp
- * weft_psd_clamp on matrices that annihilate translations: H = Dᵀ S D with D the map from
- * the nv vertex positions to the nv − 1 positions relative to vertex 0 and S a random
- * symmetric (indefinite) matrix, for nv = 2, 3, 4; and a PSD H comes back unchanged. */
-static void test_psd_translation_free(void) {
-    lcg g = {4242};
-    int indefinite = 0;
-    for (int nv = 2; nv <= 4; nv++)
-        for (int trial = 0; trial < 20; trial++) {
-            int n = 3 * nv, m = 3 * (nv - 1);
-            double S[81], D[9 * 12] = {0}, H[144], Hfull[144], DS[9 * 12];
-            for (int i = 0; i < m; i++)
-                for (int j = 0; j <= i; j++) S[i * m + j] = S[j * m + i] = rnd_in(&g, -1, 1);
-            if (trial % 5 == 0) /* a PSD one: S = L Lᵀ */
-                for (int i = 0; i < m; i++)
-                    for (int j = 0; j < m; j++) {
-                        double sum = 0.0;
-                        for (int k = 0; k < m; k++) sum += S[i * m + k] * S[j * m + k];
-                        DS[i * m + j] = sum;
-                    }
-            if (trial % 5 == 0) memcpy(S, DS, sizeof(double) * m * m);
-            for (int r = 0; r < nv - 1; r++) /* row 3r + i: x_{r+1} − x_0, component i */
-                for (int i = 0; i < 3; i++) {
-                    D[(3 * r + i) * n + i] = -1.0;
-                    D[(3 * r + i) * n + 3 * (r + 1) + i] = 1.0;
-                }
-            for (int i = 0; i < m; i++) /* DS = S D (m × n) */
-                for (int c = 0; c < n; c++) {
-                    double sum = 0.0;
-                    for (int k = 0; k < m; k++) sum += S[i * m + k] * D[k * n + c];
-                    DS[i * n + c] = sum;
-                }
-            for (int a = 0; a < n; a++) /* H = Dᵀ (S D) */
-                for (int c = 0; c < n; c++) {
-                    double sum = 0.0;
-                    for (int k = 0; k < m; k++) sum += D[k * n + a] * DS[k * n + c];
-                    H[a * n + c] = sum;
-                }
-            memcpy(Hfull, H, sizeof(double) * n * n);
-            bool changed = weft_psd_clamp(Hfull, n);
-            double Hin[144], scale = max_abs(H, n * n);
-            memcpy(Hin, H, sizeof Hin);
-            weft_psd_clamp_translation_free(H, nv);
-            double err = 0.0;
-            for (int i = 0; i < n * n; i++) err = fmax(err, fabs(H[i] - Hfull[i]));
-            CHECK(err <= 1e-12 * scale);
-            /* S = L Lᵀ is PSD (and, almost surely, definite), so H is PSD: the reduced
-             * matrix has no negative eigenvalue and H comes back bit for bit — unlike the
-             * full clamp, which sees H's three zero eigenvalues as ±1e-16. */
-            if (trial % 5 == 0) CHECK(memcmp(H, Hin, sizeof(double) * n * n) == 0);
-            indefinite += trial % 5 != 0 && changed;
-        }
-    /* Most random symmetric S are indefinite, so the clamp really ran (not vacuous). */
-    printf("psd_translation_free: %d of 48 indefinite matrices needed clamping\n", indefinite);
-    CHECK(indefinite >= 40);
-}
-
 /* Reference PSD projection of a symmetric 12×12 matrix, independent of weft_psd_clamp:
  * the full 12×12 eigendecomposition by LAPACKE dsyevr, negative eigenvalues dropped.
  * Returns the number of negative eigenvalues. */
@@ -1884,7 +1827,6 @@ static void test_hinge_projection(void) {
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"symeig", test_symeig},
-        {"psd_translation_free", test_psd_translation_free},
         {"registry_complete", test_registry_complete},
         {"registry_gradients", test_registry_gradients},
         {"registry_hessians", test_registry_hessians},
