@@ -55,9 +55,9 @@
  * coordinates, which CLAMP computes (below); it is within ‖T‖²‖R‖² of it (R the right
  * inverse of T, test_energies.hinge_projection; observed within 3.01× in distance to H).
  * Newton on the hanging cloth converged identically with the two (README, issue 4's note),
- * at 1.1 µs against 3.3 µs per hinge. test_energies.hinge_projection checks the block
- * structure of the exact Hessian to 1e-10 ‖H‖ and the closed form against a LAPACK
- * clamp of R H Rᵀ's blocks.
+ * at 1.3 µs against 3.5 µs per hinge (bench_energies, one thread).
+ * test_energies.hinge_projection checks the block structure of the exact Hessian to
+ * 1e-10 ‖H‖ and the closed form against a LAPACK clamp of R H Rᵀ's blocks.
  *
  * Projection in Cartesian coordinates (WEFT_HESSIAN_CLAMP): the clamp of the eigenvalues
  * of the 12×12 H (weft_psd_clamp), on the subspace where it can be non-zero. H annihilates
