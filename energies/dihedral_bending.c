@@ -429,7 +429,10 @@ static void project_hinge(const double *xe, double k, double C, double H[144]) {
         Pp[i] = pp[0] * f.u[0][i] + pp[1] * f.u[1][i];
         Pm[i] = pm[0] * f.u[0][i] + pm[1] * f.u[1][i];
     }
-    for (int v = 0; v < 4; v++) cz1[v] = z1[0] * cA[v] + z1[1] * cB[v], cz2[v] = z2[0] * cA[v] + z2[1] * cB[v];
+    for (int v = 0; v < 4; v++) {
+        cz1[v] = z1[0] * cA[v] + z1[1] * cB[v];
+        cz2[v] = z2[0] * cA[v] + z2[1] * cB[v];
+    }
     kron(cT, Pp, B[0]), kron(cz1, f.u[2], B[1]), kron(cT, Pm, B[2]), kron(cz2, f.u[2], B[3]);
     double kc = k * C;
     d[0] = kc * b1 / (L * L), d[1] = 0.0, d[2] = -kc * b1 / (L * L), d[3] = 0.0;

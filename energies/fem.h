@@ -118,8 +118,8 @@ int weft_symeig(const double *A, int n, double *w, double *Z);
 int weft_symeig_tridiagonal(int n, double *d, double *e, double *Z);
 
 /* Replaces the symmetric n×n matrix A by its PSD projection (negative eigenvalues set to
- * zero) using weft_symeig (LAPACKE_dsyev if that fails); n ≤ 12. Returns false, leaving A untouched bit for bit, when
- * A is already PSD. */
+ * zero) using weft_symeig (LAPACKE_dsyev if that fails); n ≤ 12. Returns false, leaving
+ * A untouched bit for bit, when A is already PSD. */
 bool weft_psd_clamp(double *A, int n);
 
 /* The hinge coordinates of dihedral_bending.c at a non-degenerate hinge xe (12 values,

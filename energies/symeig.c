@@ -99,8 +99,7 @@ static void tridiagonalise(double *A, int n, double *d, double *e, double *Z) {
 
 /* True if e_i is negligible beside its two diagonal neighbours. */
 static bool negligible(const double *d, const double *e, int i) {
-    return fabs(e[i]) <= 0.5 * DBL_EPSILON * (fabs(d[i]) + fabs(d[i + 1])) ||
-           fabs(e[i]) < DBL_MIN;
+    return fabs(e[i]) <= 0.5 * DBL_EPSILON * (fabs(d[i]) + fabs(d[i + 1])) || fabs(e[i]) < DBL_MIN;
 }
 
 /* One implicit Wilkinson-shifted QR step on T(lo:hi, lo:hi), rotations applied to Z. */
