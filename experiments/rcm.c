@@ -133,24 +133,13 @@ static int take_options(int argc, char **argv, char **rest, rcm_opts *o) {
     return n;
 }
 
-/* A uniformly random permutation of 0..n-1 (Fisher-Yates with a 64-bit LCG). */
-static void shuffle(int *perm, int n, uint64_t seed) {
-    for (int i = 0; i < n; i++) perm[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        int j = (int)((seed >> 33) % (uint64_t)(i + 1));
-        int t = perm[i];
-        perm[i] = perm[j], perm[j] = t;
-    }
-}
-
 /* Renumbers m into ordering o (0..3) with weft_model_permute. */
 static int reorder(weft_model *m, int o, uint64_t seed, weft_error *err) {
     int *perm = malloc((size_t)m->n * sizeof *perm);
     if (!perm) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
     int rc = WEFT_OK;
     if (o >= 2) { /* shuffled first */
-        shuffle(perm, m->n, seed);
+        weft_shuffled_order(perm, m->n, seed);
         rc = weft_model_permute(m, perm, err);
     }
     if (!rc && (o == 1 || o == 3)) {

@@ -166,3 +166,13 @@ int weft_model_rcm_order(const weft_model *m, int *perm, weft_error *err) {
     free(order), free(part_of), free(fill);
     return WEFT_OK;
 }
+
+void weft_shuffled_order(int *perm, int n, unsigned long long seed) {
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        int j = (int)((seed >> 33) % (unsigned long long)(i + 1));
+        int t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+}

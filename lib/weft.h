@@ -459,6 +459,11 @@ int weft_model_permute(weft_model *m, const int *perm, weft_error *err);
  * vertices kept in its block, into perm (n entries, for weft_model_permute). */
 int weft_model_rcm_order(const weft_model *m, int *perm, weft_error *err);
 
+/* A uniformly random permutation of 0..n−1 into perm (Fisher–Yates driven by a 64-bit
+ * LCG from seed: the same seed gives the same order on every machine), the worst-case
+ * vertex order RCM is measured against (experiments/rcm.c, tests/test_reorder.c). */
+void weft_shuffled_order(int *perm, int n, unsigned long long seed);
+
 /* ------------------------------------------------------------------------------ */
 /* Scenes                                                                          */
 /* ------------------------------------------------------------------------------ */

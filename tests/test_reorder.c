@@ -18,17 +18,6 @@ static bool build(weft_model *m, const char *scene, const char *const *sets) {
     return scene_build(scene, sets, weft_energy_registry, m);
 }
 
-/* A uniformly shuffled permutation of 0..n-1 (Fisher-Yates, fixed-seed LCG). */
-static void shuffle(int *perm, int n, uint64_t seed) {
-    for (int i = 0; i < n; i++) perm[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        int j = (int)((seed >> 33) % (uint64_t)(i + 1));
-        int t = perm[i];
-        perm[i] = perm[j], perm[j] = t;
-    }
-}
-
 /* Bandwidth max |i − j| over the blocks of m's Hessian pattern; -1 on failure. */
 static int bandwidth(const weft_model *m) {
     weft_bsr A = {0};
@@ -95,7 +84,7 @@ static void test_pbd_bitwise(void) {
             if (kind == 0)
                 CHECK(weft_model_rcm_order(&b, perm, &err) == WEFT_OK);
             else
-                shuffle(perm, b.n, 7);
+                weft_shuffled_order(perm, b.n, 7);
             bool moved = false;
             for (int k = 0; k < b.n; k++) moved = moved || perm[k] != k;
             CHECK(moved); /* the test would be empty for the identity */
@@ -153,7 +142,7 @@ static void test_energy_hessian(void) {
     }
     memcpy(b.x, a.x, 3 * (size_t)a.n * sizeof *a.x);
     int n = a.n, *perm = malloc((size_t)n * sizeof *perm);
-    shuffle(perm, n, 3);
+    weft_shuffled_order(perm, n, 3);
     weft_error err = {{0}};
     CHECK(weft_model_permute(&b, perm, &err) == WEFT_OK);
     double *ga = calloc(3 * (size_t)n, sizeof *ga), *gb = calloc(3 * (size_t)n, sizeof *gb);
@@ -212,7 +201,7 @@ static void test_bandwidth(void) {
         CHECK(bw_rcm > 0 && bw_rcm <= 3 * 6 && 4 * bw_rcm < bw_grid);
         int *perm = malloc((size_t)a.n * sizeof *perm);
         weft_error err = {{0}};
-        shuffle(perm, a.n, 11);
+        weft_shuffled_order(perm, a.n, 11);
         CHECK(weft_model_permute(&a, perm, &err) == WEFT_OK);
         int bw_shuffled = bandwidth(&a);
         CHECK(bw_shuffled > a.n / 2);
