@@ -183,12 +183,7 @@ int main(int argc, char **argv) {
     }
     double duration = weft_sweep_number("duration", vals[2]);
     double ref_dt = weft_sweep_number("reference-dt", vals[4]);
-    double ref_its_d = weft_sweep_number("reference-iterations", vals[5]);
-    if (ref_its_d != floor(ref_its_d) || ref_its_d > 1e6) {
-        fprintf(stderr, "error: --reference-iterations: '%s' is not a whole number >= 1\n", vals[5]);
-        return 2;
-    }
-    int ref_its = (int)ref_its_d;
+    int ref_its = weft_sweep_count("reference-iterations", vals[5], 1e6);
     char *end;
     errno = 0;
     double ref_tol = strtod(vals[6], &end);

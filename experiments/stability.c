@@ -123,14 +123,9 @@ int main(int argc, char **argv) {
     if (nk < 0 || nd < 0) return 2;
     qsort(dts, (size_t)nd, sizeof *dts, descending);
     double duration = weft_sweep_number("duration", vals[2]);
-    double max_steps_d = weft_sweep_number("max-steps", vals[3]);
+    int max_steps = weft_sweep_count("max-steps", vals[3], 1e8);
     double strain_limit = weft_sweep_number("strain-limit", vals[4]);
     double energy_factor = weft_sweep_number("energy-factor", vals[5]);
-    if (max_steps_d != floor(max_steps_d) || max_steps_d > 1e8) {
-        fprintf(stderr, "error: --max-steps: '%s' is not a whole number >= 1\n", vals[3]);
-        return 2;
-    }
-    int max_steps = (int)max_steps_d;
     if (cli.nset > 64 - 3) {
         fprintf(stderr, "error: too many --set options (61 at most here)\n");
         return 2;

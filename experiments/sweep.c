@@ -102,6 +102,15 @@ double weft_sweep_number(const char *option, const char *text) {
     return v;
 }
 
+int weft_sweep_count(const char *option, const char *text, double max) {
+    double v = weft_sweep_number(option, text);
+    if (v != floor(v) || v > max) {
+        fprintf(stderr, "error: --%s: '%s' is not a whole number >= 1\n", option, text);
+        exit(2);
+    }
+    return (int)v;
+}
+
 int weft_sweep_grid(weft_cli *cli, const char *value, int dflt, char buf[2][32]) {
     int n = cli->scene_given ? 0 : dflt;
     if (value) {

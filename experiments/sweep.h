@@ -27,6 +27,10 @@ int weft_sweep_numbers(const char *option, const char *text, double *out, int ma
 /* Parses one positive number (decimal or "1/N"); exits 2 with an error naming option. */
 double weft_sweep_number(const char *option, const char *text);
 
+/* Parses a whole number from 1 to max (a count: iterations, steps); exits 2 with an error
+ * naming option otherwise. */
+int weft_sweep_count(const char *option, const char *text, double max);
+
 /* Applies --grid: value (NULL when absent: dflt if the scene is the default one, else
  * none; "0": none) becomes "--set mesh.nx=N --set mesh.ny=N" in cli, written into buf.
  * Returns N (0 for the scene's own mesh); exits 2 after an error on a bad value. */
