@@ -67,6 +67,7 @@ static const double AGREE_TOL = 1e-4; /* PPCG (1e-8) vs CHOLMOD, relative */
 typedef struct newton_sys {
     int res;             /* grid vertices per side */
     weft_model m;
+    weft_config *cfg;    /* its settings (scene and --set) */
     weft_assembly *as;
     weft_bsr *A;         /* M/h² + ∇²E(x) */
     weft_filter f;       /* pins, z = 0 */
@@ -175,6 +176,7 @@ static void free_sys(newton_sys *s) {
     weft_assembly_free(&s->as);
     weft_filter_destroy(&s->f);
     weft_model_free(&s->m);
+    weft_config_free(&s->cfg);
     free(s->x);
     free(s->xt);
     free(s->b);
@@ -196,13 +198,13 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
     cli.set[cli.nset++] = b;
     cli.steps = -1, cli.threads = threads;
     weft_error err = {{0}};
-    if (weft_cli_build(&cli, &s->m, &err) != WEFT_OK) {
+    if (weft_cli_build(&cli, &s->m, &s->cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
     weft_model *m = &s->m;
     if (steps > 0) {
-        void *st = weft_pbd_gauss_seidel.create(m, &err);
+        void *st = weft_pbd_gauss_seidel.create(m, s->cfg, &err);
         if (!st) {
             fprintf(stderr, "error: pbd_gauss_seidel: %s\n", err.msg);
             return -1;
@@ -390,11 +392,12 @@ static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *n
 static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
                         double *ratio) {
     weft_model *m = &s->m;
-    m->solver.linear = WEFT_LINEAR_CHOLMOD;
-    m->solver.hessian = hessian;
-    m->solver.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
+    weft_implicit_settings *set = weft_config_find(s->cfg, weft_newton_euler.settings);
+    set->linear = WEFT_LINEAR_CHOLMOD;
+    set->hessian = hessian;
+    set->common.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
     weft_error err = {{0}};
-    void *st = weft_newton_euler.create(m, &err);
+    void *st = weft_newton_euler.create(m, s->cfg, &err);
     if (!st) {
         fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res, err.msg);
         return -1;
@@ -414,7 +417,7 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
         return -1;
     }
     double k = 1e3 / (double)it;
-    int th = m->solver.threads;
+    int th = set->common.threads;
     /* Row names are string literals (rows keep the pointer). */
     static const char *const names[3][6] = {
         {"newton_iteration", "newton_assemble", "newton_filter", "newton_linear",

@@ -11,6 +11,7 @@
  */
 #include "pbd_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,36 @@ double pbd_mapped_stiffness(double k, int iterations, bool mapping) {
     return 1.0 - pow(1.0 - k, 1.0 / (double)iterations);
 }
 
-int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
+#define F(field) offsetof(weft_pbd_settings, field)
+const weft_param pbd_params[] = {
+    {.key = "k_stretch", .type = WEFT_PARAM_DOUBLE, .offset = F(k_stretch), .unit = "1",
+     .lo = 0, .hi = 1, .dflt = 1, .doc = "distance constraint stiffness (1: hard)"},
+    {.key = "k_bending", .type = WEFT_PARAM_DOUBLE, .offset = F(k_bending), .unit = "1",
+     .lo = 0, .hi = 1, .dflt = 0.1, .doc = "dihedral bending constraint stiffness"},
+    {.key = "k_damping", .type = WEFT_PARAM_DOUBLE, .offset = F(k_damping), .unit = "1",
+     .lo = 0, .hi = 1, .dflt = 0.01, .doc = "§3.5 damping that keeps rigid-body motion"},
+    {.key = "k_pressure", .type = WEFT_PARAM_DOUBLE, .offset = F(k_pressure), .unit = "1",
+     .lo = 0, .hi = 100, .dflt = 0,
+     .doc = "§4.4 balloon overpressure V = k V0 (closed meshes; 0: none)"},
+    {.key = "stiffness_mapping", .type = WEFT_PARAM_BOOL, .offset = F(stiffness_mapping),
+     .unit = "", .dflt = 1, .doc = "§3.3 k' = 1 - (1 - k)^(1/iterations)"},
+    {.key = "self_collision", .type = WEFT_PARAM_BOOL, .offset = F(self_collision), .unit = "",
+     .dflt = 0, .doc = "§4.3 vertex-triangle self-collision constraints"},
+    {.key = "self_thickness", .type = WEFT_PARAM_DOUBLE, .offset = F(self_thickness),
+     .unit = "m", .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 0.005,
+     .doc = "§4.3 cloth thickness kept between a vertex and a triangle"},
+    {0},
+};
+#undef F
+
+int pbd_state_init(pbd_state *st, const weft_model *m, weft_config *cfg,
+                   const weft_param_table *tables, weft_error *err) {
     memset(st, 0, sizeof *st);
+    weft_config_settings(cfg, tables, &st->set);
+    if (st->set.k_pressure > 0.0 && !m->mesh.closed)
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "pbd.k_pressure = %g: the balloon constraint needs a closed mesh",
+                         st->set.k_pressure);
     /* PBD's constraints are its own model (§4.1): one distance constraint per mesh edge
      * and one bending constraint per hinge, with rest values from the rest mesh and the
      * stiffness of [pbd]; the scene's energy terms are for energy-based solvers. */
@@ -33,7 +62,7 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
                          "position-based solvers have no tetrahedral constraints; a "
                          "tetrahedral mesh needs an energy-based solver (./weft list)");
     st->n = m->n;
-    st->threads = m->solver.threads;
+    st->threads = st->set.common.threads;
     st->p = malloc(3 * (size_t)m->n * sizeof *st->p);
     st->w = malloc((size_t)m->n * sizeof *st->w);
     st->ndist = mesh->ne;
@@ -42,7 +71,7 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
     st->bend = malloc((size_t)(st->nbend + 1) * sizeof *st->bend);
     st->cap_contact = m->ncolliders > 0 ? m->n * m->ncolliders : 1;
     st->contact = malloc((size_t)st->cap_contact * sizeof *st->contact);
-    st->balloon = m->pbd.k_pressure > 0.0;
+    st->balloon = st->set.k_pressure > 0.0;
     st->vgrad = st->balloon ? malloc(3 * (size_t)m->n * sizeof *st->vgrad) : NULL;
     if (!st->p || !st->w || !st->dist || !st->bend || !st->contact ||
         (st->balloon && !st->vgrad)) {
@@ -64,9 +93,9 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
         double theta0 = weft_hinge_angle(&x[3 * v[0]], &x[3 * v[1]], &x[3 * v[2]], &x[3 * v[3]], NULL);
         st->bend[i] = (pbd_bend){{v[0], v[1], v[2], v[3]}, theta0};
     }
-    int it = m->solver.iterations;
-    st->k_stretch = pbd_mapped_stiffness(m->pbd.k_stretch, it, m->pbd.stiffness_mapping);
-    st->k_bend = pbd_mapped_stiffness(m->pbd.k_bending, it, m->pbd.stiffness_mapping);
+    int it = st->set.common.iterations;
+    st->k_stretch = pbd_mapped_stiffness(st->set.k_stretch, it, st->set.stiffness_mapping);
+    st->k_bend = pbd_mapped_stiffness(st->set.k_bending, it, st->set.stiffness_mapping);
     int rc = pbd_self_init(st, m, err);
     if (rc != WEFT_OK) pbd_state_free(st);
     return rc;
@@ -287,7 +316,7 @@ void pbd_project_balloon(pbd_state *st, const weft_model *m, double *p, double *
             }
         }
     }
-    double C = V - m->pbd.k_pressure * m->rest_volume;
+    double C = V - st->set.k_pressure * m->rest_volume;
     double denom = 0.0;
     for (int i = 0; i < m->n; i++)
         denom += st->w[i] * (g[3 * i] * g[3 * i] + g[3 * i + 1] * g[3 * i + 1] +
@@ -312,7 +341,7 @@ int pbd_begin_step(pbd_state *st, weft_model *m, weft_error *err) {
         if (m->w[i] > 0.0)
             for (int k = 0; k < 3; k++) m->v[3 * i + k] += h * m->gravity[k];
     /* (6) damping that keeps rigid-body motion. */
-    pbd_damp_velocities(m, m->v, m->pbd.k_damping);
+    pbd_damp_velocities(m, m->v, st->set.k_damping);
     /* (7) prediction; pinned vertices go to their scripted position at t + h. */
     for (int i = 0; i < 3 * m->n; i++) st->p[i] = m->x[i] + h * m->v[i];
     weft_model_apply_pins(m, m->t + h, st->p);

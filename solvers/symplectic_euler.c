@@ -49,7 +49,8 @@ static void se_destroy(void *state) {
     free(st);
 }
 
-static void *se_create(const weft_model *m, weft_error *err) {
+static void *se_create(const weft_model *m, weft_config *cfg, weft_error *err) {
+    (void)cfg; /* no settings */
     se_state *st = calloc(1, sizeof *st);
     if (st) {
         st->grad = malloc(3 * (size_t)(m->n > 0 ? m->n : 1) * sizeof *st->grad);

@@ -283,20 +283,25 @@ weft_collision_options weft_collision_options_default(void) {
                                     .impact_zones = true};
 }
 
-weft_collision_options weft_collision_options_from_model(const weft_model *m) {
+weft_collision_options weft_collision_options_from_settings(const weft_model *m,
+                                                            const weft_collision_settings *s) {
+    weft_collision_settings d;
+    if (!s) {
+        weft_settings_default(weft_bridson_stage.settings, &d);
+        s = &d;
+    }
     weft_collision_options o = weft_collision_options_default();
-    const weft_collision_settings *s = &m->collision;
     if (s->thickness > 0.0) o.thickness = s->thickness;
     o.ccd_tolerance = 0.1 * o.thickness;
     o.friction = s->friction;
-    o.stiffness = s->stiffness;
+    o.stiffness = s->stiffness > 0.0 ? s->stiffness : m->material.stretch_stiffness;
     o.margin = m->contact_margin;
-    o.broad_phase = s->broad_phase;
+    o.broad_phase = (weft_broad_phase_kind)s->broad_phase;
     if (s->max_iterations > 0) o.max_iterations = s->max_iterations;
     o.count_intersections = s->count_intersections;
-    o.repulsions = !s->no_repulsions;
-    o.ccd = !s->no_ccd;
-    o.impact_zones = !s->no_impact_zones;
+    o.repulsions = s->repulsions;
+    o.ccd = s->ccd;
+    o.impact_zones = s->impact_zones;
     return o;
 }
 
@@ -344,7 +349,7 @@ static int make_broad_phase(const weft_collision_options *o, const weft_mesh *me
 
 weft_collision_pipeline *weft_collision_create(const weft_model *m,
                                                const weft_collision_options *opt, weft_error *err) {
-    weft_collision_options o = opt ? *opt : weft_collision_options_from_model(m);
+    weft_collision_options o = opt ? *opt : weft_collision_options_from_settings(m, NULL);
     const char *bad = NULL;
     if (!(o.thickness > 0.0 && isfinite(o.thickness)))
         bad = "thickness must be a positive number of metres";

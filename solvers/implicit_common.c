@@ -1,0 +1,383 @@
+/* implicit_common.c — what the implicit integrators (implicit_linearised.c, newton.c)
+ * share: their settings, the state, the scheme's anchor, contacts and filters, the linear
+ * solve, assembly and friction. implicit_internal.h holds the equations of both forms.
+ */
+#include "implicit_internal.h"
+
+#include <omp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#define F(field) offsetof(weft_implicit_settings, field)
+static const char *const linear_names[] = {"cholmod", "ppcg", NULL};
+static const char *const precond_names[] = {"none", "jacobi", "block_jacobi", NULL};
+static const char *const hessian_names[] = {"projected", "exact", "clamp", NULL};
+
+const weft_param im_linearised_params[] = {
+    {.key = "linear",
+     .type = WEFT_PARAM_NAME,
+     .offset = F(linear),
+     .unit = "",
+     .names = linear_names,
+     .dflt = 0,
+     .doc = "linear solver of each system"},
+    {.key = "preconditioner",
+     .type = WEFT_PARAM_NAME,
+     .offset = F(preconditioner),
+     .unit = "",
+     .names = precond_names,
+     .dflt = 2,
+     .doc = "PPCG preconditioner"},
+    {.key = "cg_tolerance",
+     .type = WEFT_PARAM_DOUBLE,
+     .offset = F(cg_tolerance),
+     .unit = "1",
+     .lo = 0,
+     .hi = 1,
+     .flags = WEFT_PARAM_LO_OPEN,
+     .dflt = 1e-8,
+     .doc = "PPCG relative residual"},
+    {.key = "cg_iterations",
+     .type = WEFT_PARAM_INT,
+     .offset = F(cg_iterations),
+     .unit = "",
+     .lo = 1,
+     .hi = 100000000,
+     .dflt = 1000,
+     .doc = "PPCG iteration cap"},
+    {.key = "damping_alpha",
+     .type = WEFT_PARAM_DOUBLE,
+     .offset = F(damping_alpha),
+     .unit = "1/s",
+     .lo = 0,
+     .hi = 1e6,
+     .dflt = 0,
+     .doc = "Rayleigh damping D = alpha M + beta K"},
+    {.key = "damping_beta",
+     .type = WEFT_PARAM_DOUBLE,
+     .offset = F(damping_beta),
+     .unit = "s",
+     .lo = 0,
+     .hi = 1e6,
+     .dflt = 0,
+     .doc = "Rayleigh damping's stiffness part"},
+    {.key = "hessian",
+     .type = WEFT_PARAM_NAME,
+     .offset = F(hessian),
+     .unit = "",
+     .names = hessian_names,
+     .dflt = 0,
+     .doc = "element Hessians: PSD-projected, exact, or clamped by the generic eigensolver"},
+    {0},
+};
+
+const weft_param im_newton_params[] = {
+    {.key = "tolerance",
+     .type = WEFT_PARAM_DOUBLE,
+     .offset = F(tolerance),
+     .unit = "1",
+     .lo = 0,
+     .hi = 1,
+     .flags = WEFT_PARAM_LO_OPEN,
+     .dflt = 1e-6,
+     .doc = "stop at |S grad G| <= tolerance |S grad G(x0)|"},
+    {0},
+};
+#undef F
+
+void im_destroy(void *state) {
+    im_state *st = state;
+    if (!st) return;
+    weft_assembly_free(&st->as);
+    weft_filter_destroy(&st->f);
+    weft_ppcg_free(&st->pcg);
+    weft_cholmod_solver_free(&st->chol);
+    double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
+                   st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
+    free(st->contact);
+    free(st);
+}
+
+void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *type,
+                const weft_param_table *tables, bool newton, bool bdf2, im_form form,
+                weft_error *err) {
+    im_state *st = calloc(1, sizeof *st);
+    if (!st) goto nomem;
+    st->type = type, st->newton = newton, st->bdf2 = bdf2, st->form = form, st->n = m->n;
+    weft_config_settings(cfg, tables, &st->set);
+    size_t n = m->n > 0 ? (size_t)m->n : 1, n3 = 3 * n;
+    double **v[] = {&st->x,    &st->g, &st->gE, &st->dx,     &st->rhs,   &st->xt,    &st->a,
+                    &st->vbar, &st->w, &st->q,  &st->xtrial, &st->xprev, &st->vprev, &st->cn};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!(*v[i] = calloc(n3, sizeof(double)))) goto nomem;
+    if (!(st->dmass = calloc(n, sizeof(double))) || !(st->contact = malloc(n * sizeof(int))))
+        goto nomem;
+    for (size_t i = 0; i < n; i++) st->contact[i] = -1;
+    if (weft_filter_create(&st->f, m->n, err)) goto fail;
+    st->as = weft_assembly_create(m, err);
+    if (!st->as) goto fail;
+    st->A = weft_assembly_matrix(st->as);
+    if (st->set.damping_beta > 0.0 &&
+        !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
+        goto nomem;
+    if (st->set.linear == WEFT_LINEAR_PPCG) {
+        if (!(st->pcg = weft_ppcg_create(m->n, err))) goto fail;
+    } else {
+        /* Debian's CHOLMOD parallelises some loops with OpenMP at the default team size
+         * (every core): its idle workers then spin between calls, taking a shared
+         * machine's cores from the solve. Give it [solver] threads, like everything else. */
+        omp_set_num_threads(st->set.common.threads);
+        if (!(st->chol = weft_cholmod_solver_create(err))) goto fail;
+    }
+    return st;
+nomem:
+    weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the %s solver", type->name);
+fail:
+    im_destroy(st);
+    return NULL;
+}
+
+void weft_implicit_stats_get(const void *state, weft_implicit_stats *out) {
+    const im_state *st = state;
+    *out = st->stats;
+    out->ordering = "none";
+    if (st->chol) {
+        out->analyses = weft_cholmod_solver_analyses(st->chol);
+        out->ordering = weft_cholmod_solver_ordering(st->chol);
+        weft_cholmod_timings total;
+        weft_cholmod_solver_timings(st->chol, NULL, &total);
+        out->factor_s = total.factor_s;
+        out->solve_s = total.solve_s;
+        out->analyse_s = total.analyse_s;
+    }
+}
+
+int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
+    im_state *st = state;
+    st->mon = mon;
+    /* A non-finite state (bad input, or a caller stepping on after a failure) is named
+     * here rather than reported later as a failed solve or a non-finite potential. */
+    for (int j = 0; j < 3 * m->n; j++)
+        if (!isfinite(m->x[j]) || !isfinite(m->v[j]))
+            return weft_fail(err, WEFT_ERR_DIVERGED,
+                             "%s: step %d: non-finite %s of vertex %d "
+                             "at the start of the step (t = %.6g s)",
+                             st->type->name, st->step, isfinite(m->x[j]) ? "velocity" : "position",
+                             j / 3, m->t);
+    int rc = st->form(st, m, mon, err);
+    st->step++;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Pieces shared by both forms                                                     */
+/* ------------------------------------------------------------------------------ */
+
+double im_dot3(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+double im_norm(const double *a, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += a[i] * a[i];
+    return sqrt(s);
+}
+
+/* Fails with code, the message "<prefix>: <err's current message>" (err may be NULL). */
+int im_fail_because(weft_error *err, int code, const char *fmt, ...) {
+    if (!err) return code;
+    char why[sizeof err->msg], prefix[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    return weft_fail(err, code, "%s: %s", prefix, why[0] ? why : "unknown cause");
+}
+
+/* The scheme's ĥ, anchor a, velocity b̄ and target x̃ = a + ĥ b̄ + ĥ² g for this step. */
+double im_setup_scheme(im_state *st, const weft_model *m) {
+    const double h = m->dt;
+    const bool two = st->bdf2 && st->have_prev;
+    const double hh = two ? 2.0 * h / 3.0 : h;
+    for (int i = 0; i < 3 * m->n; i++) {
+        if (two) {
+            st->a[i] = (4.0 * m->x[i] - st->xprev[i]) / 3.0;
+            st->vbar[i] = (4.0 * m->v[i] - st->vprev[i]) / 3.0;
+        } else {
+            st->a[i] = m->x[i];
+            st->vbar[i] = m->v[i];
+        }
+        st->xt[i] = st->a[i] + hh * st->vbar[i] + hh * hh * m->gravity[i % 3];
+    }
+    return hh;
+}
+
+/* Signed distance (minus the margin) of p from collider c at time t, normal in n. */
+static double contact_gap(const weft_model *m, const weft_collider *c, const double *p, double t,
+                          double n[3]) {
+    return weft_collider_distance_at(c, p, t, n) - m->contact_margin;
+}
+
+/* True for the colliders the filters handle (planes and spheres). */
+static bool filtered_collider(const weft_collider *c) {
+    return c->kind == WEFT_COLLIDER_PLANE || c->kind == WEFT_COLLIDER_SPHERE;
+}
+
+/* Free vertex i at x_i inside collider c at time t: moves it onto the surface (offset by
+ * the margin) and records the contact. Returns true if it was inside. */
+bool im_catch_contact(im_state *st, const weft_model *m, int i, double t, double *x) {
+    for (int c = 0; c < m->ncolliders; c++) {
+        const weft_collider *col = &m->colliders[c];
+        if (!filtered_collider(col)) continue;
+        double n[3];
+        double d = contact_gap(m, col, &x[3 * i], t, n);
+        if (!(d < 0.0)) continue;
+        for (int k = 0; k < 3; k++) x[3 * i + k] -= d * n[k];
+        st->contact[i] = c;
+        memcpy(&st->cn[3 * i], n, sizeof n);
+        return true;
+    }
+    return false;
+}
+
+/* Rebuilds the filters: pins (3 DOFs) and active contacts (1 DOF along the normal), with
+ * prescribed values z from zpin (3n, or NULL for 0) and zc (per-vertex normal component,
+ * or NULL for 0). */
+int im_build_filters(im_state *st, const weft_model *m, const double *zpin, const double *zc,
+                     weft_error *err) {
+    weft_filter_free_all(&st->f);
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0) {
+            const double zero[3] = {0, 0, 0};
+            weft_filter_pin(&st->f, i, zpin ? &zpin[3 * i] : zero);
+        } else if (st->contact[i] >= 0) {
+            const double *n = &st->cn[3 * i];
+            double s = zc ? zc[i] : 0.0;
+            const double z[3] = {s * n[0], s * n[1], s * n[2]};
+            if (weft_filter_plane(&st->f, i, n, z, err)) return WEFT_ERR_DIVERGED;
+        }
+    }
+    return WEFT_OK;
+}
+
+static void pcg_callback(int iter, double rel, void *user) {
+    im_state *st = user;
+    weft_monitor_linear(st->mon, st->iter, iter, rel, "ok");
+}
+
+/* Relative residual ‖S (b − A x)‖ / ‖S (b − A z)‖ of a solve (scratch: w, q). */
+static double filtered_residual(im_state *st, const double *b, const double *x, int threads) {
+    size_t n3 = 3 * (size_t)st->n;
+    weft_bsr_spmv(st->A, x, st->w, threads);
+    for (size_t i = 0; i < n3; i++) st->w[i] = b[i] - st->w[i];
+    weft_filter_apply(&st->f, st->w, st->w);
+    double r = im_norm(st->w, n3);
+    weft_bsr_spmv(st->A, st->f.z, st->q, threads);
+    for (size_t i = 0; i < n3; i++) st->q[i] = b[i] - st->q[i];
+    weft_filter_apply(&st->f, st->q, st->q);
+    double r0 = im_norm(st->q, n3);
+    return r0 > 0.0 ? r / r0 : r;
+}
+
+/* Solves A x = b on the filtered subspace with the configured linear solver. */
+weft_solve_status im_linear_solve(im_state *st, const double *b, double *x, weft_error *err) {
+    double t0 = weft_now();
+    weft_solve_status s;
+    st->stats.linear_solves++;
+    if (st->pcg) {
+        weft_ppcg_options o = weft_ppcg_defaults();
+        o.precond = (weft_precond)st->set.preconditioner;
+        o.tol = st->set.cg_tolerance;
+        o.max_iter = st->set.cg_iterations;
+        o.threads = st->set.common.threads;
+        o.callback = pcg_callback;
+        o.user = st;
+        int it = 0;
+        s = weft_ppcg_solve(st->pcg, st->A, &st->f, b, x, &o, &it, err);
+        st->stats.linear_iterations += it;
+        if (s == WEFT_SOLVE_MAX_ITER) {
+            weft_monitor_linear(st->mon, st->iter, it, NAN, "cap");
+            s = WEFT_SOLVE_CONVERGED; /* an inexact solve: the step goes on */
+        }
+    } else {
+        int before = weft_cholmod_solver_analyses(st->chol);
+        s = weft_cholmod_solver_solve(st->chol, st->A, &st->f, b, x, err);
+        double rel =
+            s == WEFT_SOLVE_CONVERGED ? filtered_residual(st, b, x, st->set.common.threads) : NAN;
+        char word[64]; /* a solve that also analysed the pattern names CHOLMOD's ordering */
+        if (s == WEFT_SOLVE_CONVERGED && weft_cholmod_solver_analyses(st->chol) > before)
+            snprintf(word, sizeof word, "analysed:%s", weft_cholmod_solver_ordering(st->chol));
+        else
+            snprintf(word, sizeof word, "%s", weft_solve_status_name(s));
+        weft_monitor_linear(st->mon, st->iter, 1, rel, word);
+    }
+    st->stats.linear_s += weft_now() - t0;
+    return s;
+}
+
+/* Assembles K (mode per [solver] hessian, or projected when force_projected) and ∇E at x
+ * into A and gE; returns E(x), or +inf with the element named in err. */
+double im_assemble(im_state *st, const weft_model *m, const double *x, bool force_projected,
+                   weft_error *err) {
+    double t0 = weft_now();
+    weft_hessian_mode mode = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT && !force_projected
+                                 ? WEFT_HESSIAN_EXACT
+                             : st->set.hessian == WEFT_SOLVER_HESSIAN_CLAMP ? WEFT_HESSIAN_CLAMP
+                                                                            : WEFT_HESSIAN_ANALYTIC;
+    double E = weft_assembly_run(st->as, m, x, mode, st->gE, st->set.common.threads);
+    if (!isfinite(E)) weft_assembly_check(st->as, err);
+    st->stats.assemble_s += weft_now() - t0;
+    return E;
+}
+
+/* Turns the assembled K into s K + diag(dmass) (A's values in place). */
+void im_form_system(im_state *st, double s) {
+    const size_t nv = 9 * (size_t)st->A->nnzb;
+    if (s != 1.0)
+        for (size_t k = 0; k < nv; k++) st->A->val[k] *= s;
+    weft_bsr_add_diagonal(st->A, st->dmass);
+}
+
+/* Reports a not-SPD system once per run on stderr. */
+void im_note_indefinite(im_state *st, const char *msg) {
+    st->stats.fallbacks++;
+    if (st->warned_indefinite) return;
+    st->warned_indefinite = true;
+    fprintf(stderr,
+            "warning: %s: step %d: %s; solving with the PSD-projected Hessian instead "
+            "(reported once; counted in the statistics)\n",
+            st->type->name, st->step, msg);
+}
+
+/* Velocity of a collider at contact c (0 for a static one). */
+static const double *collider_velocity(const weft_model *m, int c) {
+    return m->colliders[c].velocity;
+}
+
+/* Coulomb friction on the active contacts: the tangential velocity relative to the collider
+ * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x
+ * moves by ĥ times the velocity change. */
+void im_apply_friction(im_state *st, const weft_model *m, const double *F3, double hh, double *x,
+                       double *v) {
+    for (int i = 0; i < m->n; i++) {
+        int c = st->contact[i];
+        if (c < 0 || m->pin[i] >= 0) continue;
+        const double mu = m->colliders[c].friction;
+        const double *n = &st->cn[3 * i], *u = collider_velocity(m, c);
+        double fn = im_dot3(&F3[3 * i], n);
+        if (!(mu > 0.0) || !(fn > 0.0)) continue;
+        double vr[3] = {v[3 * i] - u[0], v[3 * i + 1] - u[1], v[3 * i + 2] - u[2]};
+        double vn = im_dot3(vr, n);
+        double vt[3] = {vr[0] - vn * n[0], vr[1] - vn * n[1], vr[2] - vn * n[2]};
+        double vt_len = im_norm(vt, 3);
+        if (!(vt_len > 0.0)) continue;
+        double dv = fmin(vt_len, mu * hh * fn / m->mass[i]);
+        for (int k = 0; k < 3; k++) {
+            double d = -dv * vt[k] / vt_len;
+            v[3 * i + k] += d;
+            x[3 * i + k] += hh * d;
+        }
+    }
+}
