@@ -342,7 +342,7 @@ static double bench_cholmod(newton_sys *s, table *t, double *dx) {
 /* PPCG with preconditioner pc to tol; compares with CHOLMOD's dx. Returns the median ms
  * (NAN if the first solve failed other than by the cap); *agree_ok false on a 1e-8
  * disagreement. */
-static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *name,
+static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc, const char *name,
                          double tol, const double *dx_ref, double *dx, bool *agree_ok) {
     weft_error err = {{0}};
     weft_ppcg *p = weft_ppcg_create(s->m.n, &err);
@@ -393,7 +393,7 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
                         double *ratio) {
     weft_model *m = &s->m;
     weft_implicit_settings *set = weft_config_find(s->cfg, weft_newton_euler.settings);
-    set->linear = WEFT_LINEAR_CHOLMOD;
+    set->linear = 0; /* weft_linear_registry[0]: cholmod */
     set->hessian = hessian;
     set->common.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
     weft_error err = {{0}};
@@ -545,11 +545,13 @@ int main(int argc, char **argv) {
     /* Newton iteration / factor+solve: projected (default), exact, clamp */
     double nw_ratio[MAX_SIZES], nx_ratio[MAX_SIZES], nc_ratio[MAX_SIZES];
     int bj_it[MAX_SIZES], done = 0;
-    static const struct { weft_precond pc; const char *name; } pcs[] = {
-        {WEFT_PRECOND_NONE, "ppcg_none"},
-        {WEFT_PRECOND_JACOBI, "ppcg_jacobi"},
-        {WEFT_PRECOND_BLOCK_JACOBI, "ppcg_block_jacobi"},
-    };
+    /* One PPCG row pair per registered preconditioner, named ppcg_<name> (row names are
+     * kept as pointers, so they live as long as the program). */
+    static char pc_names[16][48];
+    int npc = 0;
+    for (; weft_precond_registry[npc] && npc < 16; npc++)
+        snprintf(pc_names[npc], sizeof pc_names[npc], "ppcg_%s",
+                 weft_precond_registry[npc]->name);
     for (int si = 0; si < nsizes && !failed; si++) {
         newton_sys s;
         table t = {.n = 0};
@@ -565,11 +567,12 @@ int main(int argc, char **argv) {
         if (isnan(fs_ms[si])) failed = true;
         else fs_cpu[si] = t.r[t.n - 1].cpu_ms;
         bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
-        for (int p = 0; p < 3 && !failed; p++)
+        for (int p = 0; p < npc && !failed; p++)
             for (int k = 0; k < 2; k++) {
                 double tol = k == 0 ? 1e-6 : 1e-8;
-                double ms = bench_ppcg(&s, &t, pcs[p].pc, pcs[p].name, tol, ref, dx, &agree_ok);
-                if (pcs[p].pc == WEFT_PRECOND_BLOCK_JACOBI && k == 0) {
+                const weft_precond_type *pc = weft_precond_registry[p];
+                double ms = bench_ppcg(&s, &t, pc, pc_names[p], tol, ref, dx, &agree_ok);
+                if (pc == &weft_precond_block_jacobi && k == 0) {
                     bj_ms[si] = ms;
                     bj_cpu[si] = t.r[t.n - 1].cpu_ms;
                     bj_it[si] = t.r[t.n - 1].iterations;

@@ -262,7 +262,7 @@ static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, cons
 
     /* PPCG: block-Jacobi, relative residual 1e-6. */
     weft_ppcg_options po = weft_ppcg_defaults();
-    po.precond = WEFT_PRECOND_BLOCK_JACOBI;
+    po.precond = &weft_precond_block_jacobi;
     po.tol = 1e-6;
     po.max_iter = 20000;
     po.threads = threads;

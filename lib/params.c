@@ -138,43 +138,46 @@ static void range_text(const weft_param *p, char *buf, size_t n) {
         buf[0] = '\0';
 }
 
-void weft_settings_print(FILE *f, const weft_plugin *p) {
-    if (!p->tables || !p->tables->section) {
-        fprintf(f, "      (no settings)\n");
-        return;
+void weft_param_describe(const weft_param *q, char *buf, size_t size) {
+    char what[256], range[64], dflt[128];
+    int dl = 0, wl = 0;
+    range_text(q, range, sizeof range);
+    what[0] = '\0';
+    switch (q->type) {
+    case WEFT_PARAM_DOUBLE:
+        /* "1" (dimensionless) and "" print no unit. */
+        bool unit = q->unit[0] && strcmp(q->unit, "1") != 0;
+        append(what, sizeof what, &wl, "number in %s%s%s", range, unit ? " " : "",
+               unit ? q->unit : "");
+        append(dflt, sizeof dflt, &dl, "%g", q->dflt);
+        break;
+    case WEFT_PARAM_INT:
+        append(what, sizeof what, &wl, "integer in %s", range);
+        append(dflt, sizeof dflt, &dl, "%.0f", q->dflt);
+        break;
+    case WEFT_PARAM_BOOL:
+        append(what, sizeof what, &wl, "true/false");
+        append(dflt, sizeof dflt, &dl, "%s", q->dflt != 0.0 ? "true" : "false");
+        break;
+    case WEFT_PARAM_NAME:
+        append(what, sizeof what, &wl, "one of ");
+        for (int i = 0;; i++) {
+            const char *n = weft_param_name(q, i);
+            if (!strcmp(n, "?")) break;
+            append(what, sizeof what, &wl, "%s%s", i ? "|" : "", n);
+        }
+        append(dflt, sizeof dflt, &dl, "%s", weft_param_name(q, (int)q->dflt));
+        break;
     }
-    for (const weft_param_table *t = p->tables; t->section; t++)
+    snprintf(buf, size, "%s; default %s; %s", what, dflt, q->doc);
+}
+
+void weft_settings_print(FILE *f, const weft_plugin *p) {
+    for (const weft_param_table *t = p->tables; t && t->section; t++)
         for (const weft_param *q = t->params; q->key; q++) {
-            char what[256], range[64], dflt[128];
-            int dl = 0;
-            range_text(q, range, sizeof range);
-            switch (q->type) {
-            case WEFT_PARAM_DOUBLE:
-                snprintf(what, sizeof what, "number in %s %s", range, q->unit);
-                append(dflt, sizeof dflt, &dl, "%g", q->dflt);
-                break;
-            case WEFT_PARAM_INT:
-                snprintf(what, sizeof what, "integer in %s", range);
-                append(dflt, sizeof dflt, &dl, "%.0f", q->dflt);
-                break;
-            case WEFT_PARAM_BOOL:
-                snprintf(what, sizeof what, "true/false");
-                append(dflt, sizeof dflt, &dl, "%s", q->dflt != 0.0 ? "true" : "false");
-                break;
-            case WEFT_PARAM_NAME: {
-                int wl = 0;
-                what[0] = '\0';
-                for (int i = 0;; i++) {
-                    const char *n = weft_param_name(q, i);
-                    if (!strcmp(n, "?")) break;
-                    append(what, sizeof what, &wl, "%s%s", i ? "|" : "", n);
-                }
-                append(dflt, sizeof dflt, &dl, "%s", weft_param_name(q, (int)q->dflt));
-                break;
-            }
-            }
-            fprintf(f, "      %s.%-20s %-34s default %-10s %s\n", t->section, q->key, what, dflt,
-                    q->doc);
+            char d[512];
+            weft_param_describe(q, d, sizeof d);
+            fprintf(f, "setting\t%s\t%s.%s\t%s\n", p->name, t->section, q->key, d);
         }
 }
 

@@ -477,8 +477,11 @@ int weft_param_parse(const weft_param *p, size_t base, const char *text, void *s
 int weft_settings_format(const weft_param_table *tables, const void *settings, char *buf,
                          size_t size);
 
-/* Prints a plug-in's settings as `./weft list` shows them: one line per key with its
- * type or allowed names, unit, range, default and doc. */
+/* One line describing p: its type or allowed names, unit, range, default and doc. */
+void weft_param_describe(const weft_param *p, char *buf, size_t size);
+
+/* Prints a plug-in's settings as `./weft list` shows them, one tab-separated line per key:
+ * "setting<TAB>plug-in<TAB>section.key<TAB>description". */
 void weft_settings_print(FILE *f, const weft_plugin *p);
 
 /* The settings of every plug-in for one run: each plug-in's struct, filled with its

@@ -8,90 +8,41 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+/* clang-format off: one row per setting reads as a table. */
+// clang-format off
 #define F(field) offsetof(weft_implicit_settings, field)
-static const char *const linear_names[] = {"cholmod", "ppcg", NULL};
-static const char *const precond_names[] = {"none", "jacobi", "block_jacobi", NULL};
 static const char *const hessian_names[] = {"projected", "exact", "clamp", NULL};
 
 const weft_param im_linearised_params[] = {
-    {.key = "linear",
-     .type = WEFT_PARAM_NAME,
-     .offset = F(linear),
-     .unit = "",
-     .names = linear_names,
-     .dflt = 0,
-     .doc = "linear solver of each system"},
-    {.key = "preconditioner",
-     .type = WEFT_PARAM_NAME,
-     .offset = F(preconditioner),
-     .unit = "",
-     .names = precond_names,
-     .dflt = 2,
-     .doc = "PPCG preconditioner"},
-    {.key = "cg_tolerance",
-     .type = WEFT_PARAM_DOUBLE,
-     .offset = F(cg_tolerance),
-     .unit = "1",
-     .lo = 0,
-     .hi = 1,
-     .flags = WEFT_PARAM_LO_OPEN,
-     .dflt = 1e-8,
-     .doc = "PPCG relative residual"},
-    {.key = "cg_iterations",
-     .type = WEFT_PARAM_INT,
-     .offset = F(cg_iterations),
-     .unit = "",
-     .lo = 1,
-     .hi = 100000000,
-     .dflt = 1000,
-     .doc = "PPCG iteration cap"},
-    {.key = "damping_alpha",
-     .type = WEFT_PARAM_DOUBLE,
-     .offset = F(damping_alpha),
-     .unit = "1/s",
-     .lo = 0,
-     .hi = 1e6,
-     .dflt = 0,
+    {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
+     .name_at = weft_linear_name_at, .dflt = 0,
+     .doc = "a registered linear solver for each system (its own section has its settings)"},
+    {.key = "damping_alpha", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_alpha),
+     .unit = "1/s", .lo = 0, .hi = 1e6, .dflt = 0,
      .doc = "Rayleigh damping D = alpha M + beta K"},
-    {.key = "damping_beta",
-     .type = WEFT_PARAM_DOUBLE,
-     .offset = F(damping_beta),
-     .unit = "s",
-     .lo = 0,
-     .hi = 1e6,
-     .dflt = 0,
-     .doc = "Rayleigh damping's stiffness part"},
-    {.key = "hessian",
-     .type = WEFT_PARAM_NAME,
-     .offset = F(hessian),
-     .unit = "",
-     .names = hessian_names,
-     .dflt = 0,
+    {.key = "damping_beta", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_beta), .unit = "s",
+     .lo = 0, .hi = 1e6, .dflt = 0, .doc = "Rayleigh damping's stiffness part"},
+    {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
+     .names = hessian_names, .dflt = 0,
      .doc = "element Hessians: PSD-projected, exact, or clamped by the generic eigensolver"},
     {0},
 };
 
 const weft_param im_newton_params[] = {
-    {.key = "tolerance",
-     .type = WEFT_PARAM_DOUBLE,
-     .offset = F(tolerance),
-     .unit = "1",
-     .lo = 0,
-     .hi = 1,
-     .flags = WEFT_PARAM_LO_OPEN,
-     .dflt = 1e-6,
+    {.key = "tolerance", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance), .unit = "1",
+     .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-6,
      .doc = "stop at |S grad G| <= tolerance |S grad G(x0)|"},
     {0},
 };
 #undef F
+// clang-format on
 
 void im_destroy(void *state) {
     im_state *st = state;
     if (!st) return;
     weft_assembly_free(&st->as);
     weft_filter_destroy(&st->f);
-    weft_ppcg_free(&st->pcg);
-    weft_cholmod_solver_free(&st->chol);
+    if (st->lin) st->linear->destroy(st->lin);
     double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
                    st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
@@ -121,15 +72,8 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
     if (st->set.damping_beta > 0.0 &&
         !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
         goto nomem;
-    if (st->set.linear == WEFT_LINEAR_PPCG) {
-        if (!(st->pcg = weft_ppcg_create(m->n, err))) goto fail;
-    } else {
-        /* Debian's CHOLMOD parallelises some loops with OpenMP at the default team size
-         * (every core): its idle workers then spin between calls, taking a shared
-         * machine's cores from the solve. Give it [solver] threads, like everything else. */
-        omp_set_num_threads(st->set.common.threads);
-        if (!(st->chol = weft_cholmod_solver_create(err))) goto fail;
-    }
+    st->linear = weft_linear_registry[st->set.linear];
+    if (!(st->lin = st->linear->create(m->n, cfg, st->set.common.threads, err))) goto fail;
     return st;
 nomem:
     weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the %s solver", type->name);
@@ -142,15 +86,13 @@ void weft_implicit_stats_get(const void *state, weft_implicit_stats *out) {
     const im_state *st = state;
     *out = st->stats;
     out->ordering = "none";
-    if (st->chol) {
-        out->analyses = weft_cholmod_solver_analyses(st->chol);
-        out->ordering = weft_cholmod_solver_ordering(st->chol);
-        weft_cholmod_timings total;
-        weft_cholmod_solver_timings(st->chol, NULL, &total);
-        out->factor_s = total.factor_s;
-        out->solve_s = total.solve_s;
-        out->analyse_s = total.analyse_s;
-    }
+    weft_linear_stats ls;
+    st->linear->stats(st->lin, &ls);
+    out->analyses = ls.setups;
+    out->ordering = ls.ordering;
+    out->factor_s = ls.factor_s;
+    out->solve_s = ls.solve_s;
+    out->analyse_s = ls.setup_s;
 }
 
 int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
@@ -262,57 +204,23 @@ int im_build_filters(im_state *st, const weft_model *m, const double *zpin, cons
     return WEFT_OK;
 }
 
-static void pcg_callback(int iter, double rel, void *user) {
+/* Logs a linear solve's progress to "<log>.linear". */
+static void linear_progress(int iter, double rel, const char *status, void *user) {
     im_state *st = user;
-    weft_monitor_linear(st->mon, st->iter, iter, rel, "ok");
+    weft_monitor_linear(st->mon, st->iter, iter, rel, status);
 }
 
-/* Relative residual ‖S (b − A x)‖ / ‖S (b − A z)‖ of a solve (scratch: w, q). */
-static double filtered_residual(im_state *st, const double *b, const double *x, int threads) {
-    size_t n3 = 3 * (size_t)st->n;
-    weft_bsr_spmv(st->A, x, st->w, threads);
-    for (size_t i = 0; i < n3; i++) st->w[i] = b[i] - st->w[i];
-    weft_filter_apply(&st->f, st->w, st->w);
-    double r = im_norm(st->w, n3);
-    weft_bsr_spmv(st->A, st->f.z, st->q, threads);
-    for (size_t i = 0; i < n3; i++) st->q[i] = b[i] - st->q[i];
-    weft_filter_apply(&st->f, st->q, st->q);
-    double r0 = im_norm(st->q, n3);
-    return r0 > 0.0 ? r / r0 : r;
-}
-
-/* Solves A x = b on the filtered subspace with the configured linear solver. */
+/* Solves A x = b on the filtered subspace with the configured linear solver. A solve
+ * stopped at an iterative solver's cap is taken as an inexact solve: the step goes on
+ * (the "cap" row of the linear log says so). */
 weft_solve_status im_linear_solve(im_state *st, const double *b, double *x, weft_error *err) {
     double t0 = weft_now();
-    weft_solve_status s;
     st->stats.linear_solves++;
-    if (st->pcg) {
-        weft_ppcg_options o = weft_ppcg_defaults();
-        o.precond = (weft_precond)st->set.preconditioner;
-        o.tol = st->set.cg_tolerance;
-        o.max_iter = st->set.cg_iterations;
-        o.threads = st->set.common.threads;
-        o.callback = pcg_callback;
-        o.user = st;
-        int it = 0;
-        s = weft_ppcg_solve(st->pcg, st->A, &st->f, b, x, &o, &it, err);
-        st->stats.linear_iterations += it;
-        if (s == WEFT_SOLVE_MAX_ITER) {
-            weft_monitor_linear(st->mon, st->iter, it, NAN, "cap");
-            s = WEFT_SOLVE_CONVERGED; /* an inexact solve: the step goes on */
-        }
-    } else {
-        int before = weft_cholmod_solver_analyses(st->chol);
-        s = weft_cholmod_solver_solve(st->chol, st->A, &st->f, b, x, err);
-        double rel =
-            s == WEFT_SOLVE_CONVERGED ? filtered_residual(st, b, x, st->set.common.threads) : NAN;
-        char word[64]; /* a solve that also analysed the pattern names CHOLMOD's ordering */
-        if (s == WEFT_SOLVE_CONVERGED && weft_cholmod_solver_analyses(st->chol) > before)
-            snprintf(word, sizeof word, "analysed:%s", weft_cholmod_solver_ordering(st->chol));
-        else
-            snprintf(word, sizeof word, "%s", weft_solve_status_name(s));
-        weft_monitor_linear(st->mon, st->iter, 1, rel, word);
-    }
+    int it = 0;
+    weft_solve_status s = st->linear->solve(st->lin, st->A, &st->f, b, x, linear_progress, st,
+                                            &it, err);
+    st->stats.linear_iterations += it;
+    if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED;
     st->stats.linear_s += weft_now() - t0;
     return s;
 }

@@ -96,8 +96,8 @@ struct im_state {
     weft_bsr *A;    /* the assembly's matrix: K, then the system matrix */
     double *Kn_val; /* K(x_n) values for stiffness-proportional damping (β > 0) */
     weft_filter f;
-    weft_ppcg *pcg;
-    weft_cholmod_solver *chol;
+    const weft_linear_type *linear; /* the linear solver ([solver] linear) and its state */
+    void *lin;
     /* 3n vectors */
     double *x, *g, *gE, *dx, *rhs, *xt, *a, *vbar, *w, *q, *xtrial, *xprev, *vprev;
     double *dmass;  /* n: the mass coefficient added to A's diagonal */

@@ -1,6 +1,7 @@
 /* registry.c — the solver types weft knows, and the constraint types its
  * position-based solvers project. A new solver is one file plus one line here. */
 #include "weft_collision.h"
+#include "weft_linsolve.h"
 #include "weft_solvers.h"
 
 #include <string.h>
@@ -29,6 +30,14 @@ int weft_plugins(weft_plugin *out, int max) {
                                  .size = sizeof(weft_run_settings), .tables = weft_run_tables};
     for (const weft_solver_type *const *s = weft_solver_registry; *s && n < max; s++)
         out[n++] = (weft_plugin){.kind = "solver", .type = *s, .name = (*s)->name,
+                                 .paper = (*s)->paper, .summary = (*s)->summary,
+                                 .size = (*s)->settings_size, .tables = (*s)->settings};
+    for (const weft_linear_type *const *s = weft_linear_registry; *s && n < max; s++)
+        out[n++] = (weft_plugin){.kind = "linear", .type = *s, .name = (*s)->name,
+                                 .paper = (*s)->paper, .summary = (*s)->summary,
+                                 .size = (*s)->settings_size, .tables = (*s)->settings};
+    for (const weft_precond_type *const *s = weft_precond_registry; *s && n < max; s++)
+        out[n++] = (weft_plugin){.kind = "preconditioner", .type = *s, .name = (*s)->name,
                                  .paper = (*s)->paper, .summary = (*s)->summary,
                                  .size = (*s)->settings_size, .tables = (*s)->settings};
     for (const weft_stage_type *const *s = weft_stage_registry; *s && n < max; s++)

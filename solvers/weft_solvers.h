@@ -50,17 +50,12 @@ typedef enum {
                                           the structured projections are compared with */
 } weft_solver_hessian;
 
-/* Linear solver of the implicit integrators ([solver] linear). */
-typedef enum { WEFT_LINEAR_CHOLMOD = 0, WEFT_LINEAR_PPCG } weft_linear_kind;
-
 /* Settings of the implicit integrators ([solver] section; solvers/implicit_common.c). */
 typedef struct weft_implicit_settings {
     weft_solver_common common; /* iterations (Newton's cap), threads */
     double tolerance;     /* Newton stops at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖ (default 1e-6) */
-    int linear;           /* a weft_linear_kind (default CHOLMOD) */
-    int preconditioner;   /* PPCG preconditioner, a weft_precond (default block Jacobi) */
-    double cg_tolerance;  /* PPCG relative residual (default 1e-8) */
-    int cg_iterations;    /* PPCG iteration cap (default 1000) */
+    int linear;           /* index into weft_linear_registry (default 0, cholmod); the linear
+                             solver's own section ([ppcg]) has its settings */
     double damping_alpha; /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
     double damping_beta;  /* β, s (default 0) */
     int hessian;          /* a weft_solver_hessian (default PROJECTED) */
@@ -125,7 +120,8 @@ const weft_solver_type *weft_solver_find(const char *name);
 extern const weft_stage_type *const weft_stage_registry[];
 
 /* Every plug-in weft knows, for a config: the run's own settings, every registered
- * solver and post-step stage. Fills out[max] and returns the count. */
+ * solver, linear solver, preconditioner and post-step stage. Fills out[max] and returns
+ * the count. */
 int weft_plugins(weft_plugin *out, int max);
 
 /* The config of a run from scene s (NULL: every default) with every registered plug-in;
