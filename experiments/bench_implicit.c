@@ -233,7 +233,7 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
         return -1;
     }
     s->A = weft_assembly_matrix(s->as);
-    for (size_t k = 0; k < n3; k++) s->xt[k] = m->x[k] + h * m->v[k] + h * h * m->gravity[k % 3];
+    weft_inertial_target(m, m->x, m->v, s->xt);
     weft_model_apply_pins(m, m->t + h, s->xt);
     memcpy(s->x, s->xt, n3 * sizeof *s->x);
     static const double zero[3] = {0, 0, 0};

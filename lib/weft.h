@@ -249,6 +249,35 @@ typedef struct weft_collider {
     double restitution;         /* e in [0, 1] */
 } weft_collider;
 
+/* A collider shape: one file each in lib/collider/ (plane.c, sphere.c, box.c) and one
+ * line of weft_collider_registry (collider.c), in weft_collider_kind order. Positions are
+ * in the collider's own frame (where it stands at t = 0). */
+typedef struct weft_collider_type {
+    const char *name;        /* [collider.NAME] type */
+    weft_collider_kind kind;
+    const char *summary;
+    bool smooth;             /* one normal describes every contact (planes, spheres): the
+                                implicit solvers can filter it; a box has edges */
+    /* Signed distance of p (m), outward normal at the closest surface point in n (may be
+     * NULL). */
+    double (*distance)(const weft_collider *c, const double p[3], double n[3]);
+    /* First t in [0, 1] where the segment x0 → x1 enters the collider grown by margin
+     * (m), with the outward normal there in n; false when it starts inside or misses. */
+    bool (*segment_entry)(const weft_collider *c, const double x0[3], const double x1[3],
+                          double margin, double *t, double n[3]);
+} weft_collider_type;
+
+extern const weft_collider_type weft_collider_plane, weft_collider_sphere, weft_collider_box;
+
+/* The registered collider types, NULL-terminated, in weft_collider_kind order. */
+extern const weft_collider_type *const weft_collider_registry[];
+
+/* The type of collider c (from its kind). */
+const weft_collider_type *weft_collider_type_of(const weft_collider *c);
+
+/* The registered collider type of that name, or NULL. */
+const weft_collider_type *weft_collider_find(const char *name);
+
 /* Signed distance of p from collider c where it stands at t = 0 (m), with the outward
  * normal at the closest surface point in n (may be NULL). */
 double weft_collider_distance(const weft_collider *c, const double p[3], double n[3]);
@@ -261,6 +290,21 @@ double weft_collider_distance_at(const weft_collider *c, const double p[3], doub
 
 /* True when c moves (a non-zero velocity). */
 bool weft_collider_moving(const weft_collider *c);
+
+/* Its type's segment test, in the collider's frame (see weft_collider_type). */
+bool weft_collider_segment_entry(const weft_collider *c, const double x0[3],
+                                 const double x1[3], double margin, double *t, double n[3]);
+
+/* (v − u)·n, the normal velocity relative to a collider moving at u (NULL: static). */
+double weft_contact_normal_velocity(const double v[3], const double n[3], const double *u);
+
+/* The contact response every solver and the collision pipeline use (lib/collider/
+ * collider.c): with v − u = v_n n̂ + v_t (u the collider's velocity, NULL for a static
+ * one; n the unit normal), v becomes u + vn_new n̂ + max(0, 1 − μ dvn/|v_t|) v_t: the
+ * normal velocity that non-penetration and restitution ask for, and Coulomb friction
+ * bounded by μ times the contact's normal velocity change dvn ≥ 0 (m/s). */
+void weft_contact_response(double v[3], const double n[3], const double *u, double vn_new,
+                           double dvn, double mu);
 
 /* A triangle-mesh obstacle ([collider.NAME] type = mesh): scripted (infinite mass),
  * moving by a constant translation, x(t) = x_rest + u t. Only the collision pipeline
@@ -573,8 +617,13 @@ typedef struct weft_metrics {
     double volume;       /* enclosed volume (closed meshes), m^3; 0 if open */
 } weft_metrics;
 
-/* Inertial target x̃ = xn + h vn + h² g (3n values). */
+/* Inertial target x̃ = xn + h vn + h² g (3n values), h = m->dt. */
 void weft_inertial_target(const weft_model *m, const double *xn, const double *vn, double *xt);
+
+/* The same with an anchor a, a velocity b and a step h of its own: x̃ = a + h b + h² g
+ * (BDF2: a = (4xₙ − xₙ₋₁)/3, b = (4vₙ − vₙ₋₁)/3, h = 2/3 dt). The one x̃ of weft. */
+void weft_inertial_target_h(const weft_model *m, const double *a, const double *b, double h,
+                            double *xt);
 
 /* Fills grad = ∇G(x) = M (x - x̃)/h² + ∇E(x) with pinned DOFs zeroed; returns G(x). */
 double weft_incremental_potential(const weft_model *m, const double *x, const double *xt,

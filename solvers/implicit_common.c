@@ -116,16 +116,6 @@ int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
 /* Pieces shared by both forms                                                     */
 /* ------------------------------------------------------------------------------ */
 
-double im_dot3(const double *a, const double *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-double im_norm(const double *a, size_t n) {
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++) s += a[i] * a[i];
-    return sqrt(s);
-}
-
 /* Fails with code, the message "<prefix>: <err's current message>" (err may be NULL). */
 int im_fail_because(weft_error *err, int code, const char *fmt, ...) {
     if (!err) return code;
@@ -151,8 +141,8 @@ double im_setup_scheme(im_state *st, const weft_model *m) {
             st->a[i] = m->x[i];
             st->vbar[i] = m->v[i];
         }
-        st->xt[i] = st->a[i] + hh * st->vbar[i] + hh * hh * m->gravity[i % 3];
     }
+    weft_inertial_target_h(m, st->a, st->vbar, hh, st->xt);
     return hh;
 }
 
@@ -164,7 +154,7 @@ static double contact_gap(const weft_model *m, const weft_collider *c, const dou
 
 /* True for the colliders the filters handle (planes and spheres). */
 static bool filtered_collider(const weft_collider *c) {
-    return c->kind == WEFT_COLLIDER_PLANE || c->kind == WEFT_COLLIDER_SPHERE;
+    return weft_collider_type_of(c)->smooth;
 }
 
 /* Free vertex i at x_i inside collider c at time t: moves it onto the surface (offset by
@@ -274,18 +264,13 @@ void im_apply_friction(im_state *st, const weft_model *m, const double *F3, doub
         if (c < 0 || m->pin[i] >= 0) continue;
         const double mu = m->colliders[c].friction;
         const double *n = &st->cn[3 * i], *u = collider_velocity(m, c);
-        double fn = im_dot3(&F3[3 * i], n);
+        double fn = weft_dot3(&F3[3 * i], n);
         if (!(mu > 0.0) || !(fn > 0.0)) continue;
-        double vr[3] = {v[3 * i] - u[0], v[3 * i + 1] - u[1], v[3 * i + 2] - u[2]};
-        double vn = im_dot3(vr, n);
-        double vt[3] = {vr[0] - vn * n[0], vr[1] - vn * n[1], vr[2] - vn * n[2]};
-        double vt_len = im_norm(vt, 3);
-        if (!(vt_len > 0.0)) continue;
-        double dv = fmin(vt_len, mu * hh * fn / m->mass[i]);
-        for (int k = 0; k < 3; k++) {
-            double d = -dv * vt[k] / vt_len;
-            v[3 * i + k] += d;
-            x[3 * i + k] += hh * d;
-        }
+        /* The contact's impulse ĥ Fn changes the normal velocity by ĥ Fn / m_i, which
+         * bounds the friction; the normal velocity itself is the solve's. */
+        double *vi = &v[3 * i], before[3] = {vi[0], vi[1], vi[2]};
+        weft_contact_response(vi, n, u, weft_contact_normal_velocity(vi, n, u),
+                              hh * fn / m->mass[i], mu);
+        for (int k = 0; k < 3; k++) x[3 * i + k] += hh * (vi[k] - before[k]);
     }
 }

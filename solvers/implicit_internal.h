@@ -70,6 +70,7 @@
 
 #include "weft_solvers.h"
 #include "weft_linsolve.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -131,12 +132,6 @@ int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err);
 /* The linearised step (implicit_linearised.c) and the Newton step (newton.c). */
 int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err);
 int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err);
-
-/* a · b for 3-vectors. */
-double im_dot3(const double *a, const double *b);
-
-/* ‖a‖₂ over n values. */
-double im_norm(const double *a, size_t n);
 
 /* Fails with code, the message "<prefix>: <err's current message>" (err may be NULL). */
 int im_fail_because(weft_error *err, int code, const char *fmt, ...)

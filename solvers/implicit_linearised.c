@@ -65,7 +65,7 @@ int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
                     double d[3];
                     for (int k = 0; k < 3; k++)
                         d[k] = (st->x[3 * i + k] - st->a[3 * i + k]) / hh - m->v[3 * i + k];
-                    st->q[i] = im_dot3(d, &st->cn[3 * i]);
+                    st->q[i] = weft_dot3(d, &st->cn[3 * i]);
                 }
             }
             int rc = im_build_filters(st, m, st->w, st->q, err);
@@ -86,7 +86,7 @@ int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
                 if (st->contact[i] >= 0) {
                     double F[3];
                     for (int k = 0; k < 3; k++) F[k] = st->g[3 * i + k] - st->rhs[3 * i + k];
-                    if (im_dot3(F, &st->cn[3 * i]) < 0.0) {
+                    if (weft_dot3(F, &st->cn[3 * i]) < 0.0) {
                         st->contact[i] = -1;
                         st->stats.contact_releases++;
                         changed = true;

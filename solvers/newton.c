@@ -59,7 +59,7 @@ static double potential(im_state *st, const weft_model *m, const double *x, doub
 /* ‖S ∇G‖ over the unconstrained DOFs (scratch: w). */
 static double filtered_norm(im_state *st, const double *grad) {
     weft_filter_apply(&st->f, grad, st->w);
-    return im_norm(st->w, 3 * (size_t)st->n);
+    return weft_norm(st->w, 3 * (size_t)st->n);
 }
 
 /* Updates the contact set at the Newton iterate x: releases contacts whose constraint force
@@ -70,7 +70,7 @@ static bool update_contacts(im_state *st, const weft_model *m, double t1, double
     for (int i = 0; i < m->n; i++) {
         if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
         if (st->contact[i] >= 0) {
-            if (im_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
+            if (weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
                 st->contact[i] = -1;
                 st->stats.contact_releases++;
                 changed = true;

@@ -12,6 +12,7 @@
  */
 #include "linalg_internal.h"
 #include "weft_linsolve.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -148,11 +149,6 @@ static int prepare_precond(weft_ppcg *s, const weft_precond_type *pt, const void
     return pt->update(s->ps, A, f, err);
 }
 
-static double dot(const double *a, const double *b, size_t n) {
-    double s = 0.0;
-    for (size_t k = 0; k < n; k++) s += a[k] * b[k];
-    return s;
-}
 
 weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_filter *f,
                                   const double *b, double *x, const weft_ppcg_options *opt,
@@ -168,7 +164,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
     memset(s->y, 0, n3 * sizeof *s->y);
     safe_compose(f, s->y, x); /* x = z until something better is known */
     filtered_rhs(A, f, b, s->c, s->t, o.threads);
-    double cnorm = sqrt(dot(s->c, s->c, n3));
+    double cnorm = sqrt(weft_dot(s->c, s->c, n3));
     if (!isfinite(cnorm)) {
         weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: the filtered right-hand side S (b - A z) "
                   "is not finite (NaN or inf in b, z or A)");
@@ -182,12 +178,12 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
     memcpy(s->r, s->c, n3 * sizeof *s->r);
     pt->apply(s->ps, s->r, s->s);
     memcpy(s->p, s->s, n3 * sizeof *s->p);
-    double rs = dot(s->r, s->s, n3);
+    double rs = weft_dot(s->r, s->s, n3);
     weft_solve_status st = WEFT_SOLVE_MAX_ITER;
     int it = 0;
     while (it < o.max_iter) {
         apply_K(A, f, s->p, s->q, s->t, o.threads);
-        double pq = dot(s->p, s->q, n3);
+        double pq = weft_dot(s->p, s->q, n3);
         if (!isfinite(pq) || !isfinite(rs)) {
             st = WEFT_SOLVE_NONFINITE;
             weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: non-finite value at iteration %d", it + 1);
@@ -203,7 +199,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
         for (size_t k = 0; k < n3; k++) s->y[k] += alpha * s->p[k];
         for (size_t k = 0; k < n3; k++) s->r[k] -= alpha * s->q[k];
         it++;
-        double rel = sqrt(dot(s->r, s->r, n3)) / cnorm;
+        double rel = sqrt(weft_dot(s->r, s->r, n3)) / cnorm;
         if (!isfinite(rel)) {
             st = WEFT_SOLVE_NONFINITE;
             weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: residual not finite at iteration %d", it);
@@ -215,7 +211,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
             /* Confirm with the true residual S c − K y. */
             apply_K(A, f, s->y, s->q, s->t, o.threads);
             for (size_t k = 0; k < n3; k++) s->r[k] = s->c[k] - s->q[k];
-            rel = sqrt(dot(s->r, s->r, n3)) / cnorm;
+            rel = sqrt(weft_dot(s->r, s->r, n3)) / cnorm;
             restart = true;
         }
         if (o.callback) o.callback(it, rel, o.user);
@@ -224,7 +220,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
             break;
         }
         pt->apply(s->ps, s->r, s->s);
-        double rs_new = dot(s->r, s->s, n3);
+        double rs_new = weft_dot(s->r, s->s, n3);
         double beta = restart ? 0.0 : rs_new / rs;
         for (size_t k = 0; k < n3; k++) s->p[k] = s->s[k] + beta * s->p[k];
         rs = rs_new;

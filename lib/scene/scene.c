@@ -916,9 +916,12 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
  * rest or translating with its velocity. */
 static int build_collider(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
-    /* "mesh" is listed so that a bad type names every choice; build_collider_section
-     * hands mesh colliders to build_obstacle before this runs. */
-    static const char *const kinds[] = {"plane", "sphere", "box", "mesh", NULL};
+    /* The registered collider types, and "mesh" so that a bad type names every choice;
+     * build_collider_section hands mesh colliders to build_obstacle before this runs. */
+    const char *kinds[16];
+    int nk = 0;
+    for (; weft_collider_registry[nk] && nk < 14; nk++) kinds[nk] = weft_collider_registry[nk]->name;
+    kinds[nk] = "mesh", kinds[nk + 1] = NULL;
     weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .half_extents = {0.5, 0.5, 0.5},
                        .friction = 0.3, .restitution = 0.0};
     snprintf(c.name, sizeof c.name, "%s", section + 9);
@@ -943,7 +946,7 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
         (rc = get_vec3(s, section, "velocity", c.velocity, err)) ||
         (rc = get_vec3(s, section, "half_extents", c.half_extents, err)))
         return rc;
-    c.kind = kind == 2 ? WEFT_COLLIDER_BOX : kind ? WEFT_COLLIDER_SPHERE : WEFT_COLLIDER_PLANE;
+    c.kind = weft_collider_registry[kind]->kind;
     for (int k = 0; k < 3; k++)
         if (!(c.half_extents[k] > 0.0 && c.half_extents[k] <= 1e9))
             return weft_scene_bad(weft_scene_find(s, section, "half_extents"), err, "%s",
