@@ -12,6 +12,7 @@
  */
 #include "linalg_internal.h"
 #include "weft_linsolve.h"
+#include "weft_cholmod.h"
 #include "weft_vec.h"
 
 #include <math.h>
