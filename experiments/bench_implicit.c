@@ -376,7 +376,7 @@ static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc, c
     return st == WEFT_SOLVE_CONVERGED ? ms : NAN;
 }
 
-/* NEWTON SECTION: one iteration of newton_euler (solvers/implicit.c) with
+/* NEWTON SECTION: one iteration of newton_euler (solvers/newton.c) with
  * solver.linear = cholmod, through create/step/destroy and weft_implicit_stats_get, on
  * the same deformed cloth (run after the linear benchmarks: it moves the model on). Two
  * steps: the first, untimed, does CHOLMOD's one symbolic analysis; the second is timed,

@@ -149,7 +149,7 @@ printf '[scene]\nname = k_stretch\n[pbd]\nk_bending = 0.1\nk_stretch = 1.5\n' >"
 run --scene "$f"
 expect pbd_k_stretch_range "$f:5: pbd.k_stretch"
 
-# [solver] keys of the implicit integrators (solvers/implicit.c).
+# [solver] keys of the implicit integrators (solvers/implicit_common.c, newton.c).
 f="$tmp/solver_linear.ini"
 printf '[scene]\nname = solver_linear\n[solver]\nlinear = foo\n' >"$f"
 run --scene "$f" --solvers implicit_euler
