@@ -81,10 +81,13 @@ int main(int argc, char **argv) {
     }
     /* Otherwise the solvers the scene names, or every one that is stable at any dt: an
      * explicit method would only diverge on a scene whose dt was not chosen for it. */
-    if (!cli.solvers && m.solvers[0]) {
-        char where[400];
-        snprintf(where, sizeof where, "%s: scene.solvers", m.solvers_where);
-        if ((ns = weft_cli_solvers(m.solvers, where, solvers, 16)) < 0) {
+    weft_run_settings run;
+    weft_config_settings(cfg, weft_run_tables, &run);
+    if (!cli.solvers && run.solvers[0]) {
+        char where[400], w[330];
+        weft_config_where(cfg, "scene", "solvers", w, sizeof w);
+        snprintf(where, sizeof where, "%s: scene.solvers", w);
+        if ((ns = weft_cli_solvers(run.solvers, where, solvers, 16)) < 0) {
             weft_model_free(&m);
             weft_config_free(&cfg);
             return 1;

@@ -46,6 +46,7 @@ void weft_settings_default(const weft_param_table *tables, void *settings) {
             case WEFT_PARAM_INT:
             case WEFT_PARAM_NAME: *(int *)f = (int)p->dflt; break;
             case WEFT_PARAM_BOOL: *(bool *)f = p->dflt != 0.0; break;
+            case WEFT_PARAM_STRING: ((char *)f)[0] = '\0'; break;
             }
         }
 }
@@ -70,6 +71,7 @@ double weft_param_value(const weft_param *p, size_t base, const void *settings) 
     case WEFT_PARAM_INT:
     case WEFT_PARAM_NAME: return *(const int *)f;
     case WEFT_PARAM_BOOL: return *(const bool *)f ? 1.0 : 0.0;
+    case WEFT_PARAM_STRING: return ((const char *)f)[0] ? 1.0 : 0.0;
     }
     return 0.0;
 }
@@ -108,6 +110,7 @@ static void append_value(char *buf, size_t size, int *len, const weft_param *p, 
     case WEFT_PARAM_NAME:
         append(buf, size, len, "%s", weft_param_name(p, *(const int *)f));
         break;
+    case WEFT_PARAM_STRING: append(buf, size, len, "\"%s\"", (const char *)f); break;
     }
 }
 
@@ -158,6 +161,10 @@ void weft_param_describe(const weft_param *q, char *buf, size_t size) {
     case WEFT_PARAM_BOOL:
         append(what, sizeof what, &wl, "true/false");
         append(dflt, sizeof dflt, &dl, "%s", q->dflt != 0.0 ? "true" : "false");
+        break;
+    case WEFT_PARAM_STRING:
+        append(what, sizeof what, &wl, "text");
+        append(dflt, sizeof dflt, &dl, "\"\"");
         break;
     case WEFT_PARAM_NAME:
         append(what, sizeof what, &wl, "one of ");
@@ -240,6 +247,15 @@ int weft_param_parse(const weft_param *p, size_t base, const char *text, void *s
             return value_error(err, where, section, p->key, msg);
         }
         return WEFT_OK;
+    case WEFT_PARAM_STRING:
+        if (strlen(text) >= WEFT_PARAM_STRING_MAX) {
+            snprintf(msg, sizeof msg, "longer than %d characters", WEFT_PARAM_STRING_MAX - 1);
+            return value_error(err, where, section, p->key, msg);
+        }
+        if (p->check && !p->check(text, msg, sizeof msg))
+            return value_error(err, where, section, p->key, msg);
+        snprintf((char *)f, WEFT_PARAM_STRING_MAX, "%s", text);
+        return WEFT_OK;
     case WEFT_PARAM_NAME: {
         char list[300] = "";
         for (int i = 0;; i++) {
@@ -287,6 +303,38 @@ const void *weft_config_plugin(const weft_config *c, const char *kind, int i,
             return c->it[k].p.type;
         }
     return NULL;
+}
+
+int weft_config_note_origin(weft_config *c, const char *section, const char *key,
+                            const char *where) {
+    weft_config_origin *o = NULL;
+    for (int i = 0; i < c->norigin && !o; i++)
+        if (!strcmp(c->origin[i].section, section) && !strcmp(c->origin[i].key, key))
+            o = &c->origin[i];
+    if (!o) {
+        if (c->norigin == c->caporigin) {
+            int cap = c->caporigin ? 2 * c->caporigin : 16;
+            weft_config_origin *g = realloc(c->origin, (size_t)cap * sizeof *g);
+            if (!g) return WEFT_ERR_NOMEM;
+            c->origin = g, c->caporigin = cap;
+        }
+        o = &c->origin[c->norigin++];
+        snprintf(o->section, sizeof o->section, "%s", section);
+        snprintf(o->key, sizeof o->key, "%s", key);
+    }
+    snprintf(o->where, sizeof o->where, "%s", where);
+    return WEFT_OK;
+}
+
+bool weft_config_where(const weft_config *c, const char *section, const char *key, char *buf,
+                       size_t size) {
+    if (size) buf[0] = '\0';
+    for (int i = 0; c && i < c->norigin; i++)
+        if (!strcmp(c->origin[i].section, section) && !strcmp(c->origin[i].key, key)) {
+            snprintf(buf, size, "%s", c->origin[i].where);
+            return true;
+        }
+    return false;
 }
 
 bool weft_config_value(const weft_config *c, const char *section, const char *key,
@@ -348,6 +396,8 @@ int weft_config_set(weft_config *c, const char *assignment, const char *origin,
     }
     if (!found)
         return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: unknown key", where, section, key);
+    if (weft_config_note_origin(c, section, key, where) != WEFT_OK)
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
     return WEFT_OK;
 }
 
@@ -356,6 +406,7 @@ void weft_config_free(weft_config **pc) {
     if (!c) return;
     for (int i = 0; i < c->n; i++) free(c->it[i].data);
     free(c->it);
+    free(c->origin);
     free(c);
     *pc = NULL;
 }

@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,15 +99,38 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
     mon->t_excluded += weft_now() - t0;
 }
 
-const weft_param_table weft_run_tables[] = {
-    {"scene",
-     (const weft_param[]){
-         {.key = "steps", .type = WEFT_PARAM_INT, .offset = offsetof(weft_run_settings, steps),
-          .unit = "", .lo = 0, .hi = 100000000, .dflt = 120, .doc = "time steps of a run"},
-         {0}},
-     0},
+/* True when text is a comma-separated list of names (letters, digits, '_'), at least one:
+ * the names themselves are checked against the registry by the experiments, which know
+ * the solvers (lib/ does not). */
+static bool solver_list(const char *text, char *msg, size_t size) {
+    int names = 0;
+    bool in_name = false;
+    for (const char *p = text; *p; p++) {
+        bool name_char = isalnum((unsigned char)*p) || *p == '_';
+        if (!name_char && !strchr(", \t", *p)) {
+            snprintf(msg, size, "'%s' is not a list of solver names (letters, digits, '_', "
+                     "separated by commas)", text);
+            return false;
+        }
+        names += name_char && !in_name;
+        in_name = name_char;
+    }
+    if (names == 0) snprintf(msg, size, "names no solver");
+    return names > 0;
+}
+
+// clang-format off
+static const weft_param run_params[] = {
+    {.key = "steps", .type = WEFT_PARAM_INT, .offset = offsetof(weft_run_settings, steps),
+     .unit = "", .lo = 0, .hi = 100000000, .dflt = 120, .doc = "time steps of a run"},
+    {.key = "solvers", .type = WEFT_PARAM_STRING, .offset = offsetof(weft_run_settings, solvers),
+     .unit = "", .check = solver_list,
+     .doc = "the solvers that suit the scene, run when none are named (comma-separated)"},
     {0},
 };
+// clang-format on
+
+const weft_param_table weft_run_tables[] = {{"scene", run_params, 0}, {0}};
 
 int weft_solver_iterations(const weft_solver_type *s, weft_config *cfg) {
     if (s->fixed_iterations > 0) return s->fixed_iterations;

@@ -400,10 +400,7 @@ typedef struct weft_model {
     weft_obstacle *obstacles; /* triangle-mesh obstacles, owned by the model */
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */
     char scene_name[128];
-    char solvers[256];  /* [scene] solvers: the scene's own suggestion of the solvers that suit
-                           it, which experiments run when none are named; comma-separated, ""
-                           when not given (like its name, a property of the scene file) */
-    char solvers_where[320]; /* "file:line" (or the --set origin) of that key, for errors */
+
 } weft_model;
 
 /* Frees everything m owns and zeroes it; safe on a zeroed model. */
@@ -454,7 +451,11 @@ typedef enum {
     WEFT_PARAM_INT,    /* an int */
     WEFT_PARAM_BOOL,   /* a bool; the scene writes true/false, yes/no, on/off, 1/0 */
     WEFT_PARAM_NAME,   /* an int: the index of the scene's word among the allowed names */
+    WEFT_PARAM_STRING, /* a char[WEFT_PARAM_STRING_MAX]: the scene's text, checked by `check` */
 } weft_param_type;
+
+/* Capacity of a WEFT_PARAM_STRING field, terminating zero included. */
+#define WEFT_PARAM_STRING_MAX 256
 
 /* Flags of a numeric range: an end that is excluded. */
 enum { WEFT_PARAM_LO_OPEN = 1, WEFT_PARAM_HI_OPEN = 2 };
@@ -474,6 +475,9 @@ typedef struct weft_param {
     const char *(*name_at)(int i);  /* this gives them: the i-th, NULL past the last (names
                                        taken from a registry) */
     const char *doc;         /* one line: what it means */
+    /* STRING: checks the text, false with a message in msg[size] when it is not valid
+     * (NULL: any text that fits). */
+    bool (*check)(const char *text, char *msg, size_t size);
 } weft_param;
 
 /* The settings a plug-in reads from one scene section. A plug-in lists one or more of
@@ -545,6 +549,11 @@ void *weft_config_find(weft_config *c, const weft_param_table *tables);
  * its index; a flag: 0 or 1); false when none has it. Does not mark anything taken. */
 bool weft_config_value(const weft_config *c, const char *section, const char *key,
                        double *out);
+
+/* Where the config's value of section.key came from ("file:line", "--set ..." or the
+ * assignment's origin) into buf; false, with buf "", when it is the default. */
+bool weft_config_where(const weft_config *c, const char *section, const char *key, char *buf,
+                       size_t size);
 
 /* Forgets which settings were taken. */
 void weft_config_mark_clear(weft_config *c);
@@ -766,6 +775,9 @@ typedef struct weft_stage_type {
 /* The run's own settings ([scene] steps), a plug-in of kind "run" (lib/run.c). */
 typedef struct weft_run_settings {
     int steps; /* steps of a run (default 120) */
+    char solvers[WEFT_PARAM_STRING_MAX]; /* [scene] solvers: the solvers that suit the
+                                            scene, which experiments run when none are
+                                            named; comma-separated, "" when not given */
 } weft_run_settings;
 
 /* The table of weft_run_settings. */

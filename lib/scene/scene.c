@@ -37,7 +37,7 @@ typedef struct schema_key {
  * only; every other section, and the other keys of [collision], belong to the plug-ins
  * (solvers, linear solvers, preconditioners, post-step stages), whose settings tables
  * check them when the run's config is made (lib/scene/settings.c). scene.steps and
- * scene.solvers are listed here but read by the run (lib/run.c's table, experiments). */
+ * scene.solvers are listed here but read by the run's own settings table (lib/run.c). */
 static const schema_key schema[] = {
     {"scene", "name", T_STRING},           {"scene", "description", T_STRING},
     {"scene", "dt", T_DOUBLE},             {"scene", "steps", T_INT},
@@ -1179,28 +1179,6 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
     return WEFT_OK;
 }
 
-/* Copies [scene] solvers into the model after checking that it is a list of names; lib
- * does not know the solvers, so the experiments check the names themselves. */
-static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
-    const entry *e = weft_scene_find(s, "scene", "solvers");
-    if (!e) return WEFT_OK;
-    int names = 0;
-    bool in_name = false;
-    for (const char *p = e->value; *p; p++) {
-        bool name_char = isalnum((unsigned char)*p) || *p == '_';
-        if (!name_char && !strchr(", \t", *p))
-            return weft_scene_bad(e, err, "'%s' is not a list of solver names (letters, digits, '_', "
-                       "separated by commas)", e->value);
-        names += name_char && !in_name;
-        in_name = name_char;
-    }
-    if (names == 0) return weft_scene_bad(e, err, "%s", "names no solver");
-    if (strlen(e->value) >= sizeof m->solvers) return weft_scene_bad(e, err, "%s", "list too long");
-    snprintf(m->solvers, sizeof m->solvers, "%s", e->value);
-    weft_scene_where(e, m->solvers_where, sizeof m->solvers_where);
-    return WEFT_OK;
-}
-
 /* [mesh] reorder = none | rcm: renumbers the built model's vertices (lib/linalg/reorder.c), each
  * part's within its block. A whole-model setting, so a [mesh.NAME] part cannot give it. */
 static int reorder_vertices(const weft_scene *s, weft_model *m, weft_error *err) {
@@ -1355,7 +1333,6 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     if (rc) goto fail;
 
     m->rest_volume = mesh->closed ? weft_mesh_volume(mesh, mesh->x) : 0.0;
-    if ((rc = read_solvers(s, m, err))) goto fail;
     if ((rc = reorder_vertices(s, m, err))) goto fail;
     rest_shape_free(&rs);
     return WEFT_OK;

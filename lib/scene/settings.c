@@ -18,7 +18,7 @@
 
 
 /* Reads every key of the plug-in's tables that the scene gives. */
-static int read_tables(const weft_plugin *pl, const weft_scene *s, void *data,
+static int read_tables(weft_config *c, const weft_plugin *pl, const weft_scene *s, void *data,
                        weft_error *err) {
     for (const weft_param_table *t = pl->tables; t && t->section; t++)
         for (const weft_param *p = t->params; p->key; p++) {
@@ -28,6 +28,8 @@ static int read_tables(const weft_plugin *pl, const weft_scene *s, void *data,
             weft_scene_where(e, w, sizeof w);
             int rc = weft_param_parse(p, t->base, e->value, data, w, t->section, err);
             if (rc) return rc;
+            if (weft_config_note_origin(c, t->section, p->key, w) != WEFT_OK)
+                return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         }
     return WEFT_OK;
 }
@@ -139,7 +141,7 @@ weft_config *weft_config_create(const weft_plugin *plugins, int n, const weft_sc
         }
         c->n++;
         weft_settings_default(plugins[i].tables, it->data);
-        if (s && read_tables(&plugins[i], s, it->data, err) != WEFT_OK) {
+        if (s && read_tables(c, &plugins[i], s, it->data, err) != WEFT_OK) {
             weft_config_free(&c);
             return NULL;
         }
