@@ -1307,11 +1307,15 @@ static void test_residual_fd(void) {
     weft_scene *s = weft_scene_load("hanging_cloth", &err);
     CHECK(s != NULL);
     if (!s) return;
-    int rc = weft_scene_build(s, weft_energy_registry, &m, &err);
+    /* The scene's solver settings, for the Gauss-Seidel steps below. */
+    weft_config *cfg = weft_config_from_scene(s, &err);
+    int rc = cfg ? weft_scene_build(s, weft_energy_registry, &m, &err) : WEFT_ERR_INPUT;
     weft_scene_free(&s);
     CHECK(rc == WEFT_OK);
     if (rc != WEFT_OK) {
         fprintf(stderr, "build: %s\n", err.msg);
+        weft_config_free(&cfg);
+        weft_model_free(&m);
         return;
     }
     size_t n3 = 3 * (size_t)m.n;
@@ -1323,7 +1327,7 @@ static void test_residual_fd(void) {
     /* Deform: 5 Gauss-Seidel steps of the falling cloth; take that state as the step
      * start (x_n, v_n), and evaluate G at the state one step later, which differs from
      * the inertial target x̃ and is stretched and bent. */
-    void *st = weft_pbd_gauss_seidel.create(&m, &err);
+    void *st = weft_pbd_gauss_seidel.create(&m, cfg, &err);
     CHECK(st != NULL);
     if (!st) goto done;
     for (int i = 0; i < 5; i++) weft_pbd_gauss_seidel.step(st, &m, NULL, &err);
@@ -1388,6 +1392,7 @@ static void test_residual_fd(void) {
 done:
     free(xn), free(xt), free(gG), free(gE), free(scratch), free(x);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* ------------------------------------------------------------------------------ */
