@@ -68,18 +68,4 @@ typedef struct weft_constraint_info {
 /* The constraint types of the PBD solvers, terminated by name == NULL. */
 extern const weft_constraint_info weft_constraint_list[];
 
-/* Wall time (s) spent in each stage of a PBD step, summed over the run. */
-typedef struct weft_pbd_timers {
-    double predict; /* external forces, damping, prediction, pins (lines 5-7) */
-    double collide; /* collision constraint generation (line 8) */
-    double project; /* solver iterations (lines 9-11) */
-    double update;  /* velocity update, friction, restitution (lines 12-16) */
-    long projections; /* constraint projections performed (all iterations) */
-    long self_contacts; /* self-collision constraints generated (§4.3, all steps) */
-} weft_pbd_timers;
-
-/* Stage timers of a PBD solver state (created by weft_pbd_gauss_seidel or
- * weft_pbd_jacobi); used by the bench_pbd experiment. */
-void weft_pbd_timers_get(const void *state, weft_pbd_timers *out);
-
 #endif
