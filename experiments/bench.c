@@ -206,3 +206,19 @@ int weft_bench_build(const weft_cli *base, const char *scene, int res, const cha
     if (threads > 0) cli.threads = threads;
     return weft_cli_build(&cli, m, err);
 }
+
+int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, int warmup, int steps,
+                            weft_bench_steps *out, weft_error *err) {
+    void *st = s->create(m, err);
+    int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
+    for (int i = 0; i < warmup && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, err);
+    weft_profile before;
+    weft_solver_stats(s, st, &before);
+    double w0 = weft_now(), c0 = weft_bench_process_cpu();
+    for (int i = 0; i < steps && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, err);
+    out->wall_s = weft_now() - w0, out->cpu_s = weft_bench_process_cpu() - c0;
+    weft_solver_stats(s, st, &out->prof);
+    weft_profile_since(&out->prof, &before);
+    s->destroy(st);
+    return rc;
+}

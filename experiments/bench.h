@@ -148,4 +148,17 @@ int weft_bench_close(weft_bench_table *t, const char *failure);
 int weft_bench_build(const weft_cli *base, const char *scene, int res, const char *const *sets,
                      int threads, weft_model *m, weft_error *err);
 
+/* The cost of some steps of a solver, measured by weft_bench_solver_steps. */
+typedef struct weft_bench_steps {
+    double wall_s;     /* wall time of the timed steps, s */
+    double cpu_s;      /* process CPU time of the timed steps, all threads, s */
+    weft_profile prof; /* the solver's profile over the timed steps alone */
+} weft_bench_steps;
+
+/* Creates a state of solver s on m, makes `warmup` untimed steps and then `steps` timed
+ * ones (out), and destroys the state. Returns WEFT_OK or an error code with err's
+ * message. */
+int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, int warmup, int steps,
+                            weft_bench_steps *out, weft_error *err);
+
 #endif

@@ -62,21 +62,12 @@ static int time_steps(void *user, double *out) {
     weft_model m;
     if (build(c->cli, c->res, c->bending, c->threads, &m) != 0) return WEFT_BENCH_FAIL;
     weft_error err;
-    void *st = s->create(&m, &err);
-    int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
-    for (int i = 0; i < WARMUP && rc == WEFT_OK; i++) rc = s->step(st, &m, NULL, &err);
-    weft_profile before, after;
-    weft_solver_stats(s, st, &before);
-    double w0 = weft_now();
-    for (int i = 0; i < c->steps && rc == WEFT_OK; i++) rc = s->step(st, &m, NULL, &err);
-    double wall = weft_now() - w0;
-    weft_solver_stats(s, st, &after);
-    weft_profile_since(&after, &before);
-    double proj = weft_profile_value(&after, "projections");
-    out[0] = proj > 0 ? 1e9 * weft_profile_value(&after, "project") / proj : NAN;
-    out[1] = 1e3 * wall / c->steps;
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(s, &m, WARMUP, c->steps, &run, &err);
+    double proj = weft_profile_value(&run.prof, "projections");
+    out[0] = proj > 0 ? 1e9 * weft_profile_value(&run.prof, "project") / proj : NAN;
+    out[1] = 1e3 * run.wall_s / c->steps;
     out[2] = proj / ((double)c->steps * m.solver.iterations);
-    s->destroy(st);
     weft_model_free(&m);
     if (rc != WEFT_OK) {
         fprintf(stderr, "error: %s: %s\n", s->name, err.msg);

@@ -54,11 +54,9 @@ static int build(const weft_cli *base, bool self, int threads, weft_model *m) {
 /* Steps m n times with solver s (a fresh state); -1 on an error. */
 static int advance(const weft_solver_type *s, weft_model *m, int n) {
     weft_error err;
-    void *st = s->create(m, &err);
-    int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
-    for (int i = 0; i < n && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, &err);
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(s, m, n, 0, &run, &err);
     if (rc != WEFT_OK) fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
-    s->destroy(st);
     return rc == WEFT_OK ? 0 : -1;
 }
 
@@ -84,26 +82,17 @@ static int time_steps(void *user, double *out) {
     memcpy(m.v, c->from->v, bytes);
     m.t = c->from->t;
     weft_error err;
-    void *st = s->create(&m, &err);
-    int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
-    for (int i = 0; i < WARMUP && rc == WEFT_OK; i++) rc = s->step(st, &m, NULL, &err);
-    weft_profile before, after;
-    weft_solver_stats(s, st, &before);
-    double w0 = weft_now();
-    for (int i = 0; i < c->steps && rc == WEFT_OK; i++) rc = s->step(st, &m, NULL, &err);
-    double wall = weft_now() - w0;
-    weft_solver_stats(s, st, &after);
-    weft_profile_since(&after, &before);
-    s->destroy(st);
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(s, &m, WARMUP, c->steps, &run, &err);
     weft_model_free(&m);
     if (rc != WEFT_OK) {
         fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
         return WEFT_BENCH_FAIL;
     }
-    out[0] = weft_profile_value(&after, "self_contacts") / c->steps;
-    out[1] = 1e3 * wall / c->steps;
-    out[2] = 1e3 * weft_profile_value(&after, "collide") / c->steps;
-    out[3] = 1e3 * weft_profile_value(&after, "project") / c->steps;
+    out[0] = weft_profile_value(&run.prof, "self_contacts") / c->steps;
+    out[1] = 1e3 * run.wall_s / c->steps;
+    out[2] = 1e3 * weft_profile_value(&run.prof, "collide") / c->steps;
+    out[3] = 1e3 * weft_profile_value(&run.prof, "project") / c->steps;
     return WEFT_BENCH_MORE;
 }
 
