@@ -70,6 +70,8 @@ void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double re
 
 void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
     if (!mon) return;
+    /* A solver reports iterations 0 .. its count per step (weft_solver_iterations). */
+    WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
     double t0 = weft_now();
     bool want = iter == 0 || mon->level == WEFT_LOG_ITERATIONS ||
                 (final && (mon->level == WEFT_LOG_STEPS || mon->step == mon->last_step));
