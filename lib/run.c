@@ -357,6 +357,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     if (last_print > 0.0) fprintf(stderr, "\r%*s\r", 70, "");
     res->ms_per_step = res->steps_done ? 1e3 * res->wall_s / res->steps_done : 0.0;
     res->last = mon.last;
+    weft_solver_stats(solver, state, &res->profile);
     if (mon.log) {
         if (rc == WEFT_OK)
             rc = weft_log_close(&mon.log, true, NULL, err);

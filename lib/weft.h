@@ -708,6 +708,7 @@ typedef struct weft_run_result {
     weft_metrics last;        /* metrics after the last iteration of the last step */
     int collision_failures;   /* steps whose collision pipeline left collisions unresolved */
     double collision_s;       /* time in the collision pipeline, s (included in wall_s) */
+    weft_profile profile;     /* the solver's timers and counters over the run (stats hook) */
 } weft_run_result;
 
 /* Default options: iteration logging, no OBJ output, no progress line. */

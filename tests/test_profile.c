@@ -4,6 +4,8 @@
  *   pbd_counts    pbd_gauss_seidel's "projections" counter is exactly steps × iterations ×
  *                 (edges + hinges) on a cloth without colliders; its stage timers are
  *                 non-negative and sum to no more than the steps' wall time
+ *   run_result    weft_run hands back the solver's profile over the run: the same exact
+ *                 projection count
  *   every_solver  every registered solver has a stats hook whose profile, after two steps,
  *                 has unique names, finite non-negative timers and whole-number counters
  *   assert_macro  WEFT_ASSERT aborts on a false condition where asserts are on, and
@@ -90,6 +92,21 @@ static void test_pbd_counts(void) {
     weft_model_free(&m);
 }
 
+static void test_run_result(void) {
+    weft_model m = {0};
+    if (!small_cloth(&m, "scene.steps=4")) return;
+    weft_run_options opt = weft_run_options_default();
+    opt.log_level = WEFT_LOG_NONE;
+    weft_run_result res;
+    weft_error err = {{0}};
+    CHECK(weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err) == WEFT_OK);
+    CHECK(res.steps_done == 4);
+    CHECK(weft_profile_value(&res.profile, "projections") ==
+          4.0 * 10 * (m.mesh.ne + m.mesh.nh));
+    CHECK(weft_profile_value(&res.profile, "project") <= res.wall_s);
+    weft_model_free(&m);
+}
+
 static void test_every_solver(void) {
     for (const weft_solver_type *const *r = weft_solver_registry; *r; r++) {
         const weft_solver_type *s = *r;
@@ -158,6 +175,7 @@ int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"helpers", test_helpers},
         {"pbd_counts", test_pbd_counts},
+        {"run_result", test_run_result},
         {"every_solver", test_every_solver},
         {"assert_macro", test_assert_macro},
         {NULL, NULL},
