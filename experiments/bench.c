@@ -186,6 +186,15 @@ int weft_bench_close(weft_bench_table *t, const char *failure) {
     return 0;
 }
 
+void weft_bench_parse(int argc, char **argv, weft_cli *cli, const char *usage, int added) {
+    weft_cli_parse(argc, argv, cli, usage);
+    const int room = (int)(sizeof cli->set / sizeof cli->set[0]) - added;
+    if (cli->nset > room) {
+        fprintf(stderr, "error: --set: at most %d here (the benchmark adds %d)\n", room, added);
+        exit(2);
+    }
+}
+
 int weft_bench_build(const weft_cli *base, const char *scene, int res, const char *const *sets,
                      int threads, weft_model *m, weft_error *err) {
     weft_cli cli = *base;

@@ -141,6 +141,10 @@ int weft_bench_close(weft_bench_table *t, const char *failure);
 /* Scenes                                                                          */
 /* ------------------------------------------------------------------------------ */
 
+/* weft_cli_parse for a bench that adds up to `added` --set overrides of its own: exits 2
+ * with a one-line error when the user's --set options leave too little room for them. */
+void weft_bench_parse(int argc, char **argv, weft_cli *cli, const char *usage, int added);
+
 /* Builds into m the scene `scene` (NULL: base's) with base's options, then, after base's
  * own --set overrides (so the bench's choices win), mesh.nx = mesh.ny = res (unless res is
  * 0) and the NULL-terminated overrides in sets (may be NULL); threads > 0 replaces base's.

@@ -83,13 +83,9 @@ static int build(const weft_cli *cli, int res, const char *bp, weft_model *m, we
 
 int main(int argc, char **argv) {
     weft_cli cli;
-    weft_cli_parse(argc, argv, &cli, usage);
+    weft_bench_parse(argc, argv, &cli, usage, 7);
     weft_install_interrupt_handler();
     if (!cli.scene_given) cli.scene = "twisting_cloth";
-    if (cli.nset > 57) {
-        fprintf(stderr, "error: --set: at most 57 here (the benchmark adds 7)\n");
-        return 2;
-    }
     const weft_solver_type *solvers[16];
     int ns = weft_cli_solvers(cli.solvers ? cli.solvers : "pbd_gauss_seidel", "--solvers", solvers,
                               16);

@@ -101,11 +101,7 @@ static int time_assembly(void *user, double *out) {
 
 int main(int argc, char **argv) {
     weft_cli base;
-    weft_cli_parse(argc, argv, &base, usage);
-    if (base.nset > 50) {
-        fprintf(stderr, "error: too many --set options for bench_energies\n");
-        return 2;
-    }
+    weft_bench_parse(argc, argv, &base, usage, 8);
     weft_bench_table t;
     if (weft_bench_open(&t, base.out, "bench_energies.tsv", columns, NCOLUMNS) != 0) return 1;
     weft_bench_comment(&t, "bench_energies: best of %d assemblies after 1 warm-up; state = "

@@ -188,14 +188,9 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
     memset(s, 0, sizeof *s);
     s->res = res, s->threads = threads, s->ppcg_threads = ppcg_threads;
     weft_cli cli = *base;
-    char a[64], b[64];
-    snprintf(a, sizeof a, "mesh.nx=%d", res);
-    snprintf(b, sizeof b, "mesh.ny=%d", res);
-    cli.set[cli.nset++] = a;
-    cli.set[cli.nset++] = b;
-    cli.steps = -1, cli.threads = threads;
+    cli.steps = -1; /* --steps counts the PBD steps below, not the scene's */
     weft_error err = {{0}};
-    if (weft_cli_build(&cli, &s->m, &err) != WEFT_OK) {
+    if (weft_bench_build(&cli, NULL, res, NULL, threads, &s->m, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
@@ -528,11 +523,7 @@ int main(int argc, char **argv) {
     if (ns < 0) return 2;
     if (ns > 0) nsizes = ns;
     weft_cli cli;
-    weft_cli_parse(argc, argv, &cli, usage);
-    if (cli.nset > 60) {
-        fprintf(stderr, "error: too many --set options for bench_implicit\n");
-        return 2;
-    }
+    weft_bench_parse(argc, argv, &cli, usage, 2);
     int steps = cli.steps >= 0 ? cli.steps : DEFAULT_STEPS;
     int threads = cli.threads > 1 ? cli.threads : 2;
     int ppcg_threads = cli.threads > 0 ? cli.threads : 1;

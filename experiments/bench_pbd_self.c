@@ -98,12 +98,8 @@ static int time_steps(void *user, double *out) {
 
 int main(int argc, char **argv) {
     weft_cli cli;
-    weft_cli_parse(argc, argv, &cli, usage);
+    weft_bench_parse(argc, argv, &cli, usage, 4);
     int steps = cli.steps > 0 ? cli.steps : 10;
-    if (cli.nset > 60) {
-        fprintf(stderr, "error: too many --set options for bench_pbd_self\n");
-        return 2;
-    }
     weft_bench_table t;
     if (weft_bench_open(&t, cli.out, "bench_pbd_self.tsv", columns, NCOLUMNS) != 0) return 1;
     weft_bench_comment(&t, "bench_pbd_self: drape_sphere %dx%d, best of %d repeats of %d steps, "
