@@ -57,9 +57,8 @@ int weft_bench_measure(const weft_bench_plan *plan, int nvalues, weft_bench_fn f
     }
     int reps = 0, rc = WEFT_BENCH_MORE;
     double spent = 0.0;
-    while (reps < plan->max_repeats &&
-           (reps < plan->min_repeats || !(plan->stop_after_s > 0.0) ||
-            spent < plan->stop_after_s)) {
+    while (reps < plan->max_repeats && (reps < plan->min_repeats || !(plan->stop_after_s > 0.0) ||
+                                        spent < plan->stop_after_s)) {
         double t0 = weft_now();
         rc = fn(user, v);
         spent += weft_now() - t0;
@@ -147,9 +146,15 @@ void weft_bench_header(weft_bench_table *t) {
 static void put_cell(FILE *f, const char *fmt, const weft_bench_value *v) {
     char text[64];
     switch (v->kind) {
-    case WEFT_BENCH_INT: fprintf(f, fmt, v->i); break;
-    case WEFT_BENCH_NUM: fprintf(f, fmt, v->d); break;
-    case WEFT_BENCH_TEXT: fprintf(f, fmt, v->s); break;
+    case WEFT_BENCH_INT:
+        fprintf(f, fmt, v->i);
+        break;
+    case WEFT_BENCH_NUM:
+        fprintf(f, fmt, v->d);
+        break;
+    case WEFT_BENCH_TEXT:
+        fprintf(f, fmt, v->s);
+        break;
     case WEFT_BENCH_NONE:
         heading_format(fmt, text, sizeof text);
         fprintf(f, text, "-");

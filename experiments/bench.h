@@ -49,11 +49,11 @@ typedef int (*weft_bench_fn)(void *user, double *values);
 
 /* Statistics of each figure over the timed calls. */
 typedef struct weft_bench_stats {
-    int reps;                                /* timed calls made */
-    double min[WEFT_BENCH_MAX_VALUES];       /* smallest value (NaNs ignored; NAN if all) */
-    double median[WEFT_BENCH_MAX_VALUES];    /* middle value; mean of the two middle ones
-                                                for an even count */
-    double last[WEFT_BENCH_MAX_VALUES];      /* the last timed call's value */
+    int reps;                             /* timed calls made */
+    double min[WEFT_BENCH_MAX_VALUES];    /* smallest value (NaNs ignored; NAN if all) */
+    double median[WEFT_BENCH_MAX_VALUES]; /* middle value; mean of the two middle ones
+                                             for an even count */
+    double last[WEFT_BENCH_MAX_VALUES];   /* the last timed call's value */
 } weft_bench_stats;
 
 /* Runs fn by plan, collecting nvalues (1 .. WEFT_BENCH_MAX_VALUES) figures per timed call.

@@ -101,8 +101,7 @@ static void test_run_result(void) {
     weft_error err = {{0}};
     CHECK(weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err) == WEFT_OK);
     CHECK(res.steps_done == 4);
-    CHECK(weft_profile_value(&res.profile, "projections") ==
-          4.0 * 10 * (m.mesh.ne + m.mesh.nh));
+    CHECK(weft_profile_value(&res.profile, "projections") == 4.0 * 10 * (m.mesh.ne + m.mesh.nh));
     CHECK(weft_profile_value(&res.profile, "project") <= res.wall_s);
     weft_model_free(&m);
 }
@@ -126,7 +125,8 @@ static void test_every_solver(void) {
             const weft_profile_entry *e = &p.entry[i];
             bool ok = e->name && e->name[0] && weft_profile_find(&p, e->name) == e;
             if (e->kind == WEFT_PROFILE_TIMER) ok = ok && isfinite(e->value) && e->value >= 0;
-            if (e->kind == WEFT_PROFILE_COUNT) ok = ok && e->value >= 0 && e->value == floor(e->value);
+            if (e->kind == WEFT_PROFILE_COUNT)
+                ok = ok && e->value >= 0 && e->value == floor(e->value);
             if (e->kind == WEFT_PROFILE_LABEL) ok = ok && e->text != NULL;
             if (!ok) fprintf(stderr, "%s: bad profile entry '%s'\n", s->name, e->name);
             CHECK(ok);
