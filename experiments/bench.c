@@ -201,7 +201,7 @@ void weft_bench_parse(int argc, char **argv, weft_cli *cli, const char *usage, i
 }
 
 int weft_bench_build(const weft_cli *base, const char *scene, int res, const char *const *sets,
-                     int threads, weft_model *m, weft_error *err) {
+                     int threads, weft_model *m, weft_config **cfg, weft_error *err) {
     weft_cli cli = *base;
     const int room = (int)(sizeof cli.set / sizeof cli.set[0]);
     char nx[32], ny[32];
@@ -218,12 +218,12 @@ int weft_bench_build(const weft_cli *base, const char *scene, int res, const cha
     for (int k = 0; sets && sets[k]; k++) cli.set[cli.nset++] = sets[k];
     if (scene) cli.scene = scene;
     if (threads > 0) cli.threads = threads;
-    return weft_cli_build(&cli, m, err);
+    return weft_cli_build(&cli, m, cfg, err);
 }
 
-int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, int warmup, int steps,
-                            weft_bench_steps *out, weft_error *err) {
-    void *st = s->create(m, err);
+int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg,
+                            int warmup, int steps, weft_bench_steps *out, weft_error *err) {
+    void *st = s->create(m, cfg, err);
     int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
     for (int i = 0; i < warmup && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, err);
     weft_profile before;

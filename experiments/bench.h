@@ -145,12 +145,13 @@ int weft_bench_close(weft_bench_table *t, const char *failure);
  * with a one-line error when the user's --set options leave too little room for them. */
 void weft_bench_parse(int argc, char **argv, weft_cli *cli, const char *usage, int added);
 
-/* Builds into m the scene `scene` (NULL: base's) with base's options, then, after base's
- * own --set overrides (so the bench's choices win), mesh.nx = mesh.ny = res (unless res is
- * 0) and the NULL-terminated overrides in sets (may be NULL); threads > 0 replaces base's.
- * Returns WEFT_OK or an error code with the message in err. */
+/* Builds into m, and its run's config into *cfg (weft_cli_build), the scene `scene` (NULL:
+ * base's) with base's options, then, after base's own --set overrides (so the bench's
+ * choices win), mesh.nx = mesh.ny = res (unless res is 0) and the NULL-terminated
+ * overrides in sets (may be NULL); threads > 0 replaces base's. Returns WEFT_OK or an
+ * error code with the message in err. */
 int weft_bench_build(const weft_cli *base, const char *scene, int res, const char *const *sets,
-                     int threads, weft_model *m, weft_error *err);
+                     int threads, weft_model *m, weft_config **cfg, weft_error *err);
 
 /* The cost of some steps of a solver, measured by weft_bench_solver_steps. */
 typedef struct weft_bench_steps {
@@ -159,10 +160,10 @@ typedef struct weft_bench_steps {
     weft_profile prof; /* the solver's profile over the timed steps alone */
 } weft_bench_steps;
 
-/* Creates a state of solver s on m, makes `warmup` untimed steps and then `steps` timed
- * ones (out), and destroys the state. Returns WEFT_OK or an error code with err's
- * message. */
-int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, int warmup, int steps,
-                            weft_bench_steps *out, weft_error *err);
+/* Creates a state of solver s on m with the settings of cfg, makes `warmup` untimed steps
+ * and then `steps` timed ones (out), and destroys the state. Returns WEFT_OK or an error
+ * code with err's message. */
+int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg,
+                            int warmup, int steps, weft_bench_steps *out, weft_error *err);
 
 #endif

@@ -58,9 +58,10 @@ typedef struct work {
 } work;
 
 static void add_work(void *user, const weft_model *m, int step,
-                     const struct weft_collision_stats *cs) {
+                     const void *stage_stats) {
     work *w = user;
     (void)m, (void)step;
+    const weft_collision_stats *cs = stage_stats;
     if (!cs) return;
     w->proximity_pairs += (double)cs->proximity_pairs;
     w->swept_pairs += (double)cs->swept_pairs;
@@ -68,8 +69,10 @@ static void add_work(void *user, const weft_model *m, int step,
     w->zone_iterations += cs->zone_iterations;
 }
 
-/* Builds the scene at res² vertices with the full pipeline and broad phase bp. */
-static int build(const weft_cli *cli, int res, const char *bp, weft_model *m, weft_error *err) {
+/* Builds the scene at res² vertices with the full pipeline and broad phase bp, and its
+ * config into *cfg (cfg may be NULL). */
+static int build(const weft_cli *cli, int res, const char *bp, weft_model *m,
+                 weft_config **cfg, weft_error *err) {
     char broad[64];
     snprintf(broad, sizeof broad, "collision.broad_phase=%s", bp);
     const char *sets[] = {"collision.pipeline=bridson",
@@ -78,7 +81,7 @@ static int build(const weft_cli *cli, int res, const char *bp, weft_model *m, we
                           "collision.impact_zones=true",
                           broad,
                           NULL};
-    return weft_bench_build(cli, NULL, res, sets, 0, m, err);
+    return weft_bench_build(cli, NULL, res, sets, 0, m, cfg, err);
 }
 
 int main(int argc, char **argv) {
@@ -93,7 +96,7 @@ int main(int argc, char **argv) {
     /* The scene must build before anything is written. */
     weft_error err = {{0}};
     weft_model m;
-    if (build(&cli, 64, "bvh", &m, &err) != WEFT_OK) {
+    if (build(&cli, 64, "bvh", &m, NULL, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
@@ -117,7 +120,8 @@ int main(int argc, char **argv) {
         for (int si = 0; si < 2 && status == 0; si++) {
             double *xref = NULL;
             for (int b = 0; b < 2 && status == 0; b++) {
-                if (build(&cli, sizes[si], bps[b], &m, &err) != WEFT_OK) {
+                weft_config *cfg = NULL;
+                if (build(&cli, sizes[si], bps[b], &m, &cfg, &err) != WEFT_OK) {
                     fprintf(stderr, "error: %s\n", err.msg);
                     status = 1;
                     break;
@@ -125,6 +129,7 @@ int main(int argc, char **argv) {
                 work w = {0};
                 weft_run_options opt = weft_run_options_default();
                 opt.log_level = WEFT_LOG_NONE;
+                opt.config = cfg;
                 opt.on_step = add_work;
                 opt.user = &w;
                 opt.progress = true;
@@ -173,6 +178,7 @@ int main(int argc, char **argv) {
                     weft_bench_text(b == 0 ? "-" : agree ? "yes" : "NO")};
                 weft_bench_row(&t, row);
                 weft_model_free(&m);
+                weft_config_free(&cfg);
             }
             free(xref);
         }

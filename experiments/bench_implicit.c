@@ -88,6 +88,7 @@ enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 typedef struct newton_sys {
     int res;             /* grid vertices per side */
     weft_model m;
+    weft_config *cfg;    /* its settings (scene and --set) */
     weft_assembly *as;
     weft_bsr *A;         /* M/h² + ∇²E(x) */
     weft_filter f;       /* pins, z = 0 */
@@ -113,7 +114,7 @@ typedef struct row {
 } row;
 
 typedef struct table {
-    row r[32];
+    row r[64];
     int n;
 } table;
 
@@ -174,6 +175,7 @@ static void free_sys(newton_sys *s) {
     weft_assembly_free(&s->as);
     weft_filter_destroy(&s->f);
     weft_model_free(&s->m);
+    weft_config_free(&s->cfg);
     free(s->x);
     free(s->xt);
     free(s->b);
@@ -190,26 +192,18 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
     weft_cli cli = *base;
     cli.steps = -1; /* --steps counts the PBD steps below, not the scene's */
     weft_error err = {{0}};
-    if (weft_bench_build(&cli, NULL, res, NULL, threads, &s->m, &err) != WEFT_OK) {
+    if (weft_bench_build(&cli, NULL, res, NULL, threads, &s->m, &s->cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
     weft_model *m = &s->m;
-    if (steps > 0) {
-        void *st = weft_pbd_gauss_seidel.create(m, &err);
-        if (!st) {
-            fprintf(stderr, "error: pbd_gauss_seidel: %s\n", err.msg);
-            return -1;
-        }
-        int rc = WEFT_OK;
-        for (int i = 0; i < steps && rc == WEFT_OK; i++)
-            rc = weft_pbd_gauss_seidel.step(st, m, NULL, &err);
-        weft_pbd_gauss_seidel.destroy(st);
-        if (rc != WEFT_OK) {
-            fprintf(stderr, "error: pbd_gauss_seidel while deforming the %d^2 cloth: %s\n",
-                    res, err.msg);
-            return -1;
-        }
+    weft_bench_steps deform;
+    if (steps > 0 &&
+        weft_bench_solver_steps(&weft_pbd_gauss_seidel, m, s->cfg, steps, 0, &deform, &err) !=
+            WEFT_OK) {
+        fprintf(stderr, "error: pbd_gauss_seidel while deforming the %d^2 cloth: %s\n", res,
+                err.msg);
+        return -1;
     }
     int n = m->n;
     size_t n3 = 3 * (size_t)n;
@@ -225,7 +219,7 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
         return -1;
     }
     s->A = weft_assembly_matrix(s->as);
-    for (size_t k = 0; k < n3; k++) s->xt[k] = m->x[k] + h * m->v[k] + h * h * m->gravity[k % 3];
+    weft_inertial_target(m, m->x, m->v, s->xt);
     weft_model_apply_pins(m, m->t + h, s->xt);
     memcpy(s->x, s->xt, n3 * sizeof *s->x);
     static const double zero[3] = {0, 0, 0};
@@ -380,7 +374,7 @@ static int time_ppcg(void *user, double *out) {
 /* PPCG with preconditioner pc to tol; compares with CHOLMOD's dx. Returns the median ms
  * (NAN if the first solve failed other than by the cap); *agree_ok false on a 1e-8
  * disagreement. */
-static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *name,
+static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc, const char *name,
                          double tol, const double *dx_ref, double *dx, bool *agree_ok) {
     ppcg_run r = {.s = s, .dx = dx, .o = weft_ppcg_defaults(), .st = WEFT_SOLVE_CONVERGED};
     if (!(r.p = weft_ppcg_create(s->m.n, &r.err))) {
@@ -405,8 +399,8 @@ static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *n
     return r.st == WEFT_SOLVE_CONVERGED ? ms : NAN;
 }
 
-/* NEWTON SECTION: one iteration of newton_euler (solvers/implicit.c) with
- * solver.linear = cholmod, through create/step/destroy and weft_implicit_stats_get, on
+/* NEWTON SECTION: one iteration of newton_euler (solvers/newton.c) with
+ * solver.linear = cholmod, through create/step/destroy and the solver's profile, on
  * the same deformed cloth (run after the linear benchmarks: it moves the model on). Two
  * steps: the first, untimed, does CHOLMOD's one symbolic analysis; the second is timed,
  * and its wall and CPU time and its stage timers are divided by its Newton iterations,
@@ -421,31 +415,23 @@ static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *n
 static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
                         double *ratio) {
     weft_model *m = &s->m;
-    m->solver.linear = WEFT_LINEAR_CHOLMOD;
-    m->solver.hessian = hessian;
-    m->solver.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
+    weft_implicit_settings *set = weft_config_find(s->cfg, weft_newton_euler.settings);
+    set->linear = 0; /* weft_linear_registry[0]: cholmod */
+    set->hessian = hessian;
+    set->common.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
     weft_error err = {{0}};
-    void *st = weft_newton_euler.create(m, &err);
-    if (!st) {
-        fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res, err.msg);
-        return -1;
-    }
-    weft_implicit_stats a, b;
-    int rc = weft_newton_euler.step(st, m, NULL, &err);
-    weft_implicit_stats_get(st, &a);
-    double t0 = weft_now(), c0 = weft_bench_process_cpu();
-    if (rc == WEFT_OK) rc = weft_newton_euler.step(st, m, NULL, &err);
-    double wall = weft_now() - t0, cpu = weft_bench_process_cpu() - c0;
-    weft_implicit_stats_get(st, &b);
-    weft_newton_euler.destroy(st);
-    long it = b.newton_iterations - a.newton_iterations;
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(&weft_newton_euler, m, s->cfg, 1, 1, &run, &err);
+    const weft_profile *p = &run.prof;
+    double wall = run.wall_s, cpu = run.cpu_s;
+    long it = rc == WEFT_OK ? (long)weft_profile_value(p, "newton_iterations") : 0;
     if (rc != WEFT_OK || it <= 0) {
         fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res,
                 rc != WEFT_OK ? err.msg : "no Newton iteration in the timed step");
         return -1;
     }
     double k = 1e3 / (double)it;
-    int th = m->solver.threads;
+    int th = set->common.threads;
     /* Row names are string literals (rows keep the pointer). */
     static const char *const names[3][6] = {
         {"newton_iteration", "newton_assemble", "newton_filter", "newton_linear",
@@ -460,26 +446,27 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
     add_row(t, (row){nm[idx], th, NAN, iters, ms, cpu_ms, 1, NAN, status})
     /* "fallback": some system was not positive definite with the exact Hessian and was
      * solved again with the projected one (two assemblies and factorisations). */
+    double fallbacks = weft_profile_value(p, "fallbacks");
     NEWTON_ROW(0, (int)it, wall * k, cpu * k,
-               b.analyses != a.analyses ? "re-analysed"
-               : b.fallbacks != a.fallbacks ? "fallback"
-                                            : "ok");
-    NEWTON_ROW(1, -1, (b.assemble_s - a.assemble_s) * k, NAN, "ok");
-    NEWTON_ROW(2, -1, (b.filter_s - a.filter_s) * k, NAN, "ok");
-    NEWTON_ROW(3, -1, (b.linear_s - a.linear_s) * k, NAN, "ok");
-    NEWTON_ROW(4, -1, (b.line_search_s - a.line_search_s) * k, NAN, "ok");
+               weft_profile_value(p, "setups") != 0 ? "re-analysed"
+               : fallbacks != 0                     ? "fallback"
+                                                    : "ok");
+    NEWTON_ROW(1, -1, weft_profile_value(p, "assemble") * k, NAN, "ok");
+    NEWTON_ROW(2, -1, weft_profile_value(p, "filter") * k, NAN, "ok");
+    NEWTON_ROW(3, -1, weft_profile_value(p, "linear") * k, NAN, "ok");
+    NEWTON_ROW(4, -1, weft_profile_value(p, "line_search") * k, NAN, "ok");
     /* The same iterations' own CHOLMOD factorise + solve: the criterion's denominator,
      * measured inside the very step it divides. */
-    double fs = (b.factor_s - a.factor_s + b.solve_s - a.solve_s) * k;
+    double fs = (weft_profile_value(p, "factor") + weft_profile_value(p, "solve")) * k;
     NEWTON_ROW(5, -1, fs, NAN, "ok");
 #undef NEWTON_ROW
     *ratio = wall * k / fs;
     printf("  %4d^2: one newton_euler iteration (hessian=%s) %.1f ms = %.2f x its own CHOLMOD "
-           "factorise + solve (%.1f ms); assembly %.1f ms; %ld of %ld systems fell back to "
+           "factorise + solve (%.1f ms); assembly %.1f ms; %.0f of %.0f systems fell back to "
            "the projected Hessian\n", s->res,
            hname[hessian % 3], wall * k, *ratio, fs,
-           (b.assemble_s - a.assemble_s) * k, b.fallbacks - a.fallbacks,
-           b.linear_solves - a.linear_solves);
+           weft_profile_value(p, "assemble") * k, fallbacks,
+           weft_profile_value(p, "linear_solves"));
     return 0;
 }
 
@@ -546,11 +533,13 @@ int main(int argc, char **argv) {
     /* Newton iteration / factor+solve: projected (default), exact, clamp */
     double nw_ratio[MAX_SIZES], nx_ratio[MAX_SIZES], nc_ratio[MAX_SIZES];
     int bj_it[MAX_SIZES], done = 0;
-    static const struct { weft_precond pc; const char *name; } pcs[] = {
-        {WEFT_PRECOND_NONE, "ppcg_none"},
-        {WEFT_PRECOND_JACOBI, "ppcg_jacobi"},
-        {WEFT_PRECOND_BLOCK_JACOBI, "ppcg_block_jacobi"},
-    };
+    /* One PPCG row pair per registered preconditioner, named ppcg_<name> (row names are
+     * kept as pointers, so they live as long as the program). */
+    static char pc_names[16][48];
+    int npc = 0;
+    for (; weft_precond_registry[npc] && npc < 16; npc++)
+        snprintf(pc_names[npc], sizeof pc_names[npc], "ppcg_%s",
+                 weft_precond_registry[npc]->name);
     for (int si = 0; si < nsizes && !failed; si++) {
         newton_sys s;
         table t = {.n = 0};
@@ -566,11 +555,12 @@ int main(int argc, char **argv) {
         if (isnan(fs_ms[si])) failed = true;
         else fs_cpu[si] = t.r[t.n - 1].cpu_ms;
         bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
-        for (int p = 0; p < 3 && !failed; p++)
+        for (int p = 0; p < npc && !failed; p++)
             for (int k = 0; k < 2; k++) {
                 double tol = k == 0 ? 1e-6 : 1e-8;
-                double ms = bench_ppcg(&s, &t, pcs[p].pc, pcs[p].name, tol, ref, dx, &agree_ok);
-                if (pcs[p].pc == WEFT_PRECOND_BLOCK_JACOBI && k == 0) {
+                const weft_precond_type *pc = weft_precond_registry[p];
+                double ms = bench_ppcg(&s, &t, pc, pc_names[p], tol, ref, dx, &agree_ok);
+                if (pc == &weft_precond_block_jacobi && k == 0) {
                     bj_ms[si] = ms;
                     bj_cpu[si] = t.r[t.n - 1].cpu_ms;
                     bj_it[si] = t.r[t.n - 1].iterations;

@@ -41,12 +41,14 @@ typedef struct pbd_case {
     bool bending;
 } pbd_case;
 
-/* Builds the hanging cloth at res × res vertices, 10 iterations, with or without bending. */
-static int build(const weft_cli *cli, int res, bool bending, int threads, weft_model *m) {
+/* Builds the hanging cloth at res × res vertices, 10 iterations, with or without bending,
+ * and its config into *cfg (cfg may be NULL). */
+static int build(const weft_cli *cli, int res, bool bending, int threads, weft_model *m,
+                 weft_config **cfg) {
     const char *sets[] = {bending ? "pbd.k_bending=0.1" : "pbd.k_bending=0",
                           "solver.iterations=10", NULL};
     weft_error err;
-    if (weft_bench_build(cli, "hanging_cloth", res, sets, threads, m, &err) != WEFT_OK) {
+    if (weft_bench_build(cli, "hanging_cloth", res, sets, threads, m, cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
@@ -60,15 +62,17 @@ static int time_steps(void *user, double *out) {
     const pbd_case *c = user;
     const weft_solver_type *s = c->solver;
     weft_model m;
-    if (build(c->cli, c->res, c->bending, c->threads, &m) != 0) return WEFT_BENCH_FAIL;
+    weft_config *cfg = NULL;
+    if (build(c->cli, c->res, c->bending, c->threads, &m, &cfg) != 0) return WEFT_BENCH_FAIL;
     weft_error err;
     weft_bench_steps run;
-    int rc = weft_bench_solver_steps(s, &m, WARMUP, c->steps, &run, &err);
+    int rc = weft_bench_solver_steps(s, &m, cfg, WARMUP, c->steps, &run, &err);
     double proj = weft_profile_value(&run.prof, "projections");
     out[0] = proj > 0 ? 1e9 * weft_profile_value(&run.prof, "project") / proj : NAN;
     out[1] = 1e3 * run.wall_s / c->steps;
-    out[2] = proj / ((double)c->steps * m.solver.iterations);
+    out[2] = proj / ((double)c->steps * weft_solver_iterations(s, cfg));
     weft_model_free(&m);
+    weft_config_free(&cfg);
     if (rc != WEFT_OK) {
         fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
         return WEFT_BENCH_FAIL;
@@ -128,7 +132,7 @@ static int time_plain_loop(void *user, double *out) {
  * writes its row; -1 on failure. */
 static int bench_plain_loop(weft_bench_table *t, const weft_cli *cli, int res, int steps) {
     weft_model m;
-    if (build(cli, res, false, 1, &m) != 0) return -1;
+    if (build(cli, res, false, 1, &m, NULL) != 0) return -1;
     int ne = m.terms[m.stretch_term].n;
     double *x = malloc(3 * (size_t)m.n * sizeof *x);
     if (!x) {

@@ -39,23 +39,25 @@ static const weft_bench_column columns[] = {
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 
-/* Builds drape_sphere at RES² vertices with self-collision on or off. */
-static int build(const weft_cli *base, bool self, int threads, weft_model *m) {
+/* Builds drape_sphere at RES² vertices with self-collision on or off, and its config into
+ * *cfg (cfg may be NULL). */
+static int build(const weft_cli *base, bool self, int threads, weft_model *m,
+                 weft_config **cfg) {
     const char *sets[] = {"solver.iterations=10",
                           self ? "pbd.self_collision=true" : "pbd.self_collision=false", NULL};
     weft_error err;
-    if (weft_bench_build(base, "drape_sphere", RES, sets, threads, m, &err) != WEFT_OK) {
+    if (weft_bench_build(base, "drape_sphere", RES, sets, threads, m, cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
     return 0;
 }
 
-/* Steps m n times with solver s (a fresh state); -1 on an error. */
-static int advance(const weft_solver_type *s, weft_model *m, int n) {
+/* Steps m n times with solver s (a fresh state with cfg's settings); -1 on an error. */
+static int advance(const weft_solver_type *s, weft_model *m, weft_config *cfg, int n) {
     weft_error err;
     weft_bench_steps run;
-    int rc = weft_bench_solver_steps(s, m, n, 0, &run, &err);
+    int rc = weft_bench_solver_steps(s, m, cfg, n, 0, &run, &err);
     if (rc != WEFT_OK) fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
     return rc == WEFT_OK ? 0 : -1;
 }
@@ -76,15 +78,17 @@ static int time_steps(void *user, double *out) {
     const self_case *c = user;
     const weft_solver_type *s = c->solver;
     weft_model m;
-    if (build(c->cli, c->self, c->threads, &m) != 0) return WEFT_BENCH_FAIL;
+    weft_config *cfg = NULL;
+    if (build(c->cli, c->self, c->threads, &m, &cfg) != 0) return WEFT_BENCH_FAIL;
     size_t bytes = 3 * (size_t)m.n * sizeof *m.x;
     memcpy(m.x, c->from->x, bytes);
     memcpy(m.v, c->from->v, bytes);
     m.t = c->from->t;
     weft_error err;
     weft_bench_steps run;
-    int rc = weft_bench_solver_steps(s, &m, WARMUP, c->steps, &run, &err);
+    int rc = weft_bench_solver_steps(s, &m, cfg, WARMUP, c->steps, &run, &err);
     weft_model_free(&m);
+    weft_config_free(&cfg);
     if (rc != WEFT_OK) {
         fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
         return WEFT_BENCH_FAIL;
@@ -113,10 +117,13 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++) {
         /* The two starting states, reached by this solver with self-collision on. */
         weft_model start, draped;
-        if (build(&cli, true, threads[k], &start) != 0) return weft_bench_close(&t, "set-up");
-        if (build(&cli, true, threads[k], &draped) != 0 ||
-            advance(solvers[k], &draped, DRAPE_STEPS) != 0)
+        weft_config *cfg = NULL;
+        if (build(&cli, true, threads[k], &start, NULL) != 0)
             return weft_bench_close(&t, "set-up");
+        int rc = build(&cli, true, threads[k], &draped, &cfg);
+        if (rc == 0) rc = advance(solvers[k], &draped, cfg, DRAPE_STEPS);
+        weft_config_free(&cfg);
+        if (rc != 0) return weft_bench_close(&t, "set-up");
         const weft_model *from[2] = {&start, &draped};
         const char *phase[2] = {"falling", "draped"};
         for (int ph = 0; ph < 2; ph++) {

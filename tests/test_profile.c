@@ -57,19 +57,21 @@ static void test_helpers(void) {
     CHECK(p.n == 0 && isnan(weft_profile_value(&p, "a")));
 }
 
-/* hanging_cloth at 8 × 8 vertices with the overrides, or false after a failed check. */
-static bool small_cloth(weft_model *m, const char *extra) {
+/* hanging_cloth at 8 × 8 vertices with the overrides, and its config into *cfg, or false
+ * after a failed check. */
+static bool small_cloth(weft_model *m, weft_config **cfg, const char *extra) {
     const char *sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=10", extra, NULL};
-    return scene_build("hanging_cloth", sets, weft_energy_registry, m);
+    return scene_build_cfg("hanging_cloth", sets, weft_energy_registry, m, cfg);
 }
 
 static void test_pbd_counts(void) {
     weft_model m = {0};
-    if (!small_cloth(&m, "pbd.k_bending=0.5")) return;
+    weft_config *cfg = NULL;
+    if (!small_cloth(&m, &cfg, "pbd.k_bending=0.5")) return;
     CHECK(m.ncolliders == 0 && m.mesh.nh > 0);
     const weft_solver_type *s = &weft_pbd_gauss_seidel;
     weft_error err = {{0}};
-    void *st = s->create(&m, &err);
+    void *st = s->create(&m, cfg, &err);
     CHECK(st != NULL);
     const int steps = 3;
     double t0 = weft_now();
@@ -90,13 +92,16 @@ static void test_pbd_counts(void) {
     }
     CHECK(sum <= wall);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 static void test_run_result(void) {
     weft_model m = {0};
-    if (!small_cloth(&m, "scene.steps=4")) return;
+    weft_config *cfg = NULL;
+    if (!small_cloth(&m, &cfg, "scene.steps=4")) return;
     weft_run_options opt = weft_run_options_default();
     opt.log_level = WEFT_LOG_NONE;
+    opt.config = cfg;
     weft_run_result res;
     weft_error err = {{0}};
     CHECK(weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err) == WEFT_OK);
@@ -104,16 +109,18 @@ static void test_run_result(void) {
     CHECK(weft_profile_value(&res.profile, "projections") == 4.0 * 10 * (m.mesh.ne + m.mesh.nh));
     CHECK(weft_profile_value(&res.profile, "project") <= res.wall_s);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 static void test_every_solver(void) {
     for (const weft_solver_type *const *r = weft_solver_registry; *r; r++) {
         const weft_solver_type *s = *r;
         weft_model m = {0};
-        if (!small_cloth(&m, NULL)) return;
+        weft_config *cfg = NULL;
+        if (!small_cloth(&m, &cfg, NULL)) return;
         CHECK(s->stats != NULL);
         weft_error err = {{0}};
-        void *st = s->create(&m, &err);
+        void *st = s->create(&m, cfg, &err);
         CHECK(st != NULL);
         for (int i = 0; st && i < 2; i++) CHECK(s->step(st, &m, NULL, &err) == WEFT_OK);
         weft_profile p;
@@ -132,6 +139,7 @@ static void test_every_solver(void) {
             CHECK(ok);
         }
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     /* A solver without the hook reports an empty profile. */
     weft_solver_type bare = {.name = "bare"};
