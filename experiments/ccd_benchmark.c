@@ -10,7 +10,8 @@
  * pass is reported, so that one preemption on a shared machine does not decide it.
  * Each query's tolerance is η = eta_rel × the diagonal of the bounding box of its eight
  * points (m). Exit status: 0, 1 when FN > 0, 2 for usage or input errors. */
-#include "weft.h"
+#include "bench.h"
+
 #include "weft_geometry.h"
 
 #include <errno.h>
@@ -24,9 +25,9 @@
  * larger ones report more near-misses (1e-9: 140 and 220; 1e-6: 158 and 235). */
 #define DEFAULT_ETA_REL 1e-12
 
-/* Timing: repeat passes over the file for at least MIN_SECONDS, MIN_PASSES to MAX_PASSES. */
-#define MIN_SECONDS 0.2
-enum { MIN_PASSES = 3, MAX_PASSES = 1000 };
+/* Timing: passes over the file, 3 to 1000 of them, stopping once they took 0.2 s. */
+static const weft_bench_plan timing = {.warmup = 0, .min_repeats = 3, .max_repeats = 1000,
+                                       .stop_after_s = 0.2};
 
 static const char usage[] =
     "usage: ccd_benchmark [--eta-rel R] vertex_face|edge_edge FILE\n"
@@ -173,10 +174,28 @@ static double box_diagonal(const double *x) {
     return sqrt(d2);
 }
 
-/* qsort order of doubles, ascending. */
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* The queries and what the CCD found. */
+typedef struct pass {
+    const query *qs;
+    const double *eta;
+    int n;
+    bool edge_edge;
+    bool *found;
+} pass;
+
+/* One pass over every query (a weft_bench_fn): figure its wall time, s. */
+static int run_pass(void *user, double *out) {
+    pass *p = user;
+    weft_ccd_params prm = weft_ccd_params_default();
+    double t0 = weft_now();
+    for (int i = 0; i < p->n; i++) {
+        prm.eta = p->eta[i];
+        const double *x0 = p->qs[i].x, *x1 = p->qs[i].x + 12;
+        p->found[i] = p->edge_edge ? weft_ccd_edge_edge(x0, x1, &prm, NULL)
+                                   : weft_ccd_vertex_face(x0, x1, &prm, NULL);
+    }
+    out[0] = weft_now() - t0;
+    return WEFT_BENCH_MORE;
 }
 
 int main(int argc, char **argv) {
@@ -233,22 +252,10 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < n; i++) eta[i] = eta_rel * box_diagonal(qs[i].x);
 
-    weft_ccd_params prm = weft_ccd_params_default();
-    double pass_s[MAX_PASSES], start = weft_now();
-    int passes = 0;
-    while (passes < MAX_PASSES &&
-           (passes < MIN_PASSES || weft_now() - start < MIN_SECONDS)) {
-        double t0 = weft_now();
-        for (int i = 0; i < n; i++) {
-            prm.eta = eta[i];
-            const double *x0 = qs[i].x, *x1 = qs[i].x + 12;
-            found[i] = edge_edge ? weft_ccd_edge_edge(x0, x1, &prm, NULL)
-                                 : weft_ccd_vertex_face(x0, x1, &prm, NULL);
-        }
-        pass_s[passes++] = weft_now() - t0;
-    }
-    qsort(pass_s, (size_t)passes, sizeof *pass_s, compare_doubles);
-    double wall = pass_s[passes / 2];
+    pass p = {qs, eta, n, edge_edge, found};
+    weft_bench_stats st;
+    if (weft_bench_measure(&timing, 1, run_pass, &p, &st) != 0) return 2;
+    double wall = st.median[0];
 
     int colliding = 0, fn = 0, fp = 0;
     for (int i = 0; i < n; i++) {

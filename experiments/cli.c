@@ -35,6 +35,7 @@ static void parse(int argc, char **argv, weft_cli *cli, const char *usage, bool 
         {"log", required_argument, 0, 'l'},     {"out", required_argument, 0, 'o'},
         {"obj-every", required_argument, 0, 'O'}, {"plot-step", required_argument, 0, 'P'},
         {"no-plot", no_argument, 0, 'N'},       {"help", no_argument, 0, 'h'},
+        {"profile", no_argument, 0, 'p'},
         {"scenes", required_argument, 0, 'M'},
         {0, 0, 0, 0},
     };
@@ -59,6 +60,7 @@ static void parse(int argc, char **argv, weft_cli *cli, const char *usage, bool 
         case 'O': cli->obj_every = int_option("obj-every", optarg, 0); break;
         case 'P': cli->plot_step = int_option("plot-step", optarg, 0); break;
         case 'N': cli->no_plot = true; break;
+        case 'p': cli->profile = true; break;
         case 'o': cli->out = optarg; break;
         case 'x':
             if (cli->nset == 64) {

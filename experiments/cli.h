@@ -18,6 +18,7 @@ typedef struct weft_cli {
     int obj_every;         /* 0 = no OBJ frames */
     int plot_step;         /* -1 = the middle step */
     bool no_plot;
+    bool profile;          /* --profile: print each solver's profile (compare) */
     weft_log_level log;
     int nset;
     const char *set[64];   /* --set section.key=value, in order */

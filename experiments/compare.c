@@ -30,6 +30,7 @@ static const char usage[] =
     "  --obj-every N          also write an OBJ of the cloth every N steps\n"
     "  --plot-step S          step whose iterations figures (a), (b) show (default: middle)\n"
     "  --no-plot              skip gnuplot\n"
+    "  --profile              print each solver's timers and counters after its row\n"
     "  -h, --help             this text\n"
     "\n"
     "Log columns: step iter wall_s residual residual_rel cmax crms energy volume\n"
@@ -163,6 +164,7 @@ int main(int argc, char **argv) {
         int its = weft_solver_iterations(solvers[k], cfg);
         printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, its,
                res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
+        if (cli.profile) weft_profile_print(stdout, &res.profile, "    ");
         fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\n", solvers[k]->name, its,
                 res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
         if (write_shape(&m, shape_path) != 0) status = 1;

@@ -71,6 +71,8 @@ void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double re
 
 void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
     if (!mon) return;
+    /* A solver reports iterations 0 .. its count per step (weft_solver_iterations). */
+    WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
     double t0 = weft_now();
     bool want = iter == 0 || mon->level == WEFT_LOG_ITERATIONS ||
                 (final && (mon->level == WEFT_LOG_STEPS || mon->step == mon->last_step));
@@ -399,6 +401,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     if (last_print > 0.0) fprintf(stderr, "\r%*s\r", 70, "");
     res->ms_per_step = res->steps_done ? 1e3 * res->wall_s / res->steps_done : 0.0;
     res->last = mon.last;
+    weft_solver_stats(solver, state, &res->profile);
 done:
     close_log(&mon.log, &rc, reason, err);
     close_log(&mon.linear, &rc, reason, err);

@@ -1,12 +1,13 @@
-/* util.c — small shared pieces of the common layer: error formatting, the monotonic
- * clock, the interrupt flag, scripted pin paths (Rodrigues' rotation formula) and
- * signed distances to the colliders (planes, spheres, axis-aligned boxes), static or
- * translating. */
+/* util.c — small shared pieces of the common layer: error formatting, the assertion
+ * failure path, the monotonic clock, the interrupt flag, scripted pin paths (Rodrigues'
+ * rotation formula) and signed distances to the colliders (planes, spheres, axis-aligned
+ * boxes), static or translating. */
 #include "weft.h"
 
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,6 +22,11 @@ int weft_fail(weft_error *err, int code, const char *fmt, ...) {
             if (*c == '\n') *c = ' ';
     }
     return code;
+}
+
+void weft_assert_fail(const char *cond, const char *file, int line, const char *func) {
+    fprintf(stderr, "%s:%d: %s: assertion '%s' failed\n", file, line, func, cond);
+    abort();
 }
 
 double weft_now(void) {

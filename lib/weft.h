@@ -678,6 +678,74 @@ void weft_log_printf(weft_log *l, const char *fmt, ...) __attribute__((format(pr
 int weft_log_close(weft_log **l, bool complete, const char *reason, weft_error *err);
 
 /* ------------------------------------------------------------------------------ */
+/* Programmer errors and solver profiles                                           */
+/* ------------------------------------------------------------------------------ */
+
+/* WEFT_ASSERT(cond) checks an invariant that weft's own code guarantees: a broken one is
+ * a bug, never bad input (bad input gets a weft_error message and a non-zero exit). A
+ * failure prints "file:line: function: assertion 'cond' failed" on stderr and aborts.
+ * On where NDEBUG is not defined (Debug) and where WEFT_ASSERTS is defined (CMake defines
+ * it for RelWithDebInfo, which also sets NDEBUG, and for the sanitizer build); off in
+ * Release, where cond is type-checked but not evaluated, so it must have no side effect. */
+#if defined(WEFT_ASSERTS) || !defined(NDEBUG)
+#define WEFT_ASSERT(cond) \
+    ((cond) ? (void)0 : weft_assert_fail(#cond, __FILE__, __LINE__, __func__))
+#else
+#define WEFT_ASSERT(cond) ((void)sizeof((cond) ? 1 : 0))
+#endif
+
+/* WEFT_ASSERT's failure path: prints where and what, then aborts. */
+_Noreturn void weft_assert_fail(const char *cond, const char *file, int line, const char *func);
+
+/* What one entry of a profile holds. */
+typedef enum {
+    WEFT_PROFILE_TIMER, /* wall time, s, summed over the steps so far */
+    WEFT_PROFILE_COUNT, /* a number of events (projections, linear solves, ...), summed */
+    WEFT_PROFILE_LABEL, /* a fixed text, e.g. CHOLMOD's ordering; no value */
+} weft_profile_kind;
+
+/* Most entries a profile holds. */
+#define WEFT_PROFILE_MAX 32
+
+/* One named timer, counter or label. */
+typedef struct weft_profile_entry {
+    const char *name;  /* static string, snake_case: "project", "linear_solves" */
+    weft_profile_kind kind;
+    double value;      /* timers: s; counters: the count (exact up to 2^53); labels: 0 */
+    const char *text;  /* labels: a static string; NULL otherwise */
+} weft_profile_entry;
+
+/* The named timers and counters of a solver's run (the descriptor's stats hook), in the
+ * order the solver adds them; fixed capacity, no allocation. Zero-initialised = empty. */
+typedef struct weft_profile {
+    int n;
+    weft_profile_entry entry[WEFT_PROFILE_MAX];
+} weft_profile;
+
+/* Empties p. */
+void weft_profile_clear(weft_profile *p);
+
+/* Adds value to the timer or counter `name` (a static string), appending it when p has
+ * none of that name; asserts that p has room and that the kind matches. */
+void weft_profile_add(weft_profile *p, const char *name, weft_profile_kind kind, double value);
+
+/* Sets the label `name` to text (both static strings), appending it when absent. */
+void weft_profile_label(weft_profile *p, const char *name, const char *text);
+
+/* The entry called name, or NULL. */
+const weft_profile_entry *weft_profile_find(const weft_profile *p, const char *name);
+
+/* The value of timer or counter `name` (s or count); NAN when p has no such entry. */
+double weft_profile_value(const weft_profile *p, const char *name);
+
+/* Subtracts each timer and counter of `before` from the entry of the same name in p:
+ * after a stats call at both ends of an interval, p holds the interval's own profile. */
+void weft_profile_since(weft_profile *p, const weft_profile *before);
+
+/* Writes p to f, one "name value unit" line per entry, each prefixed by indent. */
+void weft_profile_print(FILE *f, const weft_profile *p, const char *indent);
+
+/* ------------------------------------------------------------------------------ */
 /* Solvers: the descriptor and the monitor they report iterations to               */
 /* ------------------------------------------------------------------------------ */
 
@@ -720,6 +788,10 @@ typedef struct weft_solver_type {
     int (*step)(void *state, weft_model *m, weft_monitor *mon, weft_error *err);
     /* Frees the state; NULL is a no-op. */
     void (*destroy)(void *state);
+    /* Fills out (emptied by the caller) with the run's timers and counters so far, summed
+     * over every step since create; NULL when the method keeps none. Call it through
+     * weft_solver_stats. */
+    void (*stats)(const void *state, weft_profile *out);
     /* Inner iterations per step when the method fixes their number (an explicit step makes
      * one force evaluation: 1); 0 when its settings' [solver] iterations decides. */
     int fixed_iterations;
@@ -783,6 +855,8 @@ typedef struct weft_run_settings {
 /* The table of weft_run_settings. */
 extern const weft_param_table weft_run_tables[];
 
+/* The profile of state (created by s) so far: out is emptied, then filled by s->stats. */
+void weft_solver_stats(const weft_solver_type *s, const void *state, weft_profile *out);
 
 /* Options of a simulation run. */
 typedef struct weft_run_options {
@@ -812,6 +886,7 @@ typedef struct weft_run_result {
     int collision_failures;   /* steps whose post-step stage (collision pipeline) left work
                                  unresolved */
     double collision_s;       /* time in the post-step stages, s (included in wall_s) */
+    weft_profile profile;     /* the solver's timers and counters over the run (stats hook) */
 } weft_run_result;
 
 /* Default options: iteration logging, no OBJ output, no progress line. */

@@ -82,17 +82,26 @@ fail:
     return NULL;
 }
 
-void weft_implicit_stats_get(const void *state, weft_implicit_stats *out) {
+void im_profile(const void *state, weft_profile *out) {
     const im_state *st = state;
-    *out = st->stats;
-    out->ordering = "none";
+    const im_stats *s = &st->stats;
     weft_linear_stats ls;
     st->linear->stats(st->lin, &ls);
-    out->analyses = ls.setups;
-    out->ordering = ls.ordering;
-    out->factor_s = ls.factor_s;
-    out->solve_s = ls.solve_s;
-    out->analyse_s = ls.setup_s;
+    weft_profile_add(out, "assemble", WEFT_PROFILE_TIMER, s->assemble_s);
+    weft_profile_add(out, "filter", WEFT_PROFILE_TIMER, s->filter_s);
+    weft_profile_add(out, "linear", WEFT_PROFILE_TIMER, s->linear_s);
+    weft_profile_add(out, "line_search", WEFT_PROFILE_TIMER, s->line_search_s);
+    weft_profile_add(out, "setup", WEFT_PROFILE_TIMER, ls.setup_s);
+    weft_profile_add(out, "factor", WEFT_PROFILE_TIMER, ls.factor_s);
+    weft_profile_add(out, "solve", WEFT_PROFILE_TIMER, ls.solve_s);
+    weft_profile_add(out, "newton_iterations", WEFT_PROFILE_COUNT, (double)s->newton_iterations);
+    weft_profile_add(out, "linear_solves", WEFT_PROFILE_COUNT, (double)s->linear_solves);
+    weft_profile_add(out, "linear_iterations", WEFT_PROFILE_COUNT, (double)s->linear_iterations);
+    weft_profile_add(out, "backtracks", WEFT_PROFILE_COUNT, (double)s->backtracks);
+    weft_profile_add(out, "contact_releases", WEFT_PROFILE_COUNT, (double)s->contact_releases);
+    weft_profile_add(out, "fallbacks", WEFT_PROFILE_COUNT, (double)s->fallbacks);
+    weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
+    weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");
 }
 
 int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {

@@ -82,6 +82,21 @@
 #define MAX_BACKTRACKS 40
 #define G_ROUNDING 1e-12 /* relative change of G taken as rounding */
 
+/* Counters and timers of an implicit solver's run, summed over its steps; im_profile
+ * reports them with the linear solver's (analyses, ordering, factor and solve times). */
+typedef struct im_stats {
+    long newton_iterations; /* Newton steps taken (linearised solvers: one per step) */
+    long linear_solves;     /* linear systems solved (contact passes and retries included) */
+    long linear_iterations; /* PPCG iterations, summed (0 with CHOLMOD) */
+    long backtracks;        /* line-search halvings */
+    long contact_releases;  /* contact filters released because the force pulled */
+    long fallbacks;         /* not-SPD systems solved again with the projected Hessian */
+    double assemble_s;      /* E, ∇E and K assembly, s */
+    double filter_s;        /* forming the system and right-hand side, s */
+    double linear_s;        /* linear solves (CHOLMOD: any analysis, factorise, solve), s */
+    double line_search_s;   /* line-search energy evaluations, s */
+} im_stats;
+
 typedef struct im_state im_state;
 
 /* One step of a form (linearised or Newton) of the integrator. */
@@ -109,7 +124,7 @@ struct im_state {
     int step;
     weft_monitor *mon; /* for the PPCG callback */
     int iter;          /* current inner iteration, for the linear log */
-    weft_implicit_stats stats;
+    im_stats stats;
 };
 
 /* The [solver] rows of weft_implicit_settings: those of every implicit solver, and
@@ -125,6 +140,13 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
 
 /* Frees an implicit solver's state; NULL is a no-op. */
 void im_destroy(void *state);
+
+/* The stats hook of the four implicit solvers: timers assemble, filter, linear,
+ * line_search and, inside linear, the linear solver's setup, factor and solve (s);
+ * counters newton_iterations, linear_solves, linear_iterations, backtracks,
+ * contact_releases, fallbacks and setups (CHOLMOD analyses, preconditioner set-ups);
+ * label ordering (CHOLMOD's fill-reducing ordering, "none" for PPCG). */
+void im_profile(const void *state, weft_profile *out);
 
 /* The solver descriptors' step: checks the state, then runs the form's step. */
 int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err);

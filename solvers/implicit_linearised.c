@@ -157,6 +157,7 @@ const weft_solver_type weft_implicit_euler = {
     .create = create_ie,
     .step = im_step,
     .destroy = im_destroy,
+    .stats = im_profile,
     .fixed_iterations = 1,
     .linear_log = true,
 };
@@ -172,6 +173,7 @@ const weft_solver_type weft_bdf2 = {
     .create = create_b2,
     .step = im_step,
     .destroy = im_destroy,
+    .stats = im_profile,
     .fixed_iterations = 1,
     .linear_log = true,
 };

@@ -268,6 +268,7 @@ const weft_solver_type weft_newton_euler = {
     .create = create_ne,
     .step = im_step,
     .destroy = im_destroy,
+    .stats = im_profile,
     .linear_log = true,
 };
 
@@ -281,5 +282,6 @@ const weft_solver_type weft_bdf2_newton = {
     .create = create_b2n,
     .step = im_step,
     .destroy = im_destroy,
+    .stats = im_profile,
     .linear_log = true,
 };

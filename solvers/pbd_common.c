@@ -110,8 +110,14 @@ void pbd_state_free(pbd_state *st) {
     memset(st, 0, sizeof *st);
 }
 
-void weft_pbd_timers_get(const void *state, weft_pbd_timers *out) {
-    *out = ((const pbd_state *)state)->timers;
+void pbd_stats(const void *state, weft_profile *out) {
+    const pbd_timers *t = &((const pbd_state *)state)->timers;
+    weft_profile_add(out, "predict", WEFT_PROFILE_TIMER, t->predict);
+    weft_profile_add(out, "collide", WEFT_PROFILE_TIMER, t->collide);
+    weft_profile_add(out, "project", WEFT_PROFILE_TIMER, t->project);
+    weft_profile_add(out, "update", WEFT_PROFILE_TIMER, t->update);
+    weft_profile_add(out, "projections", WEFT_PROFILE_COUNT, (double)t->projections);
+    weft_profile_add(out, "self_contacts", WEFT_PROFILE_COUNT, (double)t->self_contacts);
 }
 
 /* Solves the symmetric 3×3 system A x = b by Cramer's rule; returns false if A is

@@ -112,4 +112,5 @@ const weft_solver_type weft_pbd_gauss_seidel = {
     .create = gs_create,
     .step = gs_step,
     .destroy = gs_destroy,
+    .stats = pbd_stats,
 };

@@ -30,7 +30,7 @@
 #include <string.h>
 
 typedef struct jacobi_state {
-    pbd_state base; /* first: weft_pbd_timers_get reads it */
+    pbd_state base; /* first: pbd_stats reads it */
     double *corr;   /* 3 doubles per constraint slot: 2 per stretch, 4 per bending */
     int *start;     /* n + 1: CSR offsets of each vertex's slots */
     int *slot;      /* slot indices per vertex, in constraint order */
@@ -281,4 +281,5 @@ const weft_solver_type weft_pbd_jacobi = {
     .create = jacobi_create,
     .step = jacobi_step,
     .destroy = jacobi_destroy,
+    .stats = pbd_stats,
 };

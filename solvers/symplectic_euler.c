@@ -40,6 +40,8 @@
 typedef struct se_state {
     double *grad; /* ∇E(x_n), 3n, N */
     double *pred; /* inertial prediction with pins at t + h, 3n, m */
+    double force_s, contacts_s; /* time in ∇E and in the collider pass, s */
+    long projections;           /* vertices projected out of a collider */
 } se_state;
 
 static void se_destroy(void *state) {
@@ -65,8 +67,9 @@ static void *se_create(const weft_model *m, weft_config *cfg, weft_error *err) {
 }
 
 /* Projects free vertices out of the colliders as they stand at time t and updates their
- * velocities (see the file comment). */
-static void resolve_contacts(const weft_model *m, double t, double *x, double *v) {
+ * velocities (see the file comment); returns the number of projections. */
+static long resolve_contacts(const weft_model *m, double t, double *x, double *v) {
+    long projections = 0;
     for (int i = 0; i < m->n; i++) {
         if (m->w[i] == 0.0) continue;
         double *xi = &x[3 * i], *vw = &v[3 * i];
@@ -75,6 +78,7 @@ static void resolve_contacts(const weft_model *m, double t, double *x, double *v
             double n[3];
             double d = weft_collider_distance_at(col, xi, t, n) - m->contact_margin;
             if (!(d < 0.0)) continue;
+            projections++;
             for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
             const double *u = weft_collider_moving(col) ? col->velocity : NULL;
             double vn = weft_contact_normal_velocity(vw, n, u);
@@ -84,6 +88,7 @@ static void resolve_contacts(const weft_model *m, double t, double *x, double *v
                                   col->friction);
         }
     }
+    return projections;
 }
 
 static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
@@ -99,8 +104,10 @@ static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
     weft_monitor_iteration(mon, p, 0);
 
     /* The one force evaluation, at x_n. */
+    double t0 = weft_now();
     memset(st->grad, 0, 3 * (size_t)n * sizeof *st->grad);
     weft_model_gradient(m, x, st->grad);
+    st->force_s += weft_now() - t0;
     for (int i = 0; i < n; i++) {
         double *xi = &x[3 * i], *vi = &v[3 * i];
         if (m->pin[i] >= 0) { /* scripted: reach the path's position at t + h */
@@ -116,10 +123,22 @@ static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
             xi[k] += h * vi[k];
         }
     }
-    if (m->ncolliders > 0) resolve_contacts(m, m->t + h, x, v);
+    if (m->ncolliders > 0) {
+        t0 = weft_now();
+        st->projections += resolve_contacts(m, m->t + h, x, v);
+        st->contacts_s += weft_now() - t0;
+    }
     m->t += h;
     weft_monitor_iteration(mon, x, 1);
     return WEFT_OK;
+}
+
+/* Timers force (∇E) and contacts (the collider pass), s; counter contact_projections. */
+static void se_stats(const void *state, weft_profile *out) {
+    const se_state *st = state;
+    weft_profile_add(out, "force", WEFT_PROFILE_TIMER, st->force_s);
+    weft_profile_add(out, "contacts", WEFT_PROFILE_TIMER, st->contacts_s);
+    weft_profile_add(out, "contact_projections", WEFT_PROFILE_COUNT, (double)st->projections);
 }
 
 const weft_solver_type weft_symplectic_euler = {
@@ -131,6 +150,7 @@ const weft_solver_type weft_symplectic_euler = {
     .create = se_create,
     .step = se_step,
     .destroy = se_destroy,
+    .stats = se_stats,
     .fixed_iterations = 1,
     .conditionally_stable = true,
 };

@@ -87,29 +87,6 @@ extern const weft_solver_type weft_bdf2;
 /* BDF2 solved to tolerance by Newton's method on its incremental potential. */
 extern const weft_solver_type weft_bdf2_newton;
 
-/* Counters and timers of an implicit solver's run, summed over its steps. */
-typedef struct weft_implicit_stats {
-    long newton_iterations;  /* Newton steps taken (linearised solvers: one per step) */
-    long linear_solves;      /* linear systems solved (contact passes and retries included) */
-    long linear_iterations;  /* PPCG iterations, summed (0 with CHOLMOD) */
-    long backtracks;         /* line-search halvings */
-    long contact_releases;   /* contact filters released because the force pulled */
-    long fallbacks;          /* not-SPD systems solved again with the projected Hessian */
-    int analyses;            /* CHOLMOD symbolic analyses (0 with PPCG) */
-    const char *ordering;    /* CHOLMOD's fill-reducing ordering ("amd", "metis", ...), or
-                                "none" (PPCG, or before the first solve) */
-    double assemble_s;       /* E, ∇E and K assembly, s */
-    double filter_s;         /* forming the system and right-hand side, s */
-    double linear_s;         /* linear solves (CHOLMOD: factorise + solve, and any analysis), s */
-    double line_search_s;    /* line-search energy evaluations, s */
-    double factor_s, solve_s, analyse_s; /* CHOLMOD's share of linear_s: numeric
-                                            factorisation, triangular solves, symbolic
-                                            analysis, s (0 with PPCG) */
-} weft_implicit_stats;
-
-/* Statistics of an implicit solver's state (created by one of the four above). */
-void weft_implicit_stats_get(const void *state, weft_implicit_stats *out);
-
 /* The registered solvers, NULL-terminated. */
 extern const weft_solver_type *const weft_solver_registry[];
 
@@ -137,19 +114,5 @@ typedef struct weft_constraint_info {
 
 /* The constraint types of the PBD solvers, terminated by name == NULL. */
 extern const weft_constraint_info weft_constraint_list[];
-
-/* Wall time (s) spent in each stage of a PBD step, summed over the run. */
-typedef struct weft_pbd_timers {
-    double predict; /* external forces, damping, prediction, pins (lines 5-7) */
-    double collide; /* collision constraint generation (line 8) */
-    double project; /* solver iterations (lines 9-11) */
-    double update;  /* velocity update, friction, restitution (lines 12-16) */
-    long projections; /* constraint projections performed (all iterations) */
-    long self_contacts; /* self-collision constraints generated (§4.3, all steps) */
-} weft_pbd_timers;
-
-/* Stage timers of a PBD solver state (created by weft_pbd_gauss_seidel or
- * weft_pbd_jacobi); used by the bench_pbd experiment. */
-void weft_pbd_timers_get(const void *state, weft_pbd_timers *out);
 
 #endif
