@@ -116,6 +116,15 @@ lines=$(wc -l <"$err")
 check_outputs
 report unknown_section
 
+# A collider section without a name (found by tests/fuzz: its name was read past the end
+# of the section string). Colliders are [collider.NAME], in a file and in --set.
+f="$tmp/bare_collider.ini"
+printf '[scene]\nname = bare_collider\n[collider]\ntype = plane\n' >"$f"
+run --scene "$f"
+expect bare_collider "$f:3: [collider]" "unknown section"
+run --set collider.type=plane
+expect bare_collider_set "collider.type=plane" "[collider]: unknown section"
+
 run --set scene.dt=-0.01
 expect negative_dt_set "--set scene.dt=-0.01" "scene.dt"
 

@@ -116,6 +116,8 @@ static const schema_key *schema_find(const char *section, const char *key) {
 }
 
 static bool section_known(const char *section) {
+    /* Colliders are named, [collider.NAME]: the name is the text after "collider.". */
+    if (strcmp(section, "collider") == 0) return false;
     const char *fam = section_family(section);
     for (const schema_key *k = schema; k->section; k++)
         if (strcmp(k->section, fam) == 0) return true;
