@@ -1,10 +1,10 @@
 /* fuzz_scene.c — libFuzzer target: the input is a scene file, loaded and built into a
- * model as every experiment binary does (weft_scene_load, weft_scene_build in lib/scene/
- * scene.c, with the energy registry). The scene's directory also holds small mesh files
- * it may name: sheet.obj (with vt), octa.obj (closed) and cube.node/cube.ele (TetGen). */
+ * model by weft_cli_build (experiments/cli.c), as every experiment binary does
+ * (weft_scene_load, weft_scene_build in lib/scene/scene.c, with the energy registry).
+ * The scene's directory also holds small mesh files it may name: sheet.obj (with vt),
+ * octa.obj (closed) and cube.node/cube.ele (TetGen). */
+#include "cli.h"
 #include "fuzz_util.h"
-#include "weft.h"
-#include "weft_energies.h"
 
 /* An open unit square of two triangles, with material coordinates. */
 static const char sheet_obj[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
@@ -31,17 +31,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    const char *path = fuzz_write("scene.ini", data, size);
+    char path[600];
+    snprintf(path, sizeof path, "%s", fuzz_write("scene.ini", data, size));
+    const weft_cli cli = {.scene = path, .steps = -1, .plot_step = -1}; /* no overrides */
     weft_error err = {{0}};
-    weft_scene *s = weft_scene_load(path, &err);
-    if (!s) {
-        fuzz_note(-1, err.msg);
-        return 0;
-    }
     weft_model m;
-    int rc = weft_scene_build(s, weft_energy_registry, &m, &err);
+    int rc = weft_cli_build(&cli, &m, &err);
     fuzz_note(rc, err.msg);
     if (rc == WEFT_OK) weft_model_free(&m);
-    weft_scene_free(&s);
     return 0;
 }
