@@ -105,6 +105,9 @@ static const char *section_family(const char *section) {
     if (strcmp(section, "pins") == 0 || strncmp(section, "pins.", 5) == 0) return "pins";
     if (strncmp(section, "mesh.", 5) == 0 && section[5]) return "mesh";
     if (strncmp(section, "collider.", 9) == 0 && section[9]) return "collider";
+    /* Colliders are named, [collider.NAME] (the name is what follows "collider."): a bare
+     * [collider] belongs to no family, so it is an unknown section. */
+    if (strcmp(section, "collider") == 0) return "";
     return section;
 }
 
@@ -116,8 +119,6 @@ static const schema_key *schema_find(const char *section, const char *key) {
 }
 
 static bool section_known(const char *section) {
-    /* Colliders are named, [collider.NAME]: the name is the text after "collider.". */
-    if (strcmp(section, "collider") == 0) return false;
     const char *fam = section_family(section);
     for (const schema_key *k = schema; k->section; k++)
         if (strcmp(k->section, fam) == 0) return true;
