@@ -105,7 +105,8 @@ static char *scene_text(const char *scene) {
 }
 
 /* Builds the model of cli with extra "section.key=value" overrides (NULL-terminated). */
-static int build(const weft_cli *cli, const char *const *extra, weft_model *m, weft_error *err) {
+static int build(const weft_cli *cli, const char *const *extra, weft_model *m,
+                 weft_config **cfg, weft_error *err) {
     weft_cli c = *cli;
     c.steps = -1;
     c.iterations = 0;
@@ -113,7 +114,7 @@ static int build(const weft_cli *cli, const char *const *extra, weft_model *m, w
         if (c.nset == 64) return weft_fail(err, WEFT_ERR_INPUT, "too many --set options");
         c.set[c.nset++] = *e;
     }
-    return weft_cli_build(&c, m, err);
+    return weft_cli_build(&c, m, cfg, err);
 }
 
 /* Number of steps of dt in duration, or -1 when dt does not divide it. */
@@ -206,8 +207,9 @@ int main(int argc, char **argv) {
 
     weft_error err = {{0}};
     weft_model m;
+    weft_config *cfg = NULL;
     const char *none[] = {NULL};
-    if (build(&cli, none, &m, &err) != WEFT_OK) {
+    if (build(&cli, none, &m, &cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
@@ -215,6 +217,7 @@ int main(int argc, char **argv) {
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     const int n = m.n;
     weft_model_free(&m);
+    weft_config_free(&cfg);
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/accuracy", cli.out);
     if (weft_mkdirs(dir) != 0) return 1;
@@ -260,12 +263,13 @@ int main(int argc, char **argv) {
         snprintf(c, sizeof c, "solver.iterations=%d", ref_its);
         snprintf(t, sizeof t, "solver.tolerance=%.17g", ref_tol);
         const char *extra[] = {a, b, c, ref_tol > 0 ? t : NULL, NULL};
-        if (build(&cli, extra, &m, &err) != WEFT_OK) {
+        if (build(&cli, extra, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: reference: %s\n", err.msg);
             free(xref);
             return 1;
         }
         weft_run_options opt = weft_run_options_default();
+        opt.config = cfg;
         opt.log_level = WEFT_LOG_NONE;
         opt.progress = true;
         weft_run_result res;
@@ -273,11 +277,13 @@ int main(int argc, char **argv) {
         if (rc != WEFT_OK) {
             fprintf(stderr, "error: reference %s: %s\n", ref->name, err.msg);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             free(xref);
             return 1;
         }
         memcpy(xref, m.x, 3 * (size_t)n * sizeof *xref);
         weft_model_free(&m);
+        weft_config_free(&cfg);
         if (write_reference(ref_path, key, n, xref) != 0) {
             free(xref);
             return 1;
@@ -311,13 +317,14 @@ int main(int argc, char **argv) {
                 snprintf(b, sizeof b, "scene.steps=%d", steps);
                 snprintf(c, sizeof c, "solver.iterations=%d", its[i]);
                 const char *extra[] = {a, b, sweep_its ? c : NULL, NULL};
-                if (build(&cli, extra, &m, &err) != WEFT_OK) {
+                if (build(&cli, extra, &m, &cfg, &err) != WEFT_OK) {
                     fprintf(stderr, "error: %s\n", err.msg);
                     status = 1;
                     break;
                 }
-                int iterations = weft_solver_iterations(solvers[s], &m);
+                int iterations = weft_solver_iterations(solvers[s], cfg);
                 weft_run_options opt = weft_run_options_default();
+                opt.config = cfg;
                 opt.log_level = WEFT_LOG_NONE;
                 opt.progress = true;
                 weft_run_result res;
@@ -330,6 +337,7 @@ int main(int argc, char **argv) {
                     fprintf(stderr, "error: %s at dt = %.6g s: %s\n", solvers[s]->name, dts[d],
                             err.msg);
                     weft_model_free(&m);
+                    weft_config_free(&cfg);
                     status = 1;
                     break;
                 } else {
@@ -347,6 +355,7 @@ int main(int argc, char **argv) {
                     rms = sqrt(sum / n);
                 }
                 weft_model_free(&m);
+                weft_config_free(&cfg);
                 fprintf(f, "%s\t%.17g\t%d\t%d\t%.6f\t%.6f\t%.6e\t%.6e\t%s\n", solvers[s]->name,
                         dts[d], steps, iterations, res.wall_s, res.ms_per_step, rms, mx, st);
                 fflush(f);

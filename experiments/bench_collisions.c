@@ -38,9 +38,10 @@ typedef struct work {
 } work;
 
 static void add_work(void *user, const weft_model *m, int step,
-                     const struct weft_collision_stats *cs) {
+                     const void *stage_stats) {
     work *w = user;
     (void)m, (void)step;
+    const weft_collision_stats *cs = stage_stats;
     if (!cs) return;
     w->proximity_pairs += (double)cs->proximity_pairs;
     w->swept_pairs += (double)cs->swept_pairs;
@@ -49,7 +50,8 @@ static void add_work(void *user, const weft_model *m, int step,
 }
 
 /* Builds the scene at res² vertices with the full pipeline and broad phase bp. */
-static int build(const weft_cli *cli, int res, const char *bp, weft_model *m, weft_error *err) {
+static int build(const weft_cli *cli, int res, const char *bp, weft_model *m,
+                 weft_config **cfg, weft_error *err) {
     weft_cli one = *cli;
     char nx[32], ny[32], broad[64];
     snprintf(nx, sizeof nx, "mesh.nx=%d", res);
@@ -63,7 +65,7 @@ static int build(const weft_cli *cli, int res, const char *bp, weft_model *m, we
                           "collision.impact_zones=true",
                           broad};
     for (int i = 0; i < 7; i++) one.set[one.nset++] = sets[i];
-    return weft_cli_build(&one, m, err);
+    return weft_cli_build(&one, m, cfg, err);
 }
 
 int main(int argc, char **argv) {
@@ -96,13 +98,15 @@ int main(int argc, char **argv) {
     /* The scene must build before anything is written. */
     weft_error err = {{0}};
     weft_model m;
-    if (build(&cli, 64, "bvh", &m, &err) != WEFT_OK) {
+    weft_config *cfg = NULL;
+    if (build(&cli, 64, "bvh", &m, &cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
     char scene[128];
     snprintf(scene, sizeof scene, "%s", m.scene_name);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 
     if (strlen(cli.out) > 1000) {
         fprintf(stderr, "error: --out: a path of at most 1000 characters\n");
@@ -137,13 +141,14 @@ int main(int argc, char **argv) {
         for (int si = 0; si < 2 && status == 0; si++) {
             double *xref = NULL;
             for (int b = 0; b < 2 && status == 0; b++) {
-                if (build(&cli, sizes[si], bps[b], &m, &err) != WEFT_OK) {
+                if (build(&cli, sizes[si], bps[b], &m, &cfg, &err) != WEFT_OK) {
                     fprintf(stderr, "error: %s\n", err.msg);
                     status = 1;
                     break;
                 }
                 work w = {0};
                 weft_run_options opt = weft_run_options_default();
+                opt.config = cfg;
                 opt.log_level = WEFT_LOG_NONE;
                 opt.on_step = add_work;
                 opt.user = &w;
@@ -192,6 +197,7 @@ int main(int argc, char **argv) {
                                : "NO");
                 fflush(stdout);
                 weft_model_free(&m);
+                weft_config_free(&cfg);
             }
             free(xref);
         }

@@ -112,8 +112,9 @@ int main(int argc, char **argv) {
         for (int k = 0; cases[c].set[k]; k++) cli.set[cli.nset++] = cases[c].set[k];
         for (int k = 0; k < base.nset; k++) cli.set[cli.nset++] = base.set[k];
         weft_model m;
+        weft_config *cfg = NULL;
         weft_error err;
-        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+        if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s: %s\n", cases[c].name, err.msg);
             rc = 1;
             continue;
@@ -126,6 +127,7 @@ int main(int argc, char **argv) {
             free(grad);
             weft_assembly_free(&as);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             rc = 1;
             continue;
         }
@@ -156,6 +158,7 @@ int main(int argc, char **argv) {
         free(grad);
         weft_assembly_free(&as);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     if (rc != 0) {
         fprintf(f, "# status=incomplete reason=a case failed\n");

@@ -67,6 +67,7 @@ static const double AGREE_TOL = 1e-4; /* PPCG (1e-8) vs CHOLMOD, relative */
 typedef struct newton_sys {
     int res;             /* grid vertices per side */
     weft_model m;
+    weft_config *cfg;    /* its settings (scene and --set) */
     weft_assembly *as;
     weft_bsr *A;         /* M/h² + ∇²E(x) */
     weft_filter f;       /* pins, z = 0 */
@@ -175,6 +176,7 @@ static void free_sys(newton_sys *s) {
     weft_assembly_free(&s->as);
     weft_filter_destroy(&s->f);
     weft_model_free(&s->m);
+    weft_config_free(&s->cfg);
     free(s->x);
     free(s->xt);
     free(s->b);
@@ -196,13 +198,13 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
     cli.set[cli.nset++] = b;
     cli.steps = -1, cli.threads = threads;
     weft_error err = {{0}};
-    if (weft_cli_build(&cli, &s->m, &err) != WEFT_OK) {
+    if (weft_cli_build(&cli, &s->m, &s->cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
     weft_model *m = &s->m;
     if (steps > 0) {
-        void *st = weft_pbd_gauss_seidel.create(m, &err);
+        void *st = weft_pbd_gauss_seidel.create(m, s->cfg, &err);
         if (!st) {
             fprintf(stderr, "error: pbd_gauss_seidel: %s\n", err.msg);
             return -1;
@@ -231,7 +233,7 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
         return -1;
     }
     s->A = weft_assembly_matrix(s->as);
-    for (size_t k = 0; k < n3; k++) s->xt[k] = m->x[k] + h * m->v[k] + h * h * m->gravity[k % 3];
+    weft_inertial_target(m, m->x, m->v, s->xt);
     weft_model_apply_pins(m, m->t + h, s->xt);
     memcpy(s->x, s->xt, n3 * sizeof *s->x);
     static const double zero[3] = {0, 0, 0};
@@ -340,7 +342,7 @@ static double bench_cholmod(newton_sys *s, table *t, double *dx) {
 /* PPCG with preconditioner pc to tol; compares with CHOLMOD's dx. Returns the median ms
  * (NAN if the first solve failed other than by the cap); *agree_ok false on a 1e-8
  * disagreement. */
-static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *name,
+static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc, const char *name,
                          double tol, const double *dx_ref, double *dx, bool *agree_ok) {
     weft_error err = {{0}};
     weft_ppcg *p = weft_ppcg_create(s->m.n, &err);
@@ -374,7 +376,7 @@ static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *n
     return st == WEFT_SOLVE_CONVERGED ? ms : NAN;
 }
 
-/* NEWTON SECTION: one iteration of newton_euler (solvers/implicit.c) with
+/* NEWTON SECTION: one iteration of newton_euler (solvers/newton.c) with
  * solver.linear = cholmod, through create/step/destroy and weft_implicit_stats_get, on
  * the same deformed cloth (run after the linear benchmarks: it moves the model on). Two
  * steps: the first, untimed, does CHOLMOD's one symbolic analysis; the second is timed,
@@ -390,11 +392,12 @@ static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *n
 static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
                         double *ratio) {
     weft_model *m = &s->m;
-    m->solver.linear = WEFT_LINEAR_CHOLMOD;
-    m->solver.hessian = hessian;
-    m->solver.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
+    weft_implicit_settings *set = weft_config_find(s->cfg, weft_newton_euler.settings);
+    set->linear = 0; /* weft_linear_registry[0]: cholmod */
+    set->hessian = hessian;
+    set->common.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
     weft_error err = {{0}};
-    void *st = weft_newton_euler.create(m, &err);
+    void *st = weft_newton_euler.create(m, s->cfg, &err);
     if (!st) {
         fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res, err.msg);
         return -1;
@@ -414,7 +417,7 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
         return -1;
     }
     double k = 1e3 / (double)it;
-    int th = m->solver.threads;
+    int th = set->common.threads;
     /* Row names are string literals (rows keep the pointer). */
     static const char *const names[3][6] = {
         {"newton_iteration", "newton_assemble", "newton_filter", "newton_linear",
@@ -542,11 +545,13 @@ int main(int argc, char **argv) {
     /* Newton iteration / factor+solve: projected (default), exact, clamp */
     double nw_ratio[MAX_SIZES], nx_ratio[MAX_SIZES], nc_ratio[MAX_SIZES];
     int bj_it[MAX_SIZES], done = 0;
-    static const struct { weft_precond pc; const char *name; } pcs[] = {
-        {WEFT_PRECOND_NONE, "ppcg_none"},
-        {WEFT_PRECOND_JACOBI, "ppcg_jacobi"},
-        {WEFT_PRECOND_BLOCK_JACOBI, "ppcg_block_jacobi"},
-    };
+    /* One PPCG row pair per registered preconditioner, named ppcg_<name> (row names are
+     * kept as pointers, so they live as long as the program). */
+    static char pc_names[16][48];
+    int npc = 0;
+    for (; weft_precond_registry[npc] && npc < 16; npc++)
+        snprintf(pc_names[npc], sizeof pc_names[npc], "ppcg_%s",
+                 weft_precond_registry[npc]->name);
     for (int si = 0; si < nsizes && !failed; si++) {
         newton_sys s;
         table t = {.n = 0};
@@ -562,11 +567,12 @@ int main(int argc, char **argv) {
         if (isnan(fs_ms[si])) failed = true;
         else fs_cpu[si] = t.r[t.n - 1].cpu_ms;
         bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
-        for (int p = 0; p < 3 && !failed; p++)
+        for (int p = 0; p < npc && !failed; p++)
             for (int k = 0; k < 2; k++) {
                 double tol = k == 0 ? 1e-6 : 1e-8;
-                double ms = bench_ppcg(&s, &t, pcs[p].pc, pcs[p].name, tol, ref, dx, &agree_ok);
-                if (pcs[p].pc == WEFT_PRECOND_BLOCK_JACOBI && k == 0) {
+                const weft_precond_type *pc = weft_precond_registry[p];
+                double ms = bench_ppcg(&s, &t, pc, pc_names[p], tol, ref, dx, &agree_ok);
+                if (pc == &weft_precond_block_jacobi && k == 0) {
                     bj_ms[si] = ms;
                     bj_cpu[si] = t.r[t.n - 1].cpu_ms;
                     bj_it[si] = t.r[t.n - 1].iterations;

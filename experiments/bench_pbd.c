@@ -31,7 +31,8 @@ typedef struct bench_row {
 } bench_row;
 
 /* Builds the hanging cloth at res × res vertices with the given overrides. */
-static int build(const weft_cli *base, int res, bool bending, int threads, weft_model *m) {
+static int build(const weft_cli *base, int res, bool bending, int threads, weft_model *m,
+                 weft_config **cfg) {
     weft_cli cli = *base;
     char a[64], b[64], c[64];
     snprintf(a, sizeof a, "mesh.nx=%d", res);
@@ -44,7 +45,7 @@ static int build(const weft_cli *base, int res, bool bending, int threads, weft_
     cli.threads = threads;
     cli.scene = "hanging_cloth";
     weft_error err;
-    if (weft_cli_build(&cli, m, &err) != WEFT_OK) {
+    if (weft_cli_build(&cli, m, cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
@@ -58,12 +59,14 @@ static int time_solver(const weft_solver_type *s, const weft_cli *cli, int res, 
     int constraints = 0;
     for (int r = 0; r < REPEATS; r++) {
         weft_model m;
-        if (build(cli, res, bending, threads, &m) != 0) return -1;
+        weft_config *cfg = NULL;
+        if (build(cli, res, bending, threads, &m, &cfg) != 0) return -1;
         weft_error err;
-        void *st = s->create(&m, &err);
+        void *st = s->create(&m, cfg, &err);
         if (!st) {
             fprintf(stderr, "error: %s\n", err.msg);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             return -1;
         }
         for (int i = 0; i < WARMUP; i++) s->step(st, &m, NULL, &err);
@@ -77,9 +80,10 @@ static int time_solver(const weft_solver_type *s, const weft_cli *cli, int res, 
         double ns = proj > 0 ? 1e9 * (t1.project - t0.project) / (double)proj : NAN;
         if (ns < best_ns) best_ns = ns;
         if (1e3 * wall / steps < best_ms) best_ms = 1e3 * wall / steps;
-        constraints = (int)(proj / ((long)steps * m.solver.iterations));
+        constraints = (int)(proj / ((long)steps * weft_cli_setting(cfg, "solver", "iterations", 1)));
         s->destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     *row = (bench_row){s->name, res, threads, constraints, best_ns, best_ms,
                        bending ? "stretch+bending" : "stretch"};
@@ -90,7 +94,8 @@ static int time_solver(const weft_solver_type *s, const weft_cli *cli, int res, 
  * on a flat position array, as a first PBD implementation would write it. */
 static void time_plain_loop(const weft_cli *cli, int res, int steps, bench_row *row) {
     weft_model m;
-    if (build(cli, res, false, 1, &m) != 0) return;
+    weft_config *cfg = NULL;
+    if (build(cli, res, false, 1, &m, &cfg) != 0) return;
     const weft_term *t = &m.terms[m.stretch_term];
     int ne = t->n;
     double *x = malloc(3 * (size_t)m.n * sizeof *x);
@@ -121,6 +126,7 @@ static void time_plain_loop(const weft_cli *cli, int res, int steps, bench_row *
     *row = (bench_row){"plain_distance_loop", res, 1, ne, best, best * ne * 10 * 1e-6, "stretch"};
     free(x);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 int main(int argc, char **argv) {

@@ -34,7 +34,8 @@ typedef struct bench_row {
 } bench_row;
 
 /* Builds drape_sphere at RES² vertices with self-collision on or off. */
-static int build(const weft_cli *base, bool self, int threads, weft_model *m) {
+static int build(const weft_cli *base, bool self, int threads, weft_model *m,
+                 weft_config **cfg) {
     weft_cli cli = *base;
     char a[64], b[64];
     snprintf(a, sizeof a, "mesh.nx=%d", RES);
@@ -46,7 +47,7 @@ static int build(const weft_cli *base, bool self, int threads, weft_model *m) {
     cli.threads = threads;
     cli.scene = "drape_sphere";
     weft_error err;
-    if (weft_cli_build(&cli, m, &err) != WEFT_OK) {
+    if (weft_cli_build(&cli, m, cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
@@ -54,9 +55,9 @@ static int build(const weft_cli *base, bool self, int threads, weft_model *m) {
 }
 
 /* Steps m n times with solver s (a fresh state); -1 on an error. */
-static int advance(const weft_solver_type *s, weft_model *m, int n) {
+static int advance(const weft_solver_type *s, weft_model *m, weft_config *cfg, int n) {
     weft_error err;
-    void *st = s->create(m, &err);
+    void *st = s->create(m, cfg, &err);
     int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
     for (int i = 0; i < n && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, &err);
     if (rc != WEFT_OK) fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
@@ -71,16 +72,18 @@ static int time_solver(const weft_solver_type *s, const weft_cli *cli, const wef
     *row = (bench_row){s->name, phase, threads, self, 0.0, INFINITY, INFINITY, INFINITY};
     for (int r = 0; r < REPEATS; r++) {
         weft_model m;
-        if (build(cli, self, threads, &m) != 0) return -1;
+        weft_config *cfg = NULL;
+        if (build(cli, self, threads, &m, &cfg) != 0) return -1;
         size_t bytes = 3 * (size_t)m.n * sizeof *m.x;
         memcpy(m.x, from->x, bytes);
         memcpy(m.v, from->v, bytes);
         m.t = from->t;
         weft_error err;
-        void *st = s->create(&m, &err);
+        void *st = s->create(&m, cfg, &err);
         if (!st) {
             fprintf(stderr, "error: %s\n", err.msg);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             return -1;
         }
         int rc = WEFT_OK;
@@ -93,6 +96,7 @@ static int time_solver(const weft_solver_type *s, const weft_cli *cli, const wef
         weft_pbd_timers_get(st, &t1);
         s->destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
         if (rc != WEFT_OK) {
             fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
             return -1;
@@ -136,10 +140,13 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++) {
         /* The two starting states, reached by this solver with self-collision on. */
         weft_model start, draped;
-        if (build(&cli, true, threads[k], &start) != 0) return 1;
-        if (build(&cli, true, threads[k], &draped) != 0 ||
-            advance(solvers[k], &draped, DRAPE_STEPS) != 0)
+        weft_config *cs = NULL, *cd = NULL;
+        if (build(&cli, true, threads[k], &start, &cs) != 0) return 1;
+        if (build(&cli, true, threads[k], &draped, &cd) != 0 ||
+            advance(solvers[k], &draped, cd, DRAPE_STEPS) != 0)
             return 1;
+        weft_config_free(&cs);
+        weft_config_free(&cd);
         const weft_model *from[2] = {&start, &draped};
         const char *phase[2] = {"falling", "draped"};
         for (int ph = 0; ph < 2; ph++) {

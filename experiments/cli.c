@@ -115,7 +115,8 @@ void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usa
     parse(argc, argv, cli, usage, true);
 }
 
-int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err) {
+int weft_cli_build(const weft_cli *cli, weft_model *m, weft_config **cfg, weft_error *err) {
+    if (cfg) *cfg = NULL;
     weft_scene *s = weft_scene_load(cli->scene, err);
     if (!s) return WEFT_ERR_INPUT;
     char buf[64];
@@ -133,9 +134,21 @@ int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err) {
         rc = weft_scene_set(s, buf, "--threads", err);
     }
     for (int i = 0; !rc && i < cli->nset; i++) rc = weft_scene_set(s, cli->set[i], "--set", err);
+    weft_config *c = NULL;
+    if (!rc && !(c = weft_config_from_scene(s, err))) rc = WEFT_ERR_INPUT;
     if (!rc) rc = weft_scene_build(s, weft_energy_registry, m, err);
+    if (!rc) rc = weft_run_check(c, m, err);
     weft_scene_free(&s);
+    if (rc || !cfg)
+        weft_config_free(&c);
+    else
+        *cfg = c;
     return rc;
+}
+
+int weft_cli_setting(const weft_config *cfg, const char *section, const char *key, int dflt) {
+    double v;
+    return weft_config_value(cfg, section, key, &v) ? (int)v : dflt;
 }
 
 int weft_mkdirs(const char *path) {

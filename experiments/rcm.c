@@ -201,18 +201,19 @@ static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, cons
     cli.set[cli.nset++] = snx, cli.set[cli.nset++] = sny;
     for (int k = 0; k < base->nset; k++) cli.set[cli.nset++] = base->set[k];
     weft_model m;
+    weft_config *cfg = NULL;
     weft_error err = {{0}};
     weft_assembly *as = NULL;
     weft_ppcg *pc = NULL;
     weft_filter filt = {0};
     double *f = NULL, *x = NULL, *y = NULL, *d = NULL;
-    int rc = weft_cli_build(&cli, &m, &err);
+    int rc = weft_cli_build(&cli, &m, &cfg, &err);
     if (rc) {
         fprintf(stderr, "error: %s\n", err.msg);
         return rc;
     }
     weft_cli_perturb(&m, 0.02, 12345); /* ±2% of the mean edge, fixed seed */
-    const int n = m.n, threads = m.solver.threads;
+    const int n = m.n, threads = weft_cli_setting(cfg, "solver", "threads", 1);
     if ((rc = reorder(&m, o, opt->seed, &err)) || !(as = weft_assembly_create(&m, &err)) ||
         !(pc = weft_ppcg_create(n, &err)) || (rc = weft_filter_create(&filt, n, &err))) {
         fprintf(stderr, "error: %s\n", err.msg);
@@ -261,7 +262,7 @@ static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, cons
 
     /* PPCG: block-Jacobi, relative residual 1e-6. */
     weft_ppcg_options po = weft_ppcg_defaults();
-    po.precond = WEFT_PRECOND_BLOCK_JACOBI;
+    po.precond = &weft_precond_block_jacobi;
     po.tol = 1e-6;
     po.max_iter = 20000;
     po.threads = threads;
@@ -284,6 +285,7 @@ done:
     weft_ppcg_free(&pc);
     weft_assembly_free(&as);
     weft_model_free(&m);
+    weft_config_free(&cfg);
     return rc;
 }
 
@@ -308,13 +310,15 @@ int main(int argc, char **argv) {
     { /* Bad overrides are reported once, before any file is written. */
         weft_cli cli = base;
         weft_model m;
+        weft_config *cfg = NULL;
         weft_error err = {{0}};
         cli.set[cli.nset++] = "mesh.nx=2", cli.set[cli.nset++] = "mesh.ny=2";
-        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+        if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s\n", err.msg);
             return 1;
         }
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     char dir[1100], path[1200], tmp[1300];
     snprintf(dir, sizeof dir, "%s/rcm", base.out);

@@ -62,11 +62,17 @@ typedef struct pbd_state {
     int nself, cap_self;
     pbd_self_contact *self_contact; /* this step's self-collision constraints */
     int threads;
+    weft_pbd_settings set;       /* the solver's settings, from the run's config */
     weft_pbd_timers timers;
 } pbd_state;
 
-/* Fills the shared state from model m (allocates everything the step needs). */
-int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err);
+/* The [pbd] rows of weft_pbd_settings (pbd_common.c). */
+extern const weft_param pbd_params[];
+
+/* Fills the shared state from model m with the settings of the solver whose tables are
+ * `tables`, taken from cfg (defaults when NULL); allocates everything the step needs. */
+int pbd_state_init(pbd_state *st, const weft_model *m, weft_config *cfg,
+                   const weft_param_table *tables, weft_error *err);
 
 /* Reorders the stretch and bending constraints colour by colour (pbd_order.c) so that
  * consecutive Gauss-Seidel projections touch disjoint vertices. */

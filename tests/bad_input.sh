@@ -125,6 +125,21 @@ expect bare_collider "$f:3: [collider]" "unknown section"
 run --set collider.type=plane
 expect bare_collider_set "collider.type=plane" "[collider]: unknown section"
 
+# Plug-in sections are checked against every registered plug-in's settings table; an
+# unknown key or section names the nearest known one.
+f="$tmp/plugin_key.ini"
+printf '[scene]\nname = plugin_key\n[solver]\ntolerence = 1e-8\n' >"$f"
+run --scene "$f"
+expect plugin_unknown_key "$f:4: solver.tolerence" "unknown key (nearest: solver.tolerance)"
+
+f="$tmp/plugin_section.ini"
+printf '[scene]\nname = plugin_section\n[pdb]\nk_stretch = 1\n' >"$f"
+run --scene "$f"
+expect plugin_unknown_section "$f:3: [pdb]" "unknown section (nearest: [pbd])"
+
+run --set ppcg.preconditioner=amg
+expect plugin_unknown_name "--set ppcg.preconditioner=amg" "'amg' is not one of: none, jacobi, block_jacobi"
+
 run --set scene.dt=-0.01
 expect negative_dt_set "--set scene.dt=-0.01" "scene.dt"
 
@@ -143,7 +158,7 @@ printf '[scene]\nname = k_stretch\n[pbd]\nk_bending = 0.1\nk_stretch = 1.5\n' >"
 run --scene "$f"
 expect pbd_k_stretch_range "$f:5: pbd.k_stretch"
 
-# [solver] keys of the implicit integrators (solvers/implicit.c).
+# [solver] keys of the implicit integrators (solvers/implicit_common.c, newton.c).
 f="$tmp/solver_linear.ini"
 printf '[scene]\nname = solver_linear\n[solver]\nlinear = foo\n' >"$f"
 run --scene "$f" --solvers implicit_euler
@@ -155,9 +170,9 @@ run --scene "$f" --solvers newton_euler
 expect solver_tolerance_zero "$f:5: solver.tolerance" "must lie in (0, 1]"
 
 f="$tmp/solver_cg_iterations.ini"
-printf '[scene]\nname = solver_cg\n[solver]\nlinear = ppcg\ncg_iterations = 0\n' >"$f"
+printf '[scene]\nname = solver_cg\n[solver]\nlinear = ppcg\n[ppcg]\niterations = 0\n' >"$f"
 run --scene "$f" --solvers newton_euler
-expect solver_cg_iterations_zero "$f:5: solver.cg_iterations" "must lie in [1,"
+expect solver_cg_iterations_zero "$f:6: ppcg.iterations" "must lie in [1,"
 
 run --set 'scene.gravity=0 -9.81'
 expect malformed_vector_set "--set scene.gravity=0 -9.81" "scene.gravity"

@@ -37,6 +37,7 @@
  * Stockmeyer's rooted level structures), as in George & Liu's book (1981) §4.3.
  */
 #include "weft_sparse.h"
+#include "weft_cholmod.h"
 
 #include <limits.h>
 #include <math.h>

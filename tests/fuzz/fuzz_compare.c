@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rc = weft_fail(&err, WEFT_ERR_INPUT, "bad --solvers (message above)");
     if (rc == WEFT_OK) {
         weft_model m;
-        rc = weft_cli_build(&cli, &m, &err);
+        rc = weft_cli_build(&cli, &m, NULL, &err);
         if (rc == WEFT_OK) weft_model_free(&m);
     }
     fuzz_note(rc, rc == 1 ? "--help" : err.msg);

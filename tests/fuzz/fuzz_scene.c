@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const weft_cli cli = {.scene = path, .steps = -1, .plot_step = -1}; /* no overrides */
     weft_error err = {{0}};
     weft_model m;
-    int rc = weft_cli_build(&cli, &m, &err);
+    int rc = weft_cli_build(&cli, &m, NULL, &err);
     fuzz_note(rc, err.msg);
     if (rc == WEFT_OK) weft_model_free(&m);
     return 0;
