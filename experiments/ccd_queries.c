@@ -26,8 +26,8 @@ static void field_name(bool edge_edge, int f, char *buf, size_t n) {
 }
 
 /* Parses one data line into q; WEFT_OK or WEFT_ERR_INPUT with the message in err. */
-static int parse_line(char *text, const char *path, int line, bool edge_edge,
-                      weft_ccd_query *q, weft_error *err) {
+static int parse_line(char *text, const char *path, int line, bool edge_edge, weft_ccd_query *q,
+                      weft_error *err) {
     char *tok[NFIELDS + 1], *save = NULL;
     int n = 0;
     for (char *s = strtok_r(text, " \t\r\n", &save); s; s = strtok_r(NULL, " \t\r\n", &save)) {
@@ -38,26 +38,34 @@ static int parse_line(char *text, const char *path, int line, bool edge_edge,
         tok[n++] = s;
     }
     if (n != NFIELDS)
-        return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: expected %d fields (query_id "
-                         "ground_truth and 24 coordinates), found %s%d", path, line, NFIELDS,
-                         n > NFIELDS ? "more than " : "", n > NFIELDS ? NFIELDS : n);
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "%s:%d: expected %d fields (query_id "
+                         "ground_truth and 24 coordinates), found %s%d",
+                         path, line, NFIELDS, n > NFIELDS ? "more than " : "",
+                         n > NFIELDS ? NFIELDS : n);
     char name[32], *end;
     errno = 0;
     q->id = strtol(tok[0], &end, 10);
     if (*end || end == tok[0] || errno)
-        return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: field query_id: '%.40s' is not an "
-                         "integer", path, line, tok[0]);
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "%s:%d: field query_id: '%.40s' is not an "
+                         "integer",
+                         path, line, tok[0]);
     if (strcmp(tok[1], "0") != 0 && strcmp(tok[1], "1") != 0)
-        return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: field ground_truth: '%.40s' is not 0 "
-                         "or 1", path, line, tok[1]);
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "%s:%d: field ground_truth: '%.40s' is not 0 "
+                         "or 1",
+                         path, line, tok[1]);
     q->truth = tok[1][0] - '0';
     for (int f = 2; f < NFIELDS; f++) {
         errno = 0;
         double v = strtod(tok[f], &end);
         if (*end || end == tok[f] || !isfinite(v)) {
             field_name(edge_edge, f, name, sizeof name);
-            return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: field %s: '%.40s' is not a finite "
-                             "number", path, line, name, tok[f]);
+            return weft_fail(err, WEFT_ERR_INPUT,
+                             "%s:%d: field %s: '%.40s' is not a finite "
+                             "number",
+                             path, line, name, tok[f]);
         }
         q->x[f - 2] = v;
     }
@@ -65,8 +73,7 @@ static int parse_line(char *text, const char *path, int line, bool edge_edge,
     return WEFT_OK;
 }
 
-int weft_ccd_read_queries(const char *path, bool edge_edge, weft_ccd_query **out,
-                          weft_error *err) {
+int weft_ccd_read_queries(const char *path, bool edge_edge, weft_ccd_query **out, weft_error *err) {
     *out = NULL;
     FILE *fp = fopen(path, "r");
     if (!fp) return weft_fail(err, WEFT_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
@@ -84,8 +91,8 @@ int weft_ccd_read_queries(const char *path, bool edge_edge, weft_ccd_query **out
         if (*s == '#' || *s == '\0') continue; /* comment or blank */
         if (n == cap) {
             if (n == WEFT_CCD_MAX_QUERIES) {
-                rc = weft_fail(err, WEFT_ERR_INPUT, "%s:%d: more than %d queries (the limit)",
-                               path, line, WEFT_CCD_MAX_QUERIES);
+                rc = weft_fail(err, WEFT_ERR_INPUT, "%s:%d: more than %d queries (the limit)", path,
+                               line, WEFT_CCD_MAX_QUERIES);
                 break;
             }
             cap = cap ? 2 * cap : 1024;
@@ -103,8 +110,7 @@ int weft_ccd_read_queries(const char *path, bool edge_edge, weft_ccd_query **out
         rc = weft_fail(err, WEFT_ERR_INPUT, "%s:%d: read error: %s", path, line + 1,
                        strerror(errno));
     if (rc == WEFT_OK && n == 0)
-        rc = weft_fail(err, WEFT_ERR_INPUT, "%s: no queries (only comments or blank lines)",
-                       path);
+        rc = weft_fail(err, WEFT_ERR_INPUT, "%s: no queries (only comments or blank lines)", path);
     free(text);
     fclose(fp);
     if (rc != WEFT_OK) {

@@ -12,16 +12,15 @@
 /* One parsed query. */
 typedef struct weft_ccd_query {
     long id;
-    int truth; /* 1 when the primitives touch at some t in [0, 1] */
-    int line;  /* 1-based line in the file */
+    int truth;    /* 1 when the primitives touch at some t in [0, 1] */
+    int line;     /* 1-based line in the file */
     double x[24]; /* the four points at t = 0, then at t = 1, m */
 } weft_ccd_query;
 
 /* Reads every query of path into *out (malloc'd; the caller frees it). edge_edge only
  * names the fields in messages. Returns the count (>= 1), or WEFT_ERR_INPUT/NOMEM with
  * "path:line: field NAME: ..." in err. */
-int weft_ccd_read_queries(const char *path, bool edge_edge, weft_ccd_query **out,
-                          weft_error *err);
+int weft_ccd_read_queries(const char *path, bool edge_edge, weft_ccd_query **out, weft_error *err);
 
 /* Diagonal of the bounding box of a query's eight points x[24], m: the scale that a
  * relative contact tolerance multiplies. */
