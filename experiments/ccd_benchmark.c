@@ -11,6 +11,7 @@
  * Each query's tolerance is η = eta_rel × the diagonal of the bounding box of its eight
  * points (m). Exit status: 0, 1 when FN > 0, 2 for usage or input errors. */
 #include "bench.h"
+#include "ccd_queries.h"
 
 #include "weft_geometry.h"
 
@@ -43,140 +44,9 @@ static const char usage[] =
     "Exit status: 0 when every colliding query is found, 1 when there are false\n"
     "negatives (listed on stderr), 2 for usage or input errors.\n";
 
-enum { NFIELDS = 26 }; /* query_id, ground_truth, 8 points × 3 coordinates */
-
-/* One parsed query. */
-typedef struct query {
-    long id;
-    int truth;
-    int line;
-    double x[24]; /* the four points at t = 0, then at t = 1, m */
-} query;
-
-/* Name of field f (0-based) of a line, e.g. "f1_t0.y", for error messages. */
-static void field_name(bool edge_edge, int f, char *buf, size_t n) {
-    static const char *vf[8] = {"v_t0", "f0_t0", "f1_t0", "f2_t0",
-                                "v_t1", "f0_t1", "f1_t1", "f2_t1"};
-    static const char *ee[8] = {"a0_t0", "a1_t0", "b0_t0", "b1_t0",
-                                "a0_t1", "a1_t1", "b0_t1", "b1_t1"};
-    if (f == 0)
-        snprintf(buf, n, "query_id");
-    else if (f == 1)
-        snprintf(buf, n, "ground_truth");
-    else
-        snprintf(buf, n, "%s.%c", (edge_edge ? ee : vf)[(f - 2) / 3], "xyz"[(f - 2) % 3]);
-}
-
-/* Parses one data line into q; on error prints "error: path:line: ..." and returns -1. */
-static int parse_line(char *text, const char *path, int line, bool edge_edge, query *q) {
-    char *tok[NFIELDS + 1];
-    int n = 0;
-    for (char *s = strtok(text, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
-        if (n == NFIELDS) {
-            n++;
-            break;
-        }
-        tok[n++] = s;
-    }
-    if (n != NFIELDS) {
-        fprintf(stderr, "error: %s:%d: expected %d fields (query_id ground_truth and 24 "
-                "coordinates), found %s%d\n", path, line, NFIELDS, n > NFIELDS ? "more than " : "",
-                n > NFIELDS ? NFIELDS : n);
-        return -1;
-    }
-    char name[32], *end;
-    errno = 0;
-    q->id = strtol(tok[0], &end, 10);
-    if (*end || end == tok[0] || errno) {
-        fprintf(stderr, "error: %s:%d: field query_id: '%s' is not an integer\n", path, line,
-                tok[0]);
-        return -1;
-    }
-    if (strcmp(tok[1], "0") != 0 && strcmp(tok[1], "1") != 0) {
-        fprintf(stderr, "error: %s:%d: field ground_truth: '%s' is not 0 or 1\n", path, line,
-                tok[1]);
-        return -1;
-    }
-    q->truth = tok[1][0] - '0';
-    for (int f = 2; f < NFIELDS; f++) {
-        errno = 0;
-        double v = strtod(tok[f], &end);
-        if (*end || end == tok[f] || !isfinite(v)) {
-            field_name(edge_edge, f, name, sizeof name);
-            fprintf(stderr, "error: %s:%d: field %s: '%s' is not a finite number\n", path,
-                    line, name, tok[f]);
-            return -1;
-        }
-        q->x[f - 2] = v;
-    }
-    q->line = line;
-    return 0;
-}
-
-/* Reads every query of path into *out (malloc'd); returns the count or -1 after an
- * error message. */
-static int read_queries(const char *path, bool edge_edge, query **out) {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        fprintf(stderr, "error: %s: cannot open: %s\n", path, strerror(errno));
-        return -1;
-    }
-    query *qs = NULL;
-    int n = 0, cap = 0, line = 0, rc = 0;
-    char *text = NULL;
-    size_t size = 0;
-    while (getline(&text, &size, fp) != -1) {
-        line++;
-        const char *s = text + strspn(text, " \t\r\n");
-        if (*s == '#' || *s == '\0') continue; /* comment or blank */
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            query *grown = realloc(qs, (size_t)cap * sizeof *qs);
-            if (!grown) {
-                fprintf(stderr, "error: %s:%d: out of memory\n", path, line);
-                rc = -1;
-                break;
-            }
-            qs = grown;
-        }
-        if (parse_line(text, path, line, edge_edge, &qs[n]) != 0) {
-            rc = -1;
-            break;
-        }
-        n++;
-    }
-    if (rc == 0 && ferror(fp)) {
-        fprintf(stderr, "error: %s:%d: read error: %s\n", path, line + 1, strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0 && n == 0) {
-        fprintf(stderr, "error: %s: no queries (only comments or blank lines)\n", path);
-        rc = -1;
-    }
-    free(text);
-    fclose(fp);
-    if (rc != 0) {
-        free(qs);
-        return -1;
-    }
-    *out = qs;
-    return n;
-}
-
-/* Diagonal of the bounding box of the eight points of a query, m. */
-static double box_diagonal(const double *x) {
-    double d2 = 0.0;
-    for (int k = 0; k < 3; k++) {
-        double lo = x[k], hi = x[k];
-        for (int i = 1; i < 8; i++) lo = fmin(lo, x[3 * i + k]), hi = fmax(hi, x[3 * i + k]);
-        d2 += (hi - lo) * (hi - lo);
-    }
-    return sqrt(d2);
-}
-
 /* The queries and what the CCD found. */
 typedef struct pass {
-    const query *qs;
+    const weft_ccd_query *qs;
     const double *eta;
     int n;
     bool edge_edge;
@@ -241,16 +111,20 @@ int main(int argc, char **argv) {
     }
     const char *path = pos[1];
 
-    query *qs;
-    int n = read_queries(path, edge_edge, &qs);
-    if (n < 0) return 2;
+    weft_ccd_query *qs;
+    weft_error err = {{0}};
+    int n = weft_ccd_read_queries(path, edge_edge, &qs, &err);
+    if (n < 0) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return 2;
+    }
     bool *found = malloc((size_t)n * sizeof *found);
     double *eta = malloc((size_t)n * sizeof *eta);
     if (!found || !eta) {
         fprintf(stderr, "error: out of memory for %d queries\n", n);
         return 2;
     }
-    for (int i = 0; i < n; i++) eta[i] = eta_rel * box_diagonal(qs[i].x);
+    for (int i = 0; i < n; i++) eta[i] = eta_rel * weft_ccd_query_diagonal(qs[i].x);
 
     pass p = {qs, eta, n, edge_edge, found};
     weft_bench_stats st;

@@ -147,13 +147,14 @@ void weft_param_describe(const weft_param *q, char *buf, size_t size) {
     range_text(q, range, sizeof range);
     what[0] = '\0';
     switch (q->type) {
-    case WEFT_PARAM_DOUBLE:
+    case WEFT_PARAM_DOUBLE: {
         /* "1" (dimensionless) and "" print no unit. */
         bool unit = q->unit[0] && strcmp(q->unit, "1") != 0;
         append(what, sizeof what, &wl, "number in %s%s%s", range, unit ? " " : "",
                unit ? q->unit : "");
         append(dflt, sizeof dflt, &dl, "%g", q->dflt);
         break;
+    }
     case WEFT_PARAM_INT:
         append(what, sizeof what, &wl, "integer in %s", range);
         append(dflt, sizeof dflt, &dl, "%.0f", q->dflt);

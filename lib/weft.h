@@ -81,6 +81,18 @@ typedef struct weft_mesh {
     int grid_nx, grid_ny;
 } weft_mesh;
 
+/* Size limits of a mesh and of a scene's model (all parts together), checked before
+ * anything of that size is allocated: a grid, tetrahedral block, OBJ or TetGen file (or
+ * header) beyond them is refused with an error naming the limit. At the vertex limit a
+ * grid scene peaks at 1.4 GB (README, "Limits"). Another value can be given at build time
+ * (-DWEFT_MAX_VERTICES=...); the fuzz build lowers them to keep each input fast. */
+#ifndef WEFT_MAX_VERTICES
+#define WEFT_MAX_VERTICES (1 << 20) /* vertices (1024 x 1024) */
+#endif
+#ifndef WEFT_MAX_ELEMENTS
+#define WEFT_MAX_ELEMENTS (1 << 22) /* triangles, and tetrahedra, each */
+#endif
+
 typedef enum { WEFT_DIAG_ALTERNATING, WEFT_DIAG_REGULAR } weft_diagonals;
 typedef enum { WEFT_PLANE_XY, WEFT_PLANE_XZ } weft_plane;
 

@@ -83,6 +83,9 @@ static const char *section_family(const char *section) {
     if (strcmp(section, "pins") == 0 || strncmp(section, "pins.", 5) == 0) return "pins";
     if (strncmp(section, "mesh.", 5) == 0 && section[5]) return "mesh";
     if (strncmp(section, "collider.", 9) == 0 && section[9]) return "collider";
+    /* Colliders are named, [collider.NAME] (the name is what follows "collider."): a bare
+     * [collider] belongs to no family, so it is an unknown section. */
+    if (strcmp(section, "collider") == 0) return "";
     return section;
 }
 
@@ -268,6 +271,9 @@ static int parse_text(weft_scene *s, const char *text, const char *origin, weft_
     return WEFT_OK;
 }
 
+/* Largest scene file read, bytes: scenes are a few kB; a bigger "scene" is a mistake. */
+#define WEFT_MAX_SCENE_BYTES (1 << 20)
+
 static char *read_file(const char *path, weft_error *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -280,6 +286,13 @@ static char *read_file(const char *path, weft_error *err) {
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
         if (n < cap - 1) break;
+        if (n > WEFT_MAX_SCENE_BYTES) { /* also ends the read of an endless file (/dev/zero) */
+            free(buf);
+            fclose(f);
+            weft_fail(err, WEFT_ERR_INPUT, "%s: larger than the limit of %d bytes for a scene "
+                      "file", path, WEFT_MAX_SCENE_BYTES);
+            return NULL;
+        }
         char *b = realloc(buf, cap * 2);
         if (!b) {
             free(buf);
@@ -619,6 +632,13 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             (rc = get_enum(s, sec, "plane", plane, &pl, err)) ||
             (rc = get_vec3(s, sec, "origin", d.origin, err)))
             return rc;
+        if ((long long)d.nx * d.ny > WEFT_MAX_VERTICES) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%d x %d vertices is beyond the limit of %d vertices "
+                     "(WEFT_MAX_VERTICES)", d.nx, d.ny, WEFT_MAX_VERTICES);
+            const entry *e = weft_scene_find(s, sec, "nx");
+            return weft_scene_bad(e ? e : weft_scene_find(s, sec, "ny"), err, "%s", msg);
+        }
         d.diagonals = di ? WEFT_DIAG_REGULAR : WEFT_DIAG_ALTERNATING;
         d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
         rc = weft_mesh_grid(mesh, &d, err);
@@ -641,6 +661,15 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             if (!(size[k] > 0 && size[k] <= 1e6))
                 return weft_scene_bad(weft_scene_find(s, sec, "size"), err, "%s",
                            "every side must lie in (0, 1e6] m");
+        long long nv = (cells[0] + 1LL) * (cells[1] + 1LL) * (cells[2] + 1LL),
+                  ntet = 6LL * cells[0] * cells[1] * cells[2];
+        if (nv > WEFT_MAX_VERTICES || ntet > WEFT_MAX_ELEMENTS) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%lld vertices and %lld tetrahedra is beyond the limit "
+                     "of %d and %d (WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS)", nv, ntet,
+                     WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
+            return weft_scene_bad(weft_scene_find(s, sec, "cells"), err, "%s", msg);
+        }
         rc = weft_mesh_tet_block(mesh, size, cells, origin, err);
     } else {
         const entry *p = weft_scene_find(s, sec, "path");
@@ -752,6 +781,16 @@ static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_e
         if ((rc = build_part_mesh(s, sec, &pm, &use_uv, err))) {
             weft_mesh_free(&pm);
             return rc;
+        }
+        if ((long long)mesh->nv + pm.nv > WEFT_MAX_VERTICES ||
+            (long long)mesh->nt + pm.nt > WEFT_MAX_ELEMENTS) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "with this part the model has %lld vertices and %lld "
+                     "triangles, beyond the limit of %d and %d (WEFT_MAX_VERTICES, "
+                     "WEFT_MAX_ELEMENTS)", (long long)mesh->nv + pm.nv,
+                     (long long)mesh->nt + pm.nt, WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
+            weft_mesh_free(&pm);
+            return weft_scene_bad(&s->e[i], err, "%s", msg);
         }
         snprintf(p->name, sizeof p->name, "%s", sec + 5);
         p->first = mesh->nv, p->nv = pm.nv, p->first_tri = mesh->nt, p->nt = pm.nt;
