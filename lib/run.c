@@ -182,9 +182,10 @@ int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err) {
                      hints[0] ? " or " : "", t->enable_hint);
     }
     return weft_fail(err, WEFT_ERR_INPUT,
-                     "%s: a mesh collider needs %s (the solvers' own contact handling knows "
-                     "only planes and spheres)",
-                     m->obstacles[0].where, hints[0] ? hints : "a post-step stage");
+                     "%s: obstacle '%s': a mesh collider needs %s (the solvers' own contact "
+                     "handling knows only planes and spheres)",
+                     m->obstacles[0].where, m->obstacles[0].name,
+                     hints[0] ? hints : "a post-step stage");
 }
 
 /* The enabled post-step stages of a run, in config order. */

@@ -160,9 +160,11 @@ static bool run_steps(void *st, weft_model *m, int steps) {
     return true;
 }
 
+/* A symplectic Euler state for m with every solver setting at its default (the block and
+ * beam scenes set none). */
 static void *create(const weft_model *m) {
     weft_error err = {{0}};
-    void *st = weft_symplectic_euler.create(m, &err);
+    void *st = weft_symplectic_euler.create(m, NULL, &err);
     if (!st) fprintf(stderr, "create: %s\n", err.msg);
     CHECK(st != NULL);
     return st;
