@@ -70,9 +70,20 @@ static double mean_drop(const weft_model *m, int k, double at) {
     double s = 0.0;
     int cnt = 0;
     for (int i = 0; i < m->n; i++)
-        if (fabs(m->x_start[3 * i + k] - at) < 1e-9) s += m->x_start[3 * i + 1] - m->x[3 * i + 1], cnt++;
+        if (fabs(m->x_start[3 * i + k] - at) < 1e-9)
+            s += m->x_start[3 * i + 1] - m->x[3 * i + 1], cnt++;
     CHECK(cnt > 0);
     return cnt ? s / cnt : NAN;
+}
+
+/* The mean drop of the vertices at rest height y = 0 once scene (with the overrides) has
+ * settled; NAN after a failed check. */
+static double settled_drop(const char *scene, const char *const *sets, int steps, double vtol) {
+    weft_model m = {0};
+    double drop = NAN;
+    if (settle(&m, scene, sets, steps, vtol)) drop = mean_drop(&m, 1, 0.0);
+    weft_model_free(&m);
+    return drop;
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -89,19 +100,24 @@ static double strip_sag(const char *membrane, const char *diagonals, int nx, dou
     snprintf(diag, sizeof diag, "mesh.diagonals=%s", diagonals);
     snprintf(nxs, sizeof nxs, "mesh.nx=%d", nx);
     snprintf(ws, sizeof ws, "mesh.width=%.17g", w);
-    const char *sets[] = {"mesh.plane=xy", ws, "mesh.height=1", nxs, "mesh.ny=41",
-                          "mesh.origin=0 0 0", "pins.edges=top", diag, mem,
-                          "material.poisson_ratio=0.3", "material.bending=none",
-                          "material.density=0.1", "material.stretch_stiffness=1000", NEWTON,
+    const char *sets[] = {"mesh.plane=xy",
+                          ws,
+                          "mesh.height=1",
+                          nxs,
+                          "mesh.ny=41",
+                          "mesh.origin=0 0 0",
+                          "pins.edges=top",
+                          diag,
+                          mem,
+                          "material.poisson_ratio=0.3",
+                          "material.bending=none",
+                          "material.density=0.1",
+                          "material.stretch_stiffness=1000",
+                          NEWTON,
                           NULL};
-    weft_model m = {0};
-    double ratio = NAN;
     /* The slowest mode, the strip's in-plane bending (ω ≈ 10 rad/s, ωh ≈ 0.5), needs
      * ~150 steps to fall below 1e-9 m/s (the drop is 4.9e-4 m). */
-    if (settle(&m, "hanging_cloth", sets, 150, 1e-9))
-        ratio = mean_drop(&m, 1, 0.0) / (0.1 * G * 1.0 / (2.0 * 1000.0));
-    weft_model_free(&m);
-    return ratio;
+    return settled_drop("hanging_cloth", sets, 150, 1e-9) / (0.1 * G * 1.0 / (2.0 * 1000.0));
 }
 
 /* Every finite-element membrane at ν = 0.3: the strip's free sides make the stress
@@ -111,8 +127,8 @@ static double strip_sag(const char *membrane, const char *diagonals, int nx, dou
  * by 0.5 % at ν = 0.3 (measured: stvk 0.9955, neo_hookean 0.9969, stable_neo_hookean
  * 0.9967, arap and baraff_witkin_stretch_shear 1.0000); the tolerance is 1.5 %. */
 static void test_membrane_strip(void) {
-    const char *names[] = {"stvk", "neo_hookean", "stable_neo_hookean", "arap",
-                           "baraff_witkin_stretch_shear", NULL};
+    const char *names[] = {
+        "stvk", "neo_hookean", "stable_neo_hookean", "arap", "baraff_witkin_stretch_shear", NULL};
     for (int i = 0; names[i]; i++) {
         double r = strip_sag(names[i], "alternating", 5, 0.1);
         if (!(fabs(r - 1.0) <= 0.015)) fprintf(stderr, "%s: sag ratio %.5f\n", names[i], r);
@@ -148,12 +164,23 @@ static double cantilever_tip(const char *bending) {
     char bend[96], box[128];
     snprintf(bend, sizeof bend, "material.bending=%s", bending);
     snprintf(box, sizeof box, "pins.box=-0.001 -1 -1 %.17g 1 1", 1.001 * dx);
-    const char *sets[] = {"mesh.plane=xz", "mesh.width=0.2", "mesh.height=0.6", "mesh.nx=11",
-                          "mesh.ny=31", "mesh.origin=0 0 0", "mesh.diagonals=regular",
-                          "pins.corners=", box, bend, "material.membrane=stvk",
-                          "material.poisson_ratio=0", "material.density=0.1",
-                          "material.stretch_stiffness=1e5", "material.bending_stiffness=0.1",
-                          NEWTON, NULL};
+    const char *sets[] = {"mesh.plane=xz",
+                          "mesh.width=0.2",
+                          "mesh.height=0.6",
+                          "mesh.nx=11",
+                          "mesh.ny=31",
+                          "mesh.origin=0 0 0",
+                          "mesh.diagonals=regular",
+                          "pins.corners=",
+                          box,
+                          bend,
+                          "material.membrane=stvk",
+                          "material.poisson_ratio=0",
+                          "material.density=0.1",
+                          "material.stretch_stiffness=1e5",
+                          "material.bending_stiffness=0.1",
+                          NEWTON,
+                          NULL};
     weft_model m = {0};
     double ratio = NAN;
     /* Lowest mode ω ≈ 3.5 √(D/(ρL⁴)) ≈ 90 rad/s: ωh ≈ 4.5, 15 steps are plenty. */
@@ -180,10 +207,10 @@ static void test_cantilever(void) {
 /* A 25 × 25 plate of square cells (h = 0.02 m) is mapped isometrically onto a cylinder of
  * radius R = 2 m about the v axis (curvature κ = 1/R along u: u ↦ (R sin(u/R),
  * R(1 − cos(u/R)))), its two outer rings of vertices are clamped there (two rings fix the
- * slopes too), and Newton steps with no gravity relax the interior. The bending energy of the hinges of the central
- * 8 × 8 cells (each cell owns one vertical, one horizontal and one diagonal hinge, by the
- * midpoints of their edges), divided by their area, is the plate's energy density, against
- * ½Dκ² (papers/calibration.md §2): regular diagonals 1 (no interior relaxation: one vertex
+ * slopes too), and Newton steps with no gravity relax the interior. The bending energy of the
+ * hinges of the central 8 × 8 cells (each cell owns one vertical, one horizontal and one diagonal
+ * hinge, by the midpoints of their edges), divided by their area, is the plate's energy density,
+ * against ½Dκ² (papers/calibration.md §2): regular diagonals 1 (no interior relaxation: one vertex
  * per period); alternating 5/6 (the checkerboard mode s = −κh²/24 relaxes it);
  * discrete_shells 3× either. Returns the density over ½Dκ². */
 static double cylinder_density(const char *bending, const char *diagonals) {
@@ -191,14 +218,26 @@ static double cylinder_density(const char *bending, const char *diagonals) {
     char bend[96], diag[96];
     snprintf(bend, sizeof bend, "material.bending=%s", bending);
     snprintf(diag, sizeof diag, "mesh.diagonals=%s", diagonals);
-    const char *sets[] = {"mesh.plane=xz", "mesh.width=0.5", "mesh.height=0.5", "mesh.nx=26",
-                          "mesh.ny=26", "mesh.origin=0 0 0", diag, "pins.corners=",
-                          "pins.box=-1 -1 -1 0.0201 1 1", "pins.right.box=0.4799 -1 -1 1 1 1",
+    const char *sets[] = {"mesh.plane=xz",
+                          "mesh.width=0.5",
+                          "mesh.height=0.5",
+                          "mesh.nx=26",
+                          "mesh.ny=26",
+                          "mesh.origin=0 0 0",
+                          diag,
+                          "pins.corners=",
+                          "pins.box=-1 -1 -1 0.0201 1 1",
+                          "pins.right.box=0.4799 -1 -1 1 1 1",
                           "pins.near.box=-1 -1 -0.0201 1 1 1",
-                          "pins.far.box=-1 -1 -1 1 1 -0.4799", bend,
-                          "material.membrane=stvk", "material.poisson_ratio=0",
-                          "material.stretch_stiffness=1e3", "material.bending_stiffness=0.01",
-                          "scene.gravity=0 0 0", NEWTON, NULL};
+                          "pins.far.box=-1 -1 -1 1 1 -0.4799",
+                          bend,
+                          "material.membrane=stvk",
+                          "material.poisson_ratio=0",
+                          "material.stretch_stiffness=1e3",
+                          "material.bending_stiffness=0.01",
+                          "scene.gravity=0 0 0",
+                          NEWTON,
+                          NULL};
     weft_model m = {0};
     weft_config *cfg = NULL;
     double ratio = NAN;
@@ -217,8 +256,7 @@ static double cylinder_density(const char *bending, const char *diagonals) {
             const int *v = t->elem[e].v;
             double mu = 0.5 * (m.mesh.uv[2 * v[0]] + m.mesh.uv[2 * v[1]]) / h;
             double mv = 0.5 * (m.mesh.uv[2 * v[0] + 1] + m.mesh.uv[2 * v[1] + 1]) / h;
-            if (!(mu >= lo - 0.25 && mu < hi - 0.25 && mv >= lo - 0.25 && mv < hi - 0.25))
-                continue;
+            if (!(mu >= lo - 0.25 && mu < hi - 0.25 && mv >= lo - 0.25 && mv < hi - 0.25)) continue;
             double xe[12];
             for (int a = 0; a < 4; a++)
                 for (int k = 0; k < 3; k++) xe[3 * a + k] = m.x[3 * v[a] + k];
@@ -251,17 +289,18 @@ static void test_cylinder(void) {
 static double bar_sag(const char *volume) {
     char vol[96];
     snprintf(vol, sizeof vol, "material.volume=%s", volume);
-    const char *sets[] = {"mesh.size=0.1 1 0.1", "mesh.cells=2 20 2", "mesh.origin=0 0 0",
-                          "pins.box=-1 0.999 -1 1 1.001 1", vol, "material.density=1000",
-                          "material.youngs_modulus=1e7", "material.poisson_ratio=0.3", NEWTON,
+    const char *sets[] = {"mesh.size=0.1 1 0.1",
+                          "mesh.cells=2 20 2",
+                          "mesh.origin=0 0 0",
+                          "pins.box=-1 0.999 -1 1 1.001 1",
+                          vol,
+                          "material.density=1000",
+                          "material.youngs_modulus=1e7",
+                          "material.poisson_ratio=0.3",
+                          NEWTON,
                           NULL};
-    weft_model m = {0};
-    double ratio = NAN;
     /* Slowest mode, the bar's bending (ω ≈ 10 rad/s), barely excited by the loading. */
-    if (settle(&m, "tet_beam", sets, 60, 1e-8))
-        ratio = mean_drop(&m, 1, 0.0) / (1000 * G * 1.0 / (2.0 * 1e7));
-    weft_model_free(&m);
-    return ratio;
+    return settled_drop("tet_beam", sets, 60, 1e-8) / (1000 * G * 1.0 / (2.0 * 1e7));
 }
 
 /* Every volume energy at the same (E, ν): measured stvk 0.9846, neo_hookean 0.9860,
@@ -270,8 +309,8 @@ static double bar_sag(const char *volume) {
  * 1.0010 (ν = 0: nothing to stop). With the former μ = E/(2(1 + ν)) ARAP sagged 2.6× and
  * symmetric Dirichlet 0.65×. Tolerance 2.5 %. */
 static void test_solid_bar(void) {
-    const char *names[] = {"stvk", "neo_hookean", "stable_neo_hookean", "arap",
-                           "symmetric_dirichlet", NULL};
+    const char *names[] = {"stvk", "neo_hookean",         "stable_neo_hookean",
+                           "arap", "symmetric_dirichlet", NULL};
     for (int i = 0; names[i]; i++) {
         double r = bar_sag(names[i]);
         if (!(fabs(r - 1.0) <= 0.025)) fprintf(stderr, "%s: sag ratio %.5f\n", names[i], r);
@@ -281,12 +320,9 @@ static void test_solid_bar(void) {
 
 int main(int argc, char **argv) {
     static const check_case cases[] = {
-        {"membrane_strip", test_membrane_strip},
-        {"spring_strip", test_spring_strip},
-        {"cantilever", test_cantilever},
-        {"cylinder", test_cylinder},
-        {"solid_bar", test_solid_bar},
-        {NULL, NULL},
+        {"membrane_strip", test_membrane_strip}, {"spring_strip", test_spring_strip},
+        {"cantilever", test_cantilever},         {"cylinder", test_cylinder},
+        {"solid_bar", test_solid_bar},           {NULL, NULL},
     };
     return check_main(argc, argv, cases);
 }

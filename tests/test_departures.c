@@ -62,7 +62,8 @@ static void momenta(const weft_model *m, double *P, double *L, double *scale) {
         double r[3], rv[3];
         for (int k = 0; k < 3; k++) r[k] = m->x[3 * i + k] - c[k];
         cross3(r, &m->v[3 * i], rv);
-        for (int k = 0; k < 3; k++) p[k] += m->mass[i] * m->v[3 * i + k], l[k] += m->mass[i] * rv[k];
+        for (int k = 0; k < 3; k++)
+            p[k] += m->mass[i] * m->v[3 * i + k], l[k] += m->mass[i] * rv[k];
         *scale += m->mass[i] * norm3(&m->v[3 * i]);
     }
     *P = norm3(p), *L = norm3(l);
@@ -83,8 +84,9 @@ static void centre(const weft_model *m, double c[3]) {
  * vertices displaced by up to ±5 mm (a fifth of the spacing) and at rest, 30 steps of
  * 1/60 s. Its centre of mass must stay where it was: P = 0 and only internal forces. */
 static void test_jacobi_drift(void) {
-    const char *sets[] = {"mesh.nx=12", "mesh.ny=12", "mesh.width=0.5", "mesh.height=0.5",
-                          "pins.corners=", "scene.gravity=0 0 0", "pbd.k_damping=0", NULL};
+    const char *sets[] = {
+        "mesh.nx=12",    "mesh.ny=12",          "mesh.width=0.5",  "mesh.height=0.5",
+        "pins.corners=", "scene.gravity=0 0 0", "pbd.k_damping=0", NULL};
     const weft_solver_type *solvers[] = {&weft_pbd_gauss_seidel, &weft_pbd_jacobi,
                                          &weft_newton_euler};
     double drift[3], P[3], scale[3];
@@ -101,8 +103,10 @@ static void test_jacobi_drift(void) {
             drift[s] = norm3(d);
             momenta(&m, &P[s], &L, &scale[s]);
         }
-        fprintf(stderr, "jacobi_drift %-17s centre of mass moved %.3e m, |P| %.3e kg m/s "
-                "(sum m|v| %.3e)\n", solvers[s]->name, drift[s], P[s], scale[s]);
+        fprintf(stderr,
+                "jacobi_drift %-17s centre of mass moved %.3e m, |P| %.3e kg m/s "
+                "(sum m|v| %.3e)\n",
+                solvers[s]->name, drift[s], P[s], scale[s]);
         weft_model_free(&m);
     }
     /* Gauss-Seidel: each projection's corrections w_i ∇_i C sum to zero with the masses
@@ -134,8 +138,10 @@ static double balloon_spin(const weft_solver_type *solver, int steps, double *pr
     weft_model m = {0};
     double P = NAN, L = NAN, scale = NAN;
     if (run(solver, "balloon", sets, 0.0, steps, &m)) momenta(&m, &P, &L, &scale);
-    fprintf(stderr, "gs_spin %-17s %3d steps: |L| %.3e kg m^2/s, |P| %.3e kg m/s (sum m|v| "
-            "%.3e)\n", solver->name, steps, L, P, scale);
+    fprintf(stderr,
+            "gs_spin %-17s %3d steps: |L| %.3e kg m^2/s, |P| %.3e kg m/s (sum m|v| "
+            "%.3e)\n",
+            solver->name, steps, L, P, scale);
     *prel = P / scale;
     weft_model_free(&m);
     return L;
@@ -166,7 +172,7 @@ static double total_energy(const weft_model *m) {
 /* Energy lost in 1 s (60 steps) by solver on the swinging cloth at 10 × 10 with membrane
  * stiffness Y (N/m), J; Newton to 1e-10 so backward Euler's own loss is what it shows. */
 static double energy_loss(const weft_solver_type *solver, const char *Y) {
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", Y, "solver.tolerance=1e-10",
+    const char *sets[] = {"mesh.nx=10",           "mesh.ny=10", Y, "solver.tolerance=1e-10",
                           "solver.iterations=50", NULL};
     weft_model m = {0};
     weft_config *cfg = NULL;
@@ -196,8 +202,10 @@ static void test_linearised_damping(void) {
         double lin = energy_loss(&weft_implicit_euler, Ys[i]);
         double be = energy_loss(&weft_newton_euler, Ys[i]);
         r[i] = lin / be;
-        fprintf(stderr, "linearised_damping %s: implicit_euler loses %.4g J, newton_euler %.4g J "
-                "(ratio %.3f)\n", Ys[i], lin, be, r[i]);
+        fprintf(stderr,
+                "linearised_damping %s: implicit_euler loses %.4g J, newton_euler %.4g J "
+                "(ratio %.3f)\n",
+                Ys[i], lin, be, r[i]);
         CHECK(be > 0.0 && lin > be);
     }
     CHECK(r[1] > r[0]);
