@@ -125,7 +125,10 @@ static double strip_sag(const char *membrane, const char *diagonals, int nx, dou
  * with μ = Y (issue 17); with its former μ = Y/(2(1 + ν)) it would sag 2.6×. The clamped
  * top edge stops the lateral contraction over about one width, which stiffens the strip
  * by 0.5 % at ν = 0.3 (measured: stvk 0.9955, neo_hookean 0.9969, stable_neo_hookean
- * 0.9967, arap and baraff_witkin_stretch_shear 1.0000); the tolerance is 1.5 %. */
+ * 0.9967, arap and baraff_witkin_stretch_shear 1.0000); the tolerance is 1.5 %. Not
+ * membranes of modulus Y, so not here: anisotropic_fiber (stiff along its fibre only, with
+ * fiber_stiffness κ) and area_preservation (K/2 (J − 1)²: a stretch at constant area costs
+ * nothing, so a strip has no uniaxial stiffness). */
 static void test_membrane_strip(void) {
     const char *names[] = {
         "stvk", "neo_hookean", "stable_neo_hookean", "arap", "baraff_witkin_stretch_shear", NULL};
