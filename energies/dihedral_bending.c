@@ -6,8 +6,9 @@
  * hinge stiffness from the bending stiffness D (N·m) is calibrated so that D is the
  * flexural rigidity of cylindrical bending (papers/calibration.md):
  *   dihedral_bending:  k = D |ē|² / Ā  (J/rad²),  Ā the rest area of the two triangles;
- * a grid of rectangles (either diagonal pattern, any aspect ratio) bent into a cylinder of
- * curvature κ about a grid axis then stores exactly ½ D κ² per unit area. discrete_shells
+ * a grid of rectangles (either diagonal pattern, any aspect ratio) whose vertices lie on a
+ * cylinder of curvature κ about a grid axis then stores exactly ½ D κ² per unit area (an
+ * alternating grid's interior relaxes to 5/6 of it, a checkerboard mode). discrete_shells
  * keeps the weight of Grinspun et al. 2003, k = D · 3|ē|²/Ā (their ‖ē‖/h̄_e with h̄_e a
  * third of the mean height), three times stiffer in that test; it was dihedral_bending's
  * weight until issue 17.
