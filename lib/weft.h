@@ -354,9 +354,12 @@ void weft_pin_position(const weft_pin_path *p, const double x0[3], double t, dou
 typedef struct weft_material {
     double density;           /* areal density of a surface, kg/m^2 (default 0.1); volumetric
                                  density of a tetrahedral mesh, kg/m^3 (default 1000) */
-    double stretch_stiffness; /* membrane stiffness, N/m, ≈ Young's modulus × thickness;
-                                 edge springs get k = stiffness × area_e / l0^2 (default 1000) */
-    double bending_stiffness; /* N·m; hinge stiffness k = stiffness × 3|e|^2 / A (default 1e-4) */
+    double stretch_stiffness; /* membrane stiffness Y, N/m, ≈ Young's modulus × thickness:
+                                 every membrane energy's modulus under uniaxial stress
+                                 (mass_spring: k = Y (A1 + A2) / l0^2; papers/calibration.md)
+                                 (default 1000) */
+    double bending_stiffness; /* flexural rigidity D of cylindrical bending, N·m;
+                                 dihedral_bending's hinge k = D |e|^2 / A (default 1e-4) */
     double poisson;           /* Poisson's ratio ν of membrane and volume energies (default 0.3) */
     double youngs_modulus;    /* E of volume (tetrahedron) energies, Pa (default 1e5) */
     double fiber[3];          /* fibre direction: material (u, v) for cloth, rest-space 3-D

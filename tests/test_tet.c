@@ -415,8 +415,8 @@ static void explicit_momentum(void) {
         double P0[3], L0[3], ps, ls;
         momenta(&m, P0, L0, &ps, &ls);
         void *st = create(&m);
-        /* 200 steps of 1 ms: the fastest spring (k ≈ 100 N/m·A_e/ℓ0², m ≈ 0.04 kg) has
-         * h ω ≈ 0.1, well inside the stable range. */
+        /* 200 steps of 1 ms: the fastest spring (k ≈ 100 N/m·(A₁ + A₂)/ℓ0², m ≈ 0.04 kg)
+         * has h ω ≈ 0.2, well inside the stable range (h ω < 2). */
         if (st && run_steps(st, &m, 200)) {
             double P[3], L[3], ps1, ls1;
             momenta(&m, P, L, &ps1, &ls1);
