@@ -213,6 +213,7 @@ typedef struct reader_ctx {
     spec *s;
     const char *pos;
     int line, too_long, last_line;
+    bool indented;                       /* the current line starts with a blank */
     const char *last_section, *last_key; /* the previous key, to join continuation lines */
     bool failed;
 } reader_ctx;
@@ -220,7 +221,7 @@ typedef struct reader_ctx {
 /* libinih's line source: one line of the text per call, counted. */
 static char *spec_reader(char *str, int num, void *stream) {
     reader_ctx *c = stream;
-    if (!*c->pos || c->too_long) return NULL;
+    if (!*c->pos || c->too_long || c->failed) return NULL; /* stop at the first error */
     const char *end = strchr(c->pos, '\n');
     size_t len = end ? (size_t)(end - c->pos) + 1 : strlen(c->pos);
     size_t n = end ? len - 1 : len;
@@ -232,6 +233,7 @@ static char *spec_reader(char *str, int num, void *stream) {
     }
     memcpy(str, c->pos, n);
     str[n] = '\0';
+    c->indented = n > 0 && (str[0] == ' ' || str[0] == '\t');
     c->pos += len;
     return str;
 }
@@ -257,7 +259,7 @@ static int spec_handler(void *user, const char *section, const char *key, const 
     spec *s = c->s;
     bool again = c->last_section && !strcmp(c->last_section, section) && c->last_key &&
                  !strcmp(c->last_key, key);
-    bool continued = again && c->last_line == c->line - 1;
+    bool continued = again && c->indented && c->last_line == c->line - 1;
     c->last_section = keep(section), c->last_key = keep(key), c->last_line = c->line;
     if (again && !continued) return spec_error(c, "%s.%s: duplicate key", section, key);
     if (!strcmp(section, "sweep")) {
@@ -462,6 +464,30 @@ static bool spec_read(const char *path, spec *s, bool check) {
         return false;
     }
     s->options = keep(s->options_raw);
+    /* stability and accuracy set some scene keys themselves, after any --set: say so
+     * rather than let a --set be overridden silently. */
+    static const char *const owned[][3] = {
+        {"stability", "scene.dt", "--dts"},         {"stability", "material.stretch_stiffness", "--stiffnesses"},
+        {"stability", "scene.steps", NULL},         {"accuracy", "scene.dt", "--dts"},
+        {"accuracy", "solver.iterations", "--iteration-counts"}, {"accuracy", "scene.steps", NULL},
+    };
+    for (size_t o = 0; s->program && o < sizeof owned / sizeof owned[0]; o++) {
+        if (strcmp(owned[o][0], s->program)) continue;
+        int line = 0;
+        for (int i = 0; i < s->nsets; i++)
+            if (!strcmp(s->set_key[i], owned[o][1])) line = s->set_line[i];
+        for (int k = 0; k < s->naxes; k++)
+            if (!strcmp(s->axes[k].key, owned[o][1]) && !s->axes[k].option) line = s->axes[k].line;
+        if (!line) continue;
+        if (owned[o][2])
+            fprintf(stderr, "error: %s:%d: %s: %s sets it itself; give it as an axis passed with "
+                    "[pass] %s = %s (or in options)\n", path, line, owned[o][1], s->program,
+                    owned[o][1], owned[o][2]);
+        else
+            fprintf(stderr, "error: %s:%d: %s: %s sets it itself (from its duration and dt)\n",
+                    path, line, owned[o][1], s->program);
+        return false;
+    }
     for (int k = 0; k < s->naxes; k++) {
         axis *a = &s->axes[k];
         const char *items[MAX_VALUES];

@@ -26,7 +26,7 @@ if (nc > 0) {
     set cbtics ()
     do for [k=1:nc] { set cbtics add (word(cats, k) k - 0.5) }
 } else {
-    set palette viridis
+    set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')
     if (logv) { set logscale cb }
 }
 set xlabel xlabel
@@ -74,6 +74,7 @@ if (mode eq 'heatmap') {
     set key outside right
     if (words(xlabels) == 0) {
         # No varied axis: one point per solver, at x = its index.
+        set offsets 0.5, 0.5, 0, 0
         plot for [i=1:n] data index (i - 1) using (i - 1):4 with points pt 7 ps 1.5 title word(names, i)
     } else {
         plot for [i=1:n] data index (i - 1) using (xnum ? $3 : $1):4 with linespoints pt 7 title word(names, i)
