@@ -1042,8 +1042,8 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
             }
     }
     if (weft_sweep_close(f, tmp, data, true) != 0) return -1;
-    logx = logx && xhi > 100 * xlo;
-    logv = logv && vlo > 0 && vhi > 100 * vlo;
+    logx = logx && xhi > 5 * xlo;
+    logv = logv && vlo > 0 && vhi > 5 * vlo;
     bool logy = false;
     if (ay >= 0) {
         double lo = INFINITY, hi = 0, v;
@@ -1052,7 +1052,7 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
             logy = logy && number_of(s->axes[ay].value[i], &v) && v > 0;
             if (logy) lo = fmin(lo, v), hi = fmax(hi, v);
         }
-        logy = logy && hi > 100 * lo;
+        logy = logy && hi > 5 * lo;
     }
     /* gnuplot's definitions. Index axes carry the spec's text as tic labels. */
     static char defs[16384];
