@@ -35,7 +35,7 @@
  * No normal: when μ ≤ WEFT_CONTACT_SINE |a||b| (a degenerate triangle; parallel edges)
  * n̂ is undefined and its derivatives grow like 1/μ². The element is then inactive: Ψ = 0
  * with zero gradient and Hessian (Ψ jumps to 0 there if the pair was in contact; no
- * finite value would be continuous in every direction). The threshold is lib/geometry.c's
+ * finite value would be continuous in every direction). The threshold is lib/collision/geometry.c's
  * GEOM_DEGENERATE_SINE. For two edges weft_edge_edge_closest tests the same sine of the
  * same vectors, so an edge pair it finds with interior closest points always has a normal
  * here. For a triangle it tests the sine at t2, this file the sine at t0; by the law of
@@ -55,7 +55,7 @@
 
 #include <stdbool.h>
 
-/* Below this sine of the angle between a and b there is no normal (lib/geometry.c's
+/* Below this sine of the angle between a and b there is no normal (lib/collision/geometry.c's
  * GEOM_DEGENERATE_SINE, ~√u). */
 #define WEFT_CONTACT_SINE 1e-8
 

@@ -1,7 +1,7 @@
 /* contact_term.c — the per-step contact set of an implicit solver: vertex–face and
  * edge–edge penalty elements (collision_vertex_face.c, collision_edge_edge.c; Kim &
- * Eberle §10.2) made from a broad phase's candidate pairs (lib/weft_broadphase.h) with
- * the closest-point queries of lib/weft_geometry.h (Bridson, Fedkiw, Anderson 2002 §4).
+ * Eberle §10.2) made from a broad phase's candidate pairs (lib/collision/weft_broadphase.h) with
+ * the closest-point queries of lib/collision/weft_geometry.h (Bridson, Fedkiw, Anderson 2002 §4).
  *
  * A candidate becomes an element when its primitives are closer than η (m) and their
  * closest points are interior:

@@ -1,4 +1,4 @@
-/* bench_broadphase.c — cost of the collision broad phases (lib/weft_broadphase.h): ms per
+/* bench_broadphase.c — cost of the collision broad phases (lib/collision/weft_broadphase.h): ms per
  * query (refit or box update, plus all vertex–triangle and edge–edge candidate pairs,
  * sorted) of the BVH, the spatial hash (Teschner et al. 2003) and, at 64² only, brute
  * force, on 1 m × 1 m cloth grids of 64² and 128² vertices that lie on top of themselves:

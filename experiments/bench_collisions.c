@@ -1,5 +1,5 @@
 /* bench_collisions.c — the cost of the collision pipeline of Bridson, Fedkiw & Anderson
- * 2002 (lib/weft_collision.h) inside whole simulation steps: one scene (default
+ * 2002 (lib/collision/weft_collision.h) inside whole simulation steps: one scene (default
  * twisting_cloth) at 64² and 128² cloth vertices (--set mesh.nx, mesh.ny), run with the
  * full pipeline after each solver step, once with the bounding-box hierarchy and once
  * with the spatial hash as its broad phase. Reported per step: the pipeline's wall time

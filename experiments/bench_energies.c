@@ -1,5 +1,5 @@
 /* bench_energies.c — cost of one whole-model energy + gradient + PSD-projected Hessian
- * assembly (weft_assembly_run, lib/weft_sparse.h), in elements per second:
+ * assembly (weft_assembly_run, lib/linalg/weft_sparse.h), in elements per second:
  *   - a 256 × 256 cloth with the StVK membrane and dihedral bending (triangles + hinges);
  *   - the same cloth with weft's canonical model, mass-spring + dihedral bending, and with
  *     dihedral bending alone (so ns_per_element of that case is the cost of one hinge);

@@ -1,4 +1,4 @@
-/* ccd_benchmark.c — runs the vertex–face or edge–edge CCD (lib/ccd.c, after Bridson,
+/* ccd_benchmark.c — runs the vertex–face or edge–edge CCD (lib/collision/collision.ccd.c, after Bridson,
  * Fedkiw & Anderson 2002 §4) on a file of queries with exact ground truth, in the format
  * of the benchmark of Wang et al. 2021 (../shared/ccd/README.md), and prints one line:
  *

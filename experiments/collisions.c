@@ -1,5 +1,5 @@
 /* collisions.c — what each stage of the cloth collision pipeline of Bridson, Fedkiw &
- * Anderson 2002 (lib/weft_collision.h) contributes: every scene × solver is run under
+ * Anderson 2002 (lib/collision/weft_collision.h) contributes: every scene × solver is run under
  * five pipeline configurations,
  *
  *   none           the solver alone (it handles only planes and spheres itself);

@@ -2,7 +2,7 @@
  * m->steps times, and turn the inner iterations it reports into metrics and log rows.
  *
  * When the scene enables a collision pipeline ([collision] pipeline = bridson), it runs
- * after every solver step, whatever the solver (lib/weft_collision.h, the slides'
+ * after every solver step, whatever the solver (lib/collision/weft_collision.h, the slides'
  * "separation from internal dynamics"): x0 = the positions before the step, x1 = m->x
  * after it, v = m->v, h = m->dt; it moves m->x to collision-free positions and corrects
  * m->v by (x_new − x1)/h. Its per-step statistics go to "<log>.collisions", written

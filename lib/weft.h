@@ -31,7 +31,7 @@ enum {
     WEFT_ERR_IO = -4,       /* could not write a result */
     WEFT_ERR_INTERRUPTED = -5,
     WEFT_WARN_UNRESOLVED = 1, /* collision handling stopped at its iteration caps with
-                                 collisions left (lib/weft_collision.h) */
+                                 collisions left (lib/collision/weft_collision.h) */
 };
 
 /* One-line error message, "where: what", filled by the function that failed. */
@@ -264,7 +264,7 @@ bool weft_collider_moving(const weft_collider *c);
 
 /* A triangle-mesh obstacle ([collider.NAME] type = mesh): scripted (infinite mass),
  * moving by a constant translation, x(t) = x_rest + u t. Only the collision pipeline
- * (lib/weft_collision.h) sees it: the solvers' own contact handling knows planes and
+ * (lib/collision/weft_collision.h) sees it: the solvers' own contact handling knows planes and
  * spheres only, so a model with obstacles needs [collision] pipeline = bridson. */
 typedef struct weft_obstacle {
     char name[64];
@@ -350,13 +350,13 @@ typedef struct weft_solver_settings {
     weft_solver_hessian hessian; /* default PROJECTED */
 } weft_solver_settings;
 
-/* Which collision pipeline runs after every solver step (lib/weft_collision.h). */
+/* Which collision pipeline runs after every solver step (lib/collision/weft_collision.h). */
 typedef enum {
     WEFT_PIPELINE_NONE = 0, /* only the solver's own collider handling (default) */
     WEFT_PIPELINE_BRIDSON,  /* Bridson, Fedkiw & Anderson 2002: repulsions, CCD, impact zones */
 } weft_collision_method;
 
-/* Broad phase of the collision pipeline (lib/weft_broadphase.h). */
+/* Broad phase of the collision pipeline (lib/collision/weft_broadphase.h). */
 typedef enum { WEFT_BROAD_PHASE_BVH = 0, WEFT_BROAD_PHASE_HASH } weft_broad_phase_kind;
 
 /* Scene settings of the collision pipeline ([collision] section); zero means off. */
@@ -371,7 +371,7 @@ typedef struct weft_collision_settings {
     bool count_intersections;       /* count remaining triangle intersections after every
                                        step (O(nt²); default false) */
     /* Pipeline stages the scene turns off (keys repulsions, ccd, impact_zones = false;
-     * lib/weft_collision.h says what "off" does). Negated so that zero-initialised
+     * lib/collision/weft_collision.h says what "off" does). Negated so that zero-initialised
      * settings run the whole pipeline. */
     bool no_repulsions, no_ccd, no_impact_zones;
 } weft_collision_settings;
@@ -452,7 +452,7 @@ void weft_model_apply_pins(const weft_model *m, double t, double *x);
  * pin and the rest positions, and maps the vertex indices of triangles, edges (kept
  * ordered, edge[2e] < edge[2e+1]), hinges, tetrahedra and every term's elements, which
  * all keep their order; grid layouts (mesh and parts) are cleared to 0, as (i, j) no
- * longer gives i + j nx. Solvers and assemblies must be created after it. lib/reorder.c. */
+ * longer gives i + j nx. Solvers and assemblies must be created after it. lib/linalg/reorder.c. */
 int weft_model_permute(weft_model *m, const int *perm, weft_error *err);
 
 /* Reverse Cuthill-McKee order of m's Hessian pattern (weft_rcm_order), each part's
@@ -606,7 +606,7 @@ typedef struct weft_solver_type {
 /* Inner iterations per step of solver s on model m: its fixed count, else the scene's. */
 int weft_solver_iterations(const weft_solver_type *s, const weft_model *m);
 
-/* Per-step statistics of the collision pipeline (lib/weft_collision.h). */
+/* Per-step statistics of the collision pipeline (lib/collision/weft_collision.h). */
 struct weft_collision_stats;
 
 /* Options of a simulation run. */

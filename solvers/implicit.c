@@ -38,7 +38,7 @@
  * v_{n+1} = (x_{n+1} − a)/ĥ.
  *
  * Constraints (Baraff & Witkin's constraints section, Kim & Eberle §9.1) are filters
- * (lib/weft_linsolve.h):
+ * (lib/linalg/weft_linsolve.h):
  *   - a pinned vertex has 3 constrained DOFs and moves on its scripted path;
  *   - a free vertex whose start position (x̃) lies inside a plane or sphere collider (within
  *     the contact margin) is projected onto the surface and gets a 1-DOF filter along the

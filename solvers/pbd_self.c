@@ -10,13 +10,13 @@
  * and angular momentum (eqs. 1–2), as self-collision, an internal process, must.
  *
  * Detection, once per step on the straight motion x → p of every vertex:
- *   broad phase: the spatial hash of Teschner et al. 2003 (lib/spatial_hash.c; cells of
+ *   broad phase: the spatial hash of Teschner et al. 2003 (lib/collision/spatial_hash.c; cells of
  *     twice the mean rest edge length, as the paper assumes triangles of about one
  *     size) over the boxes of x and p grown by h, giving every vertex–triangle pair (the
  *     triangle not incident to the vertex) whose boxes come within 2h;
  *   narrow phase: q comes within 2h of the closed triangle at some time of the step
  *     (near_during_step: the distances at the step's ends, a Lipschitz bound, else the
- *     vertex–face CCD of lib/ccd.c with η = 2h). This holds when q moves through the
+ *     vertex–face CCD of lib/collision/collision.ccd.c with η = 2h). This holds when q moves through the
  *     triangle (the paper's case) and when it stays near without crossing (proximity,
  *     e.g. a layer resting on another). The constraint acts only below h; the band of
  *     one more h catches vertices that the other constraints drag towards a triangle

@@ -227,7 +227,7 @@ expect scene_name_path "scene.name"
     report scene_name_stays_in_out
 }
 
-# The collision pipeline's [collision] keys (lib/weft_collision.h).
+# The collision pipeline's [collision] keys (lib/collision/weft_collision.h).
 f="$tmp/pipeline.ini"
 printf '[scene]\nname = pipeline\n[collision]\nthickness = 0.001\npipeline = bridsen\n' >"$f"
 run --scene "$f"
@@ -274,7 +274,7 @@ expect collision_repulsions_bool "--set collision.repulsions=2" "'2' is not a bo
 run --set collision.impact_zones=
 expect collision_zones_bool "collision.impact_zones" "is not a boolean"
 
-# Triangle-mesh obstacles: [collider.NAME] type = mesh (lib/scene.c build_obstacle).
+# Triangle-mesh obstacles: [collider.NAME] type = mesh (lib/scene/scene.c build_obstacle).
 # obstacle_scene FILE OBJ_PATH EXTRA_LINES PIPELINE: the default 1 m grid cloth in the xy
 # plane, the obstacle section starting at line 5 (type line 6, path line 7, extras from 8).
 obstacle_scene() {

@@ -1,4 +1,4 @@
-/* test_broadphase.c — the broad phases of lib/weft_broadphase.h (BVH, spatial hash,
+/* test_broadphase.c — the broad phases of lib/collision/weft_broadphase.h (BVH, spatial hash,
  * brute force) against this file's own enumeration of every primitive pair whose padded
  * (swept) boxes overlap, on crumpled grids, triangle soups and pairs of sheets.
  *

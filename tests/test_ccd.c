@@ -1,4 +1,4 @@
-/* test_ccd.c — tests of lib/geometry.c and lib/ccd.c (Bridson, Fedkiw & Anderson 2002
+/* test_ccd.c — tests of lib/collision/geometry.c and lib/collision/collision.ccd.c (Bridson, Fedkiw & Anderson 2002
  * §4): closest points against dense sampling, degenerate and parallel cases, the
  * coplanarity cubic, hand-built CCD queries with known contact times, a randomized
  * comparison of the CCD with dense time sampling, the shared CCD data sets

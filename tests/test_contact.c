@@ -433,7 +433,7 @@ static double term_energy(const weft_term *t, const double *x) {
 static void test_fill_folded(void) {
     /* k = 100 N/m, η = 2 cm, layers 2R = 1.2 cm apart. A contact between the flat layers
      * has d = 2R, so Ψ = k/2 (η − 2R)² = 3.2e-3 J each. The flat-layer contacts are
-     * counted here without lib/geometry.c: a vertex of one layer whose xy projection is
+     * counted here without lib/collision/geometry.c: a vertex of one layer whose xy projection is
      * strictly inside a triangle of the other layer (all three 2-D orientations of one
      * sign), and pairs of edges of the two layers whose projections cross properly.
      * Contacts in the bend have other distances; the brute force covers all of them.

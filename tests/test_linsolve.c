@@ -1,5 +1,5 @@
 /* test_linsolve.c — constraint filters, PPCG and the filtered CHOLMOD path
- * (lib/weft_linsolve.h) on the assembled hanging_cloth system at 12 × 12:
+ * (lib/linalg/weft_linsolve.h) on the assembled hanging_cloth system at 12 × 12:
  * A = ∇²E (analytic PSD element Hessians) + M/h², pins (3-DOF filters, z = their
  * positions) and 1-DOF plane filters with random normals and z. Facts checked: every
  * preconditioner and CHOLMOD give the same x; constrained DOFs equal z; the free residual

@@ -1,4 +1,4 @@
-/* test_mesh.c — tests of lib/mesh.c, lib/obj.c and lib/tetmesh.c: grid and icosphere
+/* test_mesh.c — tests of lib/mesh/mesh.c, lib/mesh/obj.c and lib/mesh/tetmesh.c: grid and icosphere
  * generation, derived topology (counts, hinge orientation, manifold and orientation
  * checks), enclosed volume, the OBJ reader and writer with their error messages, and
  * tetrahedral meshes: the Kuhn block (counts, orientation, matching faces, closed outward
@@ -526,7 +526,7 @@ static void volume_cube(void) {
 /* Tetrahedral meshes                                                              */
 /* ------------------------------------------------------------------------------ */
 
-/* One face of one tetrahedron, counted by the test itself (not by lib/tetmesh.c). */
+/* One face of one tetrahedron, counted by the test itself (not by lib/mesh/tetmesh.c). */
 typedef struct face_rec {
     int key[3];  /* sorted corners */
     int v[3];    /* corners counter-clockwise seen from outside */

@@ -1,4 +1,4 @@
-/* test_reorder.c — renumbering a model's vertices (weft_model_permute, lib/reorder.c)
+/* test_reorder.c — renumbering a model's vertices (weft_model_permute, lib/linalg/reorder.c)
  * and the [mesh] reorder = rcm key: the renumbered model is the same physical system
  * (same energies, mapped gradients and Hessian blocks, same PBD trajectories mapped
  * through the permutation), reverse Cuthill-McKee narrows the Hessian's band, parts stay

@@ -1,4 +1,4 @@
-/* test_sparse.c — the block-sparse Hessian (lib/sparse.c, weft_sparse.h): pattern,
+/* test_sparse.c — the block-sparse Hessian (lib/linalg/sparse.c, weft_sparse.h): pattern,
  * assembly, products, CHOLMOD export and RCM ordering.
  *
  * The energies here are test-local types with hand-derived exact Hessians, so the

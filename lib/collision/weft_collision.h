@@ -22,7 +22,7 @@
  *
  * Planes and spheres of the model (weft_collider) are kept out in the same step, and
  * triangle-mesh obstacles with scripted positions (infinite mass) go through the same
- * broad phase and CCD as the cloth. lib/collision.c holds the algorithm and its
+ * broad phase and CCD as the cloth. lib/collision/collision.c holds the algorithm and its
  * equations; papers/bridson2002-collisions.md maps it to the slides and the tests.
  */
 #ifndef WEFT_COLLISION_H

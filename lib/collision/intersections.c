@@ -7,7 +7,7 @@
  * axis-aligned box (no padding) is sorted by its lower bound along the axis on which
  * the box centres spread most; a sweep over that order visits exactly the pairs whose
  * boxes overlap on that axis, and the other two axes are checked before the exact test
- * weft_tri_tri_intersect (lib/geometry.c). Boxes that touch count as overlapping, as in
+ * weft_tri_tri_intersect (lib/collision/geometry.c). Boxes that touch count as overlapping, as in
  * weft_mesh_count_intersections, so both count the same pairs: the sweep only skips
  * pairs that brute force also rejects on their boxes. Cost O(n log n + k), k the pairs
  * whose boxes overlap along the sweep axis (for a flat or draped cloth a few per

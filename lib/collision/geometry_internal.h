@@ -1,4 +1,4 @@
-/* geometry_internal.h — 3-vector helpers shared by lib/geometry.c and lib/ccd.c (not
+/* geometry_internal.h — 3-vector helpers shared by lib/collision/geometry.c and lib/collision/collision.ccd.c (not
  * part of the public API). Vectors are double[3]; outputs may alias inputs. */
 #ifndef WEFT_GEOMETRY_INTERNAL_H
 #define WEFT_GEOMETRY_INTERNAL_H

@@ -1197,7 +1197,7 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
     return WEFT_OK;
 }
 
-/* Reads the [collision] keys of the pipeline (lib/weft_collision.h); margin is read with
+/* Reads the [collision] keys of the pipeline (lib/collision/weft_collision.h); margin is read with
  * the other scalars. The repulsion spring defaults to the membrane's stretch stiffness. */
 static int read_collision(const weft_scene *s, weft_model *m, weft_error *err) {
     static const char *const pipelines[] = {"none", "bridson", NULL};
@@ -1221,7 +1221,7 @@ static int read_collision(const weft_scene *s, weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
-/* Reads the [collision] stage switches (lib/weft_collision.h: what each "off" means);
+/* Reads the [collision] stage switches (lib/collision/weft_collision.h: what each "off" means);
  * every stage is on unless the scene turns it off. */
 static int read_collision_stages(const weft_scene *s, weft_model *m, weft_error *err) {
     bool on[3] = {true, true, true};
@@ -1258,7 +1258,7 @@ static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
-/* [mesh] reorder = none | rcm: renumbers the built model's vertices (lib/reorder.c), each
+/* [mesh] reorder = none | rcm: renumbers the built model's vertices (lib/linalg/reorder.c), each
  * part's within its block. A whole-model setting, so a [mesh.NAME] part cannot give it. */
 static int reorder_vertices(const weft_scene *s, weft_model *m, weft_error *err) {
     for (int i = 0; i < s->n; i++)

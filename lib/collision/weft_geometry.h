@@ -7,7 +7,7 @@
  * which every vertex moves on a straight line, x(t) = x0 + t (x1 − x0), so t and the
  * time tolerances are dimensionless.
  *
- * lib/geometry.c holds the closest-point and intersection queries, lib/ccd.c the CCD.
+ * lib/collision/geometry.c holds the closest-point and intersection queries, lib/collision/collision.ccd.c the CCD.
  */
 #ifndef WEFT_GEOMETRY_H
 #define WEFT_GEOMETRY_H
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 /* ------------------------------------------------------------------------------ */
-/* Closest points (lib/geometry.c)                                                 */
+/* Closest points (lib/collision/geometry.c)                                                 */
 /* ------------------------------------------------------------------------------ */
 
 /* Distance (m) from p to the closed triangle (a, b, c); its closest point is
@@ -35,7 +35,7 @@ double weft_edge_edge_closest(const double p0[3], const double p1[3], const doub
                               const double q1[3], double *s, double *u, double dir[3]);
 
 /* ------------------------------------------------------------------------------ */
-/* Intersection (lib/geometry.c)                                                   */
+/* Intersection (lib/collision/geometry.c)                                                   */
 /* ------------------------------------------------------------------------------ */
 
 /* Sign of det(b − a, c − a, d − a): +1 or −1, or 0 when its magnitude is within a
@@ -55,14 +55,14 @@ long weft_mesh_count_intersections(const weft_mesh *m, const double *x);
 /* The same count for m at x (3*nv, m; NULL: rest positions), plus the intersecting
  * pairs of a triangle of m and a triangle of obstacle mesh obs[k] at positions xo[k]
  * (NULL, or xo NULL: its rest positions) for k < nobs; obstacles are not tested against
- * each other. Sort and sweep over the triangles' boxes (lib/intersections.c):
+ * each other. Sort and sweep over the triangles' boxes (lib/collision/intersections.c):
  * O(n log n + pairs whose boxes overlap along one axis), and exactly the pairs brute
  * force tests. Returns −1 for non-finite positions or when out of memory. */
 long weft_count_intersections(const weft_mesh *m, const double *x, int nobs,
                               const weft_mesh *const *obs, const double *const *xo);
 
 /* ------------------------------------------------------------------------------ */
-/* Continuous collision detection (lib/ccd.c)                                      */
+/* Continuous collision detection (lib/collision/collision.ccd.c)                                      */
 /* ------------------------------------------------------------------------------ */
 
 /* Tolerances of a CCD query. */

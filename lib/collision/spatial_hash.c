@@ -1,4 +1,4 @@
-/* spatial_hash.c — the spatial hashing broad phase (lib/weft_broadphase.h) of Teschner,
+/* spatial_hash.c — the spatial hashing broad phase (lib/collision/weft_broadphase.h) of Teschner,
  * Heidelberger, Müller, Pomeranets & Gross 2003, "Optimized Spatial Hashing for Collision
  * Detection of Deformable Objects", used as Müller et al. 2006 §4.3 use it for cloth
  * self-collision (vertex–triangle), here with edge–edge pairs as well.

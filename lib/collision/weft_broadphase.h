@@ -16,8 +16,8 @@
  * has a in A and b in B; within one mesh A = B. Results are sorted by (a, b) with no
  * duplicates, so the broad phases below agree pair by pair:
  *
- *   weft_bvh           bounding-box hierarchy (lib/bvh.c): built once, refitted each step;
- *   weft_spatial_hash  uniform spatial hash, Teschner et al. 2003 (lib/spatial_hash.c);
+ *   weft_bvh           bounding-box hierarchy (lib/collision/bvh.c): built once, refitted each step;
+ *   weft_spatial_hash  uniform spatial hash, Teschner et al. 2003 (lib/collision/spatial_hash.c);
  *   weft_bvh_pairs_brute_force  every primitive pair tested: the reference, O(n²).
  *
  * All three return exactly the set defined above (the hash's cells alone would give a
@@ -100,7 +100,7 @@ int weft_mesh_boxes(const weft_mesh *m, const double *x0, const double *x1, doub
                     double *ebox, double *tbox, weft_error *err);
 
 /* ------------------------------------------------------------------------------ */
-/* Bounding-box hierarchy (lib/bvh.c)                                              */
+/* Bounding-box hierarchy (lib/collision/bvh.c)                                              */
 /* ------------------------------------------------------------------------------ */
 
 /* A binary tree of boxes over one mesh's triangles, one triangle per leaf. */
@@ -139,7 +139,7 @@ void weft_bvh_shape(const weft_bvh *b, int *nodes, int *depth);
 void weft_bvh_free(weft_bvh **b);
 
 /* ------------------------------------------------------------------------------ */
-/* Spatial hash (lib/spatial_hash.c)                                               */
+/* Spatial hash (lib/collision/spatial_hash.c)                                               */
 /* ------------------------------------------------------------------------------ */
 
 /* A uniform grid of cubic cells hashed into a table (Teschner et al. 2003). */

@@ -2,7 +2,7 @@
  * tetrahedra around its main diagonal, the Freudenthal or Kuhn triangulation: Kuhn 1960,
  * "Some combinatorial lemmas in topology"), the TetGen .node/.ele reader (the formats of
  * the TetGen 1.4 manual, Si 2006, §4.1.1 and §4.1.5), signed volumes, and the boundary
- * surface whose triangles lib/mesh.c turns into edges and hinges.
+ * surface whose triangles lib/mesh/mesh.c turns into edges and hinges.
  *
  * Orientation: tetrahedron (x0, x1, x2, x3) is positive when
  *   det[x1 − x0, x2 − x0, x3 − x0] > 0,

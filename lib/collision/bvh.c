@@ -1,4 +1,4 @@
-/* bvh.c — the bounding-box hierarchy broad phase (lib/weft_broadphase.h): a binary tree
+/* bvh.c — the bounding-box hierarchy broad phase (lib/collision/weft_broadphase.h): a binary tree
  * of axis-aligned boxes over a mesh's triangles, built once and refitted every step, for
  * the proximity and collision tests of Bridson, Fedkiw & Anderson 2002 (the collision
  * slides' "BV hierarchy algorithm": descend pairs of nodes whose boxes are close, test

@@ -1,4 +1,4 @@
-/* broadphase.c — what the broad phases share (lib/weft_broadphase.h): growable pair
+/* broadphase.c — what the broad phases share (lib/collision/weft_broadphase.h): growable pair
  * lists with an O(n) radix sort, so every broad phase returns its pairs in one order,
  * and the padded, swept primitive boxes that every broad phase tests: as in Bridson,
  * Fedkiw & Anderson 2002, a box holds a primitive's positions at the start and end of
