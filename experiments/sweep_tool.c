@@ -58,8 +58,16 @@ static const char usage[] =
     "  [figure]  metric, x, y (axis keys), type (heatmap or lines), categories (order of\n"
     "            a text metric's values)\n";
 
-enum { MAX_AXES = 8, MAX_VALUES = 128, MAX_SOLVERS = 16, MAX_SETS = 32, MAX_METRICS = 32,
-       MAX_WORDS = 32, MAX_JOBS = 50000, MAX_ROWS = 8 };
+enum {
+    MAX_AXES = 8,
+    MAX_VALUES = 128,
+    MAX_SOLVERS = 16,
+    MAX_SETS = 32,
+    MAX_METRICS = 32,
+    MAX_WORDS = 32,
+    MAX_JOBS = 50000,
+    MAX_ROWS = 8
+};
 
 /* ---------------------------------------------------------------------------------- */
 /* Strings                                                                             */
@@ -95,7 +103,9 @@ static char *keepn(const char *s, size_t n) {
 }
 
 /* Copies s into the pool. */
-static char *keep(const char *s) { return keepn(s, strlen(s)); }
+static char *keep(const char *s) {
+    return keepn(s, strlen(s));
+}
 
 /* s without leading and trailing blanks, in the pool. */
 static char *trimmed(const char *s, size_t n) {
@@ -114,8 +124,10 @@ static void shortest(double v, char *buf, size_t size) {
     char *e = strchr(buf, 'e');
     if (!e) return;
     char *d = e + 1, *src = e + 1;
-    if (*src == '+') src++;
-    else if (*src == '-') d++, src++;
+    if (*src == '+')
+        src++;
+    else if (*src == '-')
+        d++, src++;
     while (*src == '0' && src[1]) src++;
     memmove(d, src, strlen(src) + 1);
 }
@@ -133,8 +145,7 @@ static bool number_of(const char *text, double *v) {
 static bool put_word(char *out, size_t *len, size_t size, const char *s) {
     bool plain = *s != '\0';
     for (const char *p = s; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._,=/+:@%-",
-                    *p))
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._,=/+:@%-", *p))
             plain = false;
     char buf[4096];
     size_t n = 0;
@@ -179,18 +190,18 @@ static char *slurp(const char *path, bool quiet) {
 
 /* One varied scene key. */
 typedef struct axis {
-    const char *key;              /* "section.key" */
-    const char *option;           /* [pass]: "--dts", or NULL for --set KEY=VALUE */
-    int line, pass_line;          /* where it was given */
-    int n;                        /* values */
-    const char *text[MAX_VALUES]; /* as the spec writes them (figure labels, directory names) */
-    const char *value[MAX_VALUES];/* as passed to the program (1/N as a decimal) */
-    char raw[2048];               /* the whole list, continuation lines joined */
+    const char *key;               /* "section.key" */
+    const char *option;            /* [pass]: "--dts", or NULL for --set KEY=VALUE */
+    int line, pass_line;           /* where it was given */
+    int n;                         /* values */
+    const char *text[MAX_VALUES];  /* as the spec writes them (figure labels, directory names) */
+    const char *value[MAX_VALUES]; /* as passed to the program (1/N as a decimal) */
+    char raw[2048];                /* the whole list, continuation lines joined */
 } axis;
 
 /* A parsed SPEC. */
 typedef struct spec {
-    const char *path;             /* the file read */
+    const char *path; /* the file read */
     const char *name, *program, *scene, *options;
     int name_line, program_line, scene_line, solvers_line, metrics_line;
     int nsolvers;
@@ -277,9 +288,12 @@ static int spec_handler(void *user, const char *section, const char *key, const 
         } else if (!strcmp(key, "name")) {
             for (const char *p = value; *p; p++)
                 if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.",
-                            *p) || !*value)
-                    return spec_error(c, "sweep.name: '%s' is not a plain name (letters, digits, "
-                                      "'_', '-', '.')%s", value, "");
+                            *p) ||
+                    !*value)
+                    return spec_error(c,
+                                      "sweep.name: '%s' is not a plain name (letters, digits, "
+                                      "'_', '-', '.')%s",
+                                      value, "");
             s->name = keep(value), s->name_line = c->line;
         } else if (!strcmp(key, "program")) {
             s->program = keep(value), s->program_line = c->line;
@@ -328,15 +342,20 @@ static int spec_handler(void *user, const char *section, const char *key, const 
     } else if (!strcmp(section, "figure")) {
         if (continued) return spec_error(c, "%s.%s: this key takes one line", section, key);
         s->fig_line = s->fig_line ? s->fig_line : c->line;
-        if (!strcmp(key, "metric")) s->fig_metric = keep(value);
-        else if (!strcmp(key, "x")) s->fig_x = keep(value);
-        else if (!strcmp(key, "y")) s->fig_y = keep(value);
+        if (!strcmp(key, "metric"))
+            s->fig_metric = keep(value);
+        else if (!strcmp(key, "x"))
+            s->fig_x = keep(value);
+        else if (!strcmp(key, "y"))
+            s->fig_y = keep(value);
         else if (!strcmp(key, "type")) {
             if (strcmp(value, "heatmap") && strcmp(value, "lines"))
                 return spec_error(c, "figure.type: '%s' is not heatmap or lines%s", value, "");
             s->fig_type = keep(value);
-        } else if (!strcmp(key, "categories")) s->fig_categories = keep(value);
-        else return spec_error(c, "%s.%s: unknown key", section, key);
+        } else if (!strcmp(key, "categories"))
+            s->fig_categories = keep(value);
+        else
+            return spec_error(c, "%s.%s: unknown key", section, key);
     } else {
         return spec_error(c, "[%s]: unknown section (sweep, set, axes, pass, figure)%s", section,
                           "");
@@ -385,8 +404,10 @@ static bool expand_item(const spec *s, axis *a, const char *item) {
     if (!c2 || !number_of(keepn(item, (size_t)(c1 - item)), &lo) ||
         !number_of(keepn(c1 + 1 + geometric, (size_t)(c2 - c1 - 1 - geometric)), &step) ||
         !number_of(c2 + 1, &hi) || hi < lo || (geometric ? step <= 1 || lo <= 0 : step <= 0)) {
-        fprintf(stderr, "error: %s:%d: %s: '%s' is not a range A:STEP:B (STEP > 0) or A:*F:B "
-                "(A > 0, F > 1) with A <= B\n", s->path, a->line, a->key, item);
+        fprintf(stderr,
+                "error: %s:%d: %s: '%s' is not a range A:STEP:B (STEP > 0) or A:*F:B "
+                "(A > 0, F > 1) with A <= B\n",
+                s->path, a->line, a->key, item);
         return false;
     }
     for (int i = 0;; i++) {
@@ -415,8 +436,10 @@ static bool spec_read(const char *path, spec *s, bool check) {
     reader_ctx c = {.s = s, .pos = text};
     int rc = ini_parse_stream(spec_reader, &c, spec_handler, &c);
     if (c.too_long) {
-        fprintf(stderr, "error: %s:%d: line too long (199 characters at most); continue a list "
-                "on indented lines\n", path, c.too_long);
+        fprintf(stderr,
+                "error: %s:%d: line too long (199 characters at most); continue a list "
+                "on indented lines\n",
+                path, c.too_long);
         return false;
     }
     if (c.failed) return false;
@@ -432,14 +455,19 @@ static bool spec_read(const char *path, spec *s, bool check) {
     if (check) {
         static const char *const programs[] = {"compare", "accuracy", "damping", "stability", 0};
         bool known = false;
-        for (int i = 0; s->program && programs[i]; i++) known = known || !strcmp(programs[i], s->program);
+        for (int i = 0; s->program && programs[i]; i++)
+            known = known || !strcmp(programs[i], s->program);
         if (!known) {
             if (s->program)
-                fprintf(stderr, "error: %s:%d: sweep.program: '%s' is not one of compare, "
-                        "accuracy, damping, stability\n", path, s->program_line, s->program);
+                fprintf(stderr,
+                        "error: %s:%d: sweep.program: '%s' is not one of compare, "
+                        "accuracy, damping, stability\n",
+                        path, s->program_line, s->program);
             else
-                fprintf(stderr, "error: %s: sweep.program: missing (compare, accuracy, damping "
-                        "or stability)\n", path);
+                fprintf(stderr,
+                        "error: %s: sweep.program: missing (compare, accuracy, damping "
+                        "or stability)\n",
+                        path);
             return false;
         }
         if (!s->scene) {
@@ -467,9 +495,12 @@ static bool spec_read(const char *path, spec *s, bool check) {
     /* stability and accuracy set some scene keys themselves, after any --set: say so
      * rather than let a --set be overridden silently. */
     static const char *const owned[][3] = {
-        {"stability", "scene.dt", "--dts"},         {"stability", "material.stretch_stiffness", "--stiffnesses"},
-        {"stability", "scene.steps", NULL},         {"accuracy", "scene.dt", "--dts"},
-        {"accuracy", "solver.iterations", "--iteration-counts"}, {"accuracy", "scene.steps", NULL},
+        {"stability", "scene.dt", "--dts"},
+        {"stability", "material.stretch_stiffness", "--stiffnesses"},
+        {"stability", "scene.steps", NULL},
+        {"accuracy", "scene.dt", "--dts"},
+        {"accuracy", "solver.iterations", "--iteration-counts"},
+        {"accuracy", "scene.steps", NULL},
     };
     for (size_t o = 0; s->program && o < sizeof owned / sizeof owned[0]; o++) {
         if (strcmp(owned[o][0], s->program)) continue;
@@ -480,9 +511,10 @@ static bool spec_read(const char *path, spec *s, bool check) {
             if (!strcmp(s->axes[k].key, owned[o][1]) && !s->axes[k].option) line = s->axes[k].line;
         if (!line) continue;
         if (owned[o][2])
-            fprintf(stderr, "error: %s:%d: %s: %s sets it itself; give it as an axis passed with "
-                    "[pass] %s = %s (or in options)\n", path, line, owned[o][1], s->program,
-                    owned[o][1], owned[o][2]);
+            fprintf(stderr,
+                    "error: %s:%d: %s: %s sets it itself; give it as an axis passed with "
+                    "[pass] %s = %s (or in options)\n",
+                    path, line, owned[o][1], s->program, owned[o][1], owned[o][2]);
         else
             fprintf(stderr, "error: %s:%d: %s: %s sets it itself (from its duration and dt)\n",
                     path, line, owned[o][1], s->program);
@@ -618,8 +650,10 @@ static bool validate(const spec *s, const char *scene, char *scene_name, size_t 
                     fprintf(stderr, "error: %s:%d: %s = %s: %s\n", s->path, s->axes[k].line,
                             s->axes[k].key, s->axes[k].text[i], err.msg);
                 else
-                    fprintf(stderr, "error: %s: sweep.scene, [set] or the first value of [axes]: "
-                            "%s\n", s->path, err.msg);
+                    fprintf(stderr,
+                            "error: %s: sweep.scene, [set] or the first value of [axes]: "
+                            "%s\n",
+                            s->path, err.msg);
                 return false;
             }
             if (k < 0) snprintf(scene_name, size, "%s", m.scene_name);
@@ -647,8 +681,10 @@ static int cmd_plan(int argc, char **argv) {
     char spec_dir[PATH_MAX], scene[PATH_MAX];
     snprintf(spec_dir, sizeof spec_dir, "%s", s.path);
     char *slash = strrchr(spec_dir, '/');
-    if (slash) *slash = '\0';
-    else snprintf(spec_dir, sizeof spec_dir, ".");
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(spec_dir, sizeof spec_dir, ".");
     bool builtin = false;
     for (const weft_builtin_scene *b = weft_builtin_scenes; b->name; b++)
         builtin = builtin || !strcmp(b->name, s.scene);
@@ -659,9 +695,10 @@ static int cmd_plan(int argc, char **argv) {
         snprintf(joined, sizeof joined, "%s/%s", spec_dir, s.scene);
         if (!absolute(s.scene[0] == '/' ? s.scene : joined, scene, sizeof scene) ||
             access(scene, R_OK) != 0) {
-            fprintf(stderr, "error: %s:%d: sweep.scene: '%s' is neither a built-in scene nor a "
-                    "readable file (relative to the spec): %s\n", s.path, s.scene_line, s.scene,
-                    strerror(errno));
+            fprintf(stderr,
+                    "error: %s:%d: sweep.scene: '%s' is neither a built-in scene nor a "
+                    "readable file (relative to the spec): %s\n",
+                    s.path, s.scene_line, s.scene, strerror(errno));
             return 2;
         }
     }
@@ -679,8 +716,10 @@ static int cmd_plan(int argc, char **argv) {
         return 1;
     }
     char out_given[PATH_MAX], out[PATH_MAX];
-    if (vals[0]) snprintf(out_given, sizeof out_given, "%s", vals[0]);
-    else snprintf(out_given, sizeof out_given, "results/sweeps/%s", s.name);
+    if (vals[0])
+        snprintf(out_given, sizeof out_given, "%s", vals[0]);
+    else
+        snprintf(out_given, sizeof out_given, "results/sweeps/%s", s.name);
     char runs[PATH_MAX + 8];
     snprintf(runs, sizeof runs, "%s/runs", out_given);
     if (weft_mkdirs(runs) != 0) return 1;
@@ -701,7 +740,8 @@ static int cmd_plan(int argc, char **argv) {
     char options[1024];
     snprintf(options, sizeof options, "%s", s.options);
     int nw = 0;
-    for (char *save = NULL, *w = strtok_r(options, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+    for (char *save = NULL, *w = strtok_r(options, " \t", &save); w;
+         w = strtok_r(NULL, " \t", &save)) {
         if (nw == MAX_WORDS) {
             fprintf(stderr, "error: %s: sweep.options: more than %d words\n", s.path, MAX_WORDS);
             return 2;
@@ -717,13 +757,16 @@ static int cmd_plan(int argc, char **argv) {
         fprintf(stderr, "error: out of memory\n");
         return 1;
     }
-    size_t ml = (size_t)snprintf(mt, mcap, "# weft sweep plan: name=%s program=%s scene=%s "
-                                 "runs=%d\njob\tdir\tsolver", s.name, s.program, s.scene, nj);
-    for (int k = 0; k < s.naxes; k++) ml += (size_t)snprintf(mt + ml, mcap - ml, "\t%s", s.axes[k].key);
+    size_t ml = (size_t)snprintf(mt, mcap,
+                                 "# weft sweep plan: name=%s program=%s scene=%s "
+                                 "runs=%d\njob\tdir\tsolver",
+                                 s.name, s.program, s.scene, nj);
+    for (int k = 0; k < s.naxes; k++)
+        ml += (size_t)snprintf(mt + ml, mcap - ml, "\t%s", s.axes[k].key);
     ml += (size_t)snprintf(mt + ml, mcap - ml, "\trepeat\tsummary\n");
     size_t jl = 0;
     int done = 0, status = 0;
-    char (*dirs)[512] = malloc((size_t)nj * sizeof *dirs);
+    char(*dirs)[512] = malloc((size_t)nj * sizeof *dirs);
     if (!dirs) {
         free(jt), free(mt);
         fprintf(stderr, "error: out of memory\n");
@@ -735,7 +778,8 @@ static int cmd_plan(int argc, char **argv) {
         job_dir(&s, jb, dir, sizeof dirs[0]);
         for (int o = 0; o < j; o++)
             if (!strcmp(dirs[o], dir)) {
-                fprintf(stderr, "error: %s: runs %d and %d get the same directory '%s' (values "
+                fprintf(stderr,
+                        "error: %s: runs %d and %d get the same directory '%s' (values "
                         "that differ only in characters other than letters, digits, ._=+-)\n",
                         s.path, o + 1, j + 1, dir);
                 status = 2;
@@ -749,10 +793,10 @@ static int cmd_plan(int argc, char **argv) {
         /* The program's own command line. */
         char cmd[8192];
         size_t cl = 0;
-        bool fits = put_word(cmd, &cl, sizeof cmd, program) &&
-                    put_word(cmd, &cl, sizeof cmd, "--scene") && put_word(cmd, &cl, sizeof cmd, scene) &&
-                    put_word(cmd, &cl, sizeof cmd, "--solvers") &&
-                    put_word(cmd, &cl, sizeof cmd, s.solvers[jb->solver]);
+        bool fits =
+            put_word(cmd, &cl, sizeof cmd, program) && put_word(cmd, &cl, sizeof cmd, "--scene") &&
+            put_word(cmd, &cl, sizeof cmd, scene) && put_word(cmd, &cl, sizeof cmd, "--solvers") &&
+            put_word(cmd, &cl, sizeof cmd, s.solvers[jb->solver]);
         char set[1200];
         for (int i = 0; fits && i < s.nsets; i++) {
             snprintf(set, sizeof set, "%s=%s", s.set_key[i], s.set_value[i]);
@@ -765,7 +809,8 @@ static int cmd_plan(int argc, char **argv) {
                        put_word(cmd, &cl, sizeof cmd, a->value[jb->value[k]]);
             } else {
                 snprintf(set, sizeof set, "%s=%s", a->key, a->value[jb->value[k]]);
-                fits = put_word(cmd, &cl, sizeof cmd, "--set") && put_word(cmd, &cl, sizeof cmd, set);
+                fits =
+                    put_word(cmd, &cl, sizeof cmd, "--set") && put_word(cmd, &cl, sizeof cmd, set);
             }
         }
         for (int w = 0; fits && w < nw; w++) {
@@ -773,7 +818,8 @@ static int cmd_plan(int argc, char **argv) {
             char expanded[PATH_MAX + 256];
             const char *at = strstr(word, "{sweep}");
             if (at) {
-                snprintf(expanded, sizeof expanded, "%.*s%s%s", (int)(at - word), word, out, at + 7);
+                snprintf(expanded, sizeof expanded, "%.*s%s%s", (int)(at - word), word, out,
+                         at + 7);
                 word = expanded;
             }
             fits = put_word(cmd, &cl, sizeof cmd, word);
@@ -814,15 +860,16 @@ static int cmd_plan(int argc, char **argv) {
     if (status == 0) {
         /* GNU parallel's --resume goes by line number: a changed job list starts a new
          * joblog (the old one is kept as joblog.txt.old). */
-        char jobs_path[PATH_MAX + 16], joblog[PATH_MAX + 16], old[PATH_MAX + 32], mpath[PATH_MAX + 16],
-            spath[PATH_MAX + 16];
+        char jobs_path[PATH_MAX + 16], joblog[PATH_MAX + 16], old[PATH_MAX + 32],
+            mpath[PATH_MAX + 16], spath[PATH_MAX + 16];
         snprintf(jobs_path, sizeof jobs_path, "%s/jobs.txt", out);
         snprintf(joblog, sizeof joblog, "%s/joblog.txt", out);
         snprintf(old, sizeof old, "%s.old", joblog);
         snprintf(mpath, sizeof mpath, "%s/manifest.tsv", out);
         snprintf(spath, sizeof spath, "%s/spec.ini", out);
         const char *prev = slurp(jobs_path, true);
-        if ((!prev || strcmp(prev, jt) != 0) && access(joblog, F_OK) == 0 && rename(joblog, old) != 0) {
+        if ((!prev || strcmp(prev, jt) != 0) && access(joblog, F_OK) == 0 &&
+            rename(joblog, old) != 0) {
             fprintf(stderr, "error: %s: cannot rename: %s\n", joblog, strerror(errno));
             status = 1;
         }
@@ -833,7 +880,8 @@ static int cmd_plan(int argc, char **argv) {
         if (status == 0) {
             fprintf(stderr, "sweep %s: %d runs (%d solver%s", s.name, nj, s.nsolvers,
                     s.nsolvers > 1 ? "s" : "");
-            for (int k = 0; k < s.naxes; k++) fprintf(stderr, " x %d %s", s.axes[k].n, s.axes[k].key);
+            for (int k = 0; k < s.naxes; k++)
+                fprintf(stderr, " x %d %s", s.axes[k].n, s.axes[k].key);
             if (s.repeats > 1) fprintf(stderr, " x %d repeats", s.repeats);
             fprintf(stderr, "), %d already complete\n  jobs:     %s\n  manifest: %s\n", done,
                     jobs_path, mpath);
@@ -878,8 +926,10 @@ static const char *tail_of(const char *path) {
     if (!f) return NULL;
     if (fseek(f, 0, SEEK_END) == 0) {
         long size = ftell(f);
-        if (size > (long)sizeof buf - 1) fseek(f, size - (long)sizeof buf + 1, SEEK_SET);
-        else rewind(f);
+        if (size > (long)sizeof buf - 1)
+            fseek(f, size - (long)sizeof buf + 1, SEEK_SET);
+        else
+            rewind(f);
     }
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
@@ -983,8 +1033,10 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
     snprintf(data, sizeof data, "%s/figure.dat", dir);
     FILE *f = weft_sweep_open(data, tmp, sizeof tmp);
     if (!f) return -1;
-    fprintf(f, "# figure data of %s/merged.tsv: ix iy x value flag (flag 1: no complete run, "
-            "2: not finite)\n", dir);
+    fprintf(f,
+            "# figure data of %s/merged.tsv: ix iy x value flag (flag 1: no complete run, "
+            "2: not finite)\n",
+            dir);
     int nx = ax >= 0 ? s->axes[ax].n : 1, ny = ay >= 0 ? s->axes[ay].n : 1;
     int missing = 0;
     bool logx = ax >= 0, logv = !text_metric;
@@ -1018,8 +1070,10 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
                         continue;
                     }
                     double d = strtod(v, NULL);
-                    if (isfinite(d)) sum += d, count++;
-                    else nonfinite++;
+                    if (isfinite(d))
+                        sum += d, count++;
+                    else
+                        nonfinite++;
                 }
                 double x = ix;
                 if (xnum) x = strtod(s->axes[ax].value[ix], NULL);
@@ -1090,8 +1144,8 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
              "ylabel='%s'; vlabel='%s'; xlabels='%s'; ylabels='%s'; cats='%s'; xnum=%d; "
              "logx=%d; logy=%d; logv=%d",
              data, out, lines ? "lines" : "heatmap", names, title,
-             ax >= 0 ? axis_keys[ax] : "solver", ay >= 0 ? axis_keys[ay] : "", metrics[mi], xl,
-             yl, cl, xnum, logx, logy, logv);
+             ax >= 0 ? axis_keys[ax] : "solver", ay >= 0 ? axis_keys[ay] : "", metrics[mi], xl, yl,
+             cl, xnum, logx, logy, logv);
     if (weft_gnuplot(defs, script) != 0) {
         fprintf(stderr, "error: gnuplot failed on %s\n", script);
         return -1;
@@ -1112,8 +1166,10 @@ static int cmd_merge(int argc, char **argv) {
     static spec s;
     snprintf(path, sizeof path, "%s/spec.ini", dir);
     if (access(path, F_OK) != 0) {
-        fprintf(stderr, "error: %s: no spec.ini: not a sweep directory (run './weft sweep plan' "
-                "first)\n", dir);
+        fprintf(stderr,
+                "error: %s: no spec.ini: not a sweep directory (run './weft sweep plan' "
+                "first)\n",
+                dir);
         return 2;
     }
     if (!spec_read(path, &s, false)) return 2;
@@ -1218,8 +1274,11 @@ static int cmd_merge(int argc, char **argv) {
                 u->state = "missing", u->note = "not run";
             } else if (rc < 0 || rc >= 128) {
                 char note[300];
-                snprintf(note, sizeof note, "%s%s%s", rc < 0 ? "started, no end recorded (killed, "
-                         "or still running)" : "ended by a signal", err ? ": " : "", err ? err : "");
+                snprintf(note, sizeof note, "%s%s%s",
+                         rc < 0 ? "started, no end recorded (killed, "
+                                  "or still running)"
+                                : "ended by a signal",
+                         err ? ": " : "", err ? err : "");
                 u->state = "incomplete", u->note = flat(note);
             } else {
                 char note[300];
@@ -1227,16 +1286,20 @@ static int cmd_merge(int argc, char **argv) {
                 u->state = "failed", u->note = flat(note);
             }
         }
-        counts[!strcmp(u->state, "complete") ? 0 : !strcmp(u->state, "failed") ? 1
-               : !strcmp(u->state, "incomplete") ? 2 : 3]++;
+        counts[!strcmp(u->state, "complete")     ? 0
+               : !strcmp(u->state, "failed")     ? 1
+               : !strcmp(u->state, "incomplete") ? 2
+                                                 : 3]++;
     }
     /* The table. */
     char mpath[PATH_MAX + 32], tmp[PATH_MAX + 48];
     snprintf(mpath, sizeof mpath, "%s/merged.tsv", dir);
     FILE *f = weft_sweep_open(mpath, tmp, sizeof tmp);
     if (!f) return 1;
-    fprintf(f, "# weft sweep merge: name=%s runs=%d complete=%d failed=%d incomplete=%d "
-            "missing=%d%s\n", s.name, nr, counts[0], counts[1], counts[2], counts[3],
+    fprintf(f,
+            "# weft sweep merge: name=%s runs=%d complete=%d failed=%d incomplete=%d "
+            "missing=%d%s\n",
+            s.name, nr, counts[0], counts[1], counts[2], counts[3],
             counts[0] == nr ? "" : "  NOT ALL RUNS ARE COMPLETE: see the state column");
     fprintf(f, "job\tstate\tsolver");
     for (int k = 0; k < naxes; k++) fprintf(f, "\t%s", axis_keys[k]);
@@ -1254,14 +1317,18 @@ static int cmd_merge(int argc, char **argv) {
         }
     }
     if (weft_sweep_close(f, tmp, mpath, true) != 0) return 1;
-    fprintf(stderr, "sweep %s: %d runs: %d complete, %d failed, %d incomplete, %d missing\n"
-            "  merged:   %s\n", s.name, nr, counts[0], counts[1], counts[2], counts[3], mpath);
+    fprintf(stderr,
+            "sweep %s: %d runs: %d complete, %d failed, %d incomplete, %d missing\n"
+            "  merged:   %s\n",
+            s.name, nr, counts[0], counts[1], counts[2], counts[3], mpath);
     if (!no_plot && counts[0] > 0 &&
         figure(dir, &s, runs, nr, nmetrics, metrics, axis_keys, naxes) != 0)
         return 1;
     if (counts[0] != nr) {
-        fprintf(stderr, "warning: %d of %d runs are not complete (rerun './weft sweep run' to "
-                "resume)\n", nr - counts[0], nr);
+        fprintf(stderr,
+                "warning: %d of %d runs are not complete (rerun './weft sweep run' to "
+                "resume)\n",
+                nr - counts[0], nr);
         return 3;
     }
     return 0;
@@ -1273,7 +1340,8 @@ static int cmd_merge(int argc, char **argv) {
 
 /* sweep slurm DIR [--chunk N] [--throttle N] [--time T] [--partition P] [--mem M] [--cpus N]. */
 static int cmd_slurm(int argc, char **argv) {
-    static const char *const own[] = {"chunk", "throttle", "time", "partition", "mem", "cpus", NULL};
+    static const char *const own[] = {"chunk", "throttle", "time", "partition",
+                                      "mem",   "cpus",     NULL};
     const char *vals[6] = {NULL, "32", NULL, NULL, NULL, "1"};
     weft_sweep_take(&argc, argv, own, vals);
     if (argc != 2 || argv[1][0] == '-') {
@@ -1304,8 +1372,10 @@ static int cmd_slurm(int argc, char **argv) {
     char sp[PATH_MAX + 16];
     snprintf(sp, sizeof sp, "%s/spec.ini", dir);
     static spec s;
-    if (spec_read(sp, &s, false)) snprintf(name, sizeof name, "%s", s.name);
-    else return 2;
+    if (spec_read(sp, &s, false))
+        snprintf(name, sizeof name, "%s", s.name);
+    else
+        return 2;
     /* Slurm's default MaxArraySize is 1001 (indices 0..1000): chunk larger sweeps. */
     int chunk = vals[0] ? weft_sweep_count("chunk", vals[0], 1e6) : (nj + 1000) / 1001;
     int tasks = (nj + chunk - 1) / chunk;
@@ -1328,7 +1398,8 @@ static int cmd_slurm(int argc, char **argv) {
         "#SBATCH --output=%s/task-%%A_%%a.log\n",
         name, chunk, chunk, jobs_path, dir, dir, name, tasks - 1, throttle, cpus, logs);
     if (vals[2]) l += (size_t)snprintf(text + l, sizeof text - l, "#SBATCH --time=%s\n", vals[2]);
-    if (vals[3]) l += (size_t)snprintf(text + l, sizeof text - l, "#SBATCH --partition=%s\n", vals[3]);
+    if (vals[3])
+        l += (size_t)snprintf(text + l, sizeof text - l, "#SBATCH --partition=%s\n", vals[3]);
     if (vals[4]) l += (size_t)snprintf(text + l, sizeof text - l, "#SBATCH --mem=%s\n", vals[4]);
     l += (size_t)snprintf(
         text + l, sizeof text - l,
@@ -1361,9 +1432,10 @@ static int cmd_slurm(int argc, char **argv) {
     snprintf(out, sizeof out, "%s/slurm.sh", dir);
     if (write_file(out, text) != 0) return 1;
     chmod(out, 0755);
-    fprintf(stderr, "sweep %s: %d runs in %d array task%s of %d, at most %d at once\n"
-            "  script:   %s\n  submit:   sbatch %s\n", name, nj, tasks, tasks > 1 ? "s" : "",
-            chunk, throttle, out, out);
+    fprintf(stderr,
+            "sweep %s: %d runs in %d array task%s of %d, at most %d at once\n"
+            "  script:   %s\n  submit:   sbatch %s\n",
+            name, nj, tasks, tasks > 1 ? "s" : "", chunk, throttle, out, out);
     printf("%s\n", out);
     return 0;
 }
