@@ -114,6 +114,22 @@ field() {
         $1 == j { print $k; exit }' "$1"
 }
 
+# same_as_local SPEC DIR WHAT: DIR's merged table equals, apart from timing, that of SPEC
+# planned afresh and run one run after another.
+same_as_local() {
+    plan "$1" "$tmp/local" || return 1
+    sh "$run_script" "$tmp/local" --no-parallel >/dev/null 2>&1 || fail "local run of $1 failed"
+    merge "$tmp/local" 0 || return 1
+    table "$2/merged.tsv" >"$tmp/a.tsv"
+    table "$tmp/local/merged.tsv" >"$tmp/b.tsv"
+    if cmp -s "$tmp/a.tsv" "$tmp/b.tsv"; then
+        ok "$3"
+    else
+        fail "not so: $3"
+        diff "$tmp/a.tsv" "$tmp/b.tsv" | head
+    fi
+}
+
 spec="$tmp/tiny.ini"
 write_spec "$spec"
 
@@ -248,14 +264,7 @@ EOF
     [ "$(field "$tmp/k/merged.tsv" 1 state)" = complete ] && ok "resume completes the killed run" ||
         fail "run 1 is not complete after resuming"
     grep -q '^# exit=0' "$log" || fail "run 1's log has no exit record after resuming"
-    # The same table as an uninterrupted sweep.
-    plan "$tmp/k.ini" "$tmp/u" || exit 1
-    sh "$run_script" "$tmp/u" --no-parallel >/dev/null 2>&1 || fail "uninterrupted run failed"
-    merge "$tmp/u" 0 || exit 1
-    table "$tmp/k/merged.tsv" >"$tmp/k.tsv"
-    table "$tmp/u/merged.tsv" >"$tmp/u.tsv"
-    cmp -s "$tmp/k.tsv" "$tmp/u.tsv" && ok "the resumed table equals an uninterrupted sweep's" ||
-        { fail "resumed and uninterrupted tables differ"; diff "$tmp/k.tsv" "$tmp/u.tsv" | head; }
+    same_as_local "$tmp/k.ini" "$tmp/k" "the resumed table equals an uninterrupted sweep's"
     ;;
 
 slurm)
@@ -340,13 +349,7 @@ EOF
     ntask=$(find "$tmp/s/slurm" -name 'task-*.log' | wc -l)
     [ "$ntask" -eq 4 ] && ok "4 array tasks, a log each" || fail "$ntask task logs, expected 4"
     merge "$tmp/s" 0 || exit 1
-    plan "$spec" "$tmp/l" || exit 1
-    sh "$run_script" "$tmp/l" --no-parallel >/dev/null 2>&1 || fail "local run failed"
-    merge "$tmp/l" 0 || exit 1
-    table "$tmp/s/merged.tsv" >"$tmp/s.tsv"
-    table "$tmp/l/merged.tsv" >"$tmp/l.tsv"
-    cmp -s "$tmp/s.tsv" "$tmp/l.tsv" && ok "Slurm's merged table equals the local one apart from ms_per_step" ||
-        { fail "Slurm and local tables differ"; diff "$tmp/s.tsv" "$tmp/l.tsv" | head; }
+    same_as_local "$spec" "$tmp/s" "Slurm's merged table equals the local one apart from ms_per_step"
     ;;
 
 bad_input)
