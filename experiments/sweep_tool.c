@@ -115,7 +115,7 @@ static char *trimmed(const char *s, size_t n) {
 }
 
 /* Shortest "%.*g" text of v that reads back as v, into buf, its exponent without '+' and
- * leading zeros (1e3, 2.5e-5). */
+ * leading zeros (1e3, 2.5e-5); a whole number as digits when that is no longer (100). */
 static void shortest(double v, char *buf, size_t size) {
     for (int p = 1; p <= 17; p++) {
         snprintf(buf, size, "%.*g", p, v);
@@ -130,6 +130,10 @@ static void shortest(double v, char *buf, size_t size) {
         d++, src++;
     while (*src == '0' && src[1]) src++;
     memmove(d, src, strlen(src) + 1);
+    char digits[32];
+    if (v == floor(v) && fabs(v) < 1e15 &&
+        (size_t)snprintf(digits, sizeof digits, "%.0f", v) <= strlen(buf))
+        snprintf(buf, size, "%s", digits); /* 10, 100 rather than 1e1, 1e2 */
 }
 
 /* Parses all of text as a finite double. */
@@ -412,10 +416,15 @@ static bool expand_item(const spec *s, axis *a, const char *item) {
     }
     for (int i = 0;; i++) {
         v = geometric ? lo * pow(step, i) : lo + step * i;
-        if (v > hi * (1 + 1e-12) + (hi == 0 ? 1e-12 : 0)) break;
+        if (v > hi + 1e-9 * fmax(fabs(hi), fabs(lo))) break;
         if (a->n == MAX_VALUES) goto too_many;
         shortest(v, buf, sizeof buf);
         a->text[a->n] = a->value[a->n] = keep(buf);
+        /* The program gets a whole number as digits: integer keys (mesh.nx) refuse 1e2. */
+        if (v == floor(v) && fabs(v) < 1e15 && strchr(buf, 'e')) {
+            snprintf(buf, sizeof buf, "%.0f", v);
+            a->value[a->n] = keep(buf);
+        }
         a->n++;
     }
     return true;

@@ -146,8 +146,8 @@ plan)
     [ -z "$bad" ] || fail "a line without its one solver: $bad"
     [ "$(grep -c -e '--set mesh.nx=5 --set mesh.ny=5 ' "$tmp/s/jobs.txt")" -eq 8 ] ||
         fail "not every line has the [set] overrides"
-    [ "$(grep -c -e '--stiffnesses 1e6 ' "$tmp/s/jobs.txt")" -eq 4 ] ||
-        fail "the range 1e2:*1e4:1e6 did not give 1e6 to 4 runs"
+    [ "$(grep -c -e '--stiffnesses 1000000 ' "$tmp/s/jobs.txt")" -eq 4 ] ||
+        fail "the range 1e2:*1e4:1e6 did not give 1000000 (as digits) to 4 runs"
     [ "$(grep -c -e '--dts 0.0005 ' "$tmp/s/jobs.txt")" -eq 4 ] ||
         fail "1/2000 did not become --dts 0.0005 in 4 runs"
     [ "$(grep -c -e '--max-steps 20 --exhaustive --no-plot --out runs/' "$tmp/s/jobs.txt")" -eq 8 ] ||
