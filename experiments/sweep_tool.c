@@ -65,8 +65,7 @@ enum {
     MAX_SETS = 32,
     MAX_METRICS = 32,
     MAX_WORDS = 32,
-    MAX_JOBS = 50000,
-    MAX_ROWS = 8
+    MAX_JOBS = 50000
 };
 
 /* ---------------------------------------------------------------------------------- */
@@ -219,7 +218,7 @@ typedef struct spec {
     int set_line[MAX_SETS];
     int naxes;
     axis axes[MAX_AXES];
-    const char *fig_metric, *fig_x, *fig_y, *fig_type, *fig_categories;
+    const char *fig_metric, *fig_x, *fig_y, *fig_type, *fig_categories, *fig_colours;
     int fig_line;
 } spec;
 
@@ -356,10 +355,17 @@ static int spec_handler(void *user, const char *section, const char *key, const 
             if (strcmp(value, "heatmap") && strcmp(value, "lines"))
                 return spec_error(c, "figure.type: '%s' is not heatmap or lines%s", value, "");
             s->fig_type = keep(value);
-        } else if (!strcmp(key, "categories"))
+        } else if (!strcmp(key, "categories")) {
             s->fig_categories = keep(value);
-        else
+        } else if (!strcmp(key, "colours")) {
+            for (const char *p = value; *p; p++)
+                if (!strchr("#0123456789abcdefABCDEF, ", *p))
+                    return spec_error(c, "figure.colours: '%s' is not a list of #rrggbb%s", value,
+                                      "");
+            s->fig_colours = keep(value);
+        } else {
             return spec_error(c, "%s.%s: unknown key", section, key);
+        }
     } else {
         return spec_error(c, "[%s]: unknown section (sweep, set, axes, pass, figure)%s", section,
                           "");
@@ -925,7 +931,8 @@ typedef struct run {
     const char *dir, *solver, *param[MAX_AXES], *repeat, *summary;
     const char *state, *note;
     int nrows;
-    const char **row[MAX_ROWS]; /* values of its summary's rows (up to 8), by metric */
+    bool complete;
+    const char ***rows; /* its summary's rows: the values of each metric */
 } run;
 
 /* The last 64 KiB of a file, or NULL when it cannot be read. */
@@ -982,10 +989,109 @@ static bool numeric(const char *text) {
     return end != text && !*end;
 }
 
-/* Writes the figure's data file and runs gnuplot; returns 0 or -1. */
-static int figure(const char *dir, const spec *s, const run *runs, int nr, int nmetrics,
-                  const char *const *metrics, const char *const *axis_keys, int naxes) {
-    /* The metric drawn. */
+/* One dimension of the figure: an axis of the spec or a collected summary column. */
+typedef struct dim {
+    int axis, metric; /* which one it is (the other -1); both -1: no dimension */
+    int n;
+    const char *value[MAX_VALUES]; /* its values, in order */
+    const char *label[MAX_VALUES]; /* their tic labels */
+    bool numeric;                  /* every value is a number */
+} dim;
+
+/* qsort order of numeric strings, ascending. */
+static int by_number(const void *a, const void *b) {
+    double x = strtod(*(const char *const *)a, NULL), y = strtod(*(const char *const *)b, NULL);
+    return (x > y) - (x < y);
+}
+
+/* Fills d for `name`: the key of an axis (its values in the spec's order) or a metric
+ * (the distinct values of the complete rows, ascending when numeric). False if neither. */
+static bool dim_of(const spec *s, const char *name, const char *const *metrics, int nmetrics,
+                   const run *runs, int nr, dim *d) {
+    memset(d, 0, sizeof *d);
+    d->axis = d->metric = -1;
+    for (int k = 0; k < s->naxes; k++)
+        if (!strcmp(s->axes[k].key, name)) {
+            d->axis = k, d->n = s->axes[k].n;
+            memcpy(d->value, s->axes[k].value, sizeof(char *) * (size_t)d->n);
+            memcpy(d->label, s->axes[k].text, sizeof(char *) * (size_t)d->n);
+            /* The manifest decides: if a run has a value the spec does not list (a plan
+             * by another version), take the values the runs have, in their order. */
+            bool listed = true;
+            for (int r = 0; r < nr && listed; r++) {
+                int i = 0;
+                while (i < d->n && strcmp(d->value[i], runs[r].param[k])) i++;
+                listed = i < d->n;
+            }
+            if (!listed) {
+                d->n = 0;
+                for (int r = 0; r < nr; r++) {
+                    int i = 0;
+                    while (i < d->n && strcmp(d->value[i], runs[r].param[k])) i++;
+                    if (i == d->n && d->n < MAX_VALUES)
+                        d->value[d->n] = d->label[d->n] = runs[r].param[k], d->n++;
+                }
+            }
+        }
+    for (int m = 0; d->axis < 0 && m < nmetrics; m++)
+        if (!strcmp(metrics[m], name)) d->metric = m;
+    if (d->axis < 0 && d->metric < 0) return false;
+    if (d->metric >= 0) {
+        for (int r = 0; r < nr; r++)
+            for (int w = 0; runs[r].complete && w < runs[r].nrows; w++) {
+                const char *v = runs[r].rows[w][d->metric];
+                int i = 0;
+                while (i < d->n && strcmp(d->value[i], v)) i++;
+                if (i == d->n && d->n < MAX_VALUES) d->value[d->n++] = v;
+            }
+    }
+    d->numeric = true;
+    for (int i = 0; i < d->n; i++) d->numeric = d->numeric && numeric(d->value[i]);
+    if (d->metric >= 0) {
+        if (d->numeric) qsort(d->value, (size_t)d->n, sizeof d->value[0], by_number);
+        for (int i = 0; i < d->n; i++) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%.3g", strtod(d->value[i], NULL));
+            d->label[i] = d->numeric ? keep(buf) : d->value[i];
+        }
+    }
+    return true;
+}
+
+/* The index in d of the value that run u (row w) has, or -1; 0 when d is no dimension. */
+static int dim_index(const dim *d, const run *u, int w) {
+    if (d->axis < 0 && d->metric < 0) return 0;
+    const char *v = d->axis >= 0 ? u->param[d->axis] : u->rows[w][d->metric];
+    for (int i = 0; i < d->n; i++)
+        if (!strcmp(d->value[i], v)) return i;
+    return -1;
+}
+
+/* Whether every value of d is positive and the largest exceeds 5 times the smallest. */
+static bool wide(const dim *d) {
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < d->n; i++) {
+        double v = strtod(d->value[i], NULL);
+        if (!(v > 0)) return false;
+        lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    return d->numeric && d->n > 1 && hi > 5 * lo;
+}
+
+/* Joins words into buf, separated by spaces. */
+static void join(char *buf, size_t size, const char *const *words, int n) {
+    size_t l = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && l < size; i++)
+        l += (size_t)snprintf(buf + l, size - l, "%s%s", i ? " " : "", words[i]);
+}
+
+/* Writes the figure's data file DIR/figure.dat and draws DIR/NAME.png with sweep.gp;
+ * `incomplete` runs of nr are not complete. Returns 0, or -1 after an error. */
+static int figure(const char *dir, const spec *s, const run *runs, int nr, int incomplete,
+                  int nmetrics, const char *const *metrics) {
+    if (nmetrics == 0) return 0;
+    /* The metric drawn: [figure] metric, or the first. */
     int mi = 0;
     if (s->fig_metric) {
         mi = -1;
@@ -997,47 +1103,46 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
             return -1;
         }
     }
-    if (nmetrics == 0) return 0;
-    /* Axes: those with more than one value, or the ones [figure] names. */
-    int varied[MAX_AXES], nv = 0;
-    for (int k = 0; k < s->naxes && k < naxes; k++)
-        if (s->axes[k].n > 1) varied[nv++] = k;
-    int ax = -1, ay = -1;
-    for (int k = 0; k < s->naxes; k++) {
-        if (s->fig_x && !strcmp(s->fig_x, s->axes[k].key)) ax = k;
-        if (s->fig_y && !strcmp(s->fig_y, s->axes[k].key)) ay = k;
-    }
-    if ((s->fig_x && ax < 0) || (s->fig_y && ay < 0)) {
-        fprintf(stderr, "error: %s:%d: figure.%s: not a key of [axes]\n", s->path, s->fig_line,
-                s->fig_x && ax < 0 ? "x" : "y");
-        return -1;
-    }
-    for (int i = 0; ax < 0 && i < nv; i++)
-        if (varied[i] != ay) ax = varied[i];
-    bool lines = (s->fig_type && !strcmp(s->fig_type, "lines")) || nv < 2;
-    for (int i = 0; !lines && ay < 0 && i < nv; i++)
-        if (varied[i] != ax) ay = varied[i];
-    if (lines) ay = -1;
+    /* x and y: the ones [figure] names (axes or metrics), else the varied axes in order. */
+    static dim dx, dy;
+    dx.axis = dx.metric = dy.axis = dy.metric = -1;
+    dx.n = dy.n = 0;
+    const char *named[2] = {s->fig_x, s->fig_y};
+    dim *dims[2] = {&dx, &dy};
+    for (int i = 0; i < 2; i++)
+        if (named[i] && !dim_of(s, named[i], metrics, nmetrics, runs, nr, dims[i])) {
+            fprintf(stderr,
+                    "error: %s:%d: figure.%s: '%s' is neither a key of [axes] nor a "
+                    "collected metric\n",
+                    s->path, s->fig_line, i ? "y" : "x", named[i]);
+            return -1;
+        }
+    bool lines = s->fig_type && !strcmp(s->fig_type, "lines");
+    for (int i = 0; i < (lines ? 1 : 2); i++)
+        for (int k = 0; !named[i] && dims[i]->n == 0 && k < s->naxes; k++)
+            if (s->axes[k].n > 1 && k != dx.axis && k != dy.axis)
+                dim_of(s, s->axes[k].key, metrics, nmetrics, runs, nr, dims[i]);
+    if (dy.n == 0) lines = true;
+    if (lines) dy.axis = dy.metric = -1, dy.n = 0;
     /* Categories of a text metric: the spec's order, then the others as they come. */
     const char *cats[64];
     int nc = 0;
     bool text_metric = false;
     for (int r = 0; r < nr; r++)
-        if (!strcmp(runs[r].state, "complete") && runs[r].nrows && !numeric(runs[r].row[0][mi]))
-            text_metric = true;
-    if (text_metric) {
-        if (s->fig_categories) nc = split(s->fig_categories, ", \t", cats, 64);
-        if (nc < 0) nc = 0;
-        for (int r = 0; r < nr; r++) {
-            if (strcmp(runs[r].state, "complete") || !runs[r].nrows) continue;
-            const char *v = runs[r].row[0][mi];
+        for (int w = 0; runs[r].complete && w < runs[r].nrows; w++)
+            text_metric = text_metric || !numeric(runs[r].rows[w][mi]);
+    if (text_metric && s->fig_categories) nc = split(s->fig_categories, ", \t", cats, 64);
+    if (nc < 0) nc = 0;
+    for (int r = 0; text_metric && r < nr; r++)
+        for (int w = 0; runs[r].complete && w < runs[r].nrows; w++) {
+            const char *v = runs[r].rows[w][mi];
             int c = 0;
             while (c < nc && strcmp(cats[c], v)) c++;
             if (c == nc && nc < 64) cats[nc++] = v;
         }
-    }
-    /* The data: a block per solver; a line per cell (heat map) or point (lines):
-     *   ix iy x value flag   (flag 0: value; 1: no complete run; 2: not finite) */
+    /* The data: a block per solver, a line per cell (heat map) or point (lines):
+     *   ix iy x value flag   (flag 0: value; 1: no complete run; 2: not finite). Varied
+     * axes that are neither x nor y are held at their first value. */
     char data[PATH_MAX + 32], tmp[PATH_MAX + 48];
     snprintf(data, sizeof data, "%s/figure.dat", dir);
     FILE *f = weft_sweep_open(data, tmp, sizeof tmp);
@@ -1046,16 +1151,9 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
             "# figure data of %s/merged.tsv: ix iy x value flag (flag 1: no complete run, "
             "2: not finite)\n",
             dir);
-    int nx = ax >= 0 ? s->axes[ax].n : 1, ny = ay >= 0 ? s->axes[ay].n : 1;
-    int missing = 0;
-    bool logx = ax >= 0, logv = !text_metric;
-    bool xnum = ax >= 0;
-    for (int i = 0; ax >= 0 && i < nx; i++) {
-        double v;
-        xnum = xnum && number_of(s->axes[ax].value[i], &v);
-        logx = logx && xnum && v > 0;
-    }
-    double xlo = INFINITY, xhi = 0, vlo = INFINITY, vhi = 0;
+    int nx = dx.n ? dx.n : 1, ny = dy.n ? dy.n : 1;
+    double vlo = INFINITY, vhi = 0;
+    int flagged = 0;
     for (int sv = 0; sv < s->nsolvers; sv++) {
         if (sv) fprintf(f, "\n\n");
         for (int iy = 0; iy < ny; iy++)
@@ -1065,31 +1163,26 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
                 const char *cat = NULL;
                 for (int r = 0; r < nr; r++) {
                     const run *u = &runs[r];
-                    if (strcmp(u->solver, s->solvers[sv])) continue;
-                    bool match = true;
-                    for (int k = 0; k < s->naxes; k++) {
-                        int want = k == ax ? ix : k == ay ? iy : 0;
-                        match = match && !strcmp(u->param[k], s->axes[k].value[want]);
+                    bool held = !strcmp(u->solver, s->solvers[sv]) && u->complete;
+                    for (int k = 0; held && k < s->naxes; k++)
+                        held =
+                            k == dx.axis || k == dy.axis || !strcmp(u->param[k], runs[0].param[k]);
+                    for (int w = 0; held && w < u->nrows; w++) {
+                        if (dim_index(&dx, u, w) != ix || dim_index(&dy, u, w) != iy) continue;
+                        const char *v = u->rows[w][mi];
+                        double d = strtod(v, NULL);
+                        if (text_metric)
+                            cat = cat ? cat : v, count++;
+                        else if (isfinite(d))
+                            sum += d, count++;
+                        else
+                            nonfinite++;
                     }
-                    if (!match || strcmp(u->state, "complete") || !u->nrows) continue;
-                    const char *v = u->row[0][mi];
-                    if (text_metric) {
-                        if (!cat) cat = v;
-                        count++;
-                        continue;
-                    }
-                    double d = strtod(v, NULL);
-                    if (isfinite(d))
-                        sum += d, count++;
-                    else
-                        nonfinite++;
                 }
-                double x = ix;
-                if (xnum) x = strtod(s->axes[ax].value[ix], NULL);
-                if (xnum) xlo = fmin(xlo, x), xhi = fmax(xhi, x);
+                double x = dx.numeric && dx.n ? strtod(dx.value[ix], NULL) : ix;
                 if (count == 0) {
                     fprintf(f, "%d %d %.17g - %d\n", ix, iy, x, nonfinite ? 2 : 1);
-                    missing += !nonfinite;
+                    flagged++;
                     continue;
                 }
                 double value;
@@ -1098,63 +1191,49 @@ static int figure(const char *dir, const spec *s, const run *runs, int nr, int n
                     while (c < nc && strcmp(cats[c], cat)) c++;
                     value = c + 0.5;
                 } else {
-                    value = sum / count;
+                    value = sum / count; /* the mean over repeats */
                     vlo = fmin(vlo, value), vhi = fmax(vhi, value);
                 }
                 fprintf(f, "%d %d %.17g %.17g 0\n", ix, iy, x, value);
             }
     }
     if (weft_sweep_close(f, tmp, data, true) != 0) return -1;
-    logx = logx && xhi > 5 * xlo;
-    logv = logv && vlo > 0 && vhi > 5 * vlo;
-    bool logy = false;
-    if (ay >= 0) {
-        double lo = INFINITY, hi = 0, v;
-        logy = true;
-        for (int i = 0; i < ny; i++) {
-            logy = logy && number_of(s->axes[ay].value[i], &v) && v > 0;
-            if (logy) lo = fmin(lo, v), hi = fmax(hi, v);
-        }
-        logy = logy && hi > 5 * lo;
-    }
-    /* gnuplot's definitions. Index axes carry the spec's text as tic labels. */
-    static char defs[16384];
-    char names[1024] = "", xl[4096] = "", yl[4096] = "", cl[2048] = "";
-    for (int sv = 0; sv < s->nsolvers; sv++) {
-        size_t l = strlen(names);
-        snprintf(names + l, sizeof names - l, "%s%s", l ? " " : "", s->solvers[sv]);
-    }
-    for (int i = 0; ax >= 0 && i < nx; i++) {
-        size_t l = strlen(xl);
-        snprintf(xl + l, sizeof xl - l, "%s%s", l ? " " : "", s->axes[ax].text[i]);
-    }
-    for (int i = 0; ay >= 0 && i < ny; i++) {
-        size_t l = strlen(yl);
-        snprintf(yl + l, sizeof yl - l, "%s%s", l ? " " : "", s->axes[ay].text[i]);
-    }
-    for (int c = 0; c < nc; c++) {
-        size_t l = strlen(cl);
-        snprintf(cl + l, sizeof cl - l, "%s%s", l ? " " : "", cats[c]);
-    }
+    bool logv = !text_metric && vlo > 0 && vhi > 5 * vlo;
+    /* gnuplot's definitions; index axes carry the spec's text as tic labels. */
+    static char defs[32768];
+    char names[1024], xl[4096], yl[4096], cl[2048];
+    join(names, sizeof names, s->solvers, s->nsolvers);
+    join(xl, sizeof xl, dx.label, dx.n);
+    join(yl, sizeof yl, dy.label, dy.n);
+    join(cl, sizeof cl, cats, nc);
+    char colours[512] = "";
+    const char *cw[64];
+    int ncw = s->fig_colours ? split(s->fig_colours, ", ", cw, 64) : 0;
+    join(colours, sizeof colours, cw, ncw > 0 ? ncw : 0);
     char title[1024];
     size_t tl = (size_t)snprintf(title, sizeof title, "%s: %s", s->name, metrics[mi]);
     for (int k = 0; k < s->naxes; k++)
-        if (k != ax && k != ay && s->axes[k].n > 1)
+        if (k != dx.axis && k != dy.axis && s->axes[k].n > 1)
             tl += (size_t)snprintf(title + tl, sizeof title - tl, ", %s = %s", s->axes[k].key,
-                                   s->axes[k].text[0]);
-    if (missing)
-        snprintf(title + tl, sizeof title - tl, " (%d of %d points without a complete run)",
-                 missing, nx * ny * s->nsolvers);
+                                   runs[0].param[k]);
+    if (incomplete)
+        snprintf(title + tl, sizeof title - tl, " (%d of %d runs NOT complete)", incomplete, nr);
+    const char *xname = dx.axis >= 0     ? s->axes[dx.axis].key
+                        : dx.metric >= 0 ? metrics[dx.metric]
+                                         : "solver";
+    const char *yname = dy.axis >= 0     ? s->axes[dy.axis].key
+                        : dy.metric >= 0 ? metrics[dy.metric]
+                                         : "";
     char out[PATH_MAX + 32], script[PATH_MAX];
     snprintf(out, sizeof out, "%s/%s.png", dir, s->name);
     snprintf(script, sizeof script, "%s/sweep.gp", weft_plots_dir());
     snprintf(defs, sizeof defs,
              "data='%s'; out='%s'; mode='%s'; names='%s'; title='%s'; xlabel='%s'; "
              "ylabel='%s'; vlabel='%s'; xlabels='%s'; ylabels='%s'; cats='%s'; xnum=%d; "
-             "logx=%d; logy=%d; logv=%d",
-             data, out, lines ? "lines" : "heatmap", names, title,
-             ax >= 0 ? axis_keys[ax] : "solver", ay >= 0 ? axis_keys[ay] : "", metrics[mi], xl, yl,
-             cl, xnum, logx, logy, logv);
+             "logx=%d; logy=%d; logv=%d; flagged=%d%s%s%s",
+             data, out, lines ? "lines" : "heatmap", names, title, xname, yname, metrics[mi], xl,
+             yl, cl, dx.numeric && dx.n > 0, wide(&dx), wide(&dy), logv, flagged,
+             colours[0] ? "; colours='" : "", colours, colours[0] ? "'" : "");
     if (weft_gnuplot(defs, script) != 0) {
         fprintf(stderr, "error: gnuplot failed on %s\n", script);
         return -1;
@@ -1232,15 +1311,18 @@ static int cmd_merge(int argc, char **argv) {
     int counts[4] = {0}; /* complete, failed, incomplete, missing */
     for (int r = 0; r < nr; r++) {
         run *u = &runs[r];
-        char sp[PATH_MAX + 1100], logp[PATH_MAX + 720], part[PATH_MAX + 1200], rund[PATH_MAX + 700];
+        char sp[PATH_MAX + 1100], logp[PATH_MAX + 720], rund[PATH_MAX + 700];
         snprintf(sp, sizeof sp, "%s/%s", dir, u->summary);
-        snprintf(part, sizeof part, "%s.partial", sp);
         snprintf(rund, sizeof rund, "%s/runs/%s", dir, u->dir);
         snprintf(logp, sizeof logp, "%s/job.log", rund);
         const char *text = slurp(sp, true);
         u->note = "-";
         if (text) {
             u->state = "complete";
+            u->complete = true;
+            int lines = 1;
+            for (const char *q = text; *q; q++) lines += *q == '\n';
+            u->rows = pool_alloc((size_t)lines * sizeof *u->rows);
             /* Header: first line not starting with '#'; rows: the lines after it. */
             char *cols[64];
             int ncols = -1;
@@ -1261,7 +1343,6 @@ static int cmd_merge(int argc, char **argv) {
                             if (strcmp(fv[c], "solver")) metrics[nmetrics++] = fv[c];
                     continue;
                 }
-                if (u->nrows == MAX_ROWS) break;
                 const char **row = pool_alloc((size_t)nmetrics * sizeof *row);
                 for (int m = 0; m < nmetrics; m++) {
                     int c = 0;
@@ -1273,9 +1354,10 @@ static int cmd_merge(int argc, char **argv) {
                     }
                     row[m] = c < n ? fv[c] : "-";
                 }
-                u->row[u->nrows++] = row;
+                u->rows[u->nrows++] = row;
             }
-            if (u->nrows == 0) u->state = "failed", u->note = "summary without rows";
+            if (u->nrows == 0)
+                u->state = "failed", u->complete = false, u->note = "summary without rows";
         } else {
             const char *log = tail_of(logp), *err;
             int rc = exit_status(log, &err);
@@ -1321,7 +1403,7 @@ static int cmd_merge(int argc, char **argv) {
             fprintf(f, "%d\t%s\t%s", u->job, u->state, u->solver);
             for (int k = 0; k < naxes; k++) fprintf(f, "\t%s", u->param[k]);
             fprintf(f, "\t%s", u->repeat);
-            for (int m = 0; m < nmetrics; m++) fprintf(f, "\t%s", u->nrows ? u->row[row][m] : "-");
+            for (int m = 0; m < nmetrics; m++) fprintf(f, "\t%s", u->nrows ? u->rows[row][m] : "-");
             fprintf(f, "\t%s\n", u->note);
         }
     }
@@ -1331,7 +1413,7 @@ static int cmd_merge(int argc, char **argv) {
             "  merged:   %s\n",
             s.name, nr, counts[0], counts[1], counts[2], counts[3], mpath);
     if (!no_plot && counts[0] > 0 &&
-        figure(dir, &s, runs, nr, nmetrics, metrics, axis_keys, naxes) != 0)
+        figure(dir, &s, runs, nr, nr - counts[0], nmetrics, metrics) != 0)
         return 1;
     if (counts[0] != nr) {
         fprintf(stderr,

@@ -17,6 +17,9 @@
 #              sbatch --wait on the script of `sweep slurm` (2 runs per array task, at
 #              most 2 tasks at once); its merged table equals the local one. Skipped
 #              (exit 77) when Slurm or munge is not installed
+#   rows       the same sweep as whole rows (a run per solver and stiffness over both
+#              time steps): 8 rows from 4 runs, the same verdicts, a figure whose x is a
+#              collected column
 #   bad_input  spec errors (unknown key or section, bad range or value, unknown solver,
 #              program or scene, a key the program would override): one line naming
 #              SPEC:LINE and the key, exit 2, no job list
@@ -350,6 +353,29 @@ EOF
     [ "$ntask" -eq 4 ] && ok "4 array tasks, a log each" || fail "$ntask task logs, expected 4"
     merge "$tmp/s" 0 || exit 1
     same_as_local "$spec" "$tmp/s" "Slurm's merged table equals the local one apart from ms_per_step"
+    ;;
+
+rows)
+    # The same points as whole rows: a run per solver and stiffness over both time steps
+    # (--dts in the options, dt_s a collected column and the figure's x).
+    sed -e 's/^name = tiny/name = rows/' -e 's|^options = .*|options = --max-steps 20 --exhaustive --dts 1/2000,1/10|' \
+        -e '/^scene.dt = /d' -e 's/^x = scene.dt/x = dt_s/' -e 's/^metrics = status/metrics = dt_s, status/' \
+        "$spec" >"$tmp/rows.ini"
+    plan "$tmp/rows.ini" "$tmp/r" || exit 1
+    [ "$(wc -l <"$tmp/r/jobs.txt")" -eq 4 ] || fail "not 4 runs (2 solvers x 2 stiffnesses)"
+    sh "$run_script" "$tmp/r" --no-parallel >/dev/null 2>&1 || fail "rows run failed"
+    merge "$tmp/r" 0 || exit 1
+    rows=$(grep -c '	complete	' "$tmp/r/merged.tsv")
+    [ "$rows" -eq 8 ] && ok "4 runs give 8 rows, one per summary row" || fail "$rows complete rows, expected 8"
+    [ -s "$tmp/r/rows.png" ] && ok "figure over a collected column (dt_s)" || fail "no figure"
+    plan "$spec" "$tmp/p" || exit 1
+    sh "$run_script" "$tmp/p" --no-parallel >/dev/null 2>&1 || fail "points run failed"
+    merge "$tmp/p" 0 || exit 1
+    # solver, stiffness, dt, status from both tables, sorted.
+    awk -F '\t' '$1 ~ /^[0-9]+$/ { print $3, $4 + 0, $6 + 0, $7 }' "$tmp/r/merged.tsv" | sort >"$tmp/r.txt"
+    awk -F '\t' '$1 ~ /^[0-9]+$/ { print $3, $4 + 0, $5 + 0, $7 }' "$tmp/p/merged.tsv" | sort >"$tmp/p.txt"
+    cmp -s "$tmp/r.txt" "$tmp/p.txt" && ok "rows and points give the same verdicts" ||
+        { fail "rows and points differ"; diff "$tmp/r.txt" "$tmp/p.txt"; }
     ;;
 
 bad_input)

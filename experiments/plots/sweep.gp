@@ -3,22 +3,25 @@
 #   gnuplot -e "data='figure.dat'; out='x.png'; mode='heatmap'; names='A B'; title='...';
 #     xlabel='scene.dt'; ylabel='material.stretch_stiffness'; vlabel='status';
 #     xlabels='1/60 1/30'; ylabels='1e3 1e4'; cats='stable diverged'; xnum=1; logx=1;
-#     logy=1; logv=0" sweep.gp
+#     logy=1; logv=0; flagged=0" sweep.gp
+# colours (optional): the categories' colours in order (default: green, red, orange, ...).
 # data: a block per solver (name i of names), a row per cell or point:
 #   ix iy x value flag   (ix, iy: value indices; x: the x value (xnum=1) ; value '-' when
 #                         flag is 1: no complete run, or 2: not finite)
 # heatmap: a panel per solver, one cell per (x, y) pair, coloured by value (a text metric
-#          by category, cats in order); '?' marks a cell without a complete run.
+#          by category, cats in order); '?' marks a cell without a complete run, 'n/f' one
+#          whose value is not finite (flagged: how many such cells there are).
 # lines:   one curve per solver over x; points without a complete run are left out.
 n = words(names)
 nc = words(cats)
 set datafile missing '-'
 if (nc > 0) {
     # A step palette: category k is the band [k, k+1], drawn at k + 0.5.
-    colours = "#1a9850 #d73027 #fc8d59 #7b3294 #4575b4 #999999 #e6ab02 #000000"
+    if (!exists("colours")) { colours = "#1a9850 #d73027 #fc8d59 #7b3294 #4575b4 #999999 #e6ab02 #000000" }
+    ncol = words(colours)
     pal = ""
     do for [k=1:nc] {
-        c = word(colours, (k - 1) % 8 + 1)
+        c = word(colours, (k - 1) % ncol + 1)
         pal = pal.sprintf("%s%d '%s', %d '%s'", (k > 1 ? ", " : ""), k - 1, c, k, c)
     }
     eval "set palette defined (".pal.")"
@@ -54,9 +57,14 @@ if (mode eq 'heatmap') {
     unset grid
     do for [i=1:n] {
         set title word(names, i)
-        plot data index (i - 1) using 1:2:(0.5):(0.5):($5 == 0 ? $4 : NaN) \
-                 with boxxyerror fs solid 1.0 noborder fc palette notitle, \
-             '' index (i - 1) using 1:2:($5 == 1 ? "?" : ($5 == 2 ? "n/f" : "")) with labels notitle
+        if (flagged) {
+            plot data index (i - 1) using 1:2:(0.5):(0.5):($5 == 0 ? $4 : NaN) \
+                     with boxxyerror fs solid 1.0 noborder fc palette notitle, \
+                 '' index (i - 1) using 1:2:($5 == 1 ? "?" : ($5 == 2 ? "n/f" : "")) with labels notitle
+        } else {
+            plot data index (i - 1) using 1:2:(0.5):(0.5):4 \
+                     with boxxyerror fs solid 1.0 noborder fc palette notitle
+        }
     }
     unset multiplot
 } else {
