@@ -17,6 +17,9 @@
 #              sbatch --wait on the script of `sweep slurm` (2 runs per array task, at
 #              most 2 tasks at once); its merged table equals the local one. Skipped
 #              (exit 77) when Slurm or munge is not installed
+#   failed     a compare run that stops with an error (symplectic_euler diverging) is
+#              marked failed with its exit status and error line; the run script and the
+#              merge (3) exit non-zero
 #   rows       the same sweep as whole rows (a run per solver and stiffness over both
 #              time steps): 8 rows from 4 runs, the same verdicts, a figure whose x is a
 #              collected column
@@ -353,6 +356,38 @@ EOF
     [ "$ntask" -eq 4 ] && ok "4 array tasks, a log each" || fail "$ntask task logs, expected 4"
     merge "$tmp/s" 0 || exit 1
     same_as_local "$spec" "$tmp/s" "Slurm's merged table equals the local one apart from ms_per_step"
+    ;;
+
+failed)
+    # compare stops with an error when symplectic_euler diverges (dt 1/10 on this cloth).
+    cat >"$tmp/f.ini" <<'EOF'
+[sweep]
+name = failing
+program = compare
+scene = hanging_cloth
+solvers = symplectic_euler
+options = --log steps
+[set]
+scene.steps = 40
+mesh.nx = 5
+mesh.ny = 5
+[axes]
+scene.dt = 1/2000, 1/10
+EOF
+    plan "$tmp/f.ini" "$tmp/f" || exit 1
+    sh "$run_script" "$tmp/f" --no-parallel >"$tmp/f.out" 2>&1 && fail "the run script exited 0 with a failed run"
+    merge "$tmp/f" 3 || exit 1
+    [ "$(field "$tmp/f/merged.tsv" 1 state)" = complete ] || fail "run 1 (dt 1/2000) is not complete"
+    [ "$(field "$tmp/f/merged.tsv" 2 state)" = failed ] && ok "the diverged compare run is marked failed" ||
+        fail "run 2 is '$(field "$tmp/f/merged.tsv" 2 state)', expected failed"
+    note=$(field "$tmp/f/merged.tsv" 2 note)
+    case $note in
+        'exit=1: error: symplectic_euler: '*diverged*) ok "its note: $note" ;;
+        *) fail "run 2's note is '$note'" ;;
+    esac
+    [ "$(field "$tmp/f/merged.tsv" 2 final_cmax)" = - ] || fail "the failed run has a metric value"
+    head -n 1 "$tmp/f/merged.tsv" | grep -q 'complete=1 failed=1 .*NOT ALL RUNS ARE COMPLETE' ||
+        fail "header: $(head -n 1 "$tmp/f/merged.tsv")"
     ;;
 
 rows)
