@@ -206,7 +206,7 @@ typedef struct axis {
 typedef struct spec {
     const char *path; /* the file read */
     const char *name, *program, *scene, *options;
-    int name_line, program_line, scene_line, solvers_line, metrics_line;
+    int name_line, program_line, scene_line, solvers_line, metrics_line, options_line;
     int nsolvers;
     const char *solvers[MAX_SOLVERS];
     char solvers_raw[1024], metrics_raw[1024], options_raw[1024];
@@ -284,6 +284,7 @@ static int spec_handler(void *user, const char *section, const char *key, const 
             if (!continued) s->metrics_line = c->line;
             add_text(s->metrics_raw, sizeof s->metrics_raw, value);
         } else if (!strcmp(key, "options")) {
+            if (!continued) s->options_line = c->line;
             size_t l = strlen(s->options_raw);
             snprintf(s->options_raw + l, sizeof s->options_raw - l, "%s%s", l ? " " : "", value);
         } else if (continued) {
@@ -758,9 +759,21 @@ static int cmd_plan(int argc, char **argv) {
     for (char *save = NULL, *w = strtok_r(options, " \t", &save); w;
          w = strtok_r(NULL, " \t", &save)) {
         if (nw == MAX_WORDS) {
-            fprintf(stderr, "error: %s: sweep.options: more than %d words\n", s.path, MAX_WORDS);
+            fprintf(stderr, "error: %s:%d: sweep.options: more than %d words\n", s.path,
+                    s.options_line, MAX_WORDS);
             return 2;
         }
+        /* The plan gives each run these itself; --set belongs in [set] or [axes]. */
+        static const char *const own[] = {"--scene", "--solvers", "--out", "--set", "--scenes"};
+        for (size_t o = 0; o < sizeof own / sizeof own[0]; o++)
+            if (!strncmp(w, own[o], strlen(own[o])) &&
+                (w[strlen(own[o])] == '\0' || w[strlen(own[o])] == '=')) {
+                fprintf(stderr,
+                        "error: %s: sweep.options: %s is the plan's to give (use "
+                        "sweep.scene, sweep.solvers, --out of the plan, [set] or [axes])\n",
+                        s.path, own[o]);
+                return 2;
+            }
         words[nw++] = w;
     }
 

@@ -453,6 +453,8 @@ bad_input)
     expect_error bad_scene "bad.ini:5: sweep.scene: 'no_such_scene.ini' is neither"
     bad '^mesh.nx = 5' 'mesh.nx = 5\nmesh.nx = 6'
     expect_error duplicate "bad.ini:13: set.mesh.nx: duplicate key"
+    bad '^options = .*' 'options = --max-steps 20 --set mesh.nx=7'
+    expect_error option_set "bad.ini:9: sweep.options: --set is the plan's to give"
     bad '^mesh.ny = 5' 'mesh.ny = 5\nscene.dt = 0.001'
     expect_error overridden "bad.ini:14: scene.dt: stability sets it itself; .*\[pass\] scene.dt = --dts"
     ;;
