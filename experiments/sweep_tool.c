@@ -769,9 +769,9 @@ static int cmd_plan(int argc, char **argv) {
             if (!strncmp(w, own[o], strlen(own[o])) &&
                 (w[strlen(own[o])] == '\0' || w[strlen(own[o])] == '=')) {
                 fprintf(stderr,
-                        "error: %s: sweep.options: %s is the plan's to give (use "
+                        "error: %s:%d: sweep.options: %s is the plan's to give (use "
                         "sweep.scene, sweep.solvers, --out of the plan, [set] or [axes])\n",
-                        s.path, own[o]);
+                        s.path, s.options_line, own[o]);
                 return 2;
             }
         words[nw++] = w;
