@@ -49,14 +49,15 @@ static const char usage[] =
     "  [sweep]   name, program (compare, accuracy, damping, stability), scene (built-in\n"
     "            name or file relative to SPEC), solvers (list), repeats (default 1),\n"
     "            metrics (summary columns to collect; default all), options (more\n"
-    "            arguments for the program, split at spaces; {sweep} is DIR)\n"
+    "            arguments for the program, split at spaces; {sweep} is DIR; not\n"
+    "            --scene, --solvers, --set or --out)\n"
     "  [set]     KEY = VALUE: --set KEY=VALUE for every run\n"
     "  [axes]    KEY = LIST: the values of a scene key; LIST items are values, 1/N,\n"
     "            A:STEP:B (arithmetic, B included) or A:*F:B (geometric); items are\n"
     "            separated by ',' (or by '|' when a value holds commas)\n"
     "  [pass]    KEY = --OPTION: pass that axis as '--OPTION VALUE' instead of --set\n"
-    "  [figure]  metric, x, y (axis keys), type (heatmap or lines), categories (order of\n"
-    "            a text metric's values)\n";
+    "  [figure]  metric, x, y (axis keys or metrics), type (heatmap or lines), categories\n"
+    "            (order of a text metric's values), colours (theirs, #rrggbb)\n";
 
 enum {
     MAX_AXES = 8,
