@@ -188,6 +188,20 @@ static char *slurp(const char *path, bool quiet) {
     return keepn(buf, n);
 }
 
+/* Splits a tab-separated line (modified in place) into at most max fields. */
+static int fields(char *line, char **out, int max) {
+    int n = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *p = line;; p++) {
+        if (n == max) return n;
+        out[n++] = p;
+        p += strcspn(p, "\t");
+        if (!*p) break;
+        *p = '\0';
+    }
+    return n;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* The spec                                                                            */
 /* ---------------------------------------------------------------------------------- */
@@ -796,6 +810,7 @@ static int cmd_plan(int argc, char **argv) {
     size_t jl = 0;
     int done = 0, status = 0;
     char(*dirs)[512] = malloc((size_t)nj * sizeof *dirs);
+    static bool complete[MAX_JOBS];
     if (!dirs) {
         free(jt), free(mt);
         fprintf(stderr, "error: out of memory\n");
@@ -817,7 +832,8 @@ static int cmd_plan(int argc, char **argv) {
         snprintf(rundir, sizeof rundir, "runs/%s", dir);
         snprintf(summary, sizeof summary, "%s/%s/summary.tsv", rundir, sub);
         snprintf(path, sizeof path, "%s/%s", out, summary);
-        if (access(path, F_OK) == 0) done++;
+        complete[j] = access(path, F_OK) == 0;
+        done += complete[j];
 
         /* The program's own command line. */
         char cmd[8192];
@@ -897,7 +913,27 @@ static int cmd_plan(int argc, char **argv) {
         snprintf(mpath, sizeof mpath, "%s/manifest.tsv", out);
         snprintf(spath, sizeof spath, "%s/spec.ini", out);
         const char *prev = slurp(jobs_path, true);
-        if ((!prev || strcmp(prev, jt) != 0) && access(joblog, F_OK) == 0 &&
+        /* Nor may the joblog record as done a run whose summary is gone (deleted since):
+         * parallel would not start it again. */
+        int stale = 0;
+        FILE *jl = fopen(joblog, "r");
+        char row[8192];
+        while (jl && fgets(row, sizeof row, jl)) {
+            char *fv[9];
+            if (fields(row, fv, 9) == 9 && strcmp(fv[0], "Seq") != 0) {
+                int seq = atoi(fv[0]);
+                if (seq >= 1 && seq <= nj && !strcmp(fv[6], "0") && !strcmp(fv[7], "0") &&
+                    !complete[seq - 1] && !stale)
+                    stale = seq;
+            }
+        }
+        if (jl) fclose(jl);
+        if (stale)
+            fprintf(stderr,
+                    "sweep %s: %s records run %d as done, but its summary is missing: "
+                    "starting a new joblog\n",
+                    s.name, joblog, stale);
+        if ((!prev || strcmp(prev, jt) != 0 || stale) && access(joblog, F_OK) == 0 &&
             rename(joblog, old) != 0) {
             fprintf(stderr, "error: %s: cannot rename: %s\n", joblog, strerror(errno));
             status = 1;
@@ -924,20 +960,6 @@ static int cmd_plan(int argc, char **argv) {
 /* ---------------------------------------------------------------------------------- */
 /* merge                                                                               */
 /* ---------------------------------------------------------------------------------- */
-
-/* Splits a tab-separated line (modified in place) into at most max fields. */
-static int fields(char *line, char **out, int max) {
-    int n = 0;
-    line[strcspn(line, "\r\n")] = '\0';
-    for (char *p = line;; p++) {
-        if (n == max) return n;
-        out[n++] = p;
-        p += strcspn(p, "\t");
-        if (!*p) break;
-        *p = '\0';
-    }
-    return n;
-}
 
 /* A run's state as the merge sees it, and its summary's columns and first row. */
 typedef struct run {

@@ -7,7 +7,7 @@
 #              manifest has a column per axis; a second plan counts the complete runs
 #   local      GNU parallel (--jobs 2) and the sequential fallback give the same merged
 #              table byte for byte apart from the timing column; a rerun skips every run
-#              and gives the same table again
+#              and gives the same table again; a deleted result is run again
 #   resume     a sweep killed (SIGKILL to its process group) during its first, slow run:
 #              merge marks that run incomplete and the others missing, says so in the
 #              table's header and exits 3; rerunning completes it and the table equals
@@ -213,6 +213,14 @@ local)
         fail "the parallel rerun started runs again"
     merge "$tmp/f" 0 || exit 1
     table "$tmp/f/merged.tsv" | cmp -s - "$tmp/f.tsv" || fail "the table changed after a rerun"
+    # A result deleted since: replanning sees that the joblog says "done" and starts a new
+    # one, so GNU parallel runs that line again.
+    rm "$tmp/p/runs/pbd_gauss_seidel-stretch_stiffness=1e6-dt=1_10/stability/summary.tsv"
+    plan "$spec" "$tmp/p" || exit 1
+    grep -q 'records run 4 as done, but its summary is missing' "$tmp/plan.err" ||
+        fail "replanning did not notice the deleted summary: $(cat "$tmp/plan.err")"
+    sh "$run_script" "$tmp/p" --jobs 2 >"$tmp/p3.out" 2>&1 || fail "rerun after a deletion failed"
+    merge "$tmp/p" 0 && ok "a deleted result is run again by GNU parallel" || fail "not complete again"
     [ -z "$(find "$tmp/p" "$tmp/f" -name '*.partial')" ] || fail "partial files left"
     ;;
 
