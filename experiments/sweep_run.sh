@@ -47,7 +47,7 @@ if [ "$use_parallel" -eq 1 ] && command -v parallel >/dev/null 2>&1; then
     # shellcheck disable=SC2086  # $bar is empty or one option
     parallel --jobs "$jobs" --joblog "$dir/joblog.txt" --resume-failed $bar -a "$list"
     rc=$?
-    [ "$rc" -eq 0 ] || say "GNU parallel: $rc run(s) failed (see each run's job.log)"
+    [ "$rc" -eq 0 ] || say "GNU parallel exited $rc: that many runs failed (101: more than 100; see each run's job.log and ./weft sweep merge)"
     [ "$rc" -eq 0 ]
     exit $?
 fi
