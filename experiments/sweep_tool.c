@@ -1567,6 +1567,7 @@ static int cmd_slurm(int argc, char **argv) {
     return 0;
 }
 
+/* Dispatches to plan, merge or slurm. */
 int main(int argc, char **argv) {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         fputs(usage, argc < 2 ? stderr : stdout);
