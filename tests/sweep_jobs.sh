@@ -4,7 +4,8 @@
 # sweep (2 solvers x 2 stiffnesses x 2 time steps on a 5 x 5 cloth). One CTest test each:
 #   plan       the job list has one line per run with the solver, every --set, the axis
 #              values (ranges and 1/N expanded) and its own output directory; the
-#              manifest has a column per axis; a second plan counts the complete runs
+#              manifest has a column per axis; a second plan counts the complete runs;
+#              repeats = 2 doubles the runs into -r1/-r2 directories
 #   local      GNU parallel (--jobs 2) and the sequential fallback give the same merged
 #              table byte for byte apart from the timing column; a rerun skips every run
 #              and gives the same table again; a deleted result is run again
@@ -172,6 +173,12 @@ plan)
     plan "$spec" "$tmp/s" || exit 1
     grep -q '8 runs .*1 already complete' "$tmp/plan.err" && ok "replanning counts the complete run" ||
         fail "replanning did not count 1 complete run: $(cat "$tmp/plan.err")"
+    # Repeats: each point twice, in directories ending -r1, -r2.
+    sed 's/^name = tiny/name = tiny\nrepeats = 2/' "$spec" >"$tmp/rep.ini"
+    plan "$tmp/rep.ini" "$tmp/r" || exit 1
+    [ "$(wc -l <"$tmp/r/jobs.txt")" -eq 16 ] || fail "repeats = 2: not 16 lines"
+    [ "$(grep -c -e '-r2 ' "$tmp/r/jobs.txt")" -eq 8 ] && ok "repeats = 2: 16 runs, 8 in -r2 directories" ||
+        fail "repeats = 2: not 8 runs in -r2 directories"
     [ -z "$(find "$tmp/s" -name '*.partial')" ] || fail "partial files left"
     ;;
 
