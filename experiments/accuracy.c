@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: accuracy [options]\n"
@@ -50,6 +51,8 @@ static const char usage[] =
     "  --reference-dt DT          its time step, s (default 1/960)\n"
     "  --reference-iterations N   its iteration cap (default 20)\n"
     "  --reference-tolerance T    its [solver] tolerance (default 1e-9; 0: the scene's)\n"
+    "  --reference-dir DIR        where the reference's cache lives (default DIR/accuracy;\n"
+    "                             runs of a sweep share one)\n"
     "  --threads N                OpenMP threads for parallel solvers\n"
     "  --set SECTION.KEY=VAL      override a scene value, for every run and the reference\n"
     "  --out DIR                  results directory (default results); files go to DIR/accuracy/\n"
@@ -141,9 +144,15 @@ static bool read_reference(const char *path, const char *key, int n, double *x) 
 
 /* Writes reference positions x of n vertices for `key` to path (through .partial). */
 static int write_reference(const char *path, const char *key, int n, const double *x) {
-    char tmp[1200];
-    FILE *f = weft_sweep_open(path, tmp, sizeof tmp);
-    if (!f) return -1;
+    /* A name of this process's own: runs of a sweep that share the cache may write the same
+     * reference at once, and each rename then replaces the file whole. */
+    char tmp[1300];
+    snprintf(tmp, sizeof tmp, "%.1200s.%ld.partial", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
+        return -1;
+    }
     fprintf(f, "# key: %s\n# vertices %d\n", key, n);
     for (int i = 0; i < n; i++)
         fprintf(f, "%.17g %.17g %.17g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
@@ -156,8 +165,8 @@ int main(int argc, char **argv) {
     weft_sweep_command(argc, argv, command, sizeof command);
     static const char *const own[] = {"dts", "iteration-counts", "duration", "reference",
                                       "reference-dt", "reference-iterations",
-                                      "reference-tolerance", "grid", NULL};
-    const char *vals[8] = {"1/30,1/60,1/120,1/240", "4,16", "1", "bdf2_newton", "1/960", "20",
+                                      "reference-tolerance", "grid", "reference-dir", NULL};
+    const char *vals[9] = {"1/30,1/60,1/120,1/240", "4,16", "1", "bdf2_newton", "1/960", "20",
                            "1e-9", NULL};
     weft_sweep_take(&argc, argv, own, vals);
     weft_cli cli;
@@ -239,7 +248,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     char ref_path[1200];
-    snprintf(ref_path, sizeof ref_path, "%s/reference-%s-%016llx.pos", dir, scene_name,
+    const char *ref_dir = vals[8] ? vals[8] : dir;
+    if (weft_mkdirs(ref_dir) != 0) return 1;
+    snprintf(ref_path, sizeof ref_path, "%s/reference-%s-%016llx.pos", ref_dir, scene_name,
              (unsigned long long)fnv1a(1469598103934665603ULL, key, strlen(key)));
     double *xref = malloc(3 * (size_t)n * sizeof *xref);
     if (!xref) {
