@@ -245,14 +245,12 @@ typedef struct weft_term {
 /* Colliders and pins                                                              */
 /* ------------------------------------------------------------------------------ */
 
-typedef enum { WEFT_COLLIDER_PLANE, WEFT_COLLIDER_SPHERE, WEFT_COLLIDER_BOX } weft_collider_kind;
-
 /* An obstacle, static or translating with constant velocity u: its reference point (the
  * plane's point, the sphere's or box's centre) is p0 + u t at time t, p0 the value below.
  * Plane: points p with (p - point)·normal >= 0 are outside. Box: axis-aligned. */
 typedef struct weft_collider {
     char name[64];
-    weft_collider_kind kind;
+    const struct weft_collider_type *type; /* its shape: one of weft_collider_registry */
     double point[3], normal[3]; /* plane: a point on it (m) and unit outward normal */
     double center[3], radius;   /* sphere: centre (m) and radius (m); box: centre (m) */
     double half_extents[3];     /* box: half its size along x, y, z (m), each > 0 */
@@ -262,11 +260,10 @@ typedef struct weft_collider {
 } weft_collider;
 
 /* A collider shape: one file each in lib/collider/ (plane.c, sphere.c, box.c) and one
- * line of weft_collider_registry (collider.c), in weft_collider_kind order. Positions are
- * in the collider's own frame (where it stands at t = 0). */
+ * line of weft_collider_registry (collider.c). Positions are in the collider's own frame
+ * (where it stands at t = 0). */
 typedef struct weft_collider_type {
     const char *name;        /* [collider.NAME] type */
-    weft_collider_kind kind;
     const char *summary;
     bool smooth;             /* one normal describes every contact (planes, spheres): the
                                 implicit solvers can filter it; a box has edges */
@@ -281,10 +278,10 @@ typedef struct weft_collider_type {
 
 extern const weft_collider_type weft_collider_plane, weft_collider_sphere, weft_collider_box;
 
-/* The registered collider types, NULL-terminated, in weft_collider_kind order. */
+/* The registered collider types, NULL-terminated. */
 extern const weft_collider_type *const weft_collider_registry[];
 
-/* The type of collider c (from its kind). */
+/* The type of collider c. */
 const weft_collider_type *weft_collider_type_of(const weft_collider *c);
 
 /* The registered collider type of that name, or NULL. */

@@ -758,7 +758,7 @@ static void sphere_collider(void) {
     make_model(&m, grid(9, 9, 0.5, 0.5, WEFT_PLANE_XZ, -0.25, 0.3, 0.25), h);
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE, .radius = R, .friction = 0.3};
+    m.colliders[0] = (weft_collider){.type = &weft_collider_sphere, .radius = R, .friction = 0.3};
     for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -50.0;
     weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
@@ -814,7 +814,7 @@ static void moving_sphere(void) {
     m.gravity[1] = 0.0;
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE, .center = {0, -0.4, 0},
+    m.colliders[0] = (weft_collider){.type = &weft_collider_sphere, .center = {0, -0.4, 0},
                                      .radius = R, .velocity = {0, u, 0}, .friction = 0.3};
     weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
@@ -861,7 +861,7 @@ static void thin_box(void) {
     for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -30.0;
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_BOX, .half_extents = {0.5, 0.01, 0.5},
+    m.colliders[0] = (weft_collider){.type = &weft_collider_box, .half_extents = {0.5, 0.01, 0.5},
                                      .friction = 0.3};
     weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
@@ -945,7 +945,7 @@ static void no_allocation(void) {
         make_model(&m, grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.05, 0.15), h);
         m.ncolliders = 1;
         m.colliders = calloc(1, sizeof *m.colliders);
-        m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE,
+        m.colliders[0] = (weft_collider){.type = &weft_collider_sphere,
                                          .center = {0.1, 0.03, 0},
                                          .radius = 0.02,
                                          .friction = 0.3};

@@ -59,7 +59,6 @@ static bool box_segment_entry(const weft_collider *c, const double x0[3], const 
 
 const weft_collider_type weft_collider_box = {
     .name = "box",
-    .kind = WEFT_COLLIDER_BOX,
     .summary = "axis-aligned box, center +- half_extents",
     .smooth = false,
     .distance = box_distance,

@@ -18,14 +18,15 @@
 #include <string.h>
 
 const weft_collider_type *const weft_collider_registry[] = {
-    &weft_collider_plane, /* registry order = weft_collider_kind order */
+    &weft_collider_plane,
     &weft_collider_sphere,
     &weft_collider_box,
     NULL,
 };
 
 const weft_collider_type *weft_collider_type_of(const weft_collider *c) {
-    return weft_collider_registry[c->kind];
+    WEFT_ASSERT(c->type != NULL);
+    return c->type;
 }
 
 const weft_collider_type *weft_collider_find(const char *name) {

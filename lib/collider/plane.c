@@ -20,7 +20,6 @@ static bool plane_segment_entry(const weft_collider *c, const double x0[3], cons
 
 const weft_collider_type weft_collider_plane = {
     .name = "plane",
-    .kind = WEFT_COLLIDER_PLANE,
     .summary = "half-space (p - point).normal >= 0 outside",
     .smooth = true,
     .distance = plane_distance,

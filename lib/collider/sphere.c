@@ -44,7 +44,6 @@ static bool sphere_segment_entry(const weft_collider *c, const double x0[3],
 
 const weft_collider_type weft_collider_sphere = {
     .name = "sphere",
-    .kind = WEFT_COLLIDER_SPHERE,
     .summary = "ball |p - center| >= radius outside",
     .smooth = true,
     .distance = sphere_distance,

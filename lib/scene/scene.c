@@ -985,7 +985,7 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
         (rc = get_vec3(s, section, "velocity", c.velocity, err)) ||
         (rc = get_vec3(s, section, "half_extents", c.half_extents, err)))
         return rc;
-    c.kind = weft_collider_registry[kind]->kind;
+    c.type = weft_collider_registry[kind];
     for (int k = 0; k < 3; k++)
         if (!(c.half_extents[k] > 0.0 && c.half_extents[k] <= 1e9))
             return weft_scene_bad(weft_scene_find(s, section, "half_extents"), err, "%s",
