@@ -139,7 +139,7 @@ int weft_cli_build(const weft_cli *cli, weft_model *m, weft_config **cfg, weft_e
     weft_config *c = NULL;
     if (!rc && !(c = weft_config_from_scene(s, err))) rc = WEFT_ERR_INPUT;
     if (!rc) rc = weft_scene_build(s, weft_energy_registry, m, err);
-    if (!rc) rc = weft_run_check(c, m, err);
+    if (!rc && (rc = weft_run_check(c, m, err))) weft_model_free(m); /* built, then refused */
     weft_scene_free(&s);
     if (rc || !cfg)
         weft_config_free(&c);

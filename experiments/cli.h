@@ -39,7 +39,7 @@ void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usa
 /* Loads cli->scene, applies --iterations/--steps/--threads and every --set, builds the
  * model into m and the run's config (every plug-in's settings) into *cfg (cfg may be
  * NULL: the settings are still checked); returns WEFT_OK or an error code with the
- * message in err. */
+ * message in err (m then holds nothing to free). */
 int weft_cli_build(const weft_cli *cli, weft_model *m, weft_config **cfg, weft_error *err);
 
 /* The value of an integer setting section.key in cfg (e.g. scene.steps, solver.threads,

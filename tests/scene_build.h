@@ -29,7 +29,8 @@ static inline int scene_try_build_cfg(const char *scene, const char *const *sets
     weft_config *c = NULL;
     if (rc == WEFT_OK && !(c = weft_config_from_scene(s, err))) rc = WEFT_ERR_INPUT;
     if (rc == WEFT_OK) rc = weft_scene_build(s, reg, m, err);
-    if (rc == WEFT_OK) rc = weft_run_check(c, m, err);
+    if (rc == WEFT_OK && (rc = weft_run_check(c, m, err)) != WEFT_OK)
+        weft_model_free(m); /* built, then refused */
     weft_scene_free(&s);
     if (rc != WEFT_OK || !cfg)
         weft_config_free(&c);

@@ -723,6 +723,7 @@ static void check_pins(const char *const *sets, bool bitwise, const double *cent
         }
         solvers[sv]->destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
