@@ -9,11 +9,13 @@
  * with J, ∂J, ∂²J from weft_fem_tri_area_ratio. The value and P use the SVD, which stays
  * accurate near rest where I_C − 2I₁ + 2 would cancel.
  *
- * Material: μ = Y/(2(1 + ν)), the plane-stress shear modulus (N/m; stvk_membrane.c);
- * ARAP has no bulk term, so λ is not used. Element data: k = μ, k2 = 0. With the factor ½
- * of this definition, a small strain e (F = R[I + e; 0]) costs μ/2 ‖e‖², half the shear
- * energy μ‖e‖² of linear elasticity and of the other membrane energies (corotational
- * elasticity, μ‖F − R‖² + λ/2 tr²(S − I), is the variant without the ½).
+ * Material (issue 17, papers/calibration.md): μ = Y, the membrane stiffness itself (N/m).
+ * A small strain e (F = R[I + e; 0]) costs μ/2 ‖e‖², the linear membrane with shear
+ * modulus μ/2 and λ = 0, whose Young's modulus is 2 (μ/2) = Y and Poisson ratio 0: ARAP
+ * has no bulk term, so it cannot represent ν and ignores the scene's; under uniaxial
+ * stress it matches every other membrane at the same Y, at ν = 0 in every small strain.
+ * (Before issue 17, μ was the shear modulus Y/(2(1 + ν)): 2(1 + ν) times softer.)
+ * Element data: k = μ, k2 = 0.
  *
  * Eigenvalues (ψ_j = μ(σ_j − 1)): ψ_00 = ψ_11 = μ, ψ_01 = 0, twist μ(1 − 2/(σ0 + σ1)),
  * flip μ, out of plane μ(1 − 1/σ_j). The twist and out-of-plane values tend to −∞ as the
@@ -63,9 +65,8 @@ static void arap_eigen(const weft_element *e, const double s[2], weft_fem_eigen 
 static const weft_tri_density density = {arap_psi, arap_hessian, arap_eigen};
 
 static void arap_init(weft_element *e, const double *xe, const weft_energy_params *p) {
-    double la;
     weft_fem_tri_rest(e, xe, p->uv);
-    weft_membrane_lame(p->stiffness, p->poisson, &e->k, &la);
+    e->k = p->stiffness; /* μ = Y: small-strain modulus Y, ν = 0 (see the top) */
     e->k2 = 0.0;
 }
 
@@ -85,7 +86,8 @@ static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mo
 const weft_energy_type weft_arap_membrane = {
     .name = "arap",
     .paper = "Kim & Eberle 2020 ch. 3-5, 7.2 (ARAP, membrane F)",
-    .summary = "ARAP membrane mu/2 |F - R|^2, R = U V^T the closest orthonormal 3x2 matrix",
+    .summary = "ARAP membrane mu/2 |F - R|^2, R = U V^T the closest orthonormal 3x2 matrix; "
+               "mu = Y: modulus Y, Poisson ratio 0 (ignores nu)",
     .kind = WEFT_ELEM_TRIANGLE,
     .nv = 3,
     .init = arap_init,

@@ -6,9 +6,11 @@
  * against a skew one (S = Rᵀ F = V Σ Vᵀ). With the rotation-variant SVD, R stays a proper
  * rotation for an inverted element, whose reflection is measured by the negative σ_2.
  *
- * Near rest, F = I + H gives R ≈ I + skew H and ψ ≈ μ/2 ‖sym H‖²: the shear modulus of
- * this ψ is μ/2, half that of linear elasticity μ‖ε‖² (kept as specified; there is no λ
- * term, k2 is unused).
+ * Near rest, F = I + H gives R ≈ I + skew H and ψ ≈ μ/2 ‖sym H‖²: linear elasticity with
+ * shear modulus μ/2 and λ = 0, whose Young's modulus is 2 (μ/2) = μ and Poisson ratio 0.
+ * weft sets μ = E (issue 17, papers/calibration.md), so under uniaxial stress ARAP matches
+ * the other volume energies at the same E; with no bulk term it cannot represent ν and
+ * ignores it (before issue 17, μ = E/(2(1 + ν)): 2(1 + ν) times softer). k2 is unused.
  *
  * Eigensystem (fem_tet.c): ψ_i = μ(σ_i − 1), so
  *   scaling = μ I,   flip (i, j) = μ,   twist (i, j) = (ψ_i + ψ_j)/(σ_i + σ_j)
@@ -19,7 +21,7 @@
  * unbounded as σ_i + σ_j → 0⁺ (σ_0, σ_1 ≥ |σ_2|, so only a sum σ_i + σ_2 can vanish, at an
  * inverted element with σ_i = −σ_2), where R jumps and ψ is not differentiable; we floor
  * σ_i + σ_j at 1e-10 so the Hessian stays finite (ANALYTIC clamps that mode to 0 anyway).
- * Element data: fem.h layout, k = μ (Pa), k2 = λ (Pa, unused). */
+ * Element data: fem.h layout, k = μ = E (Pa), k2 = λ (Pa, unused). */
 #include "fem_tet_energy.h"
 
 #include <math.h>
@@ -29,7 +31,7 @@
 
 static void arap_init(weft_element *e, const double *xe, const weft_energy_params *p) {
     weft_fem_tet_rest(e, xe);
-    e->k = weft_lame_mu(p->stiffness, p->poisson);
+    e->k = p->stiffness; /* μ = E: small-strain modulus E, ν = 0 (see the top) */
     e->k2 = weft_lame_lambda(p->stiffness, p->poisson);
 }
 
@@ -83,7 +85,8 @@ static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mo
 const weft_energy_type weft_arap_tet = {
     .name = "arap",
     .paper = "Smith, de Goes, Kim 2019 (ARAP, rotation-variant SVD, eigensystem)",
-    .summary = "as-rigid-as-possible mu/2 |F - R|^2, R the polar rotation of F",
+    .summary = "as-rigid-as-possible mu/2 |F - R|^2, R the polar rotation of F; mu = E: "
+               "modulus E, Poisson ratio 0 (ignores nu)",
     .kind = WEFT_ELEM_TET,
     .nv = 4,
     .init = arap_init,

@@ -1,6 +1,7 @@
 /* contact.c — the plane-distance kernel of the contact penalties and their evaluation on
  * a 4-vertex element (equations in contact.h; Kim & Eberle §10.2, McAdams et al. 2011). */
 #include "contact.h"
+#include "weft_vec.h"
 
 #include "fem.h"
 
@@ -9,14 +10,7 @@
 /* Blocks of u = (r, a, b) in 9-vectors and 9×9 matrices. */
 enum { UR = 0, UA = 1, UB = 2 };
 
-static double dot(const double *x, const double *y) {
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-}
 
-static void cross(const double *x, const double *y, double *out) {
-    double c[3] = {x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]};
-    out[0] = c[0], out[1] = c[1], out[2] = c[2];
-}
 
 /* The cross-product matrix [x]×, [x]× y = x × y, scaled by w. */
 static void skew(const double *x, double w, double S[9]) {
@@ -44,8 +38,8 @@ static void add_block(double M[81], int U, int V, const double S[9], double w) {
 bool weft_contact_plane_distance(const double u[9], double *f, double gf[9], double Hf[81]) {
     const double *r = u + 3 * UR, *a = u + 3 * UA, *b = u + 3 * UB;
     double m[3];
-    cross(a, b, m);
-    double mu = sqrt(dot(m, m)), aa = dot(a, a), bb = dot(b, b);
+    weft_cross3(a, b, m);
+    double mu = sqrt(weft_dot3(m, m)), aa = weft_dot3(a, a), bb = weft_dot3(b, b);
     /* No normal: also catches a or b of zero length, and NaN input (the comparison is
      * false), so nothing below divides by zero. */
     if (!(mu > WEFT_CONTACT_SINE * sqrt(aa) * sqrt(bb))) {
@@ -55,7 +49,7 @@ bool weft_contact_plane_distance(const double u[9], double *f, double gf[9], dou
         return false;
     }
     double n[3] = {m[0] / mu, m[1] / mu, m[2] / mu};
-    double fv = dot(r, n);
+    double fv = weft_dot3(r, n);
     *f = fv;
     if (!gf && !Hf) return true;
 
@@ -63,12 +57,12 @@ bool weft_contact_plane_distance(const double u[9], double *f, double gf[9], dou
     double rt[3] = {r[0] - fv * n[0], r[1] - fv * n[1], r[2] - fv * n[2]};
     double g[9], gm[9] = {0}, t[3];
     for (int k = 0; k < 3; k++) g[3 * UR + k] = n[k];
-    cross(b, rt, t);
+    weft_cross3(b, rt, t);
     for (int k = 0; k < 3; k++) g[3 * UA + k] = t[k] / mu;
-    cross(rt, a, t);
+    weft_cross3(rt, a, t);
     for (int k = 0; k < 3; k++) g[3 * UB + k] = t[k] / mu;
-    cross(b, n, gm + 3 * UA);
-    cross(n, a, gm + 3 * UB);
+    weft_cross3(b, n, gm + 3 * UA);
+    weft_cross3(n, a, gm + 3 * UB);
     if (gf) memcpy(gf, g, sizeof g);
     if (!Hf) return true;
 

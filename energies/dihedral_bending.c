@@ -3,8 +3,15 @@
  *   C = θ − θ0 (wrapped into (−π, π]),   Ψ = ½ k C²,   ∂Ψ/∂x = k C ∂θ/∂x,
  *   ∂²Ψ/∂x² = k (∇θ ∇θᵀ + C ∇²θ),
  * with θ the signed dihedral angle of weft_hinge_angle (robust at 0 and ±π). The
- * hinge stiffness follows discrete shells (Grinspun et al. 2003): from the bending
- * stiffness D (N·m), k = D · 3|ē|² / Ā (J/rad²), Ā the rest area of the two triangles.
+ * hinge stiffness from the bending stiffness D (N·m) is calibrated so that D is the
+ * flexural rigidity of cylindrical bending (papers/calibration.md):
+ *   dihedral_bending:  k = D |ē|² / Ā  (J/rad²),  Ā the rest area of the two triangles;
+ * a grid of rectangles (either diagonal pattern, any aspect ratio) whose vertices lie on a
+ * cylinder of curvature κ about a grid axis then stores exactly ½ D κ² per unit area (an
+ * alternating grid's interior relaxes to 5/6 of it, a checkerboard mode). discrete_shells
+ * keeps the weight of Grinspun et al. 2003, k = D · 3|ē|²/Ā (their ‖ē‖/h̄_e with h̄_e a
+ * third of the mean height), three times stiffer in that test; it was dihedral_bending's
+ * weight until issue 17.
  *
  * ∇²θ without dividing by sin θ. With e = p1 − p0, a = p2 − p0, b = p3 − p1 and the
  * normals nA = e × a, nB = −e × b of weft_hinge_angle, the identity
@@ -86,11 +93,20 @@
 #include <math.h>
 #include <string.h>
 
-static void db_init(weft_element *e, const double *xe, const weft_energy_params *p) {
+/* Rest angle and k = c D |ē|²/Ā: c = 1 calibrated (dihedral_bending), 3 Grinspun's. */
+static void hinge_init(weft_element *e, const double *xe, const weft_energy_params *p, double c) {
     e->rest[0] = weft_hinge_angle(xe, xe + 3, xe + 6, xe + 9, NULL);
     double d[3] = {xe[3] - xe[0], xe[4] - xe[1], xe[5] - xe[2]};
     double ee = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    e->k = p->area > 0.0 ? p->stiffness * 3.0 * ee / p->area : 0.0;
+    e->k = p->area > 0.0 ? c * p->stiffness * ee / p->area : 0.0;
+}
+
+static void db_init(weft_element *e, const double *xe, const weft_energy_params *p) {
+    hinge_init(e, xe, p, 1.0);
+}
+
+static void ds_init(weft_element *e, const double *xe, const weft_energy_params *p) {
+    hinge_init(e, xe, p, 3.0);
 }
 
 static double db_constraint(const weft_element *e, const double *xe, double *grad) {
@@ -479,10 +495,26 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+const weft_energy_type weft_discrete_shells = {
+    .name = "discrete_shells",
+    .paper = "Grinspun et al. 2003 (hinge weight 3|e|^2/A)",
+    .summary = "hinge bending 1/2 k (theta - theta0)^2, k = D 3|e|^2 / A: the paper's "
+               "weight, 3x stiffer than D in cylindrical bending",
+    .kind = WEFT_ELEM_HINGE,
+    .nv = 4,
+    .init = ds_init,
+    .energy = db_energy,
+    .gradient = db_gradient,
+    .hessian = db_hessian,
+    .analytic_psd = false,
+    .constraint = db_constraint,
+};
+
 const weft_energy_type weft_dihedral_bending = {
     .name = "dihedral_bending",
-    .paper = "Mueller 2006 §4.1; Grinspun et al. 2003 (hinge weight 3|e|^2/A)",
-    .summary = "hinge bending 1/2 k (theta - theta0)^2, k = D 3|e|^2 / A",
+    .paper = "Mueller 2006 §4.1; Grinspun et al. 2003, weight calibrated (papers/calibration.md)",
+    .summary = "hinge bending 1/2 k (theta - theta0)^2, k = D |e|^2 / A: D is the flexural "
+               "rigidity of cylindrical bending",
     .kind = WEFT_ELEM_HINGE,
     .nv = 4,
     .init = db_init,

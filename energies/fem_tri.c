@@ -37,6 +37,7 @@
  * 2 n̂·(δf0 × δf1) = 2 δf0ᵀ(−[n̂]×)δf1 (m is bilinear).
  */
 #include "fem_tri_energy.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <string.h>
@@ -45,14 +46,7 @@
 /* Small vector helpers                                                            */
 /* ------------------------------------------------------------------------------ */
 
-static double dot3(const double *a, const double *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
-static void cross3(const double *a, const double *b, double *out) {
-    double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-    out[0] = c[0], out[1] = c[1], out[2] = c[2];
-}
 
 /* The columns of a 3×2 row-major F. */
 static void columns(const double F[6], double f0[3], double f1[3]) {
@@ -83,19 +77,19 @@ bool weft_fem_tri_rest(weft_element *e, const double *xe, const double *uv) {
     } else {
         double e1[3], e2[3], n[3], a[3], b[3];
         for (int k = 0; k < 3; k++) e1[k] = xe[3 + k] - xe[k], e2[k] = xe[6 + k] - xe[k];
-        cross3(e1, e2, n);
-        double ln = sqrt(dot3(n, n)), l1 = sqrt(dot3(e1, e1));
+        weft_cross3(e1, e2, n);
+        double ln = sqrt(weft_dot3(n, n)), l1 = sqrt(weft_dot3(e1, e1));
         if (!(ln > 0.0) || !(l1 > 0.0)) return false;
         for (int k = 0; k < 3; k++) n[k] /= ln;
         /* First axis: the global x axis projected onto the plane, a = e_x − n_x n. Its
          * direction has a rounding error of ~1e-16/|a|; below |a| = 1e-6 (x within
          * 1e-6 rad of the normal) the first edge is the better-defined choice. */
         for (int k = 0; k < 3; k++) a[k] = (k == 0 ? 1.0 : 0.0) - n[0] * n[k];
-        double la = sqrt(dot3(a, a));
+        double la = sqrt(weft_dot3(a, a));
         for (int k = 0; k < 3; k++) a[k] = la > 1e-6 ? a[k] / la : e1[k] / l1;
-        cross3(n, a, b); /* (a, b, n) right-handed: det Dm > 0 */
-        Dm[0] = dot3(a, e1), Dm[1] = dot3(a, e2);
-        Dm[2] = dot3(b, e1), Dm[3] = dot3(b, e2);
+        weft_cross3(n, a, b); /* (a, b, n) right-handed: det Dm > 0 */
+        Dm[0] = weft_dot3(a, e1), Dm[1] = weft_dot3(a, e2);
+        Dm[2] = weft_dot3(b, e1), Dm[3] = weft_dot3(b, e2);
     }
     double det = Dm[0] * Dm[3] - Dm[1] * Dm[2];
     double s1 = Dm[0] * Dm[0] + Dm[2] * Dm[2], s2 = Dm[1] * Dm[1] + Dm[3] * Dm[3];
@@ -156,40 +150,40 @@ void weft_fem_tri_hessian(const weft_element *e, const double A[36], double *H) 
 void weft_svd32(const double F[6], double U[9], double s[2], double V[4]) {
     double f0[3], f1[3], m[3], u0[3], u1[3], n[3];
     columns(F, f0, f1);
-    double a = dot3(f0, f0), b = dot3(f0, f1), c = dot3(f1, f1);
+    double a = weft_dot3(f0, f0), b = weft_dot3(f0, f1), c = weft_dot3(f1, f1);
     double th = 0.5 * atan2(2.0 * b, a - c); /* atan2(0, 0) = 0: V = I for F = 0 */
     double cs = cos(th), sn = sin(th);
     V[0] = cs, V[1] = -sn, V[2] = sn, V[3] = cs; /* v0 = (cs, sn), v1 = (−sn, cs) */
     double s0 = sqrt(fmax(0.5 * (a + c) + hypot(0.5 * (a - c), b), 0.0));
-    cross3(f0, f1, m);
-    double J = sqrt(dot3(m, m));
+    weft_cross3(f0, f1, m);
+    double J = sqrt(weft_dot3(m, m));
     s[0] = s0;
     s[1] = s0 > 0.0 ? fmin(J / s0, s0) : 0.0;
 
     /* u0 = F v0 / |F v0| (e_x when F = 0). */
     double w0[3], lw = 0.0;
     for (int k = 0; k < 3; k++) w0[k] = cs * f0[k] + sn * f1[k];
-    lw = sqrt(dot3(w0, w0));
+    lw = sqrt(weft_dot3(w0, w0));
     for (int k = 0; k < 3; k++) u0[k] = lw > 0.0 ? w0[k] / lw : (k == 0 ? 1.0 : 0.0);
 
     /* n = f0 × f1 with its rounding-level component along u0 removed. When that removal
      * takes away more than a quarter of |m|, m is rounding noise (F has rank ≤ 1 to
      * machine precision) and any unit vector ⟂ u0 serves as u1. */
-    double mu0 = dot3(m, u0);
+    double mu0 = weft_dot3(m, u0);
     for (int k = 0; k < 3; k++) n[k] = m[k] - mu0 * u0[k];
-    double ln = dot3(n, n);
+    double ln = weft_dot3(n, n);
     if (J > 0.0 && ln > 0.25 * J * J) {
         ln = sqrt(ln);
         for (int k = 0; k < 3; k++) n[k] /= ln;
-        cross3(n, u0, u1);
+        weft_cross3(n, u0, u1);
     } else {
         int kmin = 0; /* the axis least aligned with u0 */
         for (int k = 1; k < 3; k++)
             if (fabs(u0[k]) < fabs(u0[kmin])) kmin = k;
         for (int k = 0; k < 3; k++) u1[k] = (k == kmin ? 1.0 : 0.0) - u0[kmin] * u0[k];
-        double l1 = sqrt(dot3(u1, u1)); /* ≥ √(2/3): |u0[kmin]|² ≤ 1/3 */
+        double l1 = sqrt(weft_dot3(u1, u1)); /* ≥ √(2/3): |u0[kmin]|² ≤ 1/3 */
         for (int k = 0; k < 3; k++) u1[k] /= l1;
-        cross3(u0, u1, n);
+        weft_cross3(u0, u1, n);
     }
     for (int r = 0; r < 3; r++) U[3 * r] = u0[r], U[3 * r + 1] = u1[r], U[3 * r + 2] = n[r];
 }
@@ -246,8 +240,8 @@ static void skew(const double v[3], double S[9]) {
 double weft_fem_tri_area_ratio(const double F[6], double dJ[6], double d2J[36]) {
     double f0[3], f1[3], m[3], nh[3];
     columns(F, f0, f1);
-    cross3(f0, f1, m);
-    double J = sqrt(dot3(m, m));
+    weft_cross3(f0, f1, m);
+    double J = sqrt(weft_dot3(m, m));
     if (!dJ && !d2J) return J;
     if (J > 0.0) {
         for (int k = 0; k < 3; k++) nh[k] = m[k] / J;
@@ -257,8 +251,8 @@ double weft_fem_tri_area_ratio(const double F[6], double dJ[6], double d2J[36]) 
         for (int k = 0; k < 3; k++) nh[k] = U[3 * k + 2];
     }
     if (dJ) {
-        cross3(f1, nh, dJ);
-        cross3(nh, f0, dJ + 3);
+        weft_cross3(f1, nh, dJ);
+        weft_cross3(nh, f0, dJ + 3);
     }
     if (!d2J) return J;
     double G[18], Sn[9], Sf[9];
@@ -275,7 +269,7 @@ double weft_fem_tri_area_ratio(const double F[6], double dJ[6], double d2J[36]) 
         double t = nh[0] * G[j] + nh[1] * G[6 + j] + nh[2] * G[12 + j];
         for (int r = 0; r < 3; r++) PG[6 * r + j] = G[6 * r + j] - t * nh[r];
     }
-    double ic = dot3(f0, f0) + dot3(f1, f1);
+    double ic = weft_dot3(f0, f0) + weft_dot3(f1, f1);
     double jd = fmax(J, WEFT_TRI_J_EPS * ic); /* 0 only for F = 0, where G = 0 */
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < 6; j++) {

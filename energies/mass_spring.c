@@ -2,8 +2,18 @@
  * distance constraint (Müller 2006 eqs. 10–11):
  *   C(x0, x1) = |x0 − x1| − ℓ0,   Ψ = ½ k C²,   ∂Ψ/∂x0 = k C d̂ = −∂Ψ/∂x1,  d̂ = (x0 − x1)/|x0 − x1|.
  * The spring constant comes from the membrane stiffness Y (N/m, ≈ Young's modulus ×
- * thickness) and the edge's share of area A_e (a third of each adjacent triangle):
- *   k = Y A_e / ℓ0²  (N/m), so a finer mesh of the same cloth is about as stiff.
+ * thickness): every triangle T gives each of its three edges Y A_T / ℓ0², so
+ *   k = Y (A_1 + A_2) / ℓ0²  (N/m),  A_1, A_2 the rest areas of the edge's triangles
+ * (one for a boundary edge), and a triangle's springs store ½ Y A_T Σ_i ε_i² under edge
+ * strains ε_i. Calibration (papers/calibration.md): on an equilateral mesh this is the
+ * isotropic membrane of Young's modulus Y and Poisson ratio 1/3 (λ = μ = 3Y/8, the only
+ * isotropic membrane a spring network can be: Cauchy's relation λ = μ); on a grid of right
+ * triangles with regular diagonals the modulus along the grid axes is Y with ν = 0 (and a
+ * shear–stretch coupling), with alternating diagonals 6Y/5 with ν = 1/5. A spring network
+ * cannot represent any other ν, nor isotropy on a grid. weft_energy_params gives edges a
+ * third of that area (p->area), hence the factor 3 below. Until issue 17 the weight was
+ * Y p->area / ℓ0², three times softer (Y/3 on an equilateral mesh): that model is this one
+ * with stretch_stiffness divided by 3.
  *
  * Hessian (Ψ depends on d = x0 − x1 only, so the 6×6 matrix has a 3×3 block K):
  *   ∂²Ψ/∂x² = [[K, −K], [−K, K]],   K = ∂²Ψ/∂d² = k d̂d̂ᵀ + k (1 − ℓ0/ℓ)(I − d̂d̂ᵀ),  ℓ = |d|,
@@ -29,7 +39,7 @@ static void ms_init(weft_element *e, const double *xe, const weft_energy_params 
     double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
     double l0 = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     e->rest[0] = l0;
-    e->k = l0 > 0.0 ? p->stiffness * p->area / (l0 * l0) : 0.0;
+    e->k = l0 > 0.0 ? p->stiffness * 3.0 * p->area / (l0 * l0) : 0.0; /* Y (A_1 + A_2)/ℓ0² */
 }
 
 static double ms_constraint(const weft_element *e, const double *xe, double *grad) {
@@ -84,7 +94,8 @@ static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_m
 const weft_energy_type weft_mass_spring = {
     .name = "mass_spring",
     .paper = "Mueller 2006 eqs. 10-11 (distance constraint as spring energy)",
-    .summary = "edge springs 1/2 k (|x0-x1| - l0)^2, k = Y A_e / l0^2",
+    .summary = "edge springs 1/2 k (|x0-x1| - l0)^2, k = Y (A1 + A2) / l0^2: modulus Y "
+               "(nu = 1/3) on equilateral meshes, Y along the axes of a regular grid",
     .kind = WEFT_ELEM_EDGE,
     .nv = 2,
     .init = ms_init,

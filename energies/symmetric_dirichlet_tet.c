@@ -7,7 +7,11 @@
  *   dP = μ (dF + G dFᵀ Q + B dF M + Q dFᵀ G),
  * so the entry in row 3q + p, column 3c + r (dF = e_r e_cᵀ) is
  *   μ (δ_pr δ_qc + G_pc Q_rq + B_pr M_cq + Q_pc G_rq).
- * Near rest ψ ≈ μ (‖H‖² + tr(H²)) = 2μ ‖sym H‖² (F = I + H): shear modulus 2μ.
+ * Near rest ψ ≈ μ (‖H‖² + tr(H²)) = 2μ ‖sym H‖² (F = I + H): linear elasticity with shear
+ * modulus 2μ and λ = 0, Young's modulus 4μ and Poisson ratio 0. weft sets μ = E/4 (issue
+ * 17, papers/calibration.md), so under uniaxial stress it matches the other volume energies
+ * at the same E; with no bulk term it ignores ν (before issue 17, μ = E/(2(1 + ν)): 2/(1 + ν)
+ * times stiffer).
  *
  * Analytic eigensystem (fem_tet.c), σ_i > 0 here: ψ_i = μ (σ_i − σ_i⁻³), so
  *   scaling: ∂²ψ/∂σ_i² = μ (1 + 3 σ_i⁻⁴),   ∂²ψ/∂σ_i∂σ_j = 0,
@@ -24,7 +28,7 @@
 
 static void sd_init(weft_element *e, const double *xe, const weft_energy_params *p) {
     weft_fem_tet_rest(e, xe);
-    e->k = weft_lame_mu(p->stiffness, p->poisson);
+    e->k = 0.25 * p->stiffness; /* μ = E/4: small-strain modulus E, ν = 0 (see the top) */
     e->k2 = weft_lame_lambda(p->stiffness, p->poisson);
 }
 
@@ -98,7 +102,8 @@ static double sd_hess(const weft_element *e, const double *xe, weft_hessian_mode
 const weft_energy_type weft_symmetric_dirichlet_tet = {
     .name = "symmetric_dirichlet",
     .paper = "Smith & Schaefer 2015; Smith, de Goes, Kim 2019 (eigensystem)",
-    .summary = "symmetric Dirichlet mu/2 (|F|^2 + |F^-1|^2 - 6); +inf for J <= 0",
+    .summary = "symmetric Dirichlet mu/2 (|F|^2 + |F^-1|^2 - 6), mu = E/4: modulus E, Poisson "
+               "ratio 0 (ignores nu); +inf for J <= 0",
     .kind = WEFT_ELEM_TET,
     .nv = 4,
     .init = sd_init,

@@ -16,8 +16,9 @@
 /* π, spelled out because strict C17 math.h does not define M_PI. */
 #define WEFT_PI 3.14159265358979323846
 
-/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending, then the
- * membrane and tetrahedral finite-element energies, then the contact penalties below). */
+/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending,
+ * discrete_shells, then the membrane and tetrahedral finite-element energies, then the
+ * contact penalties below). */
 extern const weft_energy_type *const weft_energy_registry[];
 
 /* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. Exact
@@ -27,6 +28,10 @@ extern const weft_energy_type weft_mass_spring;
 /* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. Exact Hessian
  * k (∇θ∇θᵀ + (θ − θ0) ∇²θ), finite at θ = 0 and ±π; projected by eigenvalue clamping. */
 extern const weft_energy_type weft_dihedral_bending;
+
+/* dihedral_bending with Grinspun et al. 2003's hinge weight k = D·3|ē|²/Ā, three times
+ * the calibrated one (papers/calibration.md): the paper's form, kept as an option. */
+extern const weft_energy_type weft_discrete_shells;
 
 /* Membrane (triangle, 3×2 F) finite-element energies Ψ = W ψ(F), W the rest area (m²),
  * with exact, analytic-PSD and clamped Hessians (fem.h, fem_tri.c). Scene names: stvk,
@@ -41,7 +46,8 @@ extern const weft_energy_type weft_neo_hookean_membrane;
 /* Stable Neo-Hookean membrane ψ = μ/2 (I_C − 2) − μ(J − 1) + λ'/2 (J − 1)², λ' = λ + μ. */
 extern const weft_energy_type weft_stable_neo_hookean_membrane;
 
-/* As-rigid-as-possible membrane ψ = μ/2 ‖F − R‖², R the closest orthonormal 3×2 matrix. */
+/* As-rigid-as-possible membrane ψ = μ/2 ‖F − R‖², R the closest orthonormal 3×2 matrix;
+ * μ = Y (small-strain modulus Y, Poisson ratio 0). */
 extern const weft_energy_type weft_arap_membrane;
 
 /* Baraff-Witkin 1998 stretch k_s/2 ((|w_u| − 1)² + (|w_v| − 1)²) and shear k_sh/2 (w_u·w_v)². */
@@ -66,10 +72,12 @@ extern const weft_energy_type weft_neo_hookean_tet;
 /* Stable Neo-Hookean ψ = μ/2 (I_C − 3) − μ(J − 1) + λ'/2 (J − 1)², λ' = λ + μ (k2). */
 extern const weft_energy_type weft_stable_neo_hookean_tet;
 
-/* As-rigid-as-possible ψ = μ/2 ‖F − R‖², R the polar rotation of F. */
+/* As-rigid-as-possible ψ = μ/2 ‖F − R‖², R the polar rotation of F; μ = E (small-strain
+ * modulus E, Poisson ratio 0). */
 extern const weft_energy_type weft_arap_tet;
 
-/* Symmetric Dirichlet ψ = μ/2 (‖F‖² + ‖F⁻¹‖² − 6); +INFINITY for J ≤ 0. */
+/* Symmetric Dirichlet ψ = μ/2 (‖F‖² + ‖F⁻¹‖² − 6), μ = E/4 (small-strain modulus E,
+ * Poisson ratio 0); +INFINITY for J ≤ 0. */
 extern const weft_energy_type weft_symmetric_dirichlet_tet;
 
 /* Fibre ψ = κ/2 (√I5 − sign(I4))² along a rest direction (Kim, de Goes, Iben 2019). */

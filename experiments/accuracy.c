@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: accuracy [options]\n"
@@ -50,6 +51,8 @@ static const char usage[] =
     "  --reference-dt DT          its time step, s (default 1/960)\n"
     "  --reference-iterations N   its iteration cap (default 20)\n"
     "  --reference-tolerance T    its [solver] tolerance (default 1e-9; 0: the scene's)\n"
+    "  --reference-dir DIR        where the reference's cache lives (default DIR/accuracy;\n"
+    "                             runs of a sweep share one)\n"
     "  --threads N                OpenMP threads for parallel solvers\n"
     "  --set SECTION.KEY=VAL      override a scene value, for every run and the reference\n"
     "  --out DIR                  results directory (default results); files go to DIR/accuracy/\n"
@@ -105,7 +108,8 @@ static char *scene_text(const char *scene) {
 }
 
 /* Builds the model of cli with extra "section.key=value" overrides (NULL-terminated). */
-static int build(const weft_cli *cli, const char *const *extra, weft_model *m, weft_error *err) {
+static int build(const weft_cli *cli, const char *const *extra, weft_model *m,
+                 weft_config **cfg, weft_error *err) {
     weft_cli c = *cli;
     c.steps = -1;
     c.iterations = 0;
@@ -113,7 +117,7 @@ static int build(const weft_cli *cli, const char *const *extra, weft_model *m, w
         if (c.nset == 64) return weft_fail(err, WEFT_ERR_INPUT, "too many --set options");
         c.set[c.nset++] = *e;
     }
-    return weft_cli_build(&c, m, err);
+    return weft_cli_build(&c, m, cfg, err);
 }
 
 /* Number of steps of dt in duration, or -1 when dt does not divide it. */
@@ -140,9 +144,15 @@ static bool read_reference(const char *path, const char *key, int n, double *x) 
 
 /* Writes reference positions x of n vertices for `key` to path (through .partial). */
 static int write_reference(const char *path, const char *key, int n, const double *x) {
-    char tmp[1200];
-    FILE *f = weft_sweep_open(path, tmp, sizeof tmp);
-    if (!f) return -1;
+    /* A name of this process's own: runs of a sweep that share the cache may write the same
+     * reference at once, and each rename then replaces the file whole. */
+    char tmp[1300];
+    snprintf(tmp, sizeof tmp, "%.1200s.%ld.partial", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
+        return -1;
+    }
     fprintf(f, "# key: %s\n# vertices %d\n", key, n);
     for (int i = 0; i < n; i++)
         fprintf(f, "%.17g %.17g %.17g\n", x[3 * i], x[3 * i + 1], x[3 * i + 2]);
@@ -155,8 +165,8 @@ int main(int argc, char **argv) {
     weft_sweep_command(argc, argv, command, sizeof command);
     static const char *const own[] = {"dts", "iteration-counts", "duration", "reference",
                                       "reference-dt", "reference-iterations",
-                                      "reference-tolerance", "grid", NULL};
-    const char *vals[8] = {"1/30,1/60,1/120,1/240", "4,16", "1", "bdf2_newton", "1/960", "20",
+                                      "reference-tolerance", "grid", "reference-dir", NULL};
+    const char *vals[9] = {"1/30,1/60,1/120,1/240", "4,16", "1", "bdf2_newton", "1/960", "20",
                            "1e-9", NULL};
     weft_sweep_take(&argc, argv, own, vals);
     weft_cli cli;
@@ -206,8 +216,9 @@ int main(int argc, char **argv) {
 
     weft_error err = {{0}};
     weft_model m;
+    weft_config *cfg = NULL;
     const char *none[] = {NULL};
-    if (build(&cli, none, &m, &err) != WEFT_OK) {
+    if (build(&cli, none, &m, &cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
@@ -215,6 +226,7 @@ int main(int argc, char **argv) {
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     const int n = m.n;
     weft_model_free(&m);
+    weft_config_free(&cfg);
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/accuracy", cli.out);
     if (weft_mkdirs(dir) != 0) return 1;
@@ -236,7 +248,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     char ref_path[1200];
-    snprintf(ref_path, sizeof ref_path, "%s/reference-%s-%016llx.pos", dir, scene_name,
+    const char *ref_dir = vals[8] ? vals[8] : dir;
+    if (weft_mkdirs(ref_dir) != 0) return 1;
+    snprintf(ref_path, sizeof ref_path, "%s/reference-%s-%016llx.pos", ref_dir, scene_name,
              (unsigned long long)fnv1a(1469598103934665603ULL, key, strlen(key)));
     double *xref = malloc(3 * (size_t)n * sizeof *xref);
     if (!xref) {
@@ -260,12 +274,13 @@ int main(int argc, char **argv) {
         snprintf(c, sizeof c, "solver.iterations=%d", ref_its);
         snprintf(t, sizeof t, "solver.tolerance=%.17g", ref_tol);
         const char *extra[] = {a, b, c, ref_tol > 0 ? t : NULL, NULL};
-        if (build(&cli, extra, &m, &err) != WEFT_OK) {
+        if (build(&cli, extra, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: reference: %s\n", err.msg);
             free(xref);
             return 1;
         }
         weft_run_options opt = weft_run_options_default();
+        opt.config = cfg;
         opt.log_level = WEFT_LOG_NONE;
         opt.progress = true;
         weft_run_result res;
@@ -273,11 +288,13 @@ int main(int argc, char **argv) {
         if (rc != WEFT_OK) {
             fprintf(stderr, "error: reference %s: %s\n", ref->name, err.msg);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             free(xref);
             return 1;
         }
         memcpy(xref, m.x, 3 * (size_t)n * sizeof *xref);
         weft_model_free(&m);
+        weft_config_free(&cfg);
         if (write_reference(ref_path, key, n, xref) != 0) {
             free(xref);
             return 1;
@@ -311,13 +328,14 @@ int main(int argc, char **argv) {
                 snprintf(b, sizeof b, "scene.steps=%d", steps);
                 snprintf(c, sizeof c, "solver.iterations=%d", its[i]);
                 const char *extra[] = {a, b, sweep_its ? c : NULL, NULL};
-                if (build(&cli, extra, &m, &err) != WEFT_OK) {
+                if (build(&cli, extra, &m, &cfg, &err) != WEFT_OK) {
                     fprintf(stderr, "error: %s\n", err.msg);
                     status = 1;
                     break;
                 }
-                int iterations = weft_solver_iterations(solvers[s], &m);
+                int iterations = weft_solver_iterations(solvers[s], cfg);
                 weft_run_options opt = weft_run_options_default();
+                opt.config = cfg;
                 opt.log_level = WEFT_LOG_NONE;
                 opt.progress = true;
                 weft_run_result res;
@@ -330,6 +348,7 @@ int main(int argc, char **argv) {
                     fprintf(stderr, "error: %s at dt = %.6g s: %s\n", solvers[s]->name, dts[d],
                             err.msg);
                     weft_model_free(&m);
+                    weft_config_free(&cfg);
                     status = 1;
                     break;
                 } else {
@@ -347,6 +366,7 @@ int main(int argc, char **argv) {
                     rms = sqrt(sum / n);
                 }
                 weft_model_free(&m);
+                weft_config_free(&cfg);
                 fprintf(f, "%s\t%.17g\t%d\t%d\t%.6f\t%.6f\t%.6e\t%.6e\t%s\n", solvers[s]->name,
                         dts[d], steps, iterations, res.wall_s, res.ms_per_step, rms, mx, st);
                 fflush(f);

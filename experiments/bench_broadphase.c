@@ -15,16 +15,14 @@
  * is the best of several repeats after one warm-up query, in CPU time of the thread
  * (what the query costs on a machine shared with other jobs) and in wall time.
  * Writes <out>/bench_broadphase.tsv (renamed into place when complete). */
-#include "cli.h"
+#include "bench.h"
 
 #include "weft_broadphase.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char usage[] =
     "usage: bench_broadphase [--out DIR] [--steps N]\n"
@@ -102,30 +100,26 @@ static int query_brute(void *obj, const double *x0, const double *x1, double h,
     return rc != WEFT_OK ? rc : weft_bvh_pairs_brute_force(obj, obj, out, err);
 }
 
-/* CPU time of the calling thread, s. */
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* One query to time. */
+typedef struct timed_query {
+    query_fn f;
+    void *obj;
+    const double *x0, *x1;
+    weft_collision_pairs *out;
+} timed_query;
 
-/* Best CPU and wall times (ms) of `repeats` queries after one warm-up; false on error. */
-static bool time_query(query_fn f, void *obj, const double *x0, const double *x1, int repeats,
-                       weft_collision_pairs *out, double *cpu_ms, double *wall_ms) {
+/* One query (a weft_bench_fn): figures its thread CPU time and wall time, ms. */
+static int time_query(void *user, double *out) {
+    timed_query *q = user;
     weft_error err;
-    if (f(obj, x0, x1, THICKNESS, out, &err) != WEFT_OK) {
+    double c0 = weft_bench_thread_cpu(), w0 = weft_now();
+    int rc = q->f(q->obj, q->x0, q->x1, THICKNESS, q->out, &err);
+    out[0] = 1e3 * (weft_bench_thread_cpu() - c0), out[1] = 1e3 * (weft_now() - w0);
+    if (rc != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
-        return false;
+        return WEFT_BENCH_FAIL;
     }
-    *cpu_ms = *wall_ms = INFINITY;
-    for (int r = 0; r < repeats; r++) {
-        double c0 = cpu_now(), w0 = weft_now();
-        f(obj, x0, x1, THICKNESS, out, &err);
-        double c = 1e3 * (cpu_now() - c0), w = 1e3 * (weft_now() - w0);
-        if (c < *cpu_ms) *cpu_ms = c;
-        if (w < *wall_ms) *wall_ms = w;
-    }
-    return true;
+    return WEFT_BENCH_MORE;
 }
 
 /* True when two pair lists are equal pair by pair. */
@@ -137,26 +131,28 @@ static bool same_pairs(const weft_pairs *a, const weft_pairs *b) {
 enum { BVH_REST, BVH_SHAPE, HASH, BRUTE, NMETHODS };
 static const char *const method_name[NMETHODS] = {"bvh_rest", "bvh_shape", "hash", "brute"};
 
-typedef struct row {
-    const char *shape, *mode, *method;
-    int res, nv, nt, ne;
-    double cpu_ms, wall_ms, build_ms;
-    int vt, ee;
-    bool agree;
-} row;
-
-static void write_row(FILE *f, const row *r) {
-    fprintf(f, "%s\t%d\t%d\t%d\t%d\t%s\t%g\t%s\t%.4f\t%.4f\t%.4f\t%d\t%d\t%s\n", r->shape, r->res,
-            r->nv, r->nt, r->ne, r->mode, THICKNESS, r->method, r->cpu_ms, r->wall_ms, r->build_ms,
-            r->vt, r->ee, r->agree ? "yes" : "no");
-    printf("%-7s %5d %-9s %-10s %9.2f %9.2f %9.2f %9d %9d  %s\n", r->shape, r->res, r->mode,
-           r->method, r->cpu_ms, r->wall_ms, r->build_ms, r->vt, r->ee, r->agree ? "yes" : "NO");
-    fflush(stdout);
-}
+static const weft_bench_column columns[] = {
+    {"shape", "%s", "shape", "%-7s"},
+    {"res", "%ld", "res", " %5ld"},
+    {"vertices", "%ld", NULL, NULL},
+    {"triangles", "%ld", NULL, NULL},
+    {"edges", "%ld", NULL, NULL},
+    {"mode", "%s", "mode", " %-9s"},
+    {"h_m", "%g", NULL, NULL},
+    {"method", "%s", "method", " %-10s"},
+    {"cpu_ms_per_query", "%.4f", "cpu ms", " %9.2f"},
+    {"wall_ms_per_query", "%.4f", "wall ms", " %9.2f"},
+    {"build_ms", "%.4f", "build ms", " %9.2f"},
+    {"vt_pairs", "%ld", "vt pairs", " %9ld"},
+    {"ee_pairs", "%ld", "ee pairs", " %9ld"},
+    {"agree", "%s", NULL, NULL},
+    {NULL, NULL, "agree", "  %s"},
+};
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 
 /* Runs every method on one shape, size and mode; returns the number of disagreements,
  * or -1 on error. */
-static int bench_case(FILE *f, const shape *sh, int res, bool swept, int repeats) {
+static int bench_case(weft_bench_table *t, const shape *sh, int res, bool swept, int repeats) {
     weft_grid_desc d = {1.0, 1.0, res, res, WEFT_DIAG_ALTERNATING, WEFT_PLANE_XY, {0, 0, 0}};
     weft_mesh m;
     weft_error err;
@@ -171,19 +167,14 @@ static int bench_case(FILE *f, const shape *sh, int res, bool swept, int repeats
     if (swept)
         for (int i = 0; i < 3 * m.nv; i++) x1[i] = x0[i] + uniform(&seed, -MOTION, MOTION);
 
-    row base = {
-        sh->name, swept ? "swept" : "proximity", NULL, res, m.nv, m.nt, m.ne, NAN, NAN, NAN, 0, 0,
-        true};
     weft_collision_pairs ref = {0}, got = {0};
     int bad = 0;
 
     for (int method = 0; method < NMETHODS && bad >= 0; method++) {
         if (method == BRUTE && res > 64) break; /* O(n²): 64² only */
-        row r = base;
-        r.method = method_name[method];
         weft_bvh *tree = NULL;
         weft_spatial_hash *hash = NULL;
-        double t0 = cpu_now();
+        double t0 = weft_bench_thread_cpu();
         if (method == HASH)
             hash = weft_spatial_hash_create(&m, NULL, 0, 0, &err);
         else
@@ -193,23 +184,35 @@ static int bench_case(FILE *f, const shape *sh, int res, bool swept, int repeats
             bad = -1;
             break;
         }
-        if (method != BRUTE) r.build_ms = 1e3 * (cpu_now() - t0);
-        query_fn fn = method == HASH ? query_hash : method == BRUTE ? query_brute : query_bvh;
-        void *obj = method == HASH ? (void *)hash : (void *)tree;
-        int reps = method == BRUTE && repeats > 2 ? 2 : repeats;
+        double build_ms = method != BRUTE ? 1e3 * (weft_bench_thread_cpu() - t0) : NAN;
         weft_collision_pairs *out = method == BVH_REST ? &ref : &got;
-        bool ok = time_query(fn, obj, x0, x1, reps, out, &r.cpu_ms, &r.wall_ms);
+        timed_query q = {method == HASH    ? query_hash
+                         : method == BRUTE ? query_brute
+                                           : query_bvh,
+                         method == HASH ? (void *)hash : (void *)tree, x0, x1, out};
+        int reps = method == BRUTE && repeats > 2 ? 2 : repeats;
+        weft_bench_stats st;
+        weft_bench_plan plan = weft_bench_repeats(1, reps);
+        int rc = weft_bench_measure(&plan, 2, time_query, &q, &st);
         weft_bvh_free(&tree);
         weft_spatial_hash_free(&hash);
-        if (!ok) {
+        if (rc != 0) {
             bad = -1;
             break;
         }
-        r.vt = out->vt.n;
-        r.ee = out->ee.n;
-        r.agree = same_pairs(&out->vt, &ref.vt) && same_pairs(&out->ee, &ref.ee) && out->tv.n == 0;
-        if (!r.agree) bad++;
-        write_row(f, &r);
+        bool agree =
+            same_pairs(&out->vt, &ref.vt) && same_pairs(&out->ee, &ref.ee) && out->tv.n == 0;
+        if (!agree) bad++;
+        weft_bench_value row[NCOLUMNS] = {
+            weft_bench_text(sh->name),     weft_bench_int(res),
+            weft_bench_int(m.nv),          weft_bench_int(m.nt),
+            weft_bench_int(m.ne),          weft_bench_text(swept ? "swept" : "proximity"),
+            weft_bench_num(THICKNESS),     weft_bench_text(method_name[method]),
+            weft_bench_num(st.min[0]),     weft_bench_num(st.min[1]),
+            weft_bench_num(build_ms),      weft_bench_int(out->vt.n),
+            weft_bench_int(out->ee.n),     weft_bench_text(agree ? "yes" : "no"),
+            weft_bench_text(agree ? "yes" : "NO")};
+        weft_bench_row(t, row);
     }
     weft_collision_pairs_free(&ref);
     weft_collision_pairs_free(&got);
@@ -222,44 +225,22 @@ int main(int argc, char **argv) {
     weft_cli cli;
     weft_cli_parse(argc, argv, &cli, usage);
     int repeats = cli.steps > 0 ? cli.steps : 10;
-    if (weft_mkdirs(cli.out) != 0) return 1;
-    char path[1100], tmp[1200];
-    snprintf(path, sizeof path, "%s/bench_broadphase.tsv", cli.out);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f,
-            "# bench_broadphase: best of %d queries (brute force: %d) after 1 warm-up; "
-            "ms per query = refit/update + sorted pairs (thread CPU and wall); "
-            "build_ms (thread CPU) once per structure\n",
-            repeats, repeats < 2 ? repeats : 2);
-    fprintf(f, "shape\tres\tvertices\ttriangles\tedges\tmode\th_m\tmethod\tcpu_ms_per_query"
-               "\twall_ms_per_query\tbuild_ms\tvt_pairs\tee_pairs\tagree\n");
-    printf("%-7s %5s %-9s %-10s %9s %9s %9s %9s %9s  %s\n", "shape", "res", "mode", "method",
-           "cpu ms", "wall ms", "build ms", "vt pairs", "ee pairs", "agree");
+    weft_bench_table t;
+    if (weft_bench_open(&t, cli.out, "bench_broadphase.tsv", columns, NCOLUMNS) != 0) return 1;
+    weft_bench_comment(&t,
+                       "bench_broadphase: best of %d queries (brute force: %d) after 1 warm-up; "
+                       "ms per query = refit/update + sorted pairs (thread CPU and wall); "
+                       "build_ms (thread CPU) once per structure",
+                       repeats, repeats < 2 ? repeats : 2);
+    weft_bench_header(&t);
     static const shape shapes[] = {{"folded", shape_folded}, {"rolled", shape_rolled}};
     static const int sizes[] = {64, 128};
     int bad = 0;
     for (int si = 0; si < 2 && bad >= 0; si++)
         for (int sh = 0; sh < 2 && bad >= 0; sh++)
             for (int sw = 0; sw < 2 && bad >= 0; sw++) {
-                int b = bench_case(f, &shapes[sh], sizes[si], sw, repeats);
+                int b = bench_case(&t, &shapes[sh], sizes[si], sw, repeats);
                 bad = b < 0 ? -1 : bad + b;
             }
-    if (bad != 0) {
-        fprintf(f, "# status=incomplete reason=%s\n", bad < 0 ? "error" : "methods disagree");
-        fclose(f);
-        fprintf(stderr, "error: %s; %s kept\n",
-                bad < 0 ? "a query failed" : "broad phases disagree", tmp);
-        return 1;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: %s: cannot write\n", path);
-        return 1;
-    }
-    printf("\nwrote %s\n", path);
-    return 0;
+    return weft_bench_close(&t, bad < 0 ? "a query failed" : bad > 0 ? "methods disagree" : NULL);
 }

@@ -10,12 +10,11 @@
  * it (a mismatch fails the benchmark). Each figure comes from one run on a machine that
  * may be shared: compare rows of one file, not files of different days.
  * Writes <out>/bench_collisions.tsv (renamed into place when complete). */
-#include "cli.h"
+#include "bench.h"
 
 #include "weft_collision.h"
 #include "weft_solvers.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +30,27 @@ static const char usage[] =
     "  --set SECTION.KEY=VAL  override a scene value (repeatable)\n"
     "  --out DIR              results directory (default results)\n";
 
+static const weft_bench_column columns[] = {
+    {"scene", "%s", "scene", "%-16s"},
+    {"solver", "%s", "solver", " %-17s"},
+    {"res", "%ld", "res", " %5ld"},
+    {"vertices", "%ld", NULL, NULL},
+    {"triangles", "%ld", NULL, NULL},
+    {"broad_phase", "%s", "bp", " %-5s"},
+    {"steps_done", "%ld", "steps", " %6ld"},
+    {"ms_per_step", "%.4f", "ms/step", " %9.3f"},
+    {"collision_ms_per_step", "%.4f", "coll ms/st", " %11.3f"},
+    {"collision_share", "%.4f", "share", " %7.3f"},
+    {"proximity_pairs_per_step", "%.1f", "prox pairs", " %11.1f"},
+    {"swept_pairs_per_step", "%.1f", "swept pairs", " %11.1f"},
+    {"ccd_passes_per_step", "%.3f", "passes", " %7.3f"},
+    {"zone_rounds", "%ld", "zones", " %6ld"},
+    {"unresolved_steps", "%ld", "unres", " %6ld"},
+    {"agree", "%s", NULL, NULL},
+    {NULL, NULL, "agree", "  %s"},
+};
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
+
 /* Per-step work of the pipeline, summed over a run (a weft_run on_step callback). */
 typedef struct work {
     double proximity_pairs, swept_pairs, ccd_iterations;
@@ -38,9 +58,10 @@ typedef struct work {
 } work;
 
 static void add_work(void *user, const weft_model *m, int step,
-                     const struct weft_collision_stats *cs) {
+                     const void *stage_stats) {
     work *w = user;
     (void)m, (void)step;
+    const weft_collision_stats *cs = stage_stats;
     if (!cs) return;
     w->proximity_pairs += (double)cs->proximity_pairs;
     w->swept_pairs += (double)cs->swept_pairs;
@@ -48,55 +69,34 @@ static void add_work(void *user, const weft_model *m, int step,
     w->zone_iterations += cs->zone_iterations;
 }
 
-/* Builds the scene at res² vertices with the full pipeline and broad phase bp. */
-static int build(const weft_cli *cli, int res, const char *bp, weft_model *m, weft_error *err) {
-    weft_cli one = *cli;
-    char nx[32], ny[32], broad[64];
-    snprintf(nx, sizeof nx, "mesh.nx=%d", res);
-    snprintf(ny, sizeof ny, "mesh.ny=%d", res);
+/* Builds the scene at res² vertices with the full pipeline and broad phase bp, and its
+ * config into *cfg (cfg may be NULL). */
+static int build(const weft_cli *cli, int res, const char *bp, weft_model *m,
+                 weft_config **cfg, weft_error *err) {
+    char broad[64];
     snprintf(broad, sizeof broad, "collision.broad_phase=%s", bp);
-    const char *sets[] = {nx,
-                          ny,
-                          "collision.pipeline=bridson",
+    const char *sets[] = {"collision.pipeline=bridson",
                           "collision.repulsions=true",
                           "collision.ccd=true",
                           "collision.impact_zones=true",
-                          broad};
-    for (int i = 0; i < 7; i++) one.set[one.nset++] = sets[i];
-    return weft_cli_build(&one, m, err);
+                          broad,
+                          NULL};
+    return weft_bench_build(cli, NULL, res, sets, 0, m, cfg, err);
 }
 
 int main(int argc, char **argv) {
     weft_cli cli;
-    weft_cli_parse(argc, argv, &cli, usage);
+    weft_bench_parse(argc, argv, &cli, usage, 7);
     weft_install_interrupt_handler();
     if (!cli.scene_given) cli.scene = "twisting_cloth";
-    if (cli.nset > 57) {
-        fprintf(stderr, "error: --set: at most 57 here (the benchmark adds 7)\n");
-        return 2;
-    }
-    char solver_buf[512];
-    snprintf(solver_buf, sizeof solver_buf, "%s", cli.solvers ? cli.solvers : "pbd_gauss_seidel");
     const weft_solver_type *solvers[16];
-    int ns = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(solver_buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-        const weft_solver_type *s = weft_solver_find(t);
-        if (!s || ns == 16) {
-            fprintf(stderr, "error: --solvers: %s '%s'\n",
-                    s ? "too many solvers at" : "unknown solver", t);
-            return 2;
-        }
-        solvers[ns++] = s;
-    }
-    if (ns == 0) {
-        fprintf(stderr, "error: --solvers: empty list\n");
-        return 2;
-    }
+    int ns = weft_cli_solvers(cli.solvers ? cli.solvers : "pbd_gauss_seidel", "--solvers", solvers,
+                              16);
+    if (ns < 0) return 2;
     /* The scene must build before anything is written. */
     weft_error err = {{0}};
     weft_model m;
-    if (build(&cli, 64, "bvh", &m, &err) != WEFT_OK) {
+    if (build(&cli, 64, "bvh", &m, NULL, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
@@ -104,32 +104,15 @@ int main(int argc, char **argv) {
     snprintf(scene, sizeof scene, "%s", m.scene_name);
     weft_model_free(&m);
 
-    if (strlen(cli.out) > 1000) {
-        fprintf(stderr, "error: --out: a path of at most 1000 characters\n");
-        return 2;
-    }
-    if (weft_mkdirs(cli.out) != 0) return 1;
-    char path[1100], tmp[1200];
-    snprintf(path, sizeof path, "%s/bench_collisions.tsv", cli.out);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f,
-            "# bench_collisions: weft %s; one run per row; wall time per step: ms_per_step = "
-            "solver + collision pipeline, collision_ms_per_step = the pipeline, share = their "
-            "ratio; pairs and passes are per step; agree: the hash run ends bitwise where the "
-            "BVH run does\n",
-            WEFT_VERSION);
-    fprintf(f, "scene\tsolver\tres\tvertices\ttriangles\tbroad_phase\tsteps_done\tms_per_step\t"
-               "collision_ms_per_step\tcollision_share\tproximity_pairs_per_step\t"
-               "swept_pairs_per_step\tccd_passes_per_step\tzone_rounds\tunresolved_steps\t"
-               "agree\n");
-    printf("%-16s %-17s %5s %-5s %6s %9s %11s %7s %11s %11s %7s %6s %6s  %s\n", "scene", "solver",
-           "res", "bp", "steps", "ms/step", "coll ms/st", "share", "prox pairs", "swept pairs",
-           "passes", "zones", "unres", "agree");
+    weft_bench_table t;
+    if (weft_bench_open(&t, cli.out, "bench_collisions.tsv", columns, NCOLUMNS) != 0) return 1;
+    weft_bench_comment(&t,
+                       "bench_collisions: weft %s; one run per row; wall time per step: "
+                       "ms_per_step = solver + collision pipeline, collision_ms_per_step = the "
+                       "pipeline, share = their ratio; pairs and passes are per step; agree: the "
+                       "hash run ends bitwise where the BVH run does",
+                       WEFT_VERSION);
+    weft_bench_header(&t);
     static const int sizes[] = {64, 128};
     static const char *const bps[] = {"bvh", "hash"};
     int status = 0;
@@ -137,7 +120,8 @@ int main(int argc, char **argv) {
         for (int si = 0; si < 2 && status == 0; si++) {
             double *xref = NULL;
             for (int b = 0; b < 2 && status == 0; b++) {
-                if (build(&cli, sizes[si], bps[b], &m, &err) != WEFT_OK) {
+                weft_config *cfg = NULL;
+                if (build(&cli, sizes[si], bps[b], &m, &cfg, &err) != WEFT_OK) {
                     fprintf(stderr, "error: %s\n", err.msg);
                     status = 1;
                     break;
@@ -145,6 +129,7 @@ int main(int argc, char **argv) {
                 work w = {0};
                 weft_run_options opt = weft_run_options_default();
                 opt.log_level = WEFT_LOG_NONE;
+                opt.config = cfg;
                 opt.on_step = add_work;
                 opt.user = &w;
                 opt.progress = true;
@@ -173,38 +158,29 @@ int main(int argc, char **argv) {
                 double n = res.steps_done > 0 ? res.steps_done : 1;
                 double cms = 1e3 * res.collision_s / n;
                 double share = res.wall_s > 0 ? res.collision_s / res.wall_s : 0.0;
-                fprintf(
-                    f,
-                    "%s\t%s\t%d\t%d\t%d\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.1f\t%.1f\t%.3f\t%ld\t%d\t%s\n",
-                    scene, solvers[k]->name, sizes[si], m.n, m.mesh.nt, bps[b], res.steps_done,
-                    res.ms_per_step, cms, share, w.proximity_pairs / n, w.swept_pairs / n,
-                    w.ccd_iterations / n, w.zone_iterations, res.collision_failures,
-                    b == 0  ? "-"
-                    : agree ? "yes"
-                            : "no");
-                printf("%-16s %-17s %5d %-5s %6d %9.3f %11.3f %7.3f %11.1f %11.1f %7.3f %6ld %6d  "
-                       "%s\n",
-                       scene, solvers[k]->name, sizes[si], bps[b], res.steps_done, res.ms_per_step,
-                       cms, share, w.proximity_pairs / n, w.swept_pairs / n, w.ccd_iterations / n,
-                       w.zone_iterations, res.collision_failures,
-                       b == 0  ? "-"
-                       : agree ? "yes"
-                               : "NO");
-                fflush(stdout);
+                weft_bench_value row[NCOLUMNS] = {
+                    weft_bench_text(scene),
+                    weft_bench_text(solvers[k]->name),
+                    weft_bench_int(sizes[si]),
+                    weft_bench_int(m.n),
+                    weft_bench_int(m.mesh.nt),
+                    weft_bench_text(bps[b]),
+                    weft_bench_int(res.steps_done),
+                    weft_bench_num(res.ms_per_step),
+                    weft_bench_num(cms),
+                    weft_bench_num(share),
+                    weft_bench_num(w.proximity_pairs / n),
+                    weft_bench_num(w.swept_pairs / n),
+                    weft_bench_num(w.ccd_iterations / n),
+                    weft_bench_int(w.zone_iterations),
+                    weft_bench_int(res.collision_failures),
+                    weft_bench_text(b == 0 ? "-" : agree ? "yes" : "no"),
+                    weft_bench_text(b == 0 ? "-" : agree ? "yes" : "NO")};
+                weft_bench_row(&t, row);
                 weft_model_free(&m);
+                weft_config_free(&cfg);
             }
             free(xref);
         }
-    if (status != 0) {
-        fprintf(f, "# status=incomplete\n");
-        fclose(f);
-        fprintf(stderr, "error: benchmark incomplete; %s kept\n", tmp);
-        return 1;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: %s: cannot write\n", path);
-        return 1;
-    }
-    printf("\nwrote %s\n", path);
-    return 0;
+    return weft_bench_close(&t, status != 0 ? "a run failed or the broad phases disagree" : NULL);
 }

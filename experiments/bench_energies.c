@@ -11,14 +11,12 @@
  * is the best of REPEATS timed calls after one warm-up call; building the model and the
  * assembly (pattern, colouring) is not timed. Writes <out>/bench_energies.tsv, renamed
  * into place when complete. */
-#include "cli.h"
+#include "bench.h"
 
 #include "weft_energies.h"
 #include "weft_sparse.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +29,19 @@ static const char usage[] =
     "  --set applies to both models (e.g. --set material.poisson_ratio=0.45)\n";
 
 enum { REPEATS = 5 };
+
+static const weft_bench_column columns[] = {
+    {"case", "%s", "case", "%-24s"},
+    {"vertices", "%ld", "vertices", " %9ld"},
+    {"elements", "%ld", "elements", " %9ld"},
+    {"terms", "%s", NULL, NULL},
+    {"threads", "%ld", "threads", " %8ld"},
+    {"projection", "%s", "psd", " %-9s"},
+    {"ms_per_assembly", "%.3f", "ms/assembly", " %14.2f"},
+    {"elements_per_s", "%.0f", "elements/s", " %14.0f"},
+    {"ns_per_element", "%.1f", "ns/elem", " %10.1f"},
+};
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 
 /* One benchmark case: a scene and the overrides that make it. */
 typedef struct bench_case {
@@ -64,47 +75,38 @@ static long count_elements(const weft_model *m) {
     return n;
 }
 
-/* Best wall time of REPEATS assemblies (after a warm-up), s; NAN on failure. */
-static double time_assembly(weft_assembly *as, const weft_model *m, double *grad,
-                            weft_hessian_mode mode, int threads) {
-    double E = weft_assembly_run(as, m, m->x, mode, grad, threads);
+/* One assembly to time. */
+typedef struct assembly_run {
+    weft_assembly *as;
+    const weft_model *m;
+    double *grad;
+    weft_hessian_mode mode;
+    int threads;
+} assembly_run;
+
+/* One assembly (a weft_bench_fn): figure its wall time, s; fails on a non-finite energy. */
+static int time_assembly(void *user, double *out) {
+    assembly_run *a = user;
+    double t0 = weft_now();
+    double E = weft_assembly_run(a->as, a->m, a->m->x, a->mode, a->grad, a->threads);
+    out[0] = weft_now() - t0;
     if (!isfinite(E)) {
         weft_error err;
-        weft_assembly_check(as, &err);
+        weft_assembly_check(a->as, &err);
         fprintf(stderr, "error: %s\n", err.msg);
-        return NAN;
+        return WEFT_BENCH_FAIL;
     }
-    double best = INFINITY;
-    for (int r = 0; r < REPEATS; r++) {
-        double t0 = weft_now();
-        weft_assembly_run(as, m, m->x, mode, grad, threads);
-        best = fmin(best, weft_now() - t0);
-    }
-    return best;
+    return WEFT_BENCH_MORE;
 }
 
 int main(int argc, char **argv) {
     weft_cli base;
-    weft_cli_parse(argc, argv, &base, usage);
-    if (base.nset > 50) {
-        fprintf(stderr, "error: too many --set options for bench_energies\n");
-        return 2;
-    }
-    if (weft_mkdirs(base.out) != 0) return 1;
-    char path[1100], tmp[1200];
-    snprintf(path, sizeof path, "%s/bench_energies.tsv", base.out);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "# bench_energies: best of %d assemblies after 1 warm-up; state = rest + 2%% "
-               "edge-length noise\n", REPEATS);
-    fprintf(f, "case\tvertices\telements\tterms\tthreads\tprojection\tms_per_assembly\t"
-               "elements_per_s\tns_per_element\n");
-    printf("%-24s %9s %9s %8s %-9s %14s %14s %10s\n", "case", "vertices", "elements",
-           "threads", "psd", "ms/assembly", "elements/s", "ns/elem");
+    weft_bench_parse(argc, argv, &base, usage, 8);
+    weft_bench_table t;
+    if (weft_bench_open(&t, base.out, "bench_energies.tsv", columns, NCOLUMNS) != 0) return 1;
+    weft_bench_comment(&t, "bench_energies: best of %d assemblies after 1 warm-up; state = "
+                       "rest + 2%% edge-length noise", REPEATS);
+    weft_bench_header(&t);
     int rc = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         weft_cli cli = base;
@@ -112,8 +114,9 @@ int main(int argc, char **argv) {
         for (int k = 0; cases[c].set[k]; k++) cli.set[cli.nset++] = cases[c].set[k];
         for (int k = 0; k < base.nset; k++) cli.set[cli.nset++] = base.set[k];
         weft_model m;
+        weft_config *cfg = NULL;
         weft_error err;
-        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+        if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s: %s\n", cases[c].name, err.msg);
             rc = 1;
             continue;
@@ -126,13 +129,14 @@ int main(int argc, char **argv) {
             free(grad);
             weft_assembly_free(&as);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             rc = 1;
             continue;
         }
         char terms[256] = "";
-        for (int t = 0; t < m.nterms; t++)
+        for (int k = 0; k < m.nterms; k++)
             snprintf(terms + strlen(terms), sizeof terms - strlen(terms), "%s%s/%d",
-                     t ? "+" : "", m.terms[t].type->name, m.terms[t].type->kind);
+                     k ? "+" : "", m.terms[k].type->name, m.terms[k].type->kind);
         long ne = count_elements(&m);
         struct {
             weft_hessian_mode mode;
@@ -142,31 +146,25 @@ int main(int argc, char **argv) {
                     {WEFT_HESSIAN_ANALYTIC, "analytic", 2},
                     {WEFT_HESSIAN_CLAMP, "clamp", 1}};
         for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
-            double s = time_assembly(as, &m, grad, runs[r].mode, runs[r].threads);
-            if (!isfinite(s)) {
+            assembly_run a = {as, &m, grad, runs[r].mode, runs[r].threads};
+            weft_bench_stats st;
+            weft_bench_plan plan = weft_bench_repeats(1, REPEATS);
+            if (weft_bench_measure(&plan, 1, time_assembly, &a, &st) != 0) {
                 rc = 1;
                 break;
             }
-            fprintf(f, "%s\t%d\t%ld\t%s\t%d\t%s\t%.3f\t%.0f\t%.1f\n", cases[c].name, m.n, ne, terms,
-                    runs[r].threads, runs[r].name, 1e3 * s, ne / s, 1e9 * s / ne);
-            printf("%-24s %9d %9ld %8d %-9s %14.2f %14.0f %10.1f\n", cases[c].name, m.n, ne,
-                   runs[r].threads, runs[r].name, 1e3 * s, ne / s, 1e9 * s / ne);
-            fflush(stdout);
+            double s = st.min[0];
+            weft_bench_value row[NCOLUMNS] = {
+                weft_bench_text(cases[c].name), weft_bench_int(m.n), weft_bench_int(ne),
+                weft_bench_text(terms), weft_bench_int(runs[r].threads),
+                weft_bench_text(runs[r].name), weft_bench_num(1e3 * s), weft_bench_num(ne / s),
+                weft_bench_num(1e9 * s / ne)};
+            weft_bench_row(&t, row);
         }
         free(grad);
         weft_assembly_free(&as);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
-    if (rc != 0) {
-        fprintf(f, "# status=incomplete reason=a case failed\n");
-        fclose(f);
-        fprintf(stderr, "error: a case failed; partial results left in %s\n", tmp);
-        return rc;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: %s: cannot write\n", path);
-        return 1;
-    }
-    printf("\nwrote %s\n", path);
-    return 0;
+    return weft_bench_close(&t, rc != 0 ? "a case failed" : NULL);
 }

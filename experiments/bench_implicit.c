@@ -35,7 +35,7 @@
  * 2-norm) fails the benchmark (exit 1), after the table is written.
  * Writes <out>/bench_implicit.tsv (renamed into place when complete) and, unless
  * --no-plot, <out>/bench_implicit.png (experiments/plots/bench_implicit.gp). */
-#include "cli.h"
+#include "bench.h"
 
 #include "weft_linsolve.h"
 #include "weft_solvers.h"
@@ -44,7 +44,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char usage[] =
     "usage: bench_implicit [--sizes N,N,...] [--steps N] [--threads N] [--out DIR]\n"
@@ -63,10 +62,33 @@ enum { REPEATS = 5, MAX_SIZES = 16, PPCG_CAP = 100000, DEFAULT_STEPS = 15 };
 static const double BUDGET_S = 4.0;   /* stop repeating a method after this much, s */
 static const double AGREE_TOL = 1e-4; /* PPCG (1e-8) vs CHOLMOD, relative */
 
+/* Each timed method: up to REPEATS runs, fewer once they took BUDGET_S; warm-ups apart. */
+static weft_bench_plan plan(int warmup) {
+    return (weft_bench_plan){warmup, 1, REPEATS, BUDGET_S};
+}
+
+static const weft_bench_column columns[] = {
+    {"res", "%ld", "size", "%5ld^2"},
+    {"vertices", "%ld", NULL, NULL},
+    {"dofs", "%ld", "dofs", " %8ld"},
+    {"blocks", "%ld", NULL, NULL},
+    {"method", "%s", "method", "  %-22s"},
+    {"threads", "%ld", "thr", " %3ld"},
+    {"tol", "%.0e", "tol", " %6.0e"},
+    {"iterations", "%ld", "iters", " %7ld"},
+    {"ms", "%.4f", "ms", " %11.3f"},
+    {"cpu_ms", "%.4f", "cpu_ms", " %11.3f"},
+    {"reps", "%ld", "reps", " %4ld"},
+    {"rel_diff", "%.3e", "rel_diff", " %9.2e"},
+    {"status", "%s", "status", "  %s"},
+};
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
+
 /* The Newton system of one size. */
 typedef struct newton_sys {
     int res;             /* grid vertices per side */
     weft_model m;
+    weft_config *cfg;    /* its settings (scene and --set) */
     weft_assembly *as;
     weft_bsr *A;         /* M/h² + ∇²E(x) */
     weft_filter f;       /* pins, z = 0 */
@@ -74,6 +96,7 @@ typedef struct newton_sys {
     double *mh2;         /* m_i / h², n values, N/m */
     int threads;         /* the second assembly timing's threads */
     int ppcg_threads;    /* threads of the PPCG products */
+    int timing_threads;  /* threads of the assembly being timed */
 } newton_sys;
 
 /* One table row; NAN/-1 fields are written as "-". */
@@ -91,32 +114,9 @@ typedef struct row {
 } row;
 
 typedef struct table {
-    row r[32];
+    row r[64];
     int n;
 } table;
-
-/* Process CPU time, s, summed over its threads: on a loaded machine it shows the work a
- * call did, where the wall clock also counts the time other processes held the cores. */
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* True while another repetition fits: fewer than REPEATS and within BUDGET_S. */
-static bool again(int reps, double spent) {
-    return reps < REPEATS && (reps == 0 || spent < BUDGET_S);
-}
 
 static double rel_diff(const double *a, const double *b, int n3) {
     double d = 0.0, r = 0.0;
@@ -175,6 +175,7 @@ static void free_sys(newton_sys *s) {
     weft_assembly_free(&s->as);
     weft_filter_destroy(&s->f);
     weft_model_free(&s->m);
+    weft_config_free(&s->cfg);
     free(s->x);
     free(s->xt);
     free(s->b);
@@ -189,33 +190,20 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
     memset(s, 0, sizeof *s);
     s->res = res, s->threads = threads, s->ppcg_threads = ppcg_threads;
     weft_cli cli = *base;
-    char a[64], b[64];
-    snprintf(a, sizeof a, "mesh.nx=%d", res);
-    snprintf(b, sizeof b, "mesh.ny=%d", res);
-    cli.set[cli.nset++] = a;
-    cli.set[cli.nset++] = b;
-    cli.steps = -1, cli.threads = threads;
+    cli.steps = -1; /* --steps counts the PBD steps below, not the scene's */
     weft_error err = {{0}};
-    if (weft_cli_build(&cli, &s->m, &err) != WEFT_OK) {
+    if (weft_bench_build(&cli, NULL, res, NULL, threads, &s->m, &s->cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
     weft_model *m = &s->m;
-    if (steps > 0) {
-        void *st = weft_pbd_gauss_seidel.create(m, &err);
-        if (!st) {
-            fprintf(stderr, "error: pbd_gauss_seidel: %s\n", err.msg);
-            return -1;
-        }
-        int rc = WEFT_OK;
-        for (int i = 0; i < steps && rc == WEFT_OK; i++)
-            rc = weft_pbd_gauss_seidel.step(st, m, NULL, &err);
-        weft_pbd_gauss_seidel.destroy(st);
-        if (rc != WEFT_OK) {
-            fprintf(stderr, "error: pbd_gauss_seidel while deforming the %d^2 cloth: %s\n",
-                    res, err.msg);
-            return -1;
-        }
+    weft_bench_steps deform;
+    if (steps > 0 &&
+        weft_bench_solver_steps(&weft_pbd_gauss_seidel, m, s->cfg, steps, 0, &deform, &err) !=
+            WEFT_OK) {
+        fprintf(stderr, "error: pbd_gauss_seidel while deforming the %d^2 cloth: %s\n", res,
+                err.msg);
+        return -1;
     }
     int n = m->n;
     size_t n3 = 3 * (size_t)n;
@@ -231,7 +219,7 @@ static int build_sys(const weft_cli *base, int res, int steps, int threads, int 
         return -1;
     }
     s->A = weft_assembly_matrix(s->as);
-    for (size_t k = 0; k < n3; k++) s->xt[k] = m->x[k] + h * m->v[k] + h * h * m->gravity[k % 3];
+    weft_inertial_target(m, m->x, m->v, s->xt);
     weft_model_apply_pins(m, m->t + h, s->xt);
     memcpy(s->x, s->xt, n3 * sizeof *s->x);
     static const double zero[3] = {0, 0, 0};
@@ -264,118 +252,155 @@ static void add_row(table *t, row r) {
     if (t->n < (int)(sizeof t->r / sizeof t->r[0])) t->r[t->n++] = r;
 }
 
+/* One assembly (a weft_bench_fn): figures wall and process CPU time, s. */
+static int time_assembly(void *user, double *out) {
+    newton_sys *s = user;
+    double t0 = weft_now(), c0 = weft_bench_process_cpu();
+    int rc = assemble(s, s->timing_threads);
+    out[0] = weft_now() - t0, out[1] = weft_bench_process_cpu() - c0;
+    return rc == 0 ? WEFT_BENCH_MORE : WEFT_BENCH_FAIL;
+}
+
 /* Assembly with 1 and s->threads threads (distinct counts only). */
 static int bench_assembly(newton_sys *s, table *t) {
     int counts[2] = {1, s->threads};
     for (int c = 0; c < (s->threads > 1 ? 2 : 1); c++) {
-        double ts[REPEATS], cs[REPEATS], spent = 0.0;
-        int reps = 0;
-        if (assemble(s, counts[c]) != 0) return -1; /* warm-up */
-        while (again(reps, spent)) {
-            double t0 = weft_now(), c0 = cpu_now();
-            assemble(s, counts[c]);
-            ts[reps] = weft_now() - t0, cs[reps] = cpu_now() - c0;
-            spent += ts[reps++];
-        }
-        add_row(t, (row){"assembly", counts[c], NAN, -1, 1e3 * median(ts, reps),
-                         1e3 * median(cs, reps), reps, NAN, "ok"});
+        s->timing_threads = counts[c];
+        weft_bench_plan p = plan(1);
+        weft_bench_stats st;
+        if (weft_bench_measure(&p, 2, time_assembly, s, &st) != 0) return -1;
+        add_row(t, (row){"assembly", counts[c], NAN, -1, 1e3 * st.median[0],
+                         1e3 * st.median[1], st.reps, NAN, "ok"});
     }
     return 0;
+}
+
+/* A CHOLMOD solver on a system, for the timed calls below. */
+typedef struct cholmod_run {
+    newton_sys *s;
+    weft_cholmod_solver *ch;
+    double *dx;
+} cholmod_run;
+
+/* Solves with the CHOLMOD solver; prints the error and fails when it does not converge. */
+static int run_cholmod(cholmod_run *c) {
+    weft_error err = {{0}};
+    if (weft_cholmod_solver_solve(c->ch, c->s->A, &c->s->f, c->s->b, c->dx, &err) ==
+        WEFT_SOLVE_CONVERGED)
+        return WEFT_BENCH_MORE;
+    fprintf(stderr, "error: %d^2 CHOLMOD: %s\n", c->s->res, err.msg);
+    return WEFT_BENCH_FAIL;
+}
+
+/* A fresh analysis and solve (a weft_bench_fn): figure the analysis time, s. */
+static int time_analyse(void *user, double *out) {
+    cholmod_run *c = user;
+    weft_cholmod_solver_reset(c->ch);
+    int rc = run_cholmod(c);
+    weft_cholmod_timings tm;
+    weft_cholmod_solver_timings(c->ch, &tm, NULL);
+    out[0] = tm.analyse_s;
+    return rc;
+}
+
+/* A solve with the analysis kept (a weft_bench_fn): figures the filter, factor, solve and
+ * factor + solve times by the solver's timers, and the whole call's process CPU time, s. */
+static int time_factor_solve(void *user, double *out) {
+    cholmod_run *c = user;
+    double c0 = weft_bench_process_cpu();
+    int rc = run_cholmod(c);
+    out[4] = weft_bench_process_cpu() - c0;
+    weft_cholmod_timings tm;
+    weft_cholmod_solver_timings(c->ch, &tm, NULL);
+    out[0] = tm.filter_s, out[1] = tm.factor_s, out[2] = tm.solve_s;
+    out[3] = tm.factor_s + tm.solve_s;
+    return rc;
 }
 
 /* CHOLMOD: analyse (reset before each run), then factor/solve/filter with the analysis
  * kept. Leaves the solution in dx. Returns factor+solve median in ms, or NAN on failure. */
 static double bench_cholmod(newton_sys *s, table *t, double *dx) {
     weft_error err = {{0}};
-    weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
-    if (!ch) {
+    cholmod_run c = {s, weft_cholmod_solver_create(&err), dx};
+    if (!c.ch) {
         fprintf(stderr, "error: %s\n", err.msg);
         return NAN;
     }
-    double an[REPEATS], fi[REPEATS], fa[REPEATS], so[REPEATS], fs[REPEATS], cs[REPEATS];
-    double spent = 0.0;
-    int reps = 0;
-    weft_cholmod_timings tm;
-    weft_solve_status st = weft_cholmod_solver_solve(ch, s->A, &s->f, s->b, dx, &err);
-    while (st == WEFT_SOLVE_CONVERGED && again(reps, spent)) {
-        weft_cholmod_solver_reset(ch);
-        st = weft_cholmod_solver_solve(ch, s->A, &s->f, s->b, dx, &err);
-        weft_cholmod_solver_timings(ch, &tm, NULL);
-        an[reps++] = tm.analyse_s;
-        spent += tm.analyse_s + tm.filter_s + tm.factor_s + tm.solve_s;
-    }
-    int areps = reps;
-    reps = 0, spent = 0.0;
-    while (st == WEFT_SOLVE_CONVERGED && again(reps, spent)) {
-        double c0 = cpu_now();
-        st = weft_cholmod_solver_solve(ch, s->A, &s->f, s->b, dx, &err);
-        cs[reps] = cpu_now() - c0;
-        weft_cholmod_solver_timings(ch, &tm, NULL);
-        fi[reps] = tm.filter_s, fa[reps] = tm.factor_s, so[reps] = tm.solve_s;
-        fs[reps] = tm.factor_s + tm.solve_s;
-        spent += tm.filter_s + tm.factor_s + tm.solve_s;
-        reps++;
-    }
-    if (st != WEFT_SOLVE_CONVERGED) {
-        fprintf(stderr, "error: %d^2 CHOLMOD: %s\n", s->res, err.msg);
-        weft_cholmod_solver_free(&ch);
+    weft_bench_stats an, fs;
+    weft_bench_plan pa = plan(1), pf = plan(0);
+    if (weft_bench_measure(&pa, 1, time_analyse, &c, &an) != 0 ||
+        weft_bench_measure(&pf, 5, time_factor_solve, &c, &fs) != 0) {
+        weft_cholmod_solver_free(&c.ch);
         return NAN;
     }
-    const char *ord = weft_cholmod_solver_ordering(ch);
-    add_row(t, (row){"cholmod_analyse", 1, NAN, -1, 1e3 * median(an, areps), NAN, areps, NAN,
+    const char *ord = weft_cholmod_solver_ordering(c.ch);
+    add_row(t, (row){"cholmod_analyse", 1, NAN, -1, 1e3 * an.median[0], NAN, an.reps, NAN,
                      ord});
-    add_row(t, (row){"cholmod_filter", 1, NAN, -1, 1e3 * median(fi, reps), NAN, reps, NAN,
+    add_row(t, (row){"cholmod_filter", 1, NAN, -1, 1e3 * fs.median[0], NAN, fs.reps, NAN,
                      "ok"});
-    add_row(t, (row){"cholmod_factor", 1, NAN, -1, 1e3 * median(fa, reps), NAN, reps, NAN,
+    add_row(t, (row){"cholmod_factor", 1, NAN, -1, 1e3 * fs.median[1], NAN, fs.reps, NAN,
                      "ok"});
-    add_row(t, (row){"cholmod_solve", 1, NAN, -1, 1e3 * median(so, reps), NAN, reps, NAN, "ok"});
+    add_row(t, (row){"cholmod_solve", 1, NAN, -1, 1e3 * fs.median[2], NAN, fs.reps, NAN,
+                     "ok"});
     /* Its CPU time is that of the whole call: filter + factor + solve. */
-    double fs_ms = 1e3 * median(fs, reps);
-    add_row(t, (row){"cholmod_factor_solve", 1, NAN, -1, fs_ms, 1e3 * median(cs, reps), reps,
+    double fs_ms = 1e3 * fs.median[3];
+    add_row(t, (row){"cholmod_factor_solve", 1, NAN, -1, fs_ms, 1e3 * fs.median[4], fs.reps,
                      NAN, "ok"});
-    weft_cholmod_solver_free(&ch);
+    weft_cholmod_solver_free(&c.ch);
     return fs_ms;
+}
+
+/* A PPCG solver on a system, for time_ppcg. */
+typedef struct ppcg_run {
+    newton_sys *s;
+    weft_ppcg *p;
+    weft_ppcg_options o;
+    double *dx;
+    int iters;              /* iterations of the last solve */
+    weft_solve_status st;   /* status of the last solve */
+    weft_error err;
+} ppcg_run;
+
+/* One PPCG solve (a weft_bench_fn): figures wall and process CPU time, s; the last
+ * repeat when it did not converge. */
+static int time_ppcg(void *user, double *out) {
+    ppcg_run *r = user;
+    double t0 = weft_now(), c0 = weft_bench_process_cpu();
+    r->st = weft_ppcg_solve(r->p, r->s->A, &r->s->f, r->s->b, r->dx, &r->o, &r->iters, &r->err);
+    out[0] = weft_now() - t0, out[1] = weft_bench_process_cpu() - c0;
+    return r->st == WEFT_SOLVE_CONVERGED ? WEFT_BENCH_MORE : WEFT_BENCH_LAST;
 }
 
 /* PPCG with preconditioner pc to tol; compares with CHOLMOD's dx. Returns the median ms
  * (NAN if the first solve failed other than by the cap); *agree_ok false on a 1e-8
  * disagreement. */
-static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *name,
+static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc, const char *name,
                          double tol, const double *dx_ref, double *dx, bool *agree_ok) {
-    weft_error err = {{0}};
-    weft_ppcg *p = weft_ppcg_create(s->m.n, &err);
-    if (!p) {
-        fprintf(stderr, "error: %s\n", err.msg);
+    ppcg_run r = {.s = s, .dx = dx, .o = weft_ppcg_defaults(), .st = WEFT_SOLVE_CONVERGED};
+    if (!(r.p = weft_ppcg_create(s->m.n, &r.err))) {
+        fprintf(stderr, "error: %s\n", r.err.msg);
         return NAN;
     }
-    weft_ppcg_options o = weft_ppcg_defaults();
-    o.precond = pc, o.tol = tol, o.max_iter = PPCG_CAP, o.threads = s->ppcg_threads;
-    double ts[REPEATS], cs[REPEATS], spent = 0.0;
-    int reps = 0, iters = 0;
-    weft_solve_status st = WEFT_SOLVE_CONVERGED;
-    while (again(reps, spent)) {
-        double t0 = weft_now(), c0 = cpu_now();
-        st = weft_ppcg_solve(p, s->A, &s->f, s->b, dx, &o, &iters, &err);
-        ts[reps] = weft_now() - t0, cs[reps] = cpu_now() - c0;
-        spent += ts[reps++];
-        if (st != WEFT_SOLVE_CONVERGED) break;
-    }
-    weft_ppcg_free(&p);
+    r.o.precond = pc, r.o.tol = tol, r.o.max_iter = PPCG_CAP, r.o.threads = s->ppcg_threads;
+    weft_bench_plan p = plan(0);
+    weft_bench_stats st;
+    weft_bench_measure(&p, 2, time_ppcg, &r, &st);
+    weft_ppcg_free(&r.p);
     double d = rel_diff(dx, dx_ref, 3 * s->m.n);
     if (tol <= 1e-8 && !(d <= AGREE_TOL)) {
         fprintf(stderr, "error: %d^2 %s to %g: |dx - dx_cholmod| / |dx_cholmod| = %.3g > %g "
                 "(%s after %d iterations)\n", s->res, name, tol, d, AGREE_TOL,
-                weft_solve_status_name(st), iters);
+                weft_solve_status_name(r.st), r.iters);
         *agree_ok = false;
     }
-    double ms = 1e3 * median(ts, reps);
-    add_row(t, (row){name, s->ppcg_threads, tol, iters, ms, 1e3 * median(cs, reps), reps, d,
-                     weft_solve_status_name(st)});
-    return st == WEFT_SOLVE_CONVERGED ? ms : NAN;
+    double ms = 1e3 * st.median[0];
+    add_row(t, (row){name, s->ppcg_threads, tol, r.iters, ms, 1e3 * st.median[1], st.reps, d,
+                     weft_solve_status_name(r.st)});
+    return r.st == WEFT_SOLVE_CONVERGED ? ms : NAN;
 }
 
-/* NEWTON SECTION: one iteration of newton_euler (solvers/implicit.c) with
- * solver.linear = cholmod, through create/step/destroy and weft_implicit_stats_get, on
+/* NEWTON SECTION: one iteration of newton_euler (solvers/newton.c) with
+ * solver.linear = cholmod, through create/step/destroy and the solver's profile, on
  * the same deformed cloth (run after the linear benchmarks: it moves the model on). Two
  * steps: the first, untimed, does CHOLMOD's one symbolic analysis; the second is timed,
  * and its wall and CPU time and its stage timers are divided by its Newton iterations,
@@ -390,31 +415,23 @@ static double bench_ppcg(newton_sys *s, table *t, weft_precond pc, const char *n
 static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
                         double *ratio) {
     weft_model *m = &s->m;
-    m->solver.linear = WEFT_LINEAR_CHOLMOD;
-    m->solver.hessian = hessian;
-    m->solver.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
+    weft_implicit_settings *set = weft_config_find(s->cfg, weft_newton_euler.settings);
+    set->linear = 0; /* weft_linear_registry[0]: cholmod */
+    set->hessian = hessian;
+    set->common.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
     weft_error err = {{0}};
-    void *st = weft_newton_euler.create(m, &err);
-    if (!st) {
-        fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res, err.msg);
-        return -1;
-    }
-    weft_implicit_stats a, b;
-    int rc = weft_newton_euler.step(st, m, NULL, &err);
-    weft_implicit_stats_get(st, &a);
-    double t0 = weft_now(), c0 = cpu_now();
-    if (rc == WEFT_OK) rc = weft_newton_euler.step(st, m, NULL, &err);
-    double wall = weft_now() - t0, cpu = cpu_now() - c0;
-    weft_implicit_stats_get(st, &b);
-    weft_newton_euler.destroy(st);
-    long it = b.newton_iterations - a.newton_iterations;
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(&weft_newton_euler, m, s->cfg, 1, 1, &run, &err);
+    const weft_profile *p = &run.prof;
+    double wall = run.wall_s, cpu = run.cpu_s;
+    long it = rc == WEFT_OK ? (long)weft_profile_value(p, "newton_iterations") : 0;
     if (rc != WEFT_OK || it <= 0) {
         fprintf(stderr, "error: %d^2 newton_euler: %s\n", s->res,
                 rc != WEFT_OK ? err.msg : "no Newton iteration in the timed step");
         return -1;
     }
     double k = 1e3 / (double)it;
-    int th = m->solver.threads;
+    int th = set->common.threads;
     /* Row names are string literals (rows keep the pointer). */
     static const char *const names[3][6] = {
         {"newton_iteration", "newton_assemble", "newton_filter", "newton_linear",
@@ -429,26 +446,27 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
     add_row(t, (row){nm[idx], th, NAN, iters, ms, cpu_ms, 1, NAN, status})
     /* "fallback": some system was not positive definite with the exact Hessian and was
      * solved again with the projected one (two assemblies and factorisations). */
+    double fallbacks = weft_profile_value(p, "fallbacks");
     NEWTON_ROW(0, (int)it, wall * k, cpu * k,
-               b.analyses != a.analyses ? "re-analysed"
-               : b.fallbacks != a.fallbacks ? "fallback"
-                                            : "ok");
-    NEWTON_ROW(1, -1, (b.assemble_s - a.assemble_s) * k, NAN, "ok");
-    NEWTON_ROW(2, -1, (b.filter_s - a.filter_s) * k, NAN, "ok");
-    NEWTON_ROW(3, -1, (b.linear_s - a.linear_s) * k, NAN, "ok");
-    NEWTON_ROW(4, -1, (b.line_search_s - a.line_search_s) * k, NAN, "ok");
+               weft_profile_value(p, "setups") != 0 ? "re-analysed"
+               : fallbacks != 0                     ? "fallback"
+                                                    : "ok");
+    NEWTON_ROW(1, -1, weft_profile_value(p, "assemble") * k, NAN, "ok");
+    NEWTON_ROW(2, -1, weft_profile_value(p, "filter") * k, NAN, "ok");
+    NEWTON_ROW(3, -1, weft_profile_value(p, "linear") * k, NAN, "ok");
+    NEWTON_ROW(4, -1, weft_profile_value(p, "line_search") * k, NAN, "ok");
     /* The same iterations' own CHOLMOD factorise + solve: the criterion's denominator,
      * measured inside the very step it divides. */
-    double fs = (b.factor_s - a.factor_s + b.solve_s - a.solve_s) * k;
+    double fs = (weft_profile_value(p, "factor") + weft_profile_value(p, "solve")) * k;
     NEWTON_ROW(5, -1, fs, NAN, "ok");
 #undef NEWTON_ROW
     *ratio = wall * k / fs;
     printf("  %4d^2: one newton_euler iteration (hessian=%s) %.1f ms = %.2f x its own CHOLMOD "
-           "factorise + solve (%.1f ms); assembly %.1f ms; %ld of %ld systems fell back to "
+           "factorise + solve (%.1f ms); assembly %.1f ms; %.0f of %.0f systems fell back to "
            "the projected Hessian\n", s->res,
            hname[hessian % 3], wall * k, *ratio, fs,
-           (b.assemble_s - a.assemble_s) * k, b.fallbacks - a.fallbacks,
-           b.linear_solves - a.linear_solves);
+           weft_profile_value(p, "assemble") * k, fallbacks,
+           weft_profile_value(p, "linear_solves"));
     return 0;
 }
 
@@ -464,40 +482,26 @@ static const char *load_average(char *buf, size_t size) {
     return buf;
 }
 
-/* Writes a value or "-" for a missing one. */
-static void put_num(FILE *f, const char *fmt, double v, bool present) {
-    if (present) fprintf(f, fmt, v);
-    else fputs("-", f);
-}
-
-static void write_rows(FILE *f, const newton_sys *s, const table *t) {
+/* Writes the rows of one size to the results table. */
+static void write_rows(weft_bench_table *out, const newton_sys *s, const table *t) {
     for (int k = 0; k < t->n; k++) {
         const row *r = &t->r[k];
-        fprintf(f, "%d\t%d\t%d\t%d\t%s\t%d\t", s->res, s->m.n, 3 * s->m.n, s->A->nnzb,
-                r->method, r->threads);
-        put_num(f, "%.0e", r->tol, !isnan(r->tol));
-        fputc('\t', f);
-        put_num(f, "%.0f", r->iterations, r->iterations >= 0);
-        fprintf(f, "\t%.4f\t", r->ms);
-        put_num(f, "%.4f", r->cpu_ms, !isnan(r->cpu_ms));
-        fprintf(f, "\t%d\t", r->reps);
-        put_num(f, "%.3e", r->rel_diff, !isnan(r->rel_diff));
-        fprintf(f, "\t%s\n", r->status);
+        weft_bench_value v[NCOLUMNS] = {
+            weft_bench_int(s->res),
+            weft_bench_int(s->m.n),
+            weft_bench_int(3 * s->m.n),
+            weft_bench_int(s->A->nnzb),
+            weft_bench_text(r->method),
+            weft_bench_int(r->threads),
+            isnan(r->tol) ? weft_bench_none() : weft_bench_num(r->tol),
+            r->iterations >= 0 ? weft_bench_int(r->iterations) : weft_bench_none(),
+            weft_bench_num(r->ms),
+            isnan(r->cpu_ms) ? weft_bench_none() : weft_bench_num(r->cpu_ms),
+            weft_bench_int(r->reps),
+            isnan(r->rel_diff) ? weft_bench_none() : weft_bench_num(r->rel_diff),
+            weft_bench_text(r->status)};
+        weft_bench_row(out, v);
     }
-}
-
-static void print_rows(const newton_sys *s, const table *t) {
-    for (int k = 0; k < t->n; k++) {
-        const row *r = &t->r[k];
-        char tol[16] = "-", it[16] = "-", d[16] = "-", cpu[24] = "-";
-        if (!isnan(r->cpu_ms)) snprintf(cpu, sizeof cpu, "%.3f", r->cpu_ms);
-        if (!isnan(r->tol)) snprintf(tol, sizeof tol, "%.0e", r->tol);
-        if (r->iterations >= 0) snprintf(it, sizeof it, "%d", r->iterations);
-        if (!isnan(r->rel_diff)) snprintf(d, sizeof d, "%.2e", r->rel_diff);
-        printf("%5d^2 %8d  %-22s %3d %6s %7s %11.3f %11s %4d %9s  %s\n", s->res, 3 * s->m.n,
-               r->method, r->threads, tol, it, r->ms, cpu, r->reps, d, r->status);
-    }
-    fflush(stdout);
 }
 
 int main(int argc, char **argv) {
@@ -506,47 +510,36 @@ int main(int argc, char **argv) {
     if (ns < 0) return 2;
     if (ns > 0) nsizes = ns;
     weft_cli cli;
-    weft_cli_parse(argc, argv, &cli, usage);
-    if (cli.nset > 60) {
-        fprintf(stderr, "error: too many --set options for bench_implicit\n");
-        return 2;
-    }
+    weft_bench_parse(argc, argv, &cli, usage, 2);
     int steps = cli.steps >= 0 ? cli.steps : DEFAULT_STEPS;
     int threads = cli.threads > 1 ? cli.threads : 2;
     int ppcg_threads = cli.threads > 0 ? cli.threads : 1;
-    if (weft_mkdirs(cli.out) != 0) return 1;
-    char path[1100], tmp[1200], png[1100];
-    snprintf(path, sizeof path, "%s/bench_implicit.tsv", cli.out);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    weft_bench_table tab;
+    if (weft_bench_open(&tab, cli.out, "bench_implicit.tsv", columns, NCOLUMNS) != 0) return 1;
+    char png[1100];
     snprintf(png, sizeof png, "%s/bench_implicit.png", cli.out);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "# bench_implicit: hanging_cloth after %d pbd_gauss_seidel steps; Newton system "
-            "A = M/h^2 + analytic-PSD Hessian, b = -grad G at x = x~, pins filtered (z = 0)\n",
-            steps);
-    fprintf(f, "# ms: median of up to %d runs (reps: runs done; %.0f s budget per method; "
-            "assembly and CHOLMOD after one warm-up); rel_diff: |dx - dx_cholmod| / "
-            "|dx_cholmod|; cpu_ms: process CPU time, all threads (CHOLMOD: of the whole "
-            "filter+factor+solve call)\n", REPEATS, BUDGET_S);
+    weft_bench_comment(&tab, "bench_implicit: hanging_cloth after %d pbd_gauss_seidel steps; "
+                       "Newton system A = M/h^2 + analytic-PSD Hessian, b = -grad G at x = x~, "
+                       "pins filtered (z = 0)", steps);
+    weft_bench_comment(&tab, "ms: median of up to %d runs (reps: runs done; %.0f s budget per "
+                       "method; assembly and CHOLMOD after one warm-up); rel_diff: |dx - "
+                       "dx_cholmod| / |dx_cholmod|; cpu_ms: process CPU time, all threads "
+                       "(CHOLMOD: of the whole filter+factor+solve call)", REPEATS, BUDGET_S);
     char load[64];
-    fprintf(f, "# load average at the start: %s\n", load_average(load, sizeof load));
-    fprintf(f, "res\tvertices\tdofs\tblocks\tmethod\tthreads\ttol\titerations\tms\tcpu_ms\t"
-            "reps\trel_diff\tstatus\n");
-    printf("%7s %8s  %-22s %3s %6s %7s %11s %11s %4s %9s  %s\n", "size", "dofs", "method",
-           "thr", "tol", "iters", "ms", "cpu_ms", "reps", "rel_diff", "status");
+    weft_bench_comment(&tab, "load average at the start: %s", load_average(load, sizeof load));
+    weft_bench_header(&tab);
     bool agree_ok = true, failed = false;
     double fs_ms[MAX_SIZES], bj_ms[MAX_SIZES], fs_cpu[MAX_SIZES], bj_cpu[MAX_SIZES];
     /* Newton iteration / factor+solve: projected (default), exact, clamp */
     double nw_ratio[MAX_SIZES], nx_ratio[MAX_SIZES], nc_ratio[MAX_SIZES];
     int bj_it[MAX_SIZES], done = 0;
-    static const struct { weft_precond pc; const char *name; } pcs[] = {
-        {WEFT_PRECOND_NONE, "ppcg_none"},
-        {WEFT_PRECOND_JACOBI, "ppcg_jacobi"},
-        {WEFT_PRECOND_BLOCK_JACOBI, "ppcg_block_jacobi"},
-    };
+    /* One PPCG row pair per registered preconditioner, named ppcg_<name> (row names are
+     * kept as pointers, so they live as long as the program). */
+    static char pc_names[16][48];
+    int npc = 0;
+    for (; weft_precond_registry[npc] && npc < 16; npc++)
+        snprintf(pc_names[npc], sizeof pc_names[npc], "ppcg_%s",
+                 weft_precond_registry[npc]->name);
     for (int si = 0; si < nsizes && !failed; si++) {
         newton_sys s;
         table t = {.n = 0};
@@ -562,11 +555,12 @@ int main(int argc, char **argv) {
         if (isnan(fs_ms[si])) failed = true;
         else fs_cpu[si] = t.r[t.n - 1].cpu_ms;
         bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
-        for (int p = 0; p < 3 && !failed; p++)
+        for (int p = 0; p < npc && !failed; p++)
             for (int k = 0; k < 2; k++) {
                 double tol = k == 0 ? 1e-6 : 1e-8;
-                double ms = bench_ppcg(&s, &t, pcs[p].pc, pcs[p].name, tol, ref, dx, &agree_ok);
-                if (pcs[p].pc == WEFT_PRECOND_BLOCK_JACOBI && k == 0) {
+                const weft_precond_type *pc = weft_precond_registry[p];
+                double ms = bench_ppcg(&s, &t, pc, pc_names[p], tol, ref, dx, &agree_ok);
+                if (pc == &weft_precond_block_jacobi && k == 0) {
                     bj_ms[si] = ms;
                     bj_cpu[si] = t.r[t.n - 1].cpu_ms;
                     bj_it[si] = t.r[t.n - 1].iterations;
@@ -578,24 +572,17 @@ int main(int argc, char **argv) {
                         bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_EXACT, &nx_ratio[si]) != 0 ||
                         bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_CLAMP, &nc_ratio[si]) != 0))
             failed = true;
-        write_rows(f, &s, &t);
-        print_rows(&s, &t);
+        write_rows(&tab, &s, &t);
         free(ref);
         free(dx);
         free_sys(&s);
         if (!failed) done++;
     }
-    if (failed) {
-        fclose(f);
-        fprintf(stderr, "error: bench_implicit stopped; %s left incomplete\n", tmp);
-        return 1;
-    }
-    fprintf(f, "# load average at the end: %s\n", load_average(load, sizeof load));
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: %s: cannot write\n", path);
-        return 1;
-    }
-    printf("\nwrote %s (load average %s)\n", path, load);
+    if (failed) return weft_bench_close(&tab, "bench_implicit stopped");
+    weft_bench_comment(&tab, "load average at the end: %s", load_average(load, sizeof load));
+    if (weft_bench_close(&tab, NULL) != 0) return 1;
+    printf("load average at the end: %s\n", load);
+    const char *path = tab.path;
 
     /* Where PPCG (block-Jacobi, 1e-6) overtakes CHOLMOD factor+solve, if it does. */
     printf("\nPPCG block-Jacobi to 1e-6 vs CHOLMOD factor+solve (analysis kept):\n");

@@ -5,11 +5,10 @@
  * A plain per-edge distance loop is measured in the same run as a yardstick.
  * Each figure is the best of several repeats after warm-up steps.
  * Writes <out>/bench_pbd.tsv (renamed into place when complete). */
-#include "cli.h"
+#include "bench.h"
 
 #include "weft_solvers.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,152 +22,163 @@ static const char usage[] =
 
 enum { REPEATS = 3, WARMUP = 3 };
 
-typedef struct bench_row {
-    const char *solver;
-    int n, threads, constraints;
-    double ns_per_projection, ms_per_step;
-    const char *set;
-} bench_row;
+static const weft_bench_column columns[] = {
+    {"solver", "%s", "solver", "%-22s"},
+    {"n", "%ld", "n", " %6ld"},
+    {"threads", "%ld", "threads", " %8ld"},
+    {"constraints", "%ld", "constraints", " %12ld"},
+    {"ns_per_projection", "%.3f", "ns/projection", " %18.2f"},
+    {"ms_per_step", "%.4f", "ms/step", " %12.3f"},
+    {"constraint_set", "%s", "constraints", "  %s"},
+};
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 
-/* Builds the hanging cloth at res × res vertices with the given overrides. */
-static int build(const weft_cli *base, int res, bool bending, int threads, weft_model *m) {
-    weft_cli cli = *base;
-    char a[64], b[64], c[64];
-    snprintf(a, sizeof a, "mesh.nx=%d", res);
-    snprintf(b, sizeof b, "mesh.ny=%d", res);
-    snprintf(c, sizeof c, "pbd.k_bending=%s", bending ? "0.1" : "0");
-    cli.set[cli.nset++] = a;
-    cli.set[cli.nset++] = b;
-    cli.set[cli.nset++] = c;
-    cli.set[cli.nset++] = "solver.iterations=10";
-    cli.threads = threads;
-    cli.scene = "hanging_cloth";
+/* One solver configuration to time. */
+typedef struct pbd_case {
+    const weft_solver_type *solver;
+    const weft_cli *cli;
+    int res, threads, steps;
+    bool bending;
+} pbd_case;
+
+/* Builds the hanging cloth at res × res vertices, 10 iterations, with or without bending,
+ * and its config into *cfg (cfg may be NULL). */
+static int build(const weft_cli *cli, int res, bool bending, int threads, weft_model *m,
+                 weft_config **cfg) {
+    const char *sets[] = {bending ? "pbd.k_bending=0.1" : "pbd.k_bending=0",
+                          "solver.iterations=10", NULL};
     weft_error err;
-    if (weft_cli_build(&cli, m, &err) != WEFT_OK) {
+    if (weft_bench_build(cli, "hanging_cloth", res, sets, threads, m, cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
     return 0;
 }
 
-/* Times one solver: best of REPEATS runs of `steps` steps each. */
-static int time_solver(const weft_solver_type *s, const weft_cli *cli, int res, bool bending,
-                       int threads, int steps, bench_row *row) {
-    double best_ns = INFINITY, best_ms = INFINITY;
-    int constraints = 0;
-    for (int r = 0; r < REPEATS; r++) {
-        weft_model m;
-        if (build(cli, res, bending, threads, &m) != 0) return -1;
-        weft_error err;
-        void *st = s->create(&m, &err);
-        if (!st) {
-            fprintf(stderr, "error: %s\n", err.msg);
-            weft_model_free(&m);
-            return -1;
-        }
-        for (int i = 0; i < WARMUP; i++) s->step(st, &m, NULL, &err);
-        weft_pbd_timers t0, t1;
-        weft_pbd_timers_get(st, &t0);
-        double w0 = weft_now();
-        for (int i = 0; i < steps; i++) s->step(st, &m, NULL, &err);
-        double wall = weft_now() - w0;
-        weft_pbd_timers_get(st, &t1);
-        long proj = t1.projections - t0.projections;
-        double ns = proj > 0 ? 1e9 * (t1.project - t0.project) / (double)proj : NAN;
-        if (ns < best_ns) best_ns = ns;
-        if (1e3 * wall / steps < best_ms) best_ms = 1e3 * wall / steps;
-        constraints = (int)(proj / ((long)steps * m.solver.iterations));
-        s->destroy(st);
-        weft_model_free(&m);
+/* One repeat (a weft_bench_fn): a fresh model and solver state, WARMUP untimed steps,
+ * then `steps` timed ones. Figures: ns per projection (the solver's "project" timer over
+ * its "projections" counter), ms per step (wall), constraints projected per iteration. */
+static int time_steps(void *user, double *out) {
+    const pbd_case *c = user;
+    const weft_solver_type *s = c->solver;
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (build(c->cli, c->res, c->bending, c->threads, &m, &cfg) != 0) return WEFT_BENCH_FAIL;
+    weft_error err;
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(s, &m, cfg, WARMUP, c->steps, &run, &err);
+    double proj = weft_profile_value(&run.prof, "projections");
+    out[0] = proj > 0 ? 1e9 * weft_profile_value(&run.prof, "project") / proj : NAN;
+    out[1] = 1e3 * run.wall_s / c->steps;
+    out[2] = proj / ((double)c->steps * weft_solver_iterations(s, cfg));
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
+        return WEFT_BENCH_FAIL;
     }
-    *row = (bench_row){s->name, res, threads, constraints, best_ns, best_ms,
-                       bending ? "stretch+bending" : "stretch"};
+    return WEFT_BENCH_MORE;
+}
+
+/* Times one solver configuration (best of REPEATS) and writes its row; -1 on failure. */
+static int bench_solver(weft_bench_table *t, const pbd_case *c) {
+    weft_bench_stats st;
+    weft_bench_plan plan = weft_bench_repeats(0, REPEATS);
+    if (weft_bench_measure(&plan, 3, time_steps, (void *)c, &st) != 0) return -1;
+    weft_bench_value row[NCOLUMNS] = {
+        weft_bench_text(c->solver->name), weft_bench_int(c->res), weft_bench_int(c->threads),
+        weft_bench_int((long)st.last[2]), weft_bench_num(st.min[0]), weft_bench_num(st.min[1]),
+        weft_bench_text(c->bending ? "stretch+bending" : "stretch")};
+    weft_bench_row(t, row);
     return 0;
 }
 
 /* The yardstick: a plain loop over edges {a, b, rest} projecting distance constraints
  * on a flat position array, as a first PBD implementation would write it. */
-static void time_plain_loop(const weft_cli *cli, int res, int steps, bench_row *row) {
-    weft_model m;
-    if (build(cli, res, false, 1, &m) != 0) return;
-    const weft_term *t = &m.terms[m.stretch_term];
-    int ne = t->n;
-    double *x = malloc(3 * (size_t)m.n * sizeof *x);
-    memcpy(x, m.x, 3 * (size_t)m.n * sizeof *x);
-    for (int i = 0; i < 3 * m.n; i++) x[i] *= 1.01; /* stretched: every projection works */
-    double best = INFINITY;
-    for (int r = 0; r < REPEATS; r++) {
-        double w0 = weft_now();
-        for (int s = 0; s < steps * 10; s++) {
-            for (int e = 0; e < ne; e++) {
-                const weft_element *el = &t->elem[e];
-                int a = el->v[0], b = el->v[1];
-                double wa = m.w[a], wb = m.w[b];
-                double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1],
-                               x[3 * a + 2] - x[3 * b + 2]};
-                double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-                if (wa + wb == 0.0 || l == 0.0) continue;
-                double sc = (l - el->rest[0]) / ((wa + wb) * l);
-                for (int k = 0; k < 3; k++) {
-                    x[3 * a + k] -= wa * sc * d[k];
-                    x[3 * b + k] += wb * sc * d[k];
-                }
+typedef struct plain_loop {
+    const weft_model *m;
+    double *x;
+    int sweeps;
+} plain_loop;
+
+/* One repeat of the plain loop (a weft_bench_fn): figure ns per projection. */
+static int time_plain_loop(void *user, double *out) {
+    plain_loop *pl = user;
+    const weft_model *m = pl->m;
+    const weft_term *t = &m->terms[m->stretch_term];
+    double *x = pl->x;
+    double w0 = weft_now();
+    for (int s = 0; s < pl->sweeps; s++) {
+        for (int e = 0; e < t->n; e++) {
+            const weft_element *el = &t->elem[e];
+            int a = el->v[0], b = el->v[1];
+            double wa = m->w[a], wb = m->w[b];
+            double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1],
+                           x[3 * a + 2] - x[3 * b + 2]};
+            double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (wa + wb == 0.0 || l == 0.0) continue;
+            double sc = (l - el->rest[0]) / ((wa + wb) * l);
+            for (int k = 0; k < 3; k++) {
+                x[3 * a + k] -= wa * sc * d[k];
+                x[3 * b + k] += wb * sc * d[k];
             }
         }
-        double ns = 1e9 * (weft_now() - w0) / ((double)steps * 10 * ne);
-        if (ns < best) best = ns;
     }
-    *row = (bench_row){"plain_distance_loop", res, 1, ne, best, best * ne * 10 * 1e-6, "stretch"};
+    out[0] = 1e9 * (weft_now() - w0) / ((double)pl->sweeps * t->n);
+    return WEFT_BENCH_MORE;
+}
+
+/* Times the plain loop at res² (10 sweeps per step, as the solvers' 10 iterations) and
+ * writes its row; -1 on failure. */
+static int bench_plain_loop(weft_bench_table *t, const weft_cli *cli, int res, int steps) {
+    weft_model m;
+    if (build(cli, res, false, 1, &m, NULL) != 0) return -1;
+    int ne = m.terms[m.stretch_term].n;
+    double *x = malloc(3 * (size_t)m.n * sizeof *x);
+    if (!x) {
+        weft_model_free(&m);
+        return -1;
+    }
+    memcpy(x, m.x, 3 * (size_t)m.n * sizeof *x);
+    for (int i = 0; i < 3 * m.n; i++) x[i] *= 1.01; /* stretched: every projection works */
+    plain_loop pl = {&m, x, steps * 10};
+    weft_bench_stats st;
+    weft_bench_plan plan = weft_bench_repeats(0, REPEATS);
+    int rc = weft_bench_measure(&plan, 1, time_plain_loop, &pl, &st);
+    if (rc == 0) {
+        double ns = st.min[0];
+        weft_bench_value row[NCOLUMNS] = {
+            weft_bench_text("plain_distance_loop"), weft_bench_int(res), weft_bench_int(1),
+            weft_bench_int(ne), weft_bench_num(ns), weft_bench_num(ns * ne * 10 * 1e-6),
+            weft_bench_text("stretch")};
+        weft_bench_row(t, row);
+    }
     free(x);
     weft_model_free(&m);
+    return rc;
 }
 
 int main(int argc, char **argv) {
     weft_cli cli;
-    weft_cli_parse(argc, argv, &cli, usage);
+    weft_bench_parse(argc, argv, &cli, usage, 4);
     int steps = cli.steps > 0 ? cli.steps : 10;
-    if (cli.nset > 60) {
-        fprintf(stderr, "error: too many --set options for bench_pbd\n");
-        return 2;
-    }
-    if (weft_mkdirs(cli.out) != 0) return 1;
-    char path[1100], tmp[1200];
-    snprintf(path, sizeof path, "%s/bench_pbd.tsv", cli.out);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "# bench_pbd: best of %d repeats of %d steps, 10 iterations, %d warm-up steps\n",
-            REPEATS, steps, WARMUP);
-    fprintf(f, "solver\tn\tthreads\tconstraints\tns_per_projection\tms_per_step\tconstraint_set\n");
-    printf("%-22s %6s %8s %12s %18s %12s  %s\n", "solver", "n", "threads", "constraints",
-           "ns/projection", "ms/step", "constraints");
+    weft_bench_table t;
+    if (weft_bench_open(&t, cli.out, "bench_pbd.tsv", columns, NCOLUMNS) != 0) return 1;
+    weft_bench_comment(&t, "bench_pbd: best of %d repeats of %d steps, 10 iterations, %d "
+                       "warm-up steps", REPEATS, steps, WARMUP);
+    weft_bench_header(&t);
     static const int sizes[] = {64, 128, 256};
+    int failed = 0;
     for (int si = 0; si < 3; si++) {
         int res = sizes[si];
-        bench_row rows[8];
-        int nr = 0;
         for (int bend = 1; bend >= 0; bend--) {
-            if (time_solver(&weft_pbd_gauss_seidel, &cli, res, bend, 1, steps, &rows[nr]) == 0) nr++;
-            if (time_solver(&weft_pbd_jacobi, &cli, res, bend, 1, steps, &rows[nr]) == 0) nr++;
-            if (time_solver(&weft_pbd_jacobi, &cli, res, bend, 2, steps, &rows[nr]) == 0) nr++;
+            const pbd_case cases[] = {{&weft_pbd_gauss_seidel, &cli, res, 1, steps, bend},
+                                      {&weft_pbd_jacobi, &cli, res, 1, steps, bend},
+                                      {&weft_pbd_jacobi, &cli, res, 2, steps, bend}};
+            for (int k = 0; k < 3; k++)
+                if (bench_solver(&t, &cases[k]) != 0) failed = 1;
         }
-        time_plain_loop(&cli, res, steps, &rows[nr++]);
-        for (int r = 0; r < nr; r++) {
-            bench_row *b = &rows[r];
-            fprintf(f, "%s\t%d\t%d\t%d\t%.3f\t%.4f\t%s\n", b->solver, b->n, b->threads,
-                    b->constraints, b->ns_per_projection, b->ms_per_step, b->set);
-            printf("%-22s %6d %8d %12d %18.2f %12.3f  %s\n", b->solver, b->n, b->threads,
-                   b->constraints, b->ns_per_projection, b->ms_per_step, b->set);
-            fflush(stdout);
-        }
+        if (bench_plain_loop(&t, &cli, res, steps) != 0) failed = 1;
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: %s: cannot write\n", path);
-        return 1;
-    }
-    printf("\nwrote %s\n", path);
-    return 0;
+    return weft_bench_close(&t, failed ? "a case failed" : NULL);
 }

@@ -8,11 +8,10 @@
  * (line 8, collision constraint generation, and lines 9–11, projection) and the
  * self-collision constraints per step. Best of 3 repeats after 3 warm-up steps.
  * Writes <out>/bench_pbd_self.tsv (renamed into place when complete). */
-#include "cli.h"
+#include "bench.h"
 
 #include "weft_solvers.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,109 +25,91 @@ static const char usage[] =
 
 enum { RES = 64, REPEATS = 3, WARMUP = 3, DRAPE_STEPS = 60 };
 
-typedef struct bench_row {
-    const char *solver, *phase;
-    int threads;
-    bool self;
-    double contacts, ms_step, ms_collide, ms_project;
-} bench_row;
+static const weft_bench_column columns[] = {
+    {"solver", "%s", "solver", "%-17s"},
+    {"n", "%ld", "n", " %4ld"},
+    {"threads", "%ld", "threads", " %7ld"},
+    {"phase", "%s", "phase", " %8s"},
+    {"self_collision", "%s", NULL, NULL},
+    {NULL, NULL, "self", " %5s"},
+    {"self_constraints_per_step", "%.1f", "constraints", " %12.1f"},
+    {"ms_per_step", "%.4f", "ms/step", " %9.3f"},
+    {"collide_ms_per_step", "%.4f", "collide ms", " %11.3f"},
+    {"project_ms_per_step", "%.4f", "project ms", " %11.3f"},
+};
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 
-/* Builds drape_sphere at RES² vertices with self-collision on or off. */
-static int build(const weft_cli *base, bool self, int threads, weft_model *m) {
-    weft_cli cli = *base;
-    char a[64], b[64];
-    snprintf(a, sizeof a, "mesh.nx=%d", RES);
-    snprintf(b, sizeof b, "mesh.ny=%d", RES);
-    cli.set[cli.nset++] = a;
-    cli.set[cli.nset++] = b;
-    cli.set[cli.nset++] = "solver.iterations=10";
-    cli.set[cli.nset++] = self ? "pbd.self_collision=true" : "pbd.self_collision=false";
-    cli.threads = threads;
-    cli.scene = "drape_sphere";
+/* Builds drape_sphere at RES² vertices with self-collision on or off, and its config into
+ * *cfg (cfg may be NULL). */
+static int build(const weft_cli *base, bool self, int threads, weft_model *m,
+                 weft_config **cfg) {
+    const char *sets[] = {"solver.iterations=10",
+                          self ? "pbd.self_collision=true" : "pbd.self_collision=false", NULL};
     weft_error err;
-    if (weft_cli_build(&cli, m, &err) != WEFT_OK) {
+    if (weft_bench_build(base, "drape_sphere", RES, sets, threads, m, cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return -1;
     }
     return 0;
 }
 
-/* Steps m n times with solver s (a fresh state); -1 on an error. */
-static int advance(const weft_solver_type *s, weft_model *m, int n) {
+/* Steps m n times with solver s (a fresh state with cfg's settings); -1 on an error. */
+static int advance(const weft_solver_type *s, weft_model *m, weft_config *cfg, int n) {
     weft_error err;
-    void *st = s->create(m, &err);
-    int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
-    for (int i = 0; i < n && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, &err);
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(s, m, cfg, n, 0, &run, &err);
     if (rc != WEFT_OK) fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
-    s->destroy(st);
     return rc == WEFT_OK ? 0 : -1;
 }
 
-/* Times `steps` steps of s from the state of `from` (same mesh), self-collision on or
- * off: best of REPEATS, each after WARMUP steps. */
-static int time_solver(const weft_solver_type *s, const weft_cli *cli, const weft_model *from,
-                       const char *phase, bool self, int threads, int steps, bench_row *row) {
-    *row = (bench_row){s->name, phase, threads, self, 0.0, INFINITY, INFINITY, INFINITY};
-    for (int r = 0; r < REPEATS; r++) {
-        weft_model m;
-        if (build(cli, self, threads, &m) != 0) return -1;
-        size_t bytes = 3 * (size_t)m.n * sizeof *m.x;
-        memcpy(m.x, from->x, bytes);
-        memcpy(m.v, from->v, bytes);
-        m.t = from->t;
-        weft_error err;
-        void *st = s->create(&m, &err);
-        if (!st) {
-            fprintf(stderr, "error: %s\n", err.msg);
-            weft_model_free(&m);
-            return -1;
-        }
-        int rc = WEFT_OK;
-        for (int i = 0; i < WARMUP && rc == WEFT_OK; i++) rc = s->step(st, &m, NULL, &err);
-        weft_pbd_timers t0, t1;
-        weft_pbd_timers_get(st, &t0);
-        double w0 = weft_now();
-        for (int i = 0; i < steps && rc == WEFT_OK; i++) rc = s->step(st, &m, NULL, &err);
-        double wall = weft_now() - w0;
-        weft_pbd_timers_get(st, &t1);
-        s->destroy(st);
-        weft_model_free(&m);
-        if (rc != WEFT_OK) {
-            fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
-            return -1;
-        }
-        row->contacts = (double)(t1.self_contacts - t0.self_contacts) / steps;
-        row->ms_step = fmin(row->ms_step, 1e3 * wall / steps);
-        row->ms_collide = fmin(row->ms_collide, 1e3 * (t1.collide - t0.collide) / steps);
-        row->ms_project = fmin(row->ms_project, 1e3 * (t1.project - t0.project) / steps);
+/* One configuration: solver, threads, self-collision, and the state it starts from. */
+typedef struct self_case {
+    const weft_solver_type *solver;
+    const weft_cli *cli;
+    const weft_model *from;
+    int threads, steps;
+    bool self;
+} self_case;
+
+/* One repeat (a weft_bench_fn): `steps` steps of a fresh state from c->from (same mesh)
+ * after WARMUP untimed steps. Figures per step, from the solver's profile: self-collision
+ * constraints, ms (wall), ms in line 8 ("collide") and lines 9-11 ("project"). */
+static int time_steps(void *user, double *out) {
+    const self_case *c = user;
+    const weft_solver_type *s = c->solver;
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (build(c->cli, c->self, c->threads, &m, &cfg) != 0) return WEFT_BENCH_FAIL;
+    size_t bytes = 3 * (size_t)m.n * sizeof *m.x;
+    memcpy(m.x, c->from->x, bytes);
+    memcpy(m.v, c->from->v, bytes);
+    m.t = c->from->t;
+    weft_error err;
+    weft_bench_steps run;
+    int rc = weft_bench_solver_steps(s, &m, cfg, WARMUP, c->steps, &run, &err);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
+        return WEFT_BENCH_FAIL;
     }
-    return 0;
+    out[0] = weft_profile_value(&run.prof, "self_contacts") / c->steps;
+    out[1] = 1e3 * run.wall_s / c->steps;
+    out[2] = 1e3 * weft_profile_value(&run.prof, "collide") / c->steps;
+    out[3] = 1e3 * weft_profile_value(&run.prof, "project") / c->steps;
+    return WEFT_BENCH_MORE;
 }
 
 int main(int argc, char **argv) {
     weft_cli cli;
-    weft_cli_parse(argc, argv, &cli, usage);
+    weft_bench_parse(argc, argv, &cli, usage, 4);
     int steps = cli.steps > 0 ? cli.steps : 10;
-    if (cli.nset > 60) {
-        fprintf(stderr, "error: too many --set options for bench_pbd_self\n");
-        return 2;
-    }
-    if (weft_mkdirs(cli.out) != 0) return 1;
-    char path[1100], tmp[1200];
-    snprintf(path, sizeof path, "%s/bench_pbd_self.tsv", cli.out);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "# bench_pbd_self: drape_sphere %dx%d, best of %d repeats of %d steps, 10 "
-            "iterations, %d warm-up steps; draped = after %d steps\n",
-            RES, RES, REPEATS, steps, WARMUP, DRAPE_STEPS);
-    fprintf(f, "solver\tn\tthreads\tphase\tself_collision\tself_constraints_per_step\t"
-            "ms_per_step\tcollide_ms_per_step\tproject_ms_per_step\n");
-    printf("%-17s %4s %7s %8s %5s %12s %9s %11s %11s\n", "solver", "n", "threads", "phase",
-           "self", "constraints", "ms/step", "collide ms", "project ms");
+    weft_bench_table t;
+    if (weft_bench_open(&t, cli.out, "bench_pbd_self.tsv", columns, NCOLUMNS) != 0) return 1;
+    weft_bench_comment(&t, "bench_pbd_self: drape_sphere %dx%d, best of %d repeats of %d steps, "
+                       "10 iterations, %d warm-up steps; draped = after %d steps",
+                       RES, RES, REPEATS, steps, WARMUP, DRAPE_STEPS);
+    weft_bench_header(&t);
     const weft_solver_type *solvers[3] = {&weft_pbd_gauss_seidel, &weft_pbd_jacobi,
                                           &weft_pbd_jacobi};
     const int threads[3] = {1, 1, 2};
@@ -136,36 +117,35 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++) {
         /* The two starting states, reached by this solver with self-collision on. */
         weft_model start, draped;
-        if (build(&cli, true, threads[k], &start) != 0) return 1;
-        if (build(&cli, true, threads[k], &draped) != 0 ||
-            advance(solvers[k], &draped, DRAPE_STEPS) != 0)
-            return 1;
+        weft_config *cfg = NULL;
+        if (build(&cli, true, threads[k], &start, NULL) != 0)
+            return weft_bench_close(&t, "set-up");
+        int rc = build(&cli, true, threads[k], &draped, &cfg);
+        if (rc == 0) rc = advance(solvers[k], &draped, cfg, DRAPE_STEPS);
+        weft_config_free(&cfg);
+        if (rc != 0) return weft_bench_close(&t, "set-up");
         const weft_model *from[2] = {&start, &draped};
         const char *phase[2] = {"falling", "draped"};
         for (int ph = 0; ph < 2; ph++) {
             for (int self = 0; self <= 1; self++) {
-                bench_row b;
-                if (time_solver(solvers[k], &cli, from[ph], phase[ph], self, threads[k], steps,
-                                &b) != 0) {
+                self_case c = {solvers[k], &cli, from[ph], threads[k], steps, self};
+                weft_bench_stats st;
+                weft_bench_plan plan = weft_bench_repeats(0, REPEATS);
+                if (weft_bench_measure(&plan, 4, time_steps, &c, &st) != 0) {
                     failed = 1;
                     continue;
                 }
-                fprintf(f, "%s\t%d\t%d\t%s\t%s\t%.1f\t%.4f\t%.4f\t%.4f\n", b.solver, RES,
-                        b.threads, b.phase, b.self ? "true" : "false", b.contacts, b.ms_step,
-                        b.ms_collide, b.ms_project);
-                printf("%-17s %4d %7d %8s %5s %12.1f %9.3f %11.3f %11.3f\n", b.solver, RES,
-                       b.threads, b.phase, b.self ? "on" : "off", b.contacts, b.ms_step,
-                       b.ms_collide, b.ms_project);
-                fflush(stdout);
+                weft_bench_value row[NCOLUMNS] = {
+                    weft_bench_text(solvers[k]->name), weft_bench_int(RES),
+                    weft_bench_int(threads[k]), weft_bench_text(phase[ph]),
+                    weft_bench_text(self ? "true" : "false"), weft_bench_text(self ? "on" : "off"),
+                    weft_bench_num(st.last[0]), weft_bench_num(st.min[1]),
+                    weft_bench_num(st.min[2]), weft_bench_num(st.min[3])};
+                weft_bench_row(&t, row);
             }
         }
         weft_model_free(&start);
         weft_model_free(&draped);
     }
-    if (fclose(f) != 0 || failed || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: %s: not complete\n", path);
-        return 1;
-    }
-    printf("\nwrote %s\n", path);
-    return 0;
+    return weft_bench_close(&t, failed ? "a case failed" : NULL);
 }

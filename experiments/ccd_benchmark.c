@@ -10,7 +10,9 @@
  * pass is reported, so that one preemption on a shared machine does not decide it.
  * Each query's tolerance is η = eta_rel × the diagonal of the bounding box of its eight
  * points (m). Exit status: 0, 1 when FN > 0, 2 for usage or input errors. */
-#include "weft.h"
+#include "bench.h"
+#include "ccd_queries.h"
+
 #include "weft_geometry.h"
 
 #include <errno.h>
@@ -24,9 +26,9 @@
  * larger ones report more near-misses (1e-9: 140 and 220; 1e-6: 158 and 235). */
 #define DEFAULT_ETA_REL 1e-12
 
-/* Timing: repeat passes over the file for at least MIN_SECONDS, MIN_PASSES to MAX_PASSES. */
-#define MIN_SECONDS 0.2
-enum { MIN_PASSES = 3, MAX_PASSES = 1000 };
+/* Timing: passes over the file, 3 to 1000 of them, stopping once they took 0.2 s. */
+static const weft_bench_plan timing = {.warmup = 0, .min_repeats = 3, .max_repeats = 1000,
+                                       .stop_after_s = 0.2};
 
 static const char usage[] =
     "usage: ccd_benchmark [--eta-rel R] vertex_face|edge_edge FILE\n"
@@ -42,141 +44,28 @@ static const char usage[] =
     "Exit status: 0 when every colliding query is found, 1 when there are false\n"
     "negatives (listed on stderr), 2 for usage or input errors.\n";
 
-enum { NFIELDS = 26 }; /* query_id, ground_truth, 8 points × 3 coordinates */
+/* The queries and what the CCD found. */
+typedef struct pass {
+    const weft_ccd_query *qs;
+    const double *eta;
+    int n;
+    bool edge_edge;
+    bool *found;
+} pass;
 
-/* One parsed query. */
-typedef struct query {
-    long id;
-    int truth;
-    int line;
-    double x[24]; /* the four points at t = 0, then at t = 1, m */
-} query;
-
-/* Name of field f (0-based) of a line, e.g. "f1_t0.y", for error messages. */
-static void field_name(bool edge_edge, int f, char *buf, size_t n) {
-    static const char *vf[8] = {"v_t0", "f0_t0", "f1_t0", "f2_t0",
-                                "v_t1", "f0_t1", "f1_t1", "f2_t1"};
-    static const char *ee[8] = {"a0_t0", "a1_t0", "b0_t0", "b1_t0",
-                                "a0_t1", "a1_t1", "b0_t1", "b1_t1"};
-    if (f == 0)
-        snprintf(buf, n, "query_id");
-    else if (f == 1)
-        snprintf(buf, n, "ground_truth");
-    else
-        snprintf(buf, n, "%s.%c", (edge_edge ? ee : vf)[(f - 2) / 3], "xyz"[(f - 2) % 3]);
-}
-
-/* Parses one data line into q; on error prints "error: path:line: ..." and returns -1. */
-static int parse_line(char *text, const char *path, int line, bool edge_edge, query *q) {
-    char *tok[NFIELDS + 1];
-    int n = 0;
-    for (char *s = strtok(text, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
-        if (n == NFIELDS) {
-            n++;
-            break;
-        }
-        tok[n++] = s;
+/* One pass over every query (a weft_bench_fn): figure its wall time, s. */
+static int run_pass(void *user, double *out) {
+    pass *p = user;
+    weft_ccd_params prm = weft_ccd_params_default();
+    double t0 = weft_now();
+    for (int i = 0; i < p->n; i++) {
+        prm.eta = p->eta[i];
+        const double *x0 = p->qs[i].x, *x1 = p->qs[i].x + 12;
+        p->found[i] = p->edge_edge ? weft_ccd_edge_edge(x0, x1, &prm, NULL)
+                                   : weft_ccd_vertex_face(x0, x1, &prm, NULL);
     }
-    if (n != NFIELDS) {
-        fprintf(stderr, "error: %s:%d: expected %d fields (query_id ground_truth and 24 "
-                "coordinates), found %s%d\n", path, line, NFIELDS, n > NFIELDS ? "more than " : "",
-                n > NFIELDS ? NFIELDS : n);
-        return -1;
-    }
-    char name[32], *end;
-    errno = 0;
-    q->id = strtol(tok[0], &end, 10);
-    if (*end || end == tok[0] || errno) {
-        fprintf(stderr, "error: %s:%d: field query_id: '%s' is not an integer\n", path, line,
-                tok[0]);
-        return -1;
-    }
-    if (strcmp(tok[1], "0") != 0 && strcmp(tok[1], "1") != 0) {
-        fprintf(stderr, "error: %s:%d: field ground_truth: '%s' is not 0 or 1\n", path, line,
-                tok[1]);
-        return -1;
-    }
-    q->truth = tok[1][0] - '0';
-    for (int f = 2; f < NFIELDS; f++) {
-        errno = 0;
-        double v = strtod(tok[f], &end);
-        if (*end || end == tok[f] || !isfinite(v)) {
-            field_name(edge_edge, f, name, sizeof name);
-            fprintf(stderr, "error: %s:%d: field %s: '%s' is not a finite number\n", path,
-                    line, name, tok[f]);
-            return -1;
-        }
-        q->x[f - 2] = v;
-    }
-    q->line = line;
-    return 0;
-}
-
-/* Reads every query of path into *out (malloc'd); returns the count or -1 after an
- * error message. */
-static int read_queries(const char *path, bool edge_edge, query **out) {
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        fprintf(stderr, "error: %s: cannot open: %s\n", path, strerror(errno));
-        return -1;
-    }
-    query *qs = NULL;
-    int n = 0, cap = 0, line = 0, rc = 0;
-    char *text = NULL;
-    size_t size = 0;
-    while (getline(&text, &size, fp) != -1) {
-        line++;
-        const char *s = text + strspn(text, " \t\r\n");
-        if (*s == '#' || *s == '\0') continue; /* comment or blank */
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            query *grown = realloc(qs, (size_t)cap * sizeof *qs);
-            if (!grown) {
-                fprintf(stderr, "error: %s:%d: out of memory\n", path, line);
-                rc = -1;
-                break;
-            }
-            qs = grown;
-        }
-        if (parse_line(text, path, line, edge_edge, &qs[n]) != 0) {
-            rc = -1;
-            break;
-        }
-        n++;
-    }
-    if (rc == 0 && ferror(fp)) {
-        fprintf(stderr, "error: %s:%d: read error: %s\n", path, line + 1, strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0 && n == 0) {
-        fprintf(stderr, "error: %s: no queries (only comments or blank lines)\n", path);
-        rc = -1;
-    }
-    free(text);
-    fclose(fp);
-    if (rc != 0) {
-        free(qs);
-        return -1;
-    }
-    *out = qs;
-    return n;
-}
-
-/* Diagonal of the bounding box of the eight points of a query, m. */
-static double box_diagonal(const double *x) {
-    double d2 = 0.0;
-    for (int k = 0; k < 3; k++) {
-        double lo = x[k], hi = x[k];
-        for (int i = 1; i < 8; i++) lo = fmin(lo, x[3 * i + k]), hi = fmax(hi, x[3 * i + k]);
-        d2 += (hi - lo) * (hi - lo);
-    }
-    return sqrt(d2);
-}
-
-/* qsort order of doubles, ascending. */
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    out[0] = weft_now() - t0;
+    return WEFT_BENCH_MORE;
 }
 
 int main(int argc, char **argv) {
@@ -222,33 +111,25 @@ int main(int argc, char **argv) {
     }
     const char *path = pos[1];
 
-    query *qs;
-    int n = read_queries(path, edge_edge, &qs);
-    if (n < 0) return 2;
+    weft_ccd_query *qs;
+    weft_error err = {{0}};
+    int n = weft_ccd_read_queries(path, edge_edge, &qs, &err);
+    if (n < 0) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return 2;
+    }
     bool *found = malloc((size_t)n * sizeof *found);
     double *eta = malloc((size_t)n * sizeof *eta);
     if (!found || !eta) {
         fprintf(stderr, "error: out of memory for %d queries\n", n);
         return 2;
     }
-    for (int i = 0; i < n; i++) eta[i] = eta_rel * box_diagonal(qs[i].x);
+    for (int i = 0; i < n; i++) eta[i] = eta_rel * weft_ccd_query_diagonal(qs[i].x);
 
-    weft_ccd_params prm = weft_ccd_params_default();
-    double pass_s[MAX_PASSES], start = weft_now();
-    int passes = 0;
-    while (passes < MAX_PASSES &&
-           (passes < MIN_PASSES || weft_now() - start < MIN_SECONDS)) {
-        double t0 = weft_now();
-        for (int i = 0; i < n; i++) {
-            prm.eta = eta[i];
-            const double *x0 = qs[i].x, *x1 = qs[i].x + 12;
-            found[i] = edge_edge ? weft_ccd_edge_edge(x0, x1, &prm, NULL)
-                                 : weft_ccd_vertex_face(x0, x1, &prm, NULL);
-        }
-        pass_s[passes++] = weft_now() - t0;
-    }
-    qsort(pass_s, (size_t)passes, sizeof *pass_s, compare_doubles);
-    double wall = pass_s[passes / 2];
+    pass p = {qs, eta, n, edge_edge, found};
+    weft_bench_stats st;
+    if (weft_bench_measure(&timing, 1, run_pass, &p, &st) != 0) return 2;
+    double wall = st.median[0];
 
     int colliding = 0, fn = 0, fp = 0;
     for (int i = 0; i < n; i++) {

@@ -14,20 +14,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Parses a whole non-negative integer option or exits with a one-line error. */
-static int int_option(const char *name, const char *text, int lo) {
+/* Parses a whole integer option in [lo, 1e8] into *out; false after the one-line error. */
+static bool int_option(const char *name, const char *text, int lo, int *out, weft_error *err) {
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
     if (*end || end == text || errno || v < lo || v > 100000000) {
-        fprintf(stderr, "error: --%s: '%s' is not a whole number >= %d\n", name, text, lo);
-        exit(2);
+        weft_fail(err, WEFT_ERR_INPUT, "--%s: '%.60s' is not a whole number >= %d", name, text,
+                  lo);
+        return false;
     }
-    return (int)v;
+    *out = (int)v;
+    return true;
 }
 
-/* Parses argv; --scenes is an option only where allow_scenes is true. */
-static void parse(int argc, char **argv, weft_cli *cli, const char *usage, bool allow_scenes) {
+int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
+                        weft_error *err) {
     static const struct option opts[] = {
         {"scene", required_argument, 0, 's'},   {"solvers", required_argument, 0, 'S'},
         {"iterations", required_argument, 0, 'i'}, {"steps", required_argument, 0, 'n'},
@@ -35,59 +37,74 @@ static void parse(int argc, char **argv, weft_cli *cli, const char *usage, bool 
         {"log", required_argument, 0, 'l'},     {"out", required_argument, 0, 'o'},
         {"obj-every", required_argument, 0, 'O'}, {"plot-step", required_argument, 0, 'P'},
         {"no-plot", no_argument, 0, 'N'},       {"help", no_argument, 0, 'h'},
+        {"profile", no_argument, 0, 'p'},
         {"scenes", required_argument, 0, 'M'},
         {0, 0, 0, 0},
     };
     *cli = (weft_cli){.scene = "hanging_cloth", .out = "results", .steps = -1,
                       .plot_step = -1, .log = WEFT_LOG_ITERATIONS};
     opterr = 0;
+    optind = 0; /* 0, not 1: glibc then also resets its state, so a second parse works */
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    bool ok = true;
+    while (ok && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 's': cli->scene = optarg, cli->scene_given = true; break;
         case 'M':
-            if (!allow_scenes) {
-                fprintf(stderr, "error: --scenes: this program runs one scene (use --scene)\n");
-                exit(2);
-            }
+            if (!allow_scenes)
+                return weft_fail(err, WEFT_ERR_INPUT,
+                                 "--scenes: this program runs one scene (use --scene)");
             cli->scenes = optarg;
             break;
         case 'S': cli->solvers = optarg; break;
-        case 'i': cli->iterations = int_option("iterations", optarg, 1); break;
-        case 'n': cli->steps = int_option("steps", optarg, 0); break;
-        case 't': cli->threads = int_option("threads", optarg, 1); break;
-        case 'O': cli->obj_every = int_option("obj-every", optarg, 0); break;
-        case 'P': cli->plot_step = int_option("plot-step", optarg, 0); break;
+        case 'i': ok = int_option("iterations", optarg, 1, &cli->iterations, err); break;
+        case 'n': ok = int_option("steps", optarg, 0, &cli->steps, err); break;
+        case 't': ok = int_option("threads", optarg, 1, &cli->threads, err); break;
+        case 'O': ok = int_option("obj-every", optarg, 0, &cli->obj_every, err); break;
+        case 'P': ok = int_option("plot-step", optarg, 0, &cli->plot_step, err); break;
         case 'N': cli->no_plot = true; break;
+        case 'p': cli->profile = true; break;
         case 'o': cli->out = optarg; break;
         case 'x':
-            if (cli->nset == 64) {
-                fprintf(stderr, "error: too many --set options (64 at most)\n");
-                exit(2);
-            }
+            if (cli->nset == 64)
+                return weft_fail(err, WEFT_ERR_INPUT, "too many --set options (64 at most)");
             cli->set[cli->nset++] = optarg;
             break;
         case 'l':
             if (!strcmp(optarg, "iterations")) cli->log = WEFT_LOG_ITERATIONS;
             else if (!strcmp(optarg, "steps")) cli->log = WEFT_LOG_STEPS;
             else if (!strcmp(optarg, "none")) cli->log = WEFT_LOG_NONE;
-            else {
-                fprintf(stderr, "error: --log: '%s' is not one of iterations, steps, none\n", optarg);
-                exit(2);
-            }
+            else
+                return weft_fail(err, WEFT_ERR_INPUT,
+                                 "--log: '%.60s' is not one of iterations, steps, none", optarg);
             break;
-        case 'h': fputs(usage, stdout); exit(0);
+        case 'h': return 1;
         default:
             if (optopt)
-                fprintf(stderr, "error: option -%c: unknown or missing its value (see --help)\n", optopt);
-            else
-                fprintf(stderr, "error: %s: unknown option or missing value (see --help)\n",
-                        argv[optind - 1]);
-            exit(2);
+                return weft_fail(err, WEFT_ERR_INPUT,
+                                 "option -%c: unknown or missing its value (see --help)", optopt);
+            return weft_fail(err, WEFT_ERR_INPUT,
+                             "%.100s: unknown option or missing value (see --help)",
+                             argv[optind - 1]);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "error: unexpected argument '%s' (see --help)\n", argv[optind]);
+    if (!ok) return WEFT_ERR_INPUT;
+    if (optind < argc)
+        return weft_fail(err, WEFT_ERR_INPUT, "unexpected argument '%.100s' (see --help)",
+                         argv[optind]);
+    return WEFT_OK;
+}
+
+/* weft_cli_parse_args, then --help printed (exit 0) or the error printed (exit 2). */
+static void parse(int argc, char **argv, weft_cli *cli, const char *usage, bool allow_scenes) {
+    weft_error err = {{0}};
+    int rc = weft_cli_parse_args(argc, argv, cli, allow_scenes, &err);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        exit(0);
+    }
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", err.msg);
         exit(2);
     }
 }
@@ -100,7 +117,8 @@ void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usa
     parse(argc, argv, cli, usage, true);
 }
 
-int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err) {
+int weft_cli_build(const weft_cli *cli, weft_model *m, weft_config **cfg, weft_error *err) {
+    if (cfg) *cfg = NULL;
     weft_scene *s = weft_scene_load(cli->scene, err);
     if (!s) return WEFT_ERR_INPUT;
     char buf[64];
@@ -118,9 +136,21 @@ int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err) {
         rc = weft_scene_set(s, buf, "--threads", err);
     }
     for (int i = 0; !rc && i < cli->nset; i++) rc = weft_scene_set(s, cli->set[i], "--set", err);
+    weft_config *c = NULL;
+    if (!rc && !(c = weft_config_from_scene(s, err))) rc = WEFT_ERR_INPUT;
     if (!rc) rc = weft_scene_build(s, weft_energy_registry, m, err);
+    if (!rc && (rc = weft_run_check(c, m, err))) weft_model_free(m); /* built, then refused */
     weft_scene_free(&s);
+    if (rc || !cfg)
+        weft_config_free(&c);
+    else
+        *cfg = c;
     return rc;
+}
+
+int weft_cli_setting(const weft_config *cfg, const char *section, const char *key, int dflt) {
+    double v;
+    return weft_config_value(cfg, section, key, &v) ? (int)v : dflt;
 }
 
 int weft_mkdirs(const char *path) {

@@ -18,10 +18,16 @@ typedef struct weft_cli {
     int obj_every;         /* 0 = no OBJ frames */
     int plot_step;         /* -1 = the middle step */
     bool no_plot;
+    bool profile;          /* --profile: print each solver's profile (compare) */
     weft_log_level log;
     int nset;
     const char *set[64];   /* --set section.key=value, in order */
 } weft_cli;
+
+/* Parses argv into cli (--scenes only where allow_scenes), printing nothing: WEFT_OK, 1
+ * for --help, or WEFT_ERR_INPUT with the one-line error in err. */
+int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
+                        weft_error *err);
 
 /* Parses argv into cli; prints help and exits 0 for --help; one-line error and exit 2
  * for a bad option. `usage` is the program's own usage text. */
@@ -30,9 +36,15 @@ void weft_cli_parse(int argc, char **argv, weft_cli *cli, const char *usage);
 /* Like weft_cli_parse, for experiments over several scenes: also accepts --scenes. */
 void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usage);
 
-/* Loads cli->scene, applies --iterations/--steps/--threads and every --set, and builds
- * the model into m; returns WEFT_OK or an error code with the message in err. */
-int weft_cli_build(const weft_cli *cli, weft_model *m, weft_error *err);
+/* Loads cli->scene, applies --iterations/--steps/--threads and every --set, builds the
+ * model into m and the run's config (every plug-in's settings) into *cfg (cfg may be
+ * NULL: the settings are still checked); returns WEFT_OK or an error code with the
+ * message in err (m then holds nothing to free). */
+int weft_cli_build(const weft_cli *cli, weft_model *m, weft_config **cfg, weft_error *err);
+
+/* The value of an integer setting section.key in cfg (e.g. scene.steps, solver.threads,
+ * solver.iterations), or dflt when no plug-in has it. */
+int weft_cli_setting(const weft_config *cfg, const char *section, const char *key, int dflt);
 
 /* Resolves comma-separated solver names into out[max]; `where` names the list's origin
  * in the one-line error for an unknown name (which lists the registered ones). Returns

@@ -186,8 +186,9 @@ static double min_distance(watch *w, const weft_model *m) {
 
 /* The on_step callback: intersections and minimum distance at the step's end. */
 static void measure(void *user, const weft_model *m, int step,
-                    const struct weft_collision_stats *cs) {
+                    const void *stage_stats) {
     watch *w = user;
+    const weft_collision_stats *cs = stage_stats; /* the Bridson stage's, or NULL */
     if (w->failed) return;
     double t0 = weft_now();
     for (int k = 0; k < m->nobstacles; k++)
@@ -209,10 +210,10 @@ static void measure(void *user, const weft_model *m, int step,
 }
 
 /* Sets up the measurement of model m; false (with a message) on failure. */
-static bool watch_open(watch *w, const weft_model *m, const char *steps_path) {
+static bool watch_open(watch *w, const weft_model *m, double thickness, const char *steps_path) {
     memset(w, 0, sizeof *w);
     weft_error err = {{0}};
-    w->cap = CAP_PER_THICKNESS * m->collision.thickness;
+    w->cap = CAP_PER_THICKNESS * thickness;
     w->min_dist = w->cap;
     int no = m->nobstacles;
     w->obvh = calloc((size_t)(no > 0 ? no : 1), sizeof *w->obvh);
@@ -281,11 +282,11 @@ static int watch_close(watch *w, const weft_model *m, const char *steps_path, bo
 
 /* Builds scene `scene` with the command line's overrides, then the configuration's. */
 static int build(const weft_cli *cli, const char *scene, const config *c, weft_model *m,
-                 weft_error *err) {
+                 weft_config **cfg, weft_error *err) {
     weft_cli one = *cli;
     one.scene = scene;
     for (int i = 0; i < 4 && c->sets[i]; i++) one.set[one.nset++] = c->sets[i];
-    return weft_cli_build(&one, m, err);
+    return weft_cli_build(&one, m, cfg, err);
 }
 
 /* One row of the summary: what a run did. */
@@ -336,27 +337,31 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
                    const config *c, const char *dir, row *r) {
     weft_error err = {{0}};
     weft_model m;
+    weft_config *cfg = NULL;
     r->status = "error";
-    if (build(cli, scene, c, &m, &err) != WEFT_OK) {
+    if (build(cli, scene, c, &m, &cfg, &err) != WEFT_OK) {
         /* The scene built as given: what fails now is this configuration (a mesh
          * obstacle without the pipeline). */
         fprintf(stderr, "note: %s %s %s: refused: %s\n", scene, solver->name, c->name, err.msg);
         r->status = "refused";
         return 0;
     }
-    r->steps = m.steps, r->vertices = m.n, r->triangles = m.mesh.nt;
-    r->thickness = m.collision.thickness;
+    r->steps = weft_cli_setting(cfg, "scene", "steps", 0), r->vertices = m.n, r->triangles = m.mesh.nt;
+    r->thickness = 1e-3;
+    weft_config_value(cfg, "collision", "thickness", &r->thickness);
     char base[BASE_LEN], steps_path[FILE_LEN], log_path[FILE_LEN];
     snprintf(base, sizeof base, "%s/%s-%s", dir, solver->name, c->name);
     snprintf(steps_path, sizeof steps_path, "%s.tsv", base);
     snprintf(log_path, sizeof log_path, "%s.log", base);
     watch w;
-    if (!watch_open(&w, &m, steps_path)) {
+    if (!watch_open(&w, &m, r->thickness, steps_path)) {
         watch_close(&w, &m, steps_path, false);
         weft_model_free(&m);
+        weft_config_free(&cfg);
         return 1;
     }
     weft_run_options opt = weft_run_options_default();
+    opt.config = cfg;
     opt.log_level = WEFT_LOG_STEPS;
     opt.log_path = log_path;
     opt.on_step = measure;
@@ -390,6 +395,7 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
     r->check_ms = res.steps_done ? 1e3 * w.check_s / res.steps_done : 0.0;
     if (watch_close(&w, &m, steps_path, status == 0) != 0 && status == 0) status = 1;
     weft_model_free(&m);
+    weft_config_free(&cfg);
     return status;
 }
 
@@ -433,17 +439,20 @@ int main(int argc, char **argv) {
     row scene_rows[MAX_LIST]; /* what a refused run's row says of its scene */
     for (int i = 0; i < nscenes; i++) {
         weft_model m;
+        weft_config *cfg = NULL;
         weft_error err = {{0}};
-        if (build(&cli, scenes[i], &as_given, &m, &err) != WEFT_OK) {
+        if (build(&cli, scenes[i], &as_given, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s\n", err.msg);
             return 1;
         }
         snprintf(scene_names[i], sizeof scene_names[i], "%s", m.scene_name);
-        scene_rows[i] = (row){.steps = m.steps,
+        scene_rows[i] = (row){.steps = weft_cli_setting(cfg, "scene", "steps", 0),
                               .vertices = m.n,
                               .triangles = m.mesh.nt,
-                              .thickness = m.collision.thickness};
+                              .thickness = 1e-3};
+        weft_config_value(cfg, "collision", "thickness", &scene_rows[i].thickness);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     if (strlen(cli.out) > 1000) {
         fprintf(stderr, "error: --out: a path of at most 1000 characters\n");

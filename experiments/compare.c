@@ -30,6 +30,7 @@ static const char usage[] =
     "  --obj-every N          also write an OBJ of the cloth every N steps\n"
     "  --plot-step S          step whose iterations figures (a), (b) show (default: middle)\n"
     "  --no-plot              skip gnuplot\n"
+    "  --profile              print each solver's timers and counters after its row\n"
     "  -h, --help             this text\n"
     "\n"
     "Log columns: step iter wall_s residual residual_rel cmax crms energy volume\n"
@@ -74,17 +75,22 @@ int main(int argc, char **argv) {
     /* Build once to validate the scene and learn its name before creating directories. */
     weft_error err = {{0}};
     weft_model m;
-    if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+    weft_config *cfg = NULL;
+    if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
     /* Otherwise the solvers the scene names, or every one that is stable at any dt: an
      * explicit method would only diverge on a scene whose dt was not chosen for it. */
-    if (!cli.solvers && m.solvers[0]) {
-        char where[400];
-        snprintf(where, sizeof where, "%s: scene.solvers", m.solvers_where);
-        if ((ns = weft_cli_solvers(m.solvers, where, solvers, 16)) < 0) {
+    weft_run_settings run;
+    weft_config_settings(cfg, weft_run_tables, &run);
+    if (!cli.solvers && run.solvers[0]) {
+        char where[400], w[330];
+        weft_config_where(cfg, "scene", "solvers", w, sizeof w);
+        snprintf(where, sizeof where, "%s: scene.solvers", w);
+        if ((ns = weft_cli_solvers(run.solvers, where, solvers, 16)) < 0) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             return 1;
         }
     } else if (!cli.solvers) {
@@ -93,7 +99,9 @@ int main(int argc, char **argv) {
     }
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s", cli.out, m.scene_name);
-    int steps = m.steps, iterations = m.solver.iterations;
+    int steps = weft_cli_setting(cfg, "scene", "steps", 0);
+    int iterations = weft_cli_setting(cfg, "solver", "iterations", 1);
+    weft_config_free(&cfg);
     bool fixed = false; /* whether some solver fixes its own iteration count */
     for (int k = 0; k < ns; k++) fixed = fixed || solvers[k]->fixed_iterations > 0;
     char scene_name[128];
@@ -119,7 +127,7 @@ int main(int argc, char **argv) {
     fprintf(summary, "solver\titerations\tms_per_step\tfinal_cmax\tfinal_residual\tfinal_residual_rel\n");
     int status = 0;
     for (int k = 0; k < ns; k++) {
-        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+        if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s\n", err.msg);
             status = 1;
             break;
@@ -134,6 +142,7 @@ int main(int argc, char **argv) {
         opt.obj_every = cli.obj_every;
         opt.obj_prefix = obj_prefix;
         opt.progress = true;
+        opt.config = cfg;
         weft_run_result res;
         int rc = weft_run(solvers[k], &m, &opt, &res, &err);
         if (rc != WEFT_OK) {
@@ -143,6 +152,7 @@ int main(int argc, char **argv) {
             if (opt.log_path && access(partial, F_OK) == 0) /* none if the solver refused */
                 fprintf(stderr, "  (partial log left in %s)\n", partial);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             status = 1;
             if (rc == WEFT_ERR_INTERRUPTED) break; /* the user asked to stop: no more solvers */
             continue;
@@ -151,13 +161,15 @@ int main(int argc, char **argv) {
             fprintf(stderr, "warning: %s: the collision pipeline left collisions unresolved in "
                     "%d step(s); see the unresolved column of %s.collisions\n", solvers[k]->name,
                     res.collision_failures, log_path);
-        int its = weft_solver_iterations(solvers[k], &m);
+        int its = weft_solver_iterations(solvers[k], cfg);
         printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, its,
                res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
+        if (cli.profile) weft_profile_print(stdout, &res.profile, "    ");
         fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\n", solvers[k]->name, its,
                 res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
         if (write_shape(&m, shape_path) != 0) status = 1;
         weft_model_free(&m);
+        weft_config_free(&cfg);
         size_t l = strlen(logs);
         snprintf(logs + l, sizeof logs - l, "%s%s", l ? " " : "", log_path);
         l = strlen(names);

@@ -121,8 +121,8 @@ static void record(track *tr, const weft_model *m, int step) {
     tr->ratio_end = ratio;
 }
 
-static void on_step(void *user, const weft_model *m, int step, const struct weft_collision_stats *cs) {
-    (void)cs;
+static void on_step(void *user, const weft_model *m, int step, const void *stage_stats) {
+    (void)stage_stats;
     record(user, m, step + 1);
 }
 
@@ -161,19 +161,21 @@ int main(int argc, char **argv) {
 
     weft_error err = {{0}};
     weft_model m;
-    if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+    weft_config *cfg = NULL;
+    if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
     char scene_name[128];
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     double dt = m.dt;
-    int steps = m.steps;
+    int steps = weft_cli_setting(cfg, "scene", "steps", 0);
     double floor = energy_floor(&m);
     weft_sweep_energy e;
     weft_sweep_energy_of(&m, &e);
     double e0 = e.total - floor;
     weft_model_free(&m);
+    weft_config_free(&cfg);
     if (!(e0 > 0.0)) {
         fprintf(stderr, "error: %s: the initial energy is not above the floor (E0 - E_floor = "
                 "%.3g J): nothing to damp\n", scene_name, e0);
@@ -198,7 +200,7 @@ int main(int argc, char **argv) {
     char files[4096] = "", names[1024] = "";
     int status = 0;
     for (int k = 0; k < ns && status == 0; k++) {
-        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+        if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s\n", err.msg);
             status = 1;
             break;
@@ -210,16 +212,18 @@ int main(int argc, char **argv) {
                     .ratio_min = INFINITY, .ratio_max = -INFINITY};
         if (!(tr.f = weft_sweep_open(path, tmp, sizeof tmp))) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             status = 1;
             break;
         }
         fprintf(tr.f, "# damping: scene=%s solver=%s dt=%.17g steps=%d iterations=%d\n"
                 "# e_floor_J=%.9e e0_above_floor_J=%.9e\n# command: %s\n",
-                scene_name, solvers[k]->name, m.dt, m.steps,
-                weft_solver_iterations(solvers[k], &m), floor, e0, command);
+                scene_name, solvers[k]->name, m.dt, weft_cli_setting(cfg, "scene", "steps", 0),
+                weft_solver_iterations(solvers[k], cfg), floor, e0, command);
         fprintf(tr.f, "step\tt_s\tkinetic_J\tgravity_J\telastic_J\ttotal_J\tratio\tratio_mech\n");
         record(&tr, &m, 0);
         weft_run_options opt = weft_run_options_default();
+        opt.config = cfg;
         opt.log_level = WEFT_LOG_NONE;
         opt.progress = true;
         opt.on_step = on_step;
@@ -234,6 +238,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "error: %s: %s\n", solvers[k]->name, err.msg);
             fclose(tr.f);
             weft_model_free(&m);
+            weft_config_free(&cfg);
             status = 1;
             break;
         }
@@ -250,6 +255,7 @@ int main(int argc, char **argv) {
                 fmt_ratio(tr.mech_1s, b[3], 32), fmt_ratio(tr.mech_2s, b[4], 32),
                 fmt_ratio(tr.mech_end, b[5], 32), st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
         size_t l = strlen(files);
         snprintf(files + l, sizeof files - l, "%s%s", l ? " " : "", path);
         l = strlen(names);

@@ -24,7 +24,7 @@
  * DIR/rcm/pattern_N_ORDER.tsv (block row, block column of every nonzero block) and
  * DIR/rcm/pattern_N.png (experiments/plots/rcm_pattern.gp: the four patterns side by
  * side, as in the notes' figure of the default and the RCM ordering). */
-#include "cli.h"
+#include "bench.h"
 
 #include "weft_energies.h"
 #include "weft_linsolve.h"
@@ -56,6 +56,20 @@ static const char usage[] =
     "  pattern_N.png       the four patterns (gnuplot, experiments/plots/rcm_pattern.gp)\n";
 
 enum { NORDERS = 4, SPMV_BATCH = 20 };
+
+static const weft_bench_column columns[] = {
+    {"size", "%ld", "size", "%5ld"},
+    {"ordering", "%s", "ordering", " %-13s"},
+    {"vertices", "%ld", "vertices", " %8ld"},
+    {"blocks", "%ld", "blocks", " %9ld"},
+    {"bandwidth", "%ld", "bandwidth", " %9ld"},
+    {"profile", "%ld", "profile", " %12ld"},
+    {"spmv_us", "%.2f", "spmv_us", " %10.2f"},
+    {"ppcg_iters", "%ld", "iters", " %6ld"},
+    {"ppcg_ms", "%.3f", "ppcg_ms", " %10.3f"},
+    {"ppcg_status", "%s", NULL, NULL},
+};
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 static const char *const order_names[NORDERS] = {"grid", "grid_rcm", "shuffled", "shuffled_rcm"};
 
 /* Options of this experiment beyond weft_cli's. */
@@ -191,6 +205,39 @@ typedef struct rcm_row {
 } rcm_row;
 
 /* Builds the N × N cloth in ordering o, assembles K and f, and measures. */
+/* The system being timed. */
+typedef struct rcm_system {
+    const weft_bsr *A;
+    const weft_filter *filt;
+    const double *f;
+    double *x, *y;
+    int threads;
+    weft_ppcg *pc;
+    weft_ppcg_options po;
+    rcm_row *row;
+    weft_error err;
+} rcm_system;
+
+/* SPMV_BATCH products y = K x (a weft_bench_fn): figure the time of one, s. */
+static int time_spmv(void *user, double *out) {
+    rcm_system *s = user;
+    double t0 = weft_now();
+    for (int b = 0; b < SPMV_BATCH; b++) weft_bsr_spmv(s->A, s->x, s->y, s->threads);
+    out[0] = (weft_now() - t0) / SPMV_BATCH;
+    return WEFT_BENCH_MORE;
+}
+
+/* One PPCG solve (a weft_bench_fn): figure its time, s; the last one when it does not
+ * converge (status and iterations go to the row). */
+static int time_ppcg(void *user, double *out) {
+    rcm_system *s = user;
+    double t0 = weft_now();
+    s->row->status =
+        weft_ppcg_solve(s->pc, s->A, s->filt, s->f, s->x, &s->po, &s->row->iters, &s->err);
+    out[0] = weft_now() - t0;
+    return s->row->status == WEFT_SOLVE_CONVERGED ? WEFT_BENCH_MORE : WEFT_BENCH_LAST;
+}
+
 static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, const char *pattern,
                    rcm_row *row) {
     weft_cli cli = *base;
@@ -201,18 +248,19 @@ static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, cons
     cli.set[cli.nset++] = snx, cli.set[cli.nset++] = sny;
     for (int k = 0; k < base->nset; k++) cli.set[cli.nset++] = base->set[k];
     weft_model m;
+    weft_config *cfg = NULL;
     weft_error err = {{0}};
     weft_assembly *as = NULL;
     weft_ppcg *pc = NULL;
     weft_filter filt = {0};
     double *f = NULL, *x = NULL, *y = NULL, *d = NULL;
-    int rc = weft_cli_build(&cli, &m, &err);
+    int rc = weft_cli_build(&cli, &m, &cfg, &err);
     if (rc) {
         fprintf(stderr, "error: %s\n", err.msg);
         return rc;
     }
     weft_cli_perturb(&m, 0.02, 12345); /* ±2% of the mean edge, fixed seed */
-    const int n = m.n, threads = m.solver.threads;
+    const int n = m.n, threads = weft_cli_setting(cfg, "solver", "threads", 1);
     if ((rc = reorder(&m, o, opt->seed, &err)) || !(as = weft_assembly_create(&m, &err)) ||
         !(pc = weft_ppcg_create(n, &err)) || (rc = weft_filter_create(&filt, n, &err))) {
         fprintf(stderr, "error: %s\n", err.msg);
@@ -248,42 +296,31 @@ static int measure(const weft_cli *base, int N, int o, const rcm_opts *opt, cons
         goto done;
     }
 
-    /* SpMV: one warm-up, then the best batch. */
+    /* SpMV: one warm-up batch, then the best of --repeats batches. */
     for (int i = 0; i < 3 * n; i++) x[i] = f[i];
-    weft_bsr_spmv(A, x, y, threads);
-    double best = INFINITY;
-    for (int r = 0; r < opt->repeats; r++) {
-        double t0 = weft_now();
-        for (int b = 0; b < SPMV_BATCH; b++) weft_bsr_spmv(A, x, y, threads);
-        best = fmin(best, (weft_now() - t0) / SPMV_BATCH);
-    }
-    row->spmv_us = 1e6 * best;
+    rcm_system sys = {A, &filt, f, x, y, threads, pc, weft_ppcg_defaults(), row, {{0}}};
+    weft_bench_plan plan = weft_bench_repeats(1, opt->repeats);
+    weft_bench_stats st;
+    weft_bench_measure(&plan, 1, time_spmv, &sys, &st);
+    row->spmv_us = 1e6 * st.min[0];
 
-    /* PPCG: block-Jacobi, relative residual 1e-6. */
-    weft_ppcg_options po = weft_ppcg_defaults();
-    po.precond = WEFT_PRECOND_BLOCK_JACOBI;
-    po.tol = 1e-6;
-    po.max_iter = 20000;
-    po.threads = threads;
-    best = INFINITY;
-    for (int r = 0; r < opt->repeats + 1; r++) { /* the first is a warm-up */
-        double t0 = weft_now();
-        row->status = weft_ppcg_solve(pc, A, &filt, f, x, &po, &row->iters, &err);
-        double t = weft_now() - t0;
-        if (r > 0) best = fmin(best, t);
-        if (row->status != WEFT_SOLVE_CONVERGED) {
-            fprintf(stderr, "warning: N=%d %s: PPCG %s: %s\n", N, order_names[o],
-                    weft_solve_status_name(row->status), err.msg);
-            break;
-        }
-    }
-    row->ppcg_ms = 1e3 * best;
+    /* PPCG: block-Jacobi, relative residual 1e-6; one warm-up solve, then the best. */
+    sys.po.precond = &weft_precond_block_jacobi;
+    sys.po.tol = 1e-6;
+    sys.po.max_iter = 20000;
+    sys.po.threads = threads;
+    weft_bench_measure(&plan, 1, time_ppcg, &sys, &st);
+    if (row->status != WEFT_SOLVE_CONVERGED)
+        fprintf(stderr, "warning: N=%d %s: PPCG %s: %s\n", N, order_names[o],
+                weft_solve_status_name(row->status), sys.err.msg);
+    row->ppcg_ms = 1e3 * st.min[0];
 done:
     free(f), free(x), free(y), free(d);
     weft_filter_destroy(&filt);
     weft_ppcg_free(&pc);
     weft_assembly_free(&as);
     weft_model_free(&m);
+    weft_config_free(&cfg);
     return rc;
 }
 
@@ -308,31 +345,25 @@ int main(int argc, char **argv) {
     { /* Bad overrides are reported once, before any file is written. */
         weft_cli cli = base;
         weft_model m;
+        weft_config *cfg = NULL;
         weft_error err = {{0}};
         cli.set[cli.nset++] = "mesh.nx=2", cli.set[cli.nset++] = "mesh.ny=2";
-        if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+        if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s\n", err.msg);
             return 1;
         }
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
-    char dir[1100], path[1200], tmp[1300];
+    char dir[1100];
     snprintf(dir, sizeof dir, "%s/rcm", base.out);
-    if (weft_mkdirs(dir) != 0) return 1;
-    snprintf(path, sizeof path, "%s/summary.tsv", dir);
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "error: %s: cannot write: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "# rcm: scene %s; K = M/h^2 + analytic-PSD Hessian at rest + 2%% edge noise; "
-               "shuffle seed %llu; best of %d; spmv batch %d; ppcg block_jacobi tol 1e-6\n",
-            base.scene, (unsigned long long)opt.seed, opt.repeats, SPMV_BATCH);
-    fprintf(f, "size\tordering\tvertices\tblocks\tbandwidth\tprofile\tspmv_us\tppcg_iters\t"
-               "ppcg_ms\tppcg_status\n");
-    printf("%5s %-13s %8s %9s %9s %12s %10s %6s %10s\n", "size", "ordering", "vertices",
-           "blocks", "bandwidth", "profile", "spmv_us", "iters", "ppcg_ms");
+    weft_bench_table t;
+    if (weft_bench_open(&t, dir, "summary.tsv", columns, NCOLUMNS) != 0) return 1;
+    weft_bench_comment(&t, "rcm: scene %s; K = M/h^2 + analytic-PSD Hessian at rest + 2%% edge "
+                       "noise; shuffle seed %llu; best of %d; spmv batch %d; ppcg block_jacobi "
+                       "tol 1e-6",
+                       base.scene, (unsigned long long)opt.seed, opt.repeats, SPMV_BATCH);
+    weft_bench_header(&t);
     int rc = 0;
     for (int s = 0; s < opt.nsizes && rc == 0; s++) {
         const int N = opt.sizes[s];
@@ -349,12 +380,17 @@ int main(int argc, char **argv) {
             if (patterns)
                 snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s", o ? " " : "",
                          pat);
-            fprintf(f, "%d\t%s\t%d\t%d\t%d\t%ld\t%.2f\t%d\t%.3f\t%s\n", N, order_names[o], row.n,
-                    row.nnzb, row.bandwidth, row.profile, row.spmv_us, row.iters, row.ppcg_ms,
-                    weft_solve_status_name(row.status));
-            printf("%5d %-13s %8d %9d %9d %12ld %10.2f %6d %10.3f\n", N, order_names[o], row.n,
-                   row.nnzb, row.bandwidth, row.profile, row.spmv_us, row.iters, row.ppcg_ms);
-            fflush(stdout);
+            weft_bench_value v[NCOLUMNS] = {weft_bench_int(N),
+                                            weft_bench_text(order_names[o]),
+                                            weft_bench_int(row.n),
+                                            weft_bench_int(row.nnzb),
+                                            weft_bench_int(row.bandwidth),
+                                            weft_bench_int(row.profile),
+                                            weft_bench_num(row.spmv_us),
+                                            weft_bench_int(row.iters),
+                                            weft_bench_num(row.ppcg_ms),
+                                            weft_bench_text(weft_solve_status_name(row.status))};
+            weft_bench_row(&t, v);
         }
         if (rc == 0 && patterns && !base.no_plot) {
             char script[1100], png[1300], defs[sizeof files + 1600];
@@ -371,16 +407,5 @@ int main(int argc, char **argv) {
             }
         }
     }
-    if (rc != 0) {
-        fprintf(f, "# status=incomplete reason=a case failed\n");
-        fclose(f);
-        fprintf(stderr, "error: a case failed; partial results left in %s\n", tmp);
-        return rc;
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "error: %s: cannot write\n", path);
-        return 1;
-    }
-    printf("wrote %s\n", path);
-    return 0;
+    return weft_bench_close(&t, rc != 0 ? "a case failed" : NULL);
 }

@@ -89,8 +89,8 @@ static int descending(const void *a, const void *b) {
     return (x < y) - (x > y);
 }
 
-static void on_step(void *user, const weft_model *m, int step, const struct weft_collision_stats *cs) {
-    (void)step, (void)cs;
+static void on_step(void *user, const weft_model *m, int step, const void *stage_stats) {
+    (void)step, (void)stage_stats;
     track *t = user;
     double cmax, crms;
     weft_strain(m, m->x, &cmax, &crms);
@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
     /* Validate the scene once and learn its name and energy scale. */
     weft_error err = {{0}};
     weft_model m;
-    if (weft_cli_build(&cli, &m, &err) != WEFT_OK) {
+    weft_config *cfg = NULL;
+    if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
@@ -144,6 +145,7 @@ int main(int argc, char **argv) {
                     m.gravity[2] * m.gravity[2]);
     double scale = weft_sweep_free_mass(&m) * g * weft_sweep_extent(&m); /* M|g|D, J */
     weft_model_free(&m);
+    weft_config_free(&cfg);
     if (!(scale > 0.0)) {
         fprintf(stderr, "error: %s: no gravity or no free mass: the kinetic-energy bound "
                 "M|g|D is 0\n", scene_name);
@@ -201,19 +203,21 @@ int main(int argc, char **argv) {
                 run_cli.set[run_cli.nset++] = a;
                 run_cli.set[run_cli.nset++] = b;
                 run_cli.set[run_cli.nset++] = c;
-                if (weft_cli_build(&run_cli, &m, &err) != WEFT_OK) {
+                if (weft_cli_build(&run_cli, &m, &cfg, &err) != WEFT_OK) {
                     fprintf(stderr, "\nerror: %s\n", err.msg);
                     status = 1;
                     break;
                 }
                 track tr = {0};
                 weft_run_options opt = weft_run_options_default();
+                opt.config = cfg;
                 opt.log_level = WEFT_LOG_NONE;
                 opt.on_step = on_step;
                 opt.user = &tr;
                 weft_run_result res;
                 int rc = weft_run(solvers[s], &m, &opt, &res, &err);
                 weft_model_free(&m);
+                weft_config_free(&cfg);
                 const char *st;
                 if (rc == WEFT_ERR_INTERRUPTED) {
                     fprintf(stderr, "\nerror: %s\n", err.msg);

@@ -12,11 +12,15 @@
 #include <math.h>
 #include <string.h>
 
-void weft_inertial_target(const weft_model *m, const double *xn, const double *vn, double *xt) {
-    double h = m->dt;
+void weft_inertial_target_h(const weft_model *m, const double *a, const double *b, double h,
+                            double *xt) {
     for (int i = 0; i < m->n; i++)
         for (int k = 0; k < 3; k++)
-            xt[3 * i + k] = xn[3 * i + k] + h * vn[3 * i + k] + h * h * m->gravity[k];
+            xt[3 * i + k] = a[3 * i + k] + h * b[3 * i + k] + h * h * m->gravity[k];
+}
+
+void weft_inertial_target(const weft_model *m, const double *xn, const double *vn, double *xt) {
+    weft_inertial_target_h(m, xn, vn, m->dt, xt);
 }
 
 double weft_incremental_potential(const weft_model *m, const double *x, const double *xt,

@@ -1,33 +1,34 @@
 /* run.c — the simulation loop shared by every experiment: create the solver, step it
- * m->steps times, and turn the inner iterations it reports into metrics and log rows.
+ * [scene] steps times, run the post-step stages after each step, and turn the inner
+ * iterations the solver reports into metrics and log rows.
  *
- * When the scene enables a collision pipeline ([collision] pipeline = bridson), it runs
- * after every solver step, whatever the solver (lib/collision/weft_collision.h, the slides'
- * "separation from internal dynamics"): x0 = the positions before the step, x1 = m->x
- * after it, v = m->v, h = m->dt; it moves m->x to collision-free positions and corrects
- * m->v by (x_new − x1)/h. Its per-step statistics go to "<log>.collisions", written
- * like the main log (".partial" until the run completes), with the columns
- *   step proximity_pairs swept_pairs repulsions ccd_hits ccd_iterations zone_iterations
- *   zones max_zone collider_contacts unresolved remaining ms
- * (remaining = -1 unless count_intersections is set; ms = collision time per step). The
- * main log's columns are unchanged: its rows are the solver's inner iterations, taken
- * before the pipeline moves the positions. Collision time counts as solver time; the
- * intersection count and the log rows do not. A step whose pipeline gives up at its
- * caps is counted in weft_run_result.collision_failures and in the `unresolved` column.
- * The model's triangle-mesh obstacles (weft_obstacle) are added to the pipeline as
- * obstacles 0, 1, ... in model order and placed before each of its steps on their paths
- * x_rest + u t: x0 at the step's start time t, x1 at t + h. Without the pipeline a model
- * with obstacles is refused (the solvers do not see them). After each step an optional
- * callback (weft_run_options.on_step) sees the model and the step's collision statistics;
- * its time is excluded like the metrics'.
+ * Everything a run uses comes from its config (weft_run_options.config): the solver's
+ * settings (taken by its create), the steps (weft_run_tables), and the post-step stages,
+ * the config's plug-ins of kind "stage" whose settings enable them (the Bridson
+ * collision pipeline, lib/collision/bridson_stage.c). The log header lists the settings
+ * of exactly what ran, from their tables.
+ *
+ * A stage runs after every solver step, whatever the solver (the slides' "separation
+ * from internal dynamics"): it sees the positions x0 before the step, m->x and m->v
+ * after it, and may move them. Its per-step statistics go to its own log
+ * "<log><suffix>", written like the main log (".partial" until the run completes). The
+ * main log's rows are the solver's inner iterations, taken before any stage moves the
+ * positions. A stage's handling time counts as solver time; its diagnostics and log rows
+ * do not. A step whose stage gives up at its caps is counted in
+ * weft_run_result.collision_failures. A model with triangle-mesh obstacles needs an
+ * enabled stage that handles them (the solvers do not see them). After each step an
+ * optional callback (weft_run_options.on_step) sees the model and the first stage's
+ * statistics of the step; its time is excluded like the metrics'.
  *
  * Wall time in the log is solver time only: the time spent computing metrics and
  * writing rows is measured and subtracted, so logging does not distort the
  * per-second convergence plots. A run stops with an error when a position becomes
  * non-finite (divergence) or on SIGINT/SIGTERM, and its log is closed as incomplete. */
 #include "weft.h"
-#include "weft_collision.h"
 
+#include <stddef.h>
+
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,8 @@ void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double re
 
 void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
     if (!mon) return;
+    /* A solver reports iterations 0 .. its count per step (weft_solver_iterations). */
+    WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
     double t0 = weft_now();
     bool want = iter == 0 || mon->level == WEFT_LOG_ITERATIONS ||
                 (final && (mon->level == WEFT_LOG_STEPS || mon->step == mon->last_step));
@@ -98,8 +101,50 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
     mon->t_excluded += weft_now() - t0;
 }
 
-int weft_solver_iterations(const weft_solver_type *s, const weft_model *m) {
-    return s->fixed_iterations > 0 ? s->fixed_iterations : m->solver.iterations;
+/* True when text is a comma-separated list of names (letters, digits, '_'), at least one:
+ * the names themselves are checked against the registry by the experiments, which know
+ * the solvers (lib/ does not). */
+static bool solver_list(const char *text, char *msg, size_t size) {
+    int names = 0;
+    bool in_name = false;
+    for (const char *p = text; *p; p++) {
+        bool name_char = isalnum((unsigned char)*p) || *p == '_';
+        if (!name_char && !strchr(", \t", *p)) {
+            snprintf(msg, size, "'%s' is not a list of solver names (letters, digits, '_', "
+                     "separated by commas)", text);
+            return false;
+        }
+        names += name_char && !in_name;
+        in_name = name_char;
+    }
+    if (names == 0) snprintf(msg, size, "names no solver");
+    return names > 0;
+}
+
+// clang-format off
+static const weft_param run_params[] = {
+    {.key = "steps", .type = WEFT_PARAM_INT, .offset = offsetof(weft_run_settings, steps),
+     .unit = "", .lo = 0, .hi = 100000000, .dflt = 120, .doc = "time steps of a run"},
+    {.key = "solvers", .type = WEFT_PARAM_STRING, .offset = offsetof(weft_run_settings, solvers),
+     .unit = "", .check = solver_list,
+     .doc = "the solvers that suit the scene, run when none are named (comma-separated)"},
+    {0},
+};
+// clang-format on
+
+const weft_param_table weft_run_tables[] = {{"scene", run_params, 0}, {0}};
+
+int weft_solver_iterations(const weft_solver_type *s, weft_config *cfg) {
+    if (s->fixed_iterations > 0) return s->fixed_iterations;
+    size_t base;
+    const weft_param *p = weft_param_find(s->settings, "solver", "iterations", &base);
+    if (!p || !s->settings_size) return 1;
+    void *set = calloc(1, s->settings_size);
+    if (!set) return 1;
+    weft_config_settings(cfg, s->settings, set);
+    int its = (int)weft_param_value(p, base, set);
+    free(set);
+    return its;
 }
 
 weft_run_options weft_run_options_default(void) {
@@ -113,155 +158,172 @@ static bool state_ok(const weft_model *m) {
     return true;
 }
 
+/* True when the stage of kind "stage" with these tables is enabled in cfg. */
+static bool stage_enabled(weft_config *cfg, const weft_stage_type *t) {
+    void *cs = weft_config_find(cfg, t->settings);
+    if (cs) return t->enabled(cs);
+    void *set = calloc(1, t->settings_size ? t->settings_size : 1);
+    if (!set) return false;
+    weft_settings_default(t->settings, set);
+    bool on = t->enabled(set);
+    free(set);
+    return on;
+}
+
+int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err) {
+    if (m->nobstacles == 0) return WEFT_OK;
+    char hints[300] = "";
+    const weft_stage_type *t;
+    for (int i = 0; (t = weft_config_plugin(cfg, "stage", i, NULL)); i++) {
+        if (!t->handles_obstacles) continue;
+        if (stage_enabled(cfg, t)) return WEFT_OK;
+        if (t->enable_hint)
+            snprintf(hints + strlen(hints), sizeof hints - strlen(hints), "%s%s",
+                     hints[0] ? " or " : "", t->enable_hint);
+    }
+    return weft_fail(err, WEFT_ERR_INPUT,
+                     "%s: obstacle '%s': a mesh collider needs %s (the solvers' own contact "
+                     "handling knows only planes and spheres)",
+                     m->obstacles[0].where, m->obstacles[0].name,
+                     hints[0] ? hints : "a post-step stage");
+}
+
+/* The enabled post-step stages of a run, in config order. */
+#define MAX_STAGES 8
+typedef struct stage_run {
+    const weft_stage_type *type;
+    void *state;
+    void *settings;
+    weft_log *log;
+} stage_run;
+
+/* Creates the config's enabled stages into st[*n]. */
+static int create_stages(weft_config *cfg, const weft_model *m, stage_run *st, int *n,
+                         weft_error *err) {
+    *n = 0;
+    int rc = weft_run_check(cfg, m, err);
+    if (rc) return rc;
+    const weft_stage_type *t;
+    for (int i = 0; (t = weft_config_plugin(cfg, "stage", i, NULL)); i++) {
+        /* Take (and so list in the log) only the settings of a stage that runs. */
+        if (!stage_enabled(cfg, t)) continue;
+        void *set = calloc(1, t->settings_size ? t->settings_size : 1);
+        if (!set) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        weft_config_settings(cfg, t->settings, set);
+        if (*n == MAX_STAGES) {
+            free(set);
+            return weft_fail(err, WEFT_ERR_INPUT, "more than %d post-step stages", MAX_STAGES);
+        }
+        st[*n] = (stage_run){.type = t, .settings = set};
+        st[*n].state = t->create(m, set, err);
+        (*n)++;
+        if (!st[*n - 1].state) return WEFT_ERR_INPUT;
+    }
+    return WEFT_OK;
+}
+
+/* Opens the main log, "<log>.linear" and each stage's log, with the metadata lines: the
+ * run, the model, the settings of everything that runs (from the config) and opt->meta. */
+static int open_logs(const weft_solver_type *solver, const weft_model *m,
+                     const weft_run_options *opt, int steps, int iterations, weft_monitor *mon,
+                     stage_run *st, int nst, weft_error *err) {
+    char lines[5][200];
+    const char *meta[64];
+    int k = 0;
+    snprintf(lines[k], sizeof lines[k], "scene=%s  solver=%s  paper=\"%s\"", m->scene_name,
+             solver->name, solver->paper);
+    meta[k] = lines[k], k++;
+    snprintf(lines[k], sizeof lines[k], "dt=%.17g  steps=%d  iterations=%d", m->dt, steps,
+             iterations);
+    meta[k] = lines[k], k++;
+    snprintf(lines[k], sizeof lines[k], "vertices=%d  edges=%d  hinges=%d  triangles=%d", m->n,
+             m->mesh.ne, m->mesh.nh, m->mesh.nt);
+    if (m->mesh.ntet > 0) /* a solid: the triangles are its surface */
+        snprintf(lines[k] + strlen(lines[k]), sizeof lines[k] - strlen(lines[k]),
+                 "  tetrahedra=%d", m->mesh.ntet);
+    meta[k] = lines[k], k++;
+    snprintf(lines[k], sizeof lines[k], "iteration=\"%s\"", solver->iteration);
+    meta[k] = lines[k], k++;
+    snprintf(lines[k], sizeof lines[k], "log=%s  (iter 0 = before the first inner iteration)",
+             opt->log_level == WEFT_LOG_STEPS ? "steps" : "iterations");
+    meta[k] = lines[k], k++;
+    /* "settings: [section] key=value ..." for every plug-in that took its settings. */
+    char settings[4096];
+    weft_config_format_taken(opt->config, settings, sizeof settings);
+    char *save = NULL;
+    for (char *l = strtok_r(settings, "\n", &save); l && k < 50; l = strtok_r(NULL, "\n", &save))
+        meta[k++] = l;
+    for (const char *const *e = opt->meta; e && *e && k < 62; e++) meta[k++] = *e;
+    meta[k] = NULL;
+    mon->log = weft_log_open(opt->log_path, meta, err);
+    if (!mon->log) return WEFT_ERR_IO;
+    char path[1200];
+    if (solver->linear_log && opt->log_level == WEFT_LOG_ITERATIONS) {
+        snprintf(path, sizeof path, "%s.linear", opt->log_path);
+        mon->linear = weft_log_open_columns(path, meta, "step iter linear_iter residual_rel status",
+                                            err);
+        if (!mon->linear) return WEFT_ERR_IO;
+    }
+    for (int i = 0; i < nst; i++) {
+        if (!st[i].type->log_suffix) continue;
+        snprintf(path, sizeof path, "%s%s", opt->log_path, st[i].type->log_suffix);
+        st[i].log = weft_log_open_columns(path, meta, st[i].type->log_columns, err);
+        if (!st[i].log) return WEFT_ERR_IO;
+    }
+    return WEFT_OK;
+}
+
+/* Closes a log: complete when rc is WEFT_OK, else incomplete with the reason. */
+static void close_log(weft_log **l, int *rc, const char *reason, weft_error *err) {
+    if (!*l) return;
+    if (*rc == WEFT_OK)
+        *rc = weft_log_close(l, true, NULL, err);
+    else
+        weft_log_close(l, false, reason ? reason : "unknown", NULL);
+}
+
 int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_options *opt,
              weft_run_result *res, weft_error *err) {
     memset(res, 0, sizeof *res);
     int rc = WEFT_OK;
     const char *reason = NULL;
     size_t n3 = 3 * (size_t)m->n;
-    const int iterations = weft_solver_iterations(solver, m);
+    weft_config *cfg = opt->config;
+    weft_config_mark_clear(cfg);
+    weft_run_settings run;
+    weft_config_settings(cfg, weft_run_tables, &run);
+    const int steps = run.steps;
+    const int iterations = weft_solver_iterations(solver, cfg);
     weft_monitor mon = {.m = m, .level = opt->log_level, .last_iter = iterations,
-                        .last_step = m->steps - 1};
+                        .last_step = steps - 1};
     mon.xn = malloc(n3 * sizeof(double));
     mon.xt = malloc(n3 * sizeof(double));
     mon.scratch = malloc(n3 * sizeof(double));
     void *state = NULL;
-    weft_collision_pipeline *pipe = NULL;
-    weft_log *clog = NULL;
-    double *obx0 = NULL, *obx1 = NULL; /* an obstacle's positions at a step's start and end */
-    int obnv = 1;
-    for (int k = 0; k < m->nobstacles; k++)
-        if (m->obstacles[k].mesh.nv > obnv) obnv = m->obstacles[k].mesh.nv;
-    if (m->nobstacles > 0) {
-        obx0 = malloc(3 * (size_t)obnv * sizeof *obx0);
-        obx1 = malloc(3 * (size_t)obnv * sizeof *obx1);
-    }
-    if (!mon.xn || !mon.xt || !mon.scratch || (m->nobstacles > 0 && (!obx0 || !obx1))) {
+    stage_run st[MAX_STAGES] = {{0}};
+    int nst = 0;
+    if (!mon.xn || !mon.xt || !mon.scratch) {
         rc = weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (m->nobstacles > 0 && m->collision.pipeline != WEFT_PIPELINE_BRIDSON) {
-        rc = weft_fail(err, WEFT_ERR_INPUT,
-                       "obstacle '%s': triangle-mesh obstacles need the collision pipeline "
-                       "([collision] pipeline = bridson)",
-                       m->obstacles[0].name);
-        goto done;
-    }
-    state = solver->create(m, err);
+    if ((rc = create_stages(cfg, m, st, &nst, err)) != WEFT_OK) goto done;
+    state = solver->create(m, cfg, err);
     if (!state) {
         rc = WEFT_ERR_INPUT;
         goto done;
     }
-    if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON) {
-        pipe = weft_collision_create(m, NULL, err);
-        if (!pipe) {
-            rc = WEFT_ERR_INPUT;
-            goto done;
-        }
-        /* Obstacle k gets pipeline id k (ids count up from 0). */
-        for (int k = 0; k < m->nobstacles; k++) {
-            int id = weft_collision_add_obstacle(pipe, &m->obstacles[k].mesh,
-                                                 m->obstacles[k].friction, err);
-            if (id < 0) {
-                rc = id;
-                goto done;
-            }
-        }
-    }
-    if (opt->log_path && opt->log_level != WEFT_LOG_NONE) {
-        char lines[12][160];
-        const char *meta[40];
-        int k = 0;
-        snprintf(lines[k], 160, "scene=%s  solver=%s  paper=\"%s\"", m->scene_name, solver->name,
-                 solver->paper);
-        meta[k] = lines[k], k++;
-        snprintf(lines[k], 160, "dt=%.17g  steps=%d  iterations=%d  omega=%.17g  threads=%d",
-                 m->dt, m->steps, iterations, m->solver.omega, m->solver.threads);
-        meta[k] = lines[k], k++;
-        snprintf(lines[k], 160, "vertices=%d  edges=%d  hinges=%d  triangles=%d", m->n,
-                 m->mesh.ne, m->mesh.nh, m->mesh.nt);
-        if (m->mesh.ntet > 0) /* a solid: the triangles are its surface */
-            snprintf(lines[k] + strlen(lines[k]), 160 - strlen(lines[k]), "  tetrahedra=%d",
-                     m->mesh.ntet);
-        meta[k] = lines[k], k++;
-        snprintf(lines[k], 160, "k_stretch=%.17g  k_bending=%.17g  k_damping=%.17g  "
-                 "k_pressure=%.17g  mapping=%d", m->pbd.k_stretch, m->pbd.k_bending,
-                 m->pbd.k_damping, m->pbd.k_pressure, (int)m->pbd.stiffness_mapping);
-        meta[k] = lines[k], k++;
-        snprintf(lines[k], 160, "iteration=\"%s\"", solver->iteration);
-        meta[k] = lines[k], k++;
-        snprintf(lines[k], 160, "log=%s  (iter 0 = before the first inner iteration)",
-                 opt->log_level == WEFT_LOG_STEPS ? "steps" : "iterations");
-        meta[k] = lines[k], k++;
-        for (const char *const *e = opt->meta; e && *e && k < 38; e++) meta[k++] = *e;
-        meta[k] = NULL;
-        char clines[2][200];
-        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON && k < 37) {
-            const weft_collision_settings *c = &m->collision;
-            snprintf(clines[0], sizeof clines[0], "collision=bridson  thickness=%.6g  "
-                     "friction=%.6g  repulsion_stiffness=%.6g  broad_phase=%s  max_iterations=%d",
-                     c->thickness, c->friction, c->stiffness,
-                     c->broad_phase == WEFT_BROAD_PHASE_HASH ? "hash" : "bvh", c->max_iterations);
-            meta[k++] = clines[0];
-            snprintf(clines[1], sizeof clines[1],
-                     "collision_stages: repulsions=%s  ccd=%s  impact_zones=%s  obstacles=%d",
-                     c->no_repulsions ? "off" : "on", c->no_ccd ? "off" : "on",
-                     c->no_impact_zones ? "off" : "on", m->nobstacles);
-            meta[k++] = clines[1];
-            meta[k] = NULL;
-        }
-        char slines[2][200];
-        if (solver->linear_log && k < 37) {
-            const weft_solver_settings *so = &m->solver;
-            static const char *const precond[] = {"none", "jacobi", "block_jacobi"};
-            static const char *const hessian_name[] = {"projected", "exact", "clamp"};
-            snprintf(slines[0], sizeof slines[0], "linear=%s  preconditioner=%s  "
-                     "cg_tolerance=%.3g  cg_iterations=%d  tolerance=%.3g  hessian=%s",
-                     so->linear == WEFT_LINEAR_PPCG ? "ppcg" : "cholmod",
-                     precond[so->preconditioner % 3], so->cg_tolerance, so->cg_iterations,
-                     so->tolerance,
-                     hessian_name[so->hessian % 3]);
-            meta[k++] = slines[0];
-            snprintf(slines[1], sizeof slines[1], "damping_alpha=%.17g  damping_beta=%.17g",
-                     so->damping_alpha, so->damping_beta);
-            meta[k++] = slines[1];
-            meta[k] = NULL;
-        }
-        mon.log = weft_log_open(opt->log_path, meta, err);
-        if (!mon.log) {
-            rc = WEFT_ERR_IO;
-            goto done;
-        }
-        if (solver->linear_log && opt->log_level == WEFT_LOG_ITERATIONS) {
-            char lpath[1200];
-            snprintf(lpath, sizeof lpath, "%s.linear", opt->log_path);
-            mon.linear = weft_log_open_columns(lpath, meta,
-                                               "step iter linear_iter residual_rel status", err);
-            if (!mon.linear) {
-                rc = WEFT_ERR_IO;
-                goto done;
-            }
-        }
-        if (m->collision.pipeline == WEFT_PIPELINE_BRIDSON) {
-            char cpath[1200];
-            snprintf(cpath, sizeof cpath, "%s.collisions", opt->log_path);
-            clog = weft_log_open_columns(cpath, meta,
-                                         "step proximity_pairs swept_pairs repulsions ccd_hits "
-                                         "ccd_iterations zone_iterations zones max_zone "
-                                         "collider_contacts unresolved remaining ms", err);
-            if (!clog) {
-                rc = WEFT_ERR_IO;
-                goto done;
-            }
-        }
+    if (opt->log_path && opt->log_level != WEFT_LOG_NONE &&
+        (rc = open_logs(solver, m, opt, steps, iterations, &mon, st, nst, err)) != WEFT_OK) {
+        reason = "io-error";
+        goto done;
     }
 
     bool tty = opt->progress && isatty(2);
     double last_print = 0.0;
     mon.t_start = weft_now();
-    for (int s = 0; s < m->steps; s++) {
+    for (int s = 0; s < steps; s++) {
         if (weft_interrupted()) {
-            rc = weft_fail(err, WEFT_ERR_INTERRUPTED, "interrupted at step %d of %d", s, m->steps);
+            rc = weft_fail(err, WEFT_ERR_INTERRUPTED, "interrupted at step %d of %d", s, steps);
             reason = "interrupted";
             break;
         }
@@ -271,7 +333,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         weft_inertial_target(m, m->x, m->v, mon.xt);
         mon.h_target = m->dt;
         /* With logging off, metrics are still taken on the last step for the summary. */
-        bool monitored = opt->log_level != WEFT_LOG_NONE || s == m->steps - 1;
+        bool monitored = opt->log_level != WEFT_LOG_NONE || s == steps - 1;
         rc = solver->step(state, m, monitored ? &mon : NULL, err);
         if (rc) {
             reason = "solver-error";
@@ -285,50 +347,35 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             reason = "diverged";
             break;
         }
-        weft_collision_stats cs;
-        if (pipe) {
+        const void *stage_stats = NULL;
+        for (int i = 0; i < nst; i++) {
             double t0 = weft_now();
-            /* Obstacles on their paths x_rest + u t over the step: x0 at its start, x1 at
-             * its end (run time: part of the collision handling). */
-            for (int k = 0; k < m->nobstacles && rc == WEFT_OK; k++) {
-                weft_obstacle_positions(&m->obstacles[k], t_begin, obx0);
-                weft_obstacle_positions(&m->obstacles[k], t_begin + m->dt, obx1);
-                rc = weft_collision_move_obstacle(pipe, k, obx0, obx1, err);
-            }
-            if (rc != WEFT_OK) {
+            weft_stage_result sr = {0};
+            int src = st[i].type->step(st[i].state, m, mon.xn, t_begin, s, st[i].log, &sr, err);
+            if (src < 0) {
+                rc = src;
                 reason = "collision-error";
                 break;
             }
-            double placing = weft_now() - t0;
-            int crc = weft_collision_step(pipe, m, mon.xn, m->x, m->v, m->dt, &cs, err);
-            if (crc < 0) {
-                rc = crc;
-                reason = "collision-error";
-                break;
-            }
-            if (crc == WEFT_WARN_UNRESOLVED) res->collision_failures++;
-            if (clog)
-                weft_log_printf(clog, "%d %ld %ld %ld %ld %d %d %d %d %ld %ld %ld %.6f\n", s,
-                                cs.proximity_pairs, cs.swept_pairs, cs.repulsions, cs.ccd_hits,
-                                cs.ccd_iterations, cs.zone_iterations, cs.zones, cs.max_zone,
-                                cs.collider_contacts, cs.unresolved, cs.remaining,
-                                1e3 * cs.seconds);
-            /* Only the collision handling itself (and placing the obstacles) is solver
-             * time; the intersection count and the log row are not. */
-            double handling = placing + cs.seconds;
-            mon.t_excluded += (weft_now() - t0) - handling;
-            res->collision_s += handling;
+            if (src == WEFT_WARN_UNRESOLVED || sr.unresolved) res->collision_failures++;
+            if (!stage_stats) stage_stats = sr.stats;
+            /* Only the stage's own handling is solver time; its diagnostics and log row
+             * are not. */
+            mon.t_excluded += (weft_now() - t0) - sr.seconds;
+            res->collision_s += sr.seconds;
             if (!state_ok(m)) {
                 rc = weft_fail(err, WEFT_ERR_DIVERGED,
-                               "collision pipeline left a non-finite state at step %d", s);
+                               "post-step stage %s left a non-finite state at step %d",
+                               st[i].type->name, s);
                 reason = "diverged";
                 break;
             }
         }
+        if (rc) break;
         res->steps_done = s + 1;
         if (opt->on_step) {
             double t0 = weft_now();
-            opt->on_step(opt->user, m, s, pipe ? &cs : NULL);
+            opt->on_step(opt->user, m, s, stage_stats);
             mon.t_excluded += weft_now() - t0;
         }
         if (opt->obj_every > 0 && opt->obj_prefix && (s + 1) % opt->obj_every == 0) {
@@ -346,7 +393,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             double now = weft_now();
             if (now - mon.t_start > 1.0 && now - last_print > 0.25) {
                 fprintf(stderr, "\r%s: step %d/%d  t=%.3f s  %.1f ms/step   ", solver->name, s + 1,
-                        m->steps, m->t, 1e3 * (now - mon.t_start - mon.t_excluded) / (s + 1));
+                        steps, m->t, 1e3 * (now - mon.t_start - mon.t_excluded) / (s + 1));
                 last_print = now;
             }
         }
@@ -355,29 +402,15 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     if (last_print > 0.0) fprintf(stderr, "\r%*s\r", 70, "");
     res->ms_per_step = res->steps_done ? 1e3 * res->wall_s / res->steps_done : 0.0;
     res->last = mon.last;
-    if (mon.log) {
-        if (rc == WEFT_OK)
-            rc = weft_log_close(&mon.log, true, NULL, err);
-        else
-            weft_log_close(&mon.log, false, reason, NULL);
-    }
+    weft_solver_stats(solver, state, &res->profile);
 done:
-    if (mon.log) /* opened, then a later log failed to open */
-        weft_log_close(&mon.log, false, "io-error", NULL);
-    if (mon.linear) {
-        if (rc == WEFT_OK)
-            rc = weft_log_close(&mon.linear, true, NULL, err);
-        else
-            weft_log_close(&mon.linear, false, reason ? reason : "unknown", NULL);
+    close_log(&mon.log, &rc, reason, err);
+    close_log(&mon.linear, &rc, reason, err);
+    for (int i = 0; i < nst; i++) {
+        close_log(&st[i].log, &rc, reason, err);
+        if (st[i].state) st[i].type->destroy(st[i].state);
+        free(st[i].settings);
     }
-    if (clog) {
-        if (rc == WEFT_OK)
-            rc = weft_log_close(&clog, true, NULL, err);
-        else
-            weft_log_close(&clog, false, reason ? reason : "unknown", NULL);
-    }
-    weft_collision_free(&pipe);
-    free(obx0), free(obx1);
     if (state) solver->destroy(state);
     free(mon.xn), free(mon.xt), free(mon.scratch);
     return rc;

@@ -1,12 +1,13 @@
-/* util.c — small shared pieces of the common layer: error formatting, the monotonic
- * clock, the interrupt flag, scripted pin paths (Rodrigues' rotation formula) and
- * signed distances to the colliders (planes, spheres, axis-aligned boxes), static or
- * translating. */
+/* util.c — small shared pieces of the common layer: error formatting, the assertion
+ * failure path, the monotonic clock, the interrupt flag, scripted pin paths (Rodrigues'
+ * rotation formula) and signed distances to the colliders (planes, spheres, axis-aligned
+ * boxes), static or translating. */
 #include "weft.h"
 
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,6 +22,11 @@ int weft_fail(weft_error *err, int code, const char *fmt, ...) {
             if (*c == '\n') *c = ' ';
     }
     return code;
+}
+
+void weft_assert_fail(const char *cond, const char *file, int line, const char *func) {
+    fprintf(stderr, "%s:%d: %s: assertion '%s' failed\n", file, line, func, cond);
+    abort();
 }
 
 double weft_now(void) {
@@ -77,67 +83,4 @@ void weft_pin_position(const weft_pin_path *p, const double x0[3], double t, dou
         return;
     }
     }
-}
-
-/* Signed distance of p from the axis-aligned box (centre c, half extents h) and the outward
- * normal at the closest surface point. With q = |p - c| - h per axis: outside (some
- * q_k > 0) the distance is |max(q, 0)| and the normal points from the closest point of
- * the box to p (a face, edge or corner region); inside it is max_k q_k < 0 (or 0 on the
- * surface), the nearest face's, whose normal is ±e_k. Ties go to the lowest axis, and a
- * point on the centre plane of that axis to its + face. */
-static double box_distance(const double c[3], const double h[3], const double p[3],
-                           double n[3]) {
-    double d[3], q[3], out2 = 0.0;
-    int face = 0;
-    for (int k = 0; k < 3; k++) {
-        d[k] = p[k] - c[k];
-        q[k] = fabs(d[k]) - h[k];
-        if (q[k] > 0.0) out2 += q[k] * q[k];
-        if (q[k] > q[face]) face = k;
-    }
-    if (out2 > 0.0) {
-        double len = sqrt(out2);
-        if (n)
-            for (int k = 0; k < 3; k++) n[k] = q[k] > 0.0 ? copysign(q[k], d[k]) / len : 0.0;
-        return len;
-    }
-    if (n) {
-        for (int k = 0; k < 3; k++) n[k] = 0.0;
-        n[face] = d[face] < 0.0 ? -1.0 : 1.0;
-    }
-    return q[face];
-}
-
-double weft_collider_distance(const weft_collider *c, const double p[3], double n[3]) {
-    if (c->kind == WEFT_COLLIDER_PLANE) {
-        if (n)
-            for (int k = 0; k < 3; k++) n[k] = c->normal[k];
-        return (p[0] - c->point[0]) * c->normal[0] + (p[1] - c->point[1]) * c->normal[1] +
-               (p[2] - c->point[2]) * c->normal[2];
-    }
-    if (c->kind == WEFT_COLLIDER_BOX) return box_distance(c->center, c->half_extents, p, n);
-    double d[3] = {p[0] - c->center[0], p[1] - c->center[1], p[2] - c->center[2]};
-    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    if (n) {
-        if (len > 0.0) {
-            for (int k = 0; k < 3; k++) n[k] = d[k] / len;
-        } else { /* at the centre every direction is closest: pick +y (up) */
-            n[0] = 0.0, n[1] = 1.0, n[2] = 0.0;
-        }
-    }
-    return len - c->radius;
-}
-
-bool weft_collider_moving(const weft_collider *c) {
-    return c->velocity[0] != 0.0 || c->velocity[1] != 0.0 || c->velocity[2] != 0.0;
-}
-
-double weft_collider_distance_at(const weft_collider *c, const double p[3], double t,
-                                 double n[3]) {
-    /* A static collider takes p itself, not p - 0 t, so its values stay bit for bit those
-     * of weft_collider_distance (and no -0.0 or NaN from 0 · t can creep in). */
-    if (!weft_collider_moving(c)) return weft_collider_distance(c, p, n);
-    double q[3];
-    for (int k = 0; k < 3; k++) q[k] = p[k] - c->velocity[k] * t;
-    return weft_collider_distance(c, q, n);
 }

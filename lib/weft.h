@@ -81,6 +81,18 @@ typedef struct weft_mesh {
     int grid_nx, grid_ny;
 } weft_mesh;
 
+/* Size limits of a mesh and of a scene's model (all parts together), checked before
+ * anything of that size is allocated: a grid, tetrahedral block, OBJ or TetGen file (or
+ * header) beyond them is refused with an error naming the limit. At the vertex limit a
+ * grid scene peaks at 1.4 GB (README, "Limits"). Another value can be given at build time
+ * (-DWEFT_MAX_VERTICES=...); the fuzz build lowers them to keep each input fast. */
+#ifndef WEFT_MAX_VERTICES
+#define WEFT_MAX_VERTICES (1 << 20) /* vertices (1024 x 1024) */
+#endif
+#ifndef WEFT_MAX_ELEMENTS
+#define WEFT_MAX_ELEMENTS (1 << 22) /* triangles, and tetrahedra, each */
+#endif
+
 typedef enum { WEFT_DIAG_ALTERNATING, WEFT_DIAG_REGULAR } weft_diagonals;
 typedef enum { WEFT_PLANE_XY, WEFT_PLANE_XZ } weft_plane;
 
@@ -233,14 +245,12 @@ typedef struct weft_term {
 /* Colliders and pins                                                              */
 /* ------------------------------------------------------------------------------ */
 
-typedef enum { WEFT_COLLIDER_PLANE, WEFT_COLLIDER_SPHERE, WEFT_COLLIDER_BOX } weft_collider_kind;
-
 /* An obstacle, static or translating with constant velocity u: its reference point (the
  * plane's point, the sphere's or box's centre) is p0 + u t at time t, p0 the value below.
  * Plane: points p with (p - point)·normal >= 0 are outside. Box: axis-aligned. */
 typedef struct weft_collider {
     char name[64];
-    weft_collider_kind kind;
+    const struct weft_collider_type *type; /* its shape: one of weft_collider_registry */
     double point[3], normal[3]; /* plane: a point on it (m) and unit outward normal */
     double center[3], radius;   /* sphere: centre (m) and radius (m); box: centre (m) */
     double half_extents[3];     /* box: half its size along x, y, z (m), each > 0 */
@@ -248,6 +258,34 @@ typedef struct weft_collider {
     double friction;            /* Coulomb coefficient μ >= 0 (dimensionless) */
     double restitution;         /* e in [0, 1] */
 } weft_collider;
+
+/* A collider shape: one file each in lib/collider/ (plane.c, sphere.c, box.c) and one
+ * line of weft_collider_registry (collider.c). Positions are in the collider's own frame
+ * (where it stands at t = 0). */
+typedef struct weft_collider_type {
+    const char *name;        /* [collider.NAME] type */
+    const char *summary;
+    bool smooth;             /* one normal describes every contact (planes, spheres): the
+                                implicit solvers can filter it; a box has edges */
+    /* Signed distance of p (m), outward normal at the closest surface point in n (may be
+     * NULL). */
+    double (*distance)(const weft_collider *c, const double p[3], double n[3]);
+    /* First t in [0, 1] where the segment x0 → x1 enters the collider grown by margin
+     * (m), with the outward normal there in n; false when it starts inside or misses. */
+    bool (*segment_entry)(const weft_collider *c, const double x0[3], const double x1[3],
+                          double margin, double *t, double n[3]);
+} weft_collider_type;
+
+extern const weft_collider_type weft_collider_plane, weft_collider_sphere, weft_collider_box;
+
+/* The registered collider types, NULL-terminated. */
+extern const weft_collider_type *const weft_collider_registry[];
+
+/* The type of collider c. */
+const weft_collider_type *weft_collider_type_of(const weft_collider *c);
+
+/* The registered collider type of that name, or NULL. */
+const weft_collider_type *weft_collider_find(const char *name);
 
 /* Signed distance of p from collider c where it stands at t = 0 (m), with the outward
  * normal at the closest surface point in n (may be NULL). */
@@ -262,6 +300,21 @@ double weft_collider_distance_at(const weft_collider *c, const double p[3], doub
 /* True when c moves (a non-zero velocity). */
 bool weft_collider_moving(const weft_collider *c);
 
+/* Its type's segment test, in the collider's frame (see weft_collider_type). */
+bool weft_collider_segment_entry(const weft_collider *c, const double x0[3],
+                                 const double x1[3], double margin, double *t, double n[3]);
+
+/* (v − u)·n, the normal velocity relative to a collider moving at u (NULL: static). */
+double weft_contact_normal_velocity(const double v[3], const double n[3], const double *u);
+
+/* The contact response every solver and the collision pipeline use (lib/collider/
+ * collider.c): with v − u = v_n n̂ + v_t (u the collider's velocity, NULL for a static
+ * one; n the unit normal), v becomes u + vn_new n̂ + max(0, 1 − μ dvn/|v_t|) v_t: the
+ * normal velocity that non-penetration and restitution ask for, and Coulomb friction
+ * bounded by μ times the contact's normal velocity change dvn ≥ 0 (m/s). */
+void weft_contact_response(double v[3], const double n[3], const double *u, double vn_new,
+                           double dvn, double mu);
+
 /* A triangle-mesh obstacle ([collider.NAME] type = mesh): scripted (infinite mass),
  * moving by a constant translation, x(t) = x_rest + u t. Only the collision pipeline
  * (lib/collision/weft_collision.h) sees it: the solvers' own contact handling knows planes and
@@ -271,6 +324,7 @@ typedef struct weft_obstacle {
     weft_mesh mesh;     /* rest positions x_rest (mesh.x, m), triangles and topology */
     double velocity[3]; /* u, m/s */
     double friction;    /* Coulomb coefficient μ >= 0 against the cloth */
+    char where[400];    /* "file:line: collider.NAME.type" of its scene section, for errors */
 } weft_obstacle;
 
 /* Positions of obstacle o at time t (s), x_rest + u t, into x (3*nv values, m). */
@@ -297,9 +351,12 @@ void weft_pin_position(const weft_pin_path *p, const double x0[3], double t, dou
 typedef struct weft_material {
     double density;           /* areal density of a surface, kg/m^2 (default 0.1); volumetric
                                  density of a tetrahedral mesh, kg/m^3 (default 1000) */
-    double stretch_stiffness; /* membrane stiffness, N/m, ≈ Young's modulus × thickness;
-                                 edge springs get k = stiffness × area_e / l0^2 (default 1000) */
-    double bending_stiffness; /* N·m; hinge stiffness k = stiffness × 3|e|^2 / A (default 1e-4) */
+    double stretch_stiffness; /* membrane stiffness Y, N/m, ≈ Young's modulus × thickness:
+                                 every membrane energy's modulus under uniaxial stress
+                                 (mass_spring: k = Y (A1 + A2) / l0^2; papers/calibration.md)
+                                 (default 1000) */
+    double bending_stiffness; /* flexural rigidity D of cylindrical bending, N·m;
+                                 dihedral_bending's hinge k = D |e|^2 / A (default 1e-4) */
     double poisson;           /* Poisson's ratio ν of membrane and volume energies (default 0.3) */
     double youngs_modulus;    /* E of volume (tetrahedron) energies, Pa (default 1e5) */
     double fiber[3];          /* fibre direction: material (u, v) for cloth, rest-space 3-D
@@ -307,74 +364,6 @@ typedef struct weft_material {
     double fiber_stiffness;   /* fibre modulus: N/m for cloth, Pa for volumes (default 0: no
                                  fibre term unless the scene names one) */
 } weft_material;
-
-/* Settings of Müller 2006 position-based dynamics; k are non-dimensional in [0, 1]. */
-typedef struct weft_pbd_params {
-    double k_stretch;       /* distance constraints (default 1) */
-    double k_bending;       /* dihedral constraints (default 0.1) */
-    double k_damping;       /* §3.5 rigid-mode-preserving damping (default 0.01) */
-    double k_pressure;      /* §4.4 overpressure factor; 0 = no balloon constraint */
-    bool stiffness_mapping; /* §3.3: k' = 1 - (1 - k)^(1/n_s) (default true) */
-    bool self_collision;    /* §4.3 vertex-triangle self-collision constraints (default false) */
-    double self_thickness;  /* §4.3 cloth thickness h kept between a vertex and a triangle,
-                               m (default 0.005) */
-} weft_pbd_params;
-
-/* Linear solver of the implicit integrators ([solver] linear). */
-typedef enum { WEFT_LINEAR_CHOLMOD = 0, WEFT_LINEAR_PPCG } weft_linear_kind;
-
-/* Hessian the implicit integrators assemble ([solver] hessian). */
-typedef enum {
-    WEFT_SOLVER_HESSIAN_PROJECTED = 0, /* PSD-projected element Hessians (default):
-                                          WEFT_HESSIAN_ANALYTIC */
-    WEFT_SOLVER_HESSIAN_EXACT,         /* exact, possibly indefinite: a not-SPD system is
-                                          retried with the projected one */
-    WEFT_SOLVER_HESSIAN_CLAMP,         /* every element Hessian clamped by the generic
-                                          eigen-solver (WEFT_HESSIAN_CLAMP): the reference
-                                          the structured projections are compared with */
-} weft_solver_hessian;
-
-/* Solver settings shared by every solver type. */
-typedef struct weft_solver_settings {
-    int iterations; /* inner iterations per step; Newton's iteration cap (default 10) */
-    double omega;   /* Jacobi over-relaxation ω in [1, 2) (default 1.5) */
-    int threads;    /* OpenMP threads for parallel solvers (default 1) */
-    /* Implicit integrators (solvers/implicit.c). */
-    double tolerance;        /* Newton stops at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖ (default 1e-6) */
-    weft_linear_kind linear; /* default CHOLMOD */
-    int preconditioner;      /* PPCG preconditioner, a weft_precond (default block Jacobi) */
-    double cg_tolerance;     /* PPCG relative residual (default 1e-8) */
-    int cg_iterations;       /* PPCG iteration cap (default 1000) */
-    double damping_alpha;    /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
-    double damping_beta;     /* β, s (default 0) */
-    weft_solver_hessian hessian; /* default PROJECTED */
-} weft_solver_settings;
-
-/* Which collision pipeline runs after every solver step (lib/collision/weft_collision.h). */
-typedef enum {
-    WEFT_PIPELINE_NONE = 0, /* only the solver's own collider handling (default) */
-    WEFT_PIPELINE_BRIDSON,  /* Bridson, Fedkiw & Anderson 2002: repulsions, CCD, impact zones */
-} weft_collision_method;
-
-/* Broad phase of the collision pipeline (lib/collision/weft_broadphase.h). */
-typedef enum { WEFT_BROAD_PHASE_BVH = 0, WEFT_BROAD_PHASE_HASH } weft_broad_phase_kind;
-
-/* Scene settings of the collision pipeline ([collision] section); zero means off. */
-typedef struct weft_collision_settings {
-    weft_collision_method pipeline; /* default NONE */
-    double thickness;               /* cloth thickness η: repulsion range, m (default 1e-3) */
-    double friction;                /* cloth–cloth Coulomb μ (default 0.1) */
-    double stiffness;               /* repulsion spring k, N/m (default: the material's
-                                       stretch_stiffness) */
-    weft_broad_phase_kind broad_phase; /* default BVH */
-    int max_iterations;             /* CCD impulse passes before impact zones (default 10) */
-    bool count_intersections;       /* count remaining triangle intersections after every
-                                       step (O(nt²); default false) */
-    /* Pipeline stages the scene turns off (keys repulsions, ccd, impact_zones = false;
-     * lib/collision/weft_collision.h says what "off" does). Negated so that zero-initialised
-     * settings run the whole pipeline. */
-    bool no_repulsions, no_ccd, no_impact_zones;
-} weft_collision_settings;
 
 /* One mesh of a scene: the primary [mesh] or a [mesh.NAME] part, a connected block of the
  * model's vertices and triangles. */
@@ -404,13 +393,9 @@ typedef struct weft_model {
     weft_pin_path *paths;
     double t;           /* simulated time, s */
     double dt;          /* time step h, s */
-    int steps;          /* steps of a run */
     double gravity[3];  /* m/s^2 */
     weft_material material;
-    weft_pbd_params pbd;
-    weft_solver_settings solver;
-    double contact_margin; /* distance kept from colliders, m */
-    weft_collision_settings collision; /* the collision pipeline run after each step */
+    double contact_margin; /* distance kept from colliders, m ([collision] margin) */
     int nterms;
     weft_term terms[WEFT_MAX_TERMS]; /* the physical model's energy terms */
     int stretch_term;    /* index of the membrane (stretch) term, -1 if none */
@@ -427,9 +412,7 @@ typedef struct weft_model {
     weft_obstacle *obstacles; /* triangle-mesh obstacles, owned by the model */
     double rest_volume; /* enclosed rest volume of a closed mesh, m^3 (0 if open) */
     char scene_name[128];
-    char solvers[256];  /* [scene] solvers: the solvers that suit the scene, which experiments
-                           run when none are named; comma-separated, "" when not given */
-    char solvers_where[320]; /* "file:line" (or the --set origin) of that key, for errors */
+
 } weft_model;
 
 /* Frees everything m owns and zeroes it; safe on a zeroed model. */
@@ -465,6 +448,141 @@ int weft_model_rcm_order(const weft_model *m, int *perm, weft_error *err);
 void weft_shuffled_order(int *perm, int n, unsigned long long seed);
 
 /* ------------------------------------------------------------------------------ */
+/* Settings tables: every plug-in's settings, declared once                        */
+/* ------------------------------------------------------------------------------ */
+
+/* A plug-in (solver, linear solver, preconditioner, post-step stage) keeps its settings
+ * in a struct of its own and describes each field once, in a table: scene key, type,
+ * unit, range, default, one line of documentation and the field's offset. From that
+ * table alone come the defaults, the reading of the scene section with file:line errors,
+ * the log header's settings lines and the `./weft list` entry (lib/params.c,
+ * lib/scene/settings.c). Adding a setting is one table row and one struct field. */
+
+typedef enum {
+    WEFT_PARAM_DOUBLE, /* a double */
+    WEFT_PARAM_INT,    /* an int */
+    WEFT_PARAM_BOOL,   /* a bool; the scene writes true/false, yes/no, on/off, 1/0 */
+    WEFT_PARAM_NAME,   /* an int: the index of the scene's word among the allowed names */
+    WEFT_PARAM_STRING, /* a char[WEFT_PARAM_STRING_MAX]: the scene's text, checked by `check` */
+} weft_param_type;
+
+/* Capacity of a WEFT_PARAM_STRING field, terminating zero included. */
+#define WEFT_PARAM_STRING_MAX 256
+
+/* Flags of a numeric range: an end that is excluded. */
+enum { WEFT_PARAM_LO_OPEN = 1, WEFT_PARAM_HI_OPEN = 2 };
+
+/* One setting. */
+typedef struct weft_param {
+    const char *key;         /* scene key within the table's section */
+    weft_param_type type;
+    size_t offset;           /* offsetof(settings struct, field), within the table's base */
+    const char *unit;        /* SI unit; "1" for a dimensionless number, "" for names, flags
+                                and counts */
+    double lo, hi;           /* DOUBLE and INT: the allowed range */
+    unsigned flags;          /* WEFT_PARAM_LO_OPEN, WEFT_PARAM_HI_OPEN */
+    double dflt;             /* default: the value (DOUBLE, INT), 0 or 1 (BOOL), the index of
+                                the default name (NAME) */
+    const char *const *names;       /* NAME: the allowed words, NULL-terminated, or NULL when */
+    const char *(*name_at)(int i);  /* this gives them: the i-th, NULL past the last (names
+                                       taken from a registry) */
+    const char *doc;         /* one line: what it means */
+    /* STRING: checks the text, false with a message in msg[size] when it is not valid
+     * (NULL: any text that fits). */
+    bool (*check)(const char *text, char *msg, size_t size);
+} weft_param;
+
+/* The settings a plug-in reads from one scene section. A plug-in lists one or more of
+ * these, terminated by section == NULL; `base` places the table's fields inside the
+ * plug-in's settings struct, so that several plug-ins can share one params array (the
+ * PBD solvers' [pbd] keys, say) at different places in their own structs. */
+typedef struct weft_param_table {
+    const char *section;      /* "solver", "pbd", "ppcg", ... */
+    const weft_param *params; /* terminated by key == NULL */
+    size_t base;              /* offset of this table's fields in the settings struct */
+} weft_param_table;
+
+/* A plug-in as the settings machinery sees it: a descriptor's name and settings. */
+typedef struct weft_plugin {
+    const char *kind;    /* "run", "solver", "linear", "preconditioner", "stage" */
+    const void *type;    /* the descriptor itself (a weft_stage_type for kind "stage") */
+    const char *name;    /* registered name */
+    const char *paper;   /* paper key, or "" */
+    const char *summary; /* one line */
+    size_t size;         /* bytes of its settings struct; 0 when it has none */
+    const weft_param_table *tables; /* its settings, or NULL when it has none */
+} weft_plugin;
+
+/* Fills settings (the plug-in's struct) with the defaults of every table. */
+void weft_settings_default(const weft_param_table *tables, void *settings);
+
+/* The parameter of tables with this section and key, or NULL; *base (may be NULL) gets
+ * its table's base offset. */
+const weft_param *weft_param_find(const weft_param_table *tables, const char *section,
+                                  const char *key, size_t *base);
+
+/* The value of a numeric, flag or name parameter as a double (a name: its index). */
+double weft_param_value(const weft_param *p, size_t base, const void *settings);
+
+/* The word a NAME parameter's index stands for, or "?" outside the list. */
+const char *weft_param_name(const weft_param *p, int index);
+
+/* Parses text as parameter p's type within its range into its field (settings + base +
+ * p->offset); a bad value fails with "where: section.key: what is wrong". */
+int weft_param_parse(const weft_param *p, size_t base, const char *text, void *settings,
+                     const char *where, const char *section, weft_error *err);
+
+/* Writes "[section] key=value key=value ..." for each table into buf (lines separated
+ * by '\n', no trailing newline); returns the length it needed (snprintf's contract). */
+int weft_settings_format(const weft_param_table *tables, const void *settings, char *buf,
+                         size_t size);
+
+/* One line describing p: its type or allowed names, unit, range, default and doc. */
+void weft_param_describe(const weft_param *p, char *buf, size_t size);
+
+/* Prints a plug-in's settings as `./weft list` shows them, one tab-separated line per key:
+ * "setting<TAB>plug-in<TAB>section.key<TAB>description". */
+void weft_settings_print(FILE *f, const weft_plugin *p);
+
+/* The settings of every plug-in for one run: each plug-in's struct, filled with its
+ * defaults and the scene's values (lib/scene/settings.c). A config knows which plug-ins'
+ * settings were taken since weft_config_mark_clear, so a log header can list exactly the
+ * settings of what ran. */
+typedef struct weft_config weft_config;
+
+/* Copies the settings of the plug-in whose tables are `tables` into dst: the config's
+ * values (and marks them taken), or the defaults when c is NULL or does not know it. */
+void weft_config_settings(weft_config *c, const weft_param_table *tables, void *dst);
+
+/* The config's own settings struct for `tables` (edit it to change a run), or NULL. */
+void *weft_config_find(weft_config *c, const weft_param_table *tables);
+
+/* The value of section.key in the first plug-in of c that has it, as a double (a name:
+ * its index; a flag: 0 or 1); false when none has it. Does not mark anything taken. */
+bool weft_config_value(const weft_config *c, const char *section, const char *key,
+                       double *out);
+
+/* Where the config's value of section.key came from ("file:line", "--set ..." or the
+ * assignment's origin) into buf; false, with buf "", when it is the default. */
+bool weft_config_where(const weft_config *c, const char *section, const char *key, char *buf,
+                       size_t size);
+
+/* Forgets which settings were taken. */
+void weft_config_mark_clear(weft_config *c);
+
+/* Writes the settings of every plug-in taken since the last weft_config_mark_clear, one
+ * line per table as weft_settings_format, into buf; returns the length it needed. */
+int weft_config_format_taken(const weft_config *c, char *buf, size_t size);
+
+/* Applies one "section.key=value" assignment to every plug-in that has that key; fails
+ * with a one-line message naming origin when none has it or the value is bad. */
+int weft_config_set(weft_config *c, const char *assignment, const char *origin,
+                    weft_error *err);
+
+/* Frees the config and sets *c to NULL; safe on NULL. */
+void weft_config_free(weft_config **c);
+
+/* ------------------------------------------------------------------------------ */
 /* Scenes                                                                          */
 /* ------------------------------------------------------------------------------ */
 
@@ -484,6 +602,17 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
 
 /* Frees the scene and sets *s to NULL; safe on NULL. */
 void weft_scene_free(weft_scene **s);
+
+/* Makes the config of a run: each of the n plug-ins' settings from its defaults and, when
+ * s is non-NULL, the scene's values. Fails with file:line on a bad value, an unknown
+ * plug-in section, or a key no plug-in reads (naming the nearest known key).
+ * lib/scene/settings.c. */
+weft_config *weft_config_create(const weft_plugin *plugins, int n, const weft_scene *s,
+                                weft_error *err);
+
+/* The descriptor of the i-th plug-in of kind `kind` in c (0, 1, ...), NULL past the last. */
+const void *weft_config_plugin(const weft_config *c, const char *kind, int i,
+                               const weft_param_table **tables);
 
 /* A built-in scene: name, one-line description, INI text. */
 typedef struct weft_builtin_scene {
@@ -509,8 +638,13 @@ typedef struct weft_metrics {
     double volume;       /* enclosed volume (closed meshes), m^3; 0 if open */
 } weft_metrics;
 
-/* Inertial target x̃ = xn + h vn + h² g (3n values). */
+/* Inertial target x̃ = xn + h vn + h² g (3n values), h = m->dt. */
 void weft_inertial_target(const weft_model *m, const double *xn, const double *vn, double *xt);
+
+/* The same with an anchor a, a velocity b and a step h of its own: x̃ = a + h b + h² g
+ * (BDF2: a = (4xₙ − xₙ₋₁)/3, b = (4vₙ − vₙ₋₁)/3, h = 2/3 dt). The one x̃ of weft. */
+void weft_inertial_target_h(const weft_model *m, const double *a, const double *b, double h,
+                            double *xt);
 
 /* Fills grad = ∇G(x) = M (x - x̃)/h² + ∇E(x) with pinned DOFs zeroed; returns G(x). */
 double weft_incremental_potential(const weft_model *m, const double *x, const double *xt,
@@ -556,6 +690,74 @@ void weft_log_printf(weft_log *l, const char *fmt, ...) __attribute__((format(pr
 int weft_log_close(weft_log **l, bool complete, const char *reason, weft_error *err);
 
 /* ------------------------------------------------------------------------------ */
+/* Programmer errors and solver profiles                                           */
+/* ------------------------------------------------------------------------------ */
+
+/* WEFT_ASSERT(cond) checks an invariant that weft's own code guarantees: a broken one is
+ * a bug, never bad input (bad input gets a weft_error message and a non-zero exit). A
+ * failure prints "file:line: function: assertion 'cond' failed" on stderr and aborts.
+ * On where NDEBUG is not defined (Debug) and where WEFT_ASSERTS is defined (CMake defines
+ * it for RelWithDebInfo, which also sets NDEBUG, and for the sanitizer build); off in
+ * Release, where cond is type-checked but not evaluated, so it must have no side effect. */
+#if defined(WEFT_ASSERTS) || !defined(NDEBUG)
+#define WEFT_ASSERT(cond) \
+    ((cond) ? (void)0 : weft_assert_fail(#cond, __FILE__, __LINE__, __func__))
+#else
+#define WEFT_ASSERT(cond) ((void)sizeof((cond) ? 1 : 0))
+#endif
+
+/* WEFT_ASSERT's failure path: prints where and what, then aborts. */
+_Noreturn void weft_assert_fail(const char *cond, const char *file, int line, const char *func);
+
+/* What one entry of a profile holds. */
+typedef enum {
+    WEFT_PROFILE_TIMER, /* wall time, s, summed over the steps so far */
+    WEFT_PROFILE_COUNT, /* a number of events (projections, linear solves, ...), summed */
+    WEFT_PROFILE_LABEL, /* a fixed text, e.g. CHOLMOD's ordering; no value */
+} weft_profile_kind;
+
+/* Most entries a profile holds. */
+#define WEFT_PROFILE_MAX 32
+
+/* One named timer, counter or label. */
+typedef struct weft_profile_entry {
+    const char *name;  /* static string, snake_case: "project", "linear_solves" */
+    weft_profile_kind kind;
+    double value;      /* timers: s; counters: the count (exact up to 2^53); labels: 0 */
+    const char *text;  /* labels: a static string; NULL otherwise */
+} weft_profile_entry;
+
+/* The named timers and counters of a solver's run (the descriptor's stats hook), in the
+ * order the solver adds them; fixed capacity, no allocation. Zero-initialised = empty. */
+typedef struct weft_profile {
+    int n;
+    weft_profile_entry entry[WEFT_PROFILE_MAX];
+} weft_profile;
+
+/* Empties p. */
+void weft_profile_clear(weft_profile *p);
+
+/* Adds value to the timer or counter `name` (a static string), appending it when p has
+ * none of that name; asserts that p has room and that the kind matches. */
+void weft_profile_add(weft_profile *p, const char *name, weft_profile_kind kind, double value);
+
+/* Sets the label `name` to text (both static strings), appending it when absent. */
+void weft_profile_label(weft_profile *p, const char *name, const char *text);
+
+/* The entry called name, or NULL. */
+const weft_profile_entry *weft_profile_find(const weft_profile *p, const char *name);
+
+/* The value of timer or counter `name` (s or count); NAN when p has no such entry. */
+double weft_profile_value(const weft_profile *p, const char *name);
+
+/* Subtracts each timer and counter of `before` from the entry of the same name in p:
+ * after a stats call at both ends of an interval, p holds the interval's own profile. */
+void weft_profile_since(weft_profile *p, const weft_profile *before);
+
+/* Writes p to f, one "name value unit" line per entry, each prefixed by indent. */
+void weft_profile_print(FILE *f, const weft_profile *p, const char *indent);
+
+/* ------------------------------------------------------------------------------ */
 /* Solvers: the descriptor and the monitor they report iterations to               */
 /* ------------------------------------------------------------------------------ */
 
@@ -586,14 +788,24 @@ typedef struct weft_solver_type {
     const char *paper;     /* paper key, e.g. "Mueller 2006, Algorithm 1" */
     const char *iteration; /* what one inner iteration means */
     const char *summary;   /* one line */
-    /* Allocates solver state for model m (all scratch memory is allocated here). */
-    void *(*create)(const weft_model *m, weft_error *err);
+    /* Its settings: a struct of settings_size bytes described by the tables (section ==
+     * NULL terminated; NULL when it has none). create takes them from the run's config. */
+    size_t settings_size;
+    const weft_param_table *settings;
+    /* Allocates solver state for model m (all scratch memory is allocated here), with its
+     * settings (and those of any linear solver it uses) taken from cfg by
+     * weft_config_settings; cfg NULL means every default. */
+    void *(*create)(const weft_model *m, weft_config *cfg, weft_error *err);
     /* Advances m by one step of m->dt, reporting each inner iteration to mon. */
     int (*step)(void *state, weft_model *m, weft_monitor *mon, weft_error *err);
     /* Frees the state; NULL is a no-op. */
     void (*destroy)(void *state);
+    /* Fills out (emptied by the caller) with the run's timers and counters so far, summed
+     * over every step since create; NULL when the method keeps none. Call it through
+     * weft_solver_stats. */
+    void (*stats)(const void *state, weft_profile *out);
     /* Inner iterations per step when the method fixes their number (an explicit step makes
-     * one force evaluation: 1); 0 when [solver] iterations decides. */
+     * one force evaluation: 1); 0 when its settings' [solver] iterations decides. */
     int fixed_iterations;
     /* True for a method that is stable only below a limit on dt (explicit integration):
      * experiments then run it only when it is named (--solvers or [scene] solvers). */
@@ -603,11 +815,60 @@ typedef struct weft_solver_type {
     bool linear_log;
 } weft_solver_type;
 
-/* Inner iterations per step of solver s on model m: its fixed count, else the scene's. */
-int weft_solver_iterations(const weft_solver_type *s, const weft_model *m);
+/* Inner iterations per step of solver s: its fixed count, else its [solver] iterations
+ * setting in cfg (its default when cfg is NULL), else 1. */
+int weft_solver_iterations(const weft_solver_type *s, weft_config *cfg);
 
-/* Per-step statistics of the collision pipeline (lib/collision/weft_collision.h). */
-struct weft_collision_stats;
+/* What a post-step stage reports of one step. */
+typedef struct weft_stage_result {
+    bool unresolved;   /* it stopped at its caps with work left (a collision failure) */
+    double seconds;    /* its handling time, counted as solver time (the rest of its call,
+                          e.g. diagnostics and its log row, is excluded) */
+    const void *stats; /* stage-specific statistics of the step, handed to on_step (the
+                          Bridson stage: a weft_collision_stats) */
+} weft_stage_result;
+
+/* A post-step stage: run by the run loop after every solver step, whatever the solver
+ * (the Bridson collision pipeline). Registered as plug-ins of kind "stage" in the config. */
+typedef struct weft_stage_type {
+    const char *name;    /* e.g. "bridson" */
+    const char *paper;
+    const char *summary;
+    size_t settings_size;
+    const weft_param_table *settings;
+    /* True when a scene with these settings runs the stage. */
+    bool (*enabled)(const void *settings);
+    /* True when it handles the model's triangle-mesh obstacles; a model with obstacles
+     * needs one such stage enabled. `enable_hint` says how a scene turns it on. */
+    bool handles_obstacles;
+    const char *enable_hint; /* e.g. "[collision] pipeline = bridson" */
+    /* Its per-step log "<log><log_suffix>" with these columns, or NULL for none. */
+    const char *log_suffix;
+    const char *log_columns;
+    /* Makes its state for model m with its settings (copied). */
+    void *(*create)(const weft_model *m, const void *settings, weft_error *err);
+    /* Runs after the solver's step of m from t0 (x0: positions at t0, m->x, m->v after the
+     * solver); writes a row to log (may be NULL) for step `step`. Returns WEFT_OK, a
+     * warning or a negative error. */
+    int (*step)(void *state, weft_model *m, const double *x0, double t0, int step,
+                weft_log *log, weft_stage_result *out, weft_error *err);
+    /* Frees the state; NULL is a no-op. */
+    void (*destroy)(void *state);
+} weft_stage_type;
+
+/* The run's own settings ([scene] steps), a plug-in of kind "run" (lib/run.c). */
+typedef struct weft_run_settings {
+    int steps; /* steps of a run (default 120) */
+    char solvers[WEFT_PARAM_STRING_MAX]; /* [scene] solvers: the solvers that suit the
+                                            scene, which experiments run when none are
+                                            named; comma-separated, "" when not given */
+} weft_run_settings;
+
+/* The table of weft_run_settings. */
+extern const weft_param_table weft_run_tables[];
+
+/* The profile of state (created by s) so far: out is emptied, then filled by s->stats. */
+void weft_solver_stats(const weft_solver_type *s, const void *state, weft_profile *out);
 
 /* Options of a simulation run. */
 typedef struct weft_run_options {
@@ -617,11 +878,14 @@ typedef struct weft_run_options {
     int obj_every;            /* write an OBJ every N steps (0 = never) */
     const char *obj_prefix;   /* path prefix for OBJ frames */
     bool progress;            /* progress line on stderr when it is a terminal */
-    /* Called after every completed step (solver, then collision pipeline) with the model
-     * at the step's end, the step's index and the pipeline's statistics of that step
-     * (NULL without a pipeline); NULL for none. Its time is not counted as solver time. */
-    void (*on_step)(void *user, const weft_model *m, int step,
-                    const struct weft_collision_stats *cs);
+    /* The settings of the solver, its linear solver, the stages and the run (steps), and
+     * the stages to run; NULL runs every default with no stage. */
+    weft_config *config;
+    /* Called after every completed step (solver, then post-step stages) with the model
+     * at the step's end, the step's index and the first enabled stage's statistics of
+     * that step (NULL without a stage); NULL for none. Its time is not counted as solver
+     * time. */
+    void (*on_step)(void *user, const weft_model *m, int step, const void *stage_stats);
     void *user;               /* handed to on_step */
 } weft_run_options;
 
@@ -631,16 +895,24 @@ typedef struct weft_run_result {
     double wall_s;            /* solver time excluding metrics and logging, s */
     double ms_per_step;
     weft_metrics last;        /* metrics after the last iteration of the last step */
-    int collision_failures;   /* steps whose collision pipeline left collisions unresolved */
-    double collision_s;       /* time in the collision pipeline, s (included in wall_s) */
+    int collision_failures;   /* steps whose post-step stage (collision pipeline) left work
+                                 unresolved */
+    double collision_s;       /* time in the post-step stages, s (included in wall_s) */
+    weft_profile profile;     /* the solver's timers and counters over the run (stats hook) */
 } weft_run_result;
 
 /* Default options: iteration logging, no OBJ output, no progress line. */
 weft_run_options weft_run_options_default(void);
 
-/* Runs m->steps steps of solver on m; stops with an error on divergence or SIGINT. */
+/* Runs the config's [scene] steps steps of solver on m, each followed by the config's
+ * enabled post-step stages; stops with an error on divergence or SIGINT. */
 int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_options *opt,
              weft_run_result *res, weft_error *err);
+
+/* Checks what a run of m with cfg needs before it starts: a model with triangle-mesh
+ * obstacles needs an enabled post-step stage that handles them (the error names the
+ * obstacle's scene line and how to enable one). weft_run checks it too. */
+int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err);
 
 /* Installs a SIGINT/SIGTERM handler that asks running simulations to stop. */
 void weft_install_interrupt_handler(void);

@@ -11,6 +11,7 @@
  */
 #include "pbd_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,38 @@ double pbd_mapped_stiffness(double k, int iterations, bool mapping) {
     return 1.0 - pow(1.0 - k, 1.0 / (double)iterations);
 }
 
-int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
+#define F(field) offsetof(weft_pbd_settings, field)
+const weft_param pbd_params[] = {
+    {.key = "k_stretch", .type = WEFT_PARAM_DOUBLE, .offset = F(k_stretch), .unit = "1",
+     .lo = 0, .hi = 1, .dflt = 1, .doc = "distance constraint stiffness (1: hard)"},
+    {.key = "k_bending", .type = WEFT_PARAM_DOUBLE, .offset = F(k_bending), .unit = "1",
+     .lo = 0, .hi = 1, .dflt = 0.1, .doc = "dihedral bending constraint stiffness"},
+    {.key = "k_damping", .type = WEFT_PARAM_DOUBLE, .offset = F(k_damping), .unit = "1",
+     .lo = 0, .hi = 1, .dflt = 0.01, .doc = "§3.5 damping that keeps rigid-body motion"},
+    {.key = "k_pressure", .type = WEFT_PARAM_DOUBLE, .offset = F(k_pressure), .unit = "1",
+     .lo = 0, .hi = 100, .dflt = 0,
+     .doc = "§4.4 balloon overpressure V = k V0 (closed meshes; 0: none)"},
+    {.key = "stiffness_mapping", .type = WEFT_PARAM_BOOL, .offset = F(stiffness_mapping),
+     .unit = "", .dflt = 1, .doc = "§3.3 k' = 1 - (1 - k)^(1/iterations)"},
+    {.key = "self_collision", .type = WEFT_PARAM_BOOL, .offset = F(self_collision), .unit = "",
+     .dflt = 0, .doc = "§4.3 vertex-triangle self-collision constraints"},
+    {.key = "self_thickness", .type = WEFT_PARAM_DOUBLE, .offset = F(self_thickness),
+     .unit = "m", .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 0.005,
+     .doc = "§4.3 cloth thickness kept between a vertex and a triangle"},
+    {0},
+};
+#undef F
+
+int pbd_state_init(pbd_state *st, const weft_model *m, weft_config *cfg,
+                   const weft_param_table *tables, weft_error *err) {
     memset(st, 0, sizeof *st);
+    weft_config_settings(cfg, tables, &st->set);
+    if (st->set.k_pressure > 0.0 && !m->mesh.closed) {
+        char w[330];
+        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: the balloon constraint needs a "
+                         "closed mesh", w, w[0] ? ": " : "");
+    }
     /* PBD's constraints are its own model (§4.1): one distance constraint per mesh edge
      * and one bending constraint per hinge, with rest values from the rest mesh and the
      * stiffness of [pbd]; the scene's energy terms are for energy-based solvers. */
@@ -33,7 +64,7 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
                          "position-based solvers have no tetrahedral constraints; a "
                          "tetrahedral mesh needs an energy-based solver (./weft list)");
     st->n = m->n;
-    st->threads = m->solver.threads;
+    st->threads = st->set.common.threads;
     st->p = malloc(3 * (size_t)m->n * sizeof *st->p);
     st->w = malloc((size_t)m->n * sizeof *st->w);
     st->ndist = mesh->ne;
@@ -42,7 +73,7 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
     st->bend = malloc((size_t)(st->nbend + 1) * sizeof *st->bend);
     st->cap_contact = m->ncolliders > 0 ? m->n * m->ncolliders : 1;
     st->contact = malloc((size_t)st->cap_contact * sizeof *st->contact);
-    st->balloon = m->pbd.k_pressure > 0.0;
+    st->balloon = st->set.k_pressure > 0.0;
     st->vgrad = st->balloon ? malloc(3 * (size_t)m->n * sizeof *st->vgrad) : NULL;
     if (!st->p || !st->w || !st->dist || !st->bend || !st->contact ||
         (st->balloon && !st->vgrad)) {
@@ -64,9 +95,9 @@ int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err) {
         double theta0 = weft_hinge_angle(&x[3 * v[0]], &x[3 * v[1]], &x[3 * v[2]], &x[3 * v[3]], NULL);
         st->bend[i] = (pbd_bend){{v[0], v[1], v[2], v[3]}, theta0};
     }
-    int it = m->solver.iterations;
-    st->k_stretch = pbd_mapped_stiffness(m->pbd.k_stretch, it, m->pbd.stiffness_mapping);
-    st->k_bend = pbd_mapped_stiffness(m->pbd.k_bending, it, m->pbd.stiffness_mapping);
+    int it = st->set.common.iterations;
+    st->k_stretch = pbd_mapped_stiffness(st->set.k_stretch, it, st->set.stiffness_mapping);
+    st->k_bend = pbd_mapped_stiffness(st->set.k_bending, it, st->set.stiffness_mapping);
     int rc = pbd_self_init(st, m, err);
     if (rc != WEFT_OK) pbd_state_free(st);
     return rc;
@@ -79,8 +110,14 @@ void pbd_state_free(pbd_state *st) {
     memset(st, 0, sizeof *st);
 }
 
-void weft_pbd_timers_get(const void *state, weft_pbd_timers *out) {
-    *out = ((const pbd_state *)state)->timers;
+void pbd_stats(const void *state, weft_profile *out) {
+    const pbd_timers *t = &((const pbd_state *)state)->timers;
+    weft_profile_add(out, "predict", WEFT_PROFILE_TIMER, t->predict);
+    weft_profile_add(out, "collide", WEFT_PROFILE_TIMER, t->collide);
+    weft_profile_add(out, "project", WEFT_PROFILE_TIMER, t->project);
+    weft_profile_add(out, "update", WEFT_PROFILE_TIMER, t->update);
+    weft_profile_add(out, "projections", WEFT_PROFILE_COUNT, (double)t->projections);
+    weft_profile_add(out, "self_contacts", WEFT_PROFILE_COUNT, (double)t->self_contacts);
 }
 
 /* Solves the symmetric 3×3 system A x = b by Cramer's rule; returns false if A is
@@ -152,23 +189,6 @@ void pbd_damp_velocities(const weft_model *m, double *v, double k) {
         damp_range(m, v, k, m->parts[p].first, m->parts[p].first + m->parts[p].nv);
 }
 
-/* First t in [0, 1] where the segment x + t (p − x) enters the sphere (center, R);
- * returns false if it does not. */
-static bool ray_sphere(const double x[3], const double p[3], const double center[3], double R,
-                       double *t) {
-    double d[3] = {p[0] - x[0], p[1] - x[1], p[2] - x[2]};
-    double f[3] = {x[0] - center[0], x[1] - center[1], x[2] - center[2]};
-    double a = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    double b = f[0] * d[0] + f[1] * d[1] + f[2] * d[2];
-    double c = f[0] * f[0] + f[1] * f[1] + f[2] * f[2] - R * R;
-    double disc = b * b - a * c;
-    if (!(a > 0.0) || disc < 0.0) return false;
-    double t0 = (-b - sqrt(disc)) / a;
-    if (t0 < 0.0 || t0 > 1.0) return false;
-    *t = t0;
-    return true;
-}
-
 /* §3.4. For every free vertex near a collider, one inequality constraint (p − q)·n ≥ 0:
  * - continuous: the ray x → p enters the collider (inflated by the contact margin) at
  *   q_c with normal n_c; this holds also when p ends outside again, beyond the far
@@ -181,13 +201,13 @@ static bool ray_sphere(const double x[3], const double p[3], const double center
  * a collider during the iterations would end the step inside. The band uses the
  * largest predicted move of any vertex, not the vertex's own: neighbours can drag a
  * slow vertex about as far as they move themselves (a cloth whose edge stops on the
- * sphere pulls the rest in). For a sphere, the constraint is its tangent plane, whose
- * outside lies entirely outside the sphere.
+ * sphere pulls the rest in). The continuous constraint is the tangent plane at the entry
+ * point, whose outside lies entirely outside a convex collider.
  * A moving collider is met where it stands: x against the collider at t, p against it at
  * t + h, and the ray test in its frame (x − u t → p − u (t + h)); q is a point of its
- * surface at t + h, where p lives, and the band adds the collider's travel |u| h. A box
- * gets the static constraint (closest point of p), like a plane, so a box thinner than a
- * step's relative motion can be crossed. */
+ * surface at t + h, where p lives, and the band adds the collider's travel |u| h. The
+ * entry test is the collider type's own (weft_collider_segment_entry): for a plane it
+ * gives the same constraint as the closest point, for a box the face the ray enters. */
 static void generate_contacts(pbd_state *st, const weft_model *m) {
     st->ncontact = 0;
     if (m->ncolliders == 0) return; /* no colliders: nothing to scan */
@@ -226,21 +246,13 @@ static void generate_contacts(pbd_state *st, const weft_model *m) {
                 pr[k] = moving ? p[k] - u[k] * t1 : p[k];
             }
             double t;
-            if (col->kind == WEFT_COLLIDER_SPHERE && dx >= 0.0 &&
-                ray_sphere(xr, pr, col->center, col->radius + margin, &t)) {
+            if (dx >= 0.0 && weft_collider_segment_entry(col, xr, pr, margin, &t, ct->n)) {
                 for (int k = 0; k < 3; k++) ct->q[k] = xr[k] + t * (pr[k] - xr[k]);
-                double len = 0.0;
-                for (int k = 0; k < 3; k++) {
-                    ct->n[k] = ct->q[k] - col->center[k];
-                    len += ct->n[k] * ct->n[k];
-                }
-                len = sqrt(len);
-                for (int k = 0; k < 3; k++) ct->n[k] /= len;
                 if (moving) /* back to the world frame at t + h */
                     for (int k = 0; k < 3; k++) ct->q[k] += u[k] * t1;
             } else {
-                /* Plane: entry point and closest point give the same constraint; a box, or
-                 * a sphere the ray does not enter, takes the closest point of p. */
+                /* A ray that does not enter (x inside, or p ends outside near the surface)
+                 * takes the closest point of p. */
                 for (int k = 0; k < 3; k++) {
                     ct->n[k] = np[k];
                     ct->q[k] = p[k] - dp * np[k];
@@ -287,7 +299,7 @@ void pbd_project_balloon(pbd_state *st, const weft_model *m, double *p, double *
             }
         }
     }
-    double C = V - m->pbd.k_pressure * m->rest_volume;
+    double C = V - st->set.k_pressure * m->rest_volume;
     double denom = 0.0;
     for (int i = 0; i < m->n; i++)
         denom += st->w[i] * (g[3 * i] * g[3 * i] + g[3 * i + 1] * g[3 * i + 1] +
@@ -312,7 +324,7 @@ int pbd_begin_step(pbd_state *st, weft_model *m, weft_error *err) {
         if (m->w[i] > 0.0)
             for (int k = 0; k < 3; k++) m->v[3 * i + k] += h * m->gravity[k];
     /* (6) damping that keeps rigid-body motion. */
-    pbd_damp_velocities(m, m->v, m->pbd.k_damping);
+    pbd_damp_velocities(m, m->v, st->set.k_damping);
     /* (7) prediction; pinned vertices go to their scripted position at t + h. */
     for (int i = 0; i < 3 * m->n; i++) st->p[i] = m->x[i] + h * m->v[i];
     weft_model_apply_pins(m, m->t + h, st->p);
@@ -346,21 +358,12 @@ void pbd_end_step(pbd_state *st, weft_model *m) {
                    (x[2] - ct->q[2]) * ct->n[2];
         if (C > 1e-9) continue; /* not touching its constraint at the end of the step */
         const weft_collider *col = &m->colliders[ct->collider];
-        const bool moving = weft_collider_moving(col);
-        double *vw = &m->v[3 * ct->i], v[3];
-        for (int k = 0; k < 3; k++) v[k] = moving ? vw[k] - col->velocity[k] : vw[k];
-        double vn = v[0] * ct->n[0] + v[1] * ct->n[1] + v[2] * ct->n[2];
-        double vt[3] = {v[0] - vn * ct->n[0], v[1] - vn * ct->n[1], v[2] - vn * ct->n[2]};
-        double vn_new = vn;
+        const double *u = weft_collider_moving(col) ? col->velocity : NULL;
+        double *v = &m->v[3 * ct->i];
+        double vn = weft_contact_normal_velocity(v, ct->n, u), vn_new = vn;
         if (ct->vn_before < 0.0 && vn < -col->restitution * ct->vn_before)
             vn_new = -col->restitution * ct->vn_before;
-        double dvn = fabs(vn_new - ct->vn_before);
-        double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-        double scale = vt_len > 0.0 ? fmax(0.0, 1.0 - col->friction * dvn / vt_len) : 0.0;
-        for (int k = 0; k < 3; k++) {
-            double vr = vn_new * ct->n[k] + scale * vt[k];
-            vw[k] = moving ? vr + col->velocity[k] : vr;
-        }
+        weft_contact_response(v, ct->n, u, vn_new, fabs(vn_new - ct->vn_before), col->friction);
     }
     m->t += m->dt;
     st->timers.update += weft_now() - t0;

@@ -16,6 +16,7 @@
  */
 #include "pbd_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 /* One Gauss-Seidel sweep over the stretch constraints. */
@@ -48,13 +49,21 @@ static void sweep_bending(pbd_state *st, double *p) {
 
 static void gs_destroy(void *state);
 
-static void *gs_create(const weft_model *m, weft_error *err) {
+/* Settings: [solver] iterations, threads; [pbd]. */
+static const weft_param_table gs_tables[] = {
+    {"solver", weft_iterations_params, offsetof(weft_pbd_settings, common)},
+    {"solver", weft_threads_params, offsetof(weft_pbd_settings, common)},
+    {"pbd", pbd_params, 0},
+    {0},
+};
+
+static void *gs_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     pbd_state *st = malloc(sizeof *st);
     if (!st) {
         weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (pbd_state_init(st, m, err) != WEFT_OK) {
+    if (pbd_state_init(st, m, cfg, gs_tables, err) != WEFT_OK) {
         free(st);
         return NULL;
     }
@@ -71,7 +80,7 @@ static int gs_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
     int rc = pbd_begin_step(st, m, err);          /* lines 5–8 */
     if (rc != WEFT_OK) return rc;
     weft_monitor_iteration(mon, st->p, 0);
-    for (int it = 1; it <= m->solver.iterations; it++) { /* lines 9–11 */
+    for (int it = 1; it <= st->set.common.iterations; it++) { /* lines 9–11 */
         double t0 = weft_now();
         if (st->k_stretch > 0.0) sweep_distance(st, st->p);
         if (st->k_bend > 0.0) sweep_bending(st, st->p);
@@ -98,7 +107,10 @@ const weft_solver_type weft_pbd_gauss_seidel = {
     .paper = "Mueller et al. 2006, Algorithm 1",
     .iteration = "one Gauss-Seidel sweep over all constraints",
     .summary = "position based dynamics, sequential constraint projection",
+    .settings_size = sizeof(weft_pbd_settings),
+    .settings = gs_tables,
     .create = gs_create,
     .step = gs_step,
     .destroy = gs_destroy,
+    .stats = pbd_stats,
 };

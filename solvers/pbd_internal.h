@@ -42,6 +42,17 @@ typedef struct pbd_self_contact {
     double side; /* s: +1 if q started on the side n̂ points to (eq. 12), −1 if not (eq. 13) */
 } pbd_self_contact;
 
+/* Wall time (s) spent in each stage of a PBD step and counts, summed over the run;
+ * reported by pbd_stats. */
+typedef struct pbd_timers {
+    double predict;     /* external forces, damping, prediction, pins (lines 5-7) */
+    double collide;     /* collision constraint generation (line 8) */
+    double project;     /* solver iterations (lines 9-11) */
+    double update;      /* velocity update, friction, restitution (lines 12-16) */
+    long projections;   /* constraint projections performed (all iterations) */
+    long self_contacts; /* self-collision constraints generated (§4.3, all steps) */
+} pbd_timers;
+
 /* State shared by both PBD solvers; each solver's own state begins with it. */
 typedef struct pbd_state {
     int n;
@@ -62,11 +73,17 @@ typedef struct pbd_state {
     int nself, cap_self;
     pbd_self_contact *self_contact; /* this step's self-collision constraints */
     int threads;
-    weft_pbd_timers timers;
+    weft_pbd_settings set;       /* the solver's settings, from the run's config */
+    pbd_timers timers;
 } pbd_state;
 
-/* Fills the shared state from model m (allocates everything the step needs). */
-int pbd_state_init(pbd_state *st, const weft_model *m, weft_error *err);
+/* The [pbd] rows of weft_pbd_settings (pbd_common.c). */
+extern const weft_param pbd_params[];
+
+/* Fills the shared state from model m with the settings of the solver whose tables are
+ * `tables`, taken from cfg (defaults when NULL); allocates everything the step needs. */
+int pbd_state_init(pbd_state *st, const weft_model *m, weft_config *cfg,
+                   const weft_param_table *tables, weft_error *err);
 
 /* Reorders the stretch and bending constraints colour by colour (pbd_order.c) so that
  * consecutive Gauss-Seidel projections touch disjoint vertices. */
@@ -74,6 +91,10 @@ int pbd_colour_constraints(pbd_state *st);
 
 /* Frees what pbd_state_init allocated. */
 void pbd_state_free(pbd_state *st);
+
+/* The stats hook of both PBD solvers (their states begin with a pbd_state): timers
+ * predict, collide, project, update (s) and counters projections, self_contacts. */
+void pbd_stats(const void *state, weft_profile *out);
 
 /* §3.3: k' = 1 − (1 − k)^(1/n_s) when mapping is on, else k. */
 double pbd_mapped_stiffness(double k, int iterations, bool mapping);

@@ -25,11 +25,12 @@
  */
 #include "pbd_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct jacobi_state {
-    pbd_state base; /* first: weft_pbd_timers_get reads it */
+    pbd_state base; /* first: pbd_stats reads it */
     double *corr;   /* 3 doubles per constraint slot: 2 per stretch, 4 per bending */
     int *start;     /* n + 1: CSR offsets of each vertex's slots */
     int *slot;      /* slot indices per vertex, in constraint order */
@@ -53,19 +54,35 @@ static void jacobi_destroy(void *state) {
     free(js);
 }
 
-static void *jacobi_create(const weft_model *m, weft_error *err) {
+/* Settings: [solver] iterations, threads, omega; [pbd]. */
+static const weft_param jacobi_params[] = {
+    {.key = "omega", .type = WEFT_PARAM_DOUBLE, .offset = offsetof(weft_pbd_settings, omega),
+     .unit = "1", .lo = 0, .hi = 2, .flags = WEFT_PARAM_LO_OPEN | WEFT_PARAM_HI_OPEN,
+     .dflt = 1.5, .doc = "over-relaxation of the averaged corrections"},
+    {0},
+};
+
+static const weft_param_table jacobi_tables[] = {
+    {"solver", weft_iterations_params, offsetof(weft_pbd_settings, common)},
+    {"solver", weft_threads_params, offsetof(weft_pbd_settings, common)},
+    {"solver", jacobi_params, 0},
+    {"pbd", pbd_params, 0},
+    {0},
+};
+
+static void *jacobi_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     jacobi_state *js = calloc(1, sizeof *js);
     if (!js) {
         weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    if (pbd_state_init(&js->base, m, err) != WEFT_OK) {
+    if (pbd_state_init(&js->base, m, cfg, jacobi_tables, err) != WEFT_OK) {
         free(js);
         return NULL;
     }
     pbd_state *st = &js->base;
     int n = m->n, nslots = 2 * st->ndist + 4 * st->nbend;
-    js->omega = m->solver.omega;
+    js->omega = st->set.omega;
     js->corr = calloc((size_t)(nslots + 1) * 3, sizeof *js->corr); /* skipped sets stay 0 */
     js->start = calloc((size_t)n + 1, sizeof *js->start);
     js->slot = malloc((size_t)(nslots + 1) * sizeof *js->slot);
@@ -112,7 +129,7 @@ static void *jacobi_create(const weft_model *m, weft_error *err) {
             for (int a = 0; a < 4; a++) deg[st->bend[c].v[a]]++;
     for (int i = 0; i < n; i++) {
         int count = deg[i] + (st->balloon ? 1 : 0);
-        js->inv_count[i] = count > 0 ? m->solver.omega / count : 0.0;
+        js->inv_count[i] = count > 0 ? js->omega / count : 0.0;
     }
     free(deg);
     return js;
@@ -242,7 +259,7 @@ static int jacobi_step(void *state, weft_model *m, weft_monitor *mon, weft_error
     if (rc == WEFT_OK && st->self) rc = self_prepare(js, err);
     if (rc != WEFT_OK) return rc;
     weft_monitor_iteration(mon, st->p, 0);
-    for (int it = 1; it <= m->solver.iterations; it++) {
+    for (int it = 1; it <= js->base.set.common.iterations; it++) {
         double t0 = weft_now();
         jacobi_sweep(js, m);
         st->timers.project += weft_now() - t0;
@@ -259,7 +276,10 @@ const weft_solver_type weft_pbd_jacobi = {
     .paper = "Macklin et al. 2014 §4.2 (constraint averaging, over-relaxation)",
     .iteration = "one Jacobi sweep: all corrections from the same positions, averaged",
     .summary = "parallel position based dynamics (OpenMP), deterministic gather",
+    .settings_size = sizeof(weft_pbd_settings),
+    .settings = jacobi_tables,
     .create = jacobi_create,
     .step = jacobi_step,
     .destroy = jacobi_destroy,
+    .stats = pbd_stats,
 };

@@ -29,7 +29,10 @@ static int colour_order(int nc, int arity, const int *verts, int stride, int nv,
     for (int c = 0; c < nc; c++) {
         const int *v = &verts[(size_t)c * stride];
         uint64_t taken = 0;
-        for (int a = 0; a < arity; a++) taken |= used[v[a]];
+        for (int a = 0; a < arity; a++) {
+            WEFT_ASSERT(v[a] >= 0 && v[a] < nv); /* constraints come from the mesh */
+            taken |= used[v[a]];
+        }
         int col = 63;
         for (int k = 0; k < 63; k++)
             if (!(taken >> k & 1)) {

@@ -71,8 +71,8 @@ static int check_rest_state(pbd_state *st, const weft_mesh *mesh, weft_error *er
 }
 
 int pbd_self_init(pbd_state *st, const weft_model *m, weft_error *err) {
-    st->self = m->pbd.self_collision;
-    st->self_h = m->pbd.self_thickness;
+    st->self = st->set.self_collision;
+    st->self_h = st->set.self_thickness;
     if (!st->self) return WEFT_OK;
     const weft_mesh *mesh = &m->mesh;
     if (!(st->self_h > 0.0 && isfinite(st->self_h)))

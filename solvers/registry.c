@@ -1,5 +1,7 @@
 /* registry.c — the solver types weft knows, and the constraint types its
  * position-based solvers project. A new solver is one file plus one line here. */
+#include "weft_collision.h"
+#include "weft_linsolve.h"
 #include "weft_solvers.h"
 
 #include <string.h>
@@ -14,6 +16,42 @@ const weft_solver_type *const weft_solver_registry[] = {
     &weft_bdf2_newton,
     NULL,
 };
+
+const weft_stage_type *const weft_stage_registry[] = {
+    &weft_bridson_stage,
+    NULL,
+};
+
+int weft_plugins(weft_plugin *out, int max) {
+    int n = 0;
+    if (n < max)
+        out[n++] = (weft_plugin){.kind = "run", .type = weft_run_tables, .name = "run",
+                                 .paper = "", .summary = "the run loop",
+                                 .size = sizeof(weft_run_settings), .tables = weft_run_tables};
+    for (const weft_solver_type *const *s = weft_solver_registry; *s && n < max; s++)
+        out[n++] = (weft_plugin){.kind = "solver", .type = *s, .name = (*s)->name,
+                                 .paper = (*s)->paper, .summary = (*s)->summary,
+                                 .size = (*s)->settings_size, .tables = (*s)->settings};
+    for (const weft_linear_type *const *s = weft_linear_registry; *s && n < max; s++)
+        out[n++] = (weft_plugin){.kind = "linear", .type = *s, .name = (*s)->name,
+                                 .paper = (*s)->paper, .summary = (*s)->summary,
+                                 .size = (*s)->settings_size, .tables = (*s)->settings};
+    for (const weft_precond_type *const *s = weft_precond_registry; *s && n < max; s++)
+        out[n++] = (weft_plugin){.kind = "preconditioner", .type = *s, .name = (*s)->name,
+                                 .paper = (*s)->paper, .summary = (*s)->summary,
+                                 .size = (*s)->settings_size, .tables = (*s)->settings};
+    for (const weft_stage_type *const *s = weft_stage_registry; *s && n < max; s++)
+        out[n++] = (weft_plugin){.kind = "stage", .type = *s, .name = (*s)->name,
+                                 .paper = (*s)->paper, .summary = (*s)->summary,
+                                 .size = (*s)->settings_size, .tables = (*s)->settings};
+    return n;
+}
+
+weft_config *weft_config_from_scene(const weft_scene *s, weft_error *err) {
+    weft_plugin p[64];
+    int n = weft_plugins(p, 64);
+    return weft_config_create(p, n, s, err);
+}
 
 const weft_solver_type *weft_solver_find(const char *name) {
     for (const weft_solver_type *const *s = weft_solver_registry; *s; s++)

@@ -40,6 +40,8 @@
 typedef struct se_state {
     double *grad; /* ∇E(x_n), 3n, N */
     double *pred; /* inertial prediction with pins at t + h, 3n, m */
+    double force_s, contacts_s; /* time in ∇E and in the collider pass, s */
+    long projections;           /* vertices projected out of a collider */
 } se_state;
 
 static void se_destroy(void *state) {
@@ -49,7 +51,8 @@ static void se_destroy(void *state) {
     free(st);
 }
 
-static void *se_create(const weft_model *m, weft_error *err) {
+static void *se_create(const weft_model *m, weft_config *cfg, weft_error *err) {
+    (void)cfg; /* no settings */
     se_state *st = calloc(1, sizeof *st);
     if (st) {
         st->grad = malloc(3 * (size_t)(m->n > 0 ? m->n : 1) * sizeof *st->grad);
@@ -64,32 +67,28 @@ static void *se_create(const weft_model *m, weft_error *err) {
 }
 
 /* Projects free vertices out of the colliders as they stand at time t and updates their
- * velocities (see the file comment). */
-static void resolve_contacts(const weft_model *m, double t, double *x, double *v) {
+ * velocities (see the file comment); returns the number of projections. */
+static long resolve_contacts(const weft_model *m, double t, double *x, double *v) {
+    long projections = 0;
     for (int i = 0; i < m->n; i++) {
         if (m->w[i] == 0.0) continue;
         double *xi = &x[3 * i], *vw = &v[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
-            const bool moving = weft_collider_moving(col);
             double n[3];
             double d = weft_collider_distance_at(col, xi, t, n) - m->contact_margin;
             if (!(d < 0.0)) continue;
+            projections++;
             for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
-            double vi[3]; /* velocity relative to the collider */
-            for (int k = 0; k < 3; k++) vi[k] = moving ? vw[k] - col->velocity[k] : vw[k];
-            double vn = vi[0] * n[0] + vi[1] * n[1] + vi[2] * n[2];
+            const double *u = weft_collider_moving(col) ? col->velocity : NULL;
+            double vn = weft_contact_normal_velocity(vw, n, u);
             if (!(vn < 0.0)) continue; /* already leaving: position fix only */
-            double vt[3] = {vi[0] - vn * n[0], vi[1] - vn * n[1], vi[2] - vn * n[2]};
-            double dvn = (1.0 + col->restitution) * -vn; /* normal speed change, > 0 */
-            double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-            double scale = vt_len > 0.0 ? fmax(0.0, 1.0 - col->friction * dvn / vt_len) : 0.0;
-            for (int k = 0; k < 3; k++) {
-                double vr = -col->restitution * vn * n[k] + scale * vt[k];
-                vw[k] = moving ? vr + col->velocity[k] : vr;
-            }
+            /* An impulse that reverses the normal velocity times e: Δv_n = (1 + e)|v_n|. */
+            weft_contact_response(vw, n, u, -col->restitution * vn, (1.0 + col->restitution) * -vn,
+                                  col->friction);
         }
     }
+    return projections;
 }
 
 static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
@@ -100,15 +99,15 @@ static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
     double *x = m->x, *v = m->v, *p = st->pred;
 
     /* Iteration 0: where the step would go under the external forces alone. */
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++)
-            p[3 * i + k] = x[3 * i + k] + h * v[3 * i + k] + h * h * m->gravity[k];
+    weft_inertial_target(m, x, v, p);
     weft_model_apply_pins(m, m->t + h, p);
     weft_monitor_iteration(mon, p, 0);
 
     /* The one force evaluation, at x_n. */
+    double t0 = weft_now();
     memset(st->grad, 0, 3 * (size_t)n * sizeof *st->grad);
     weft_model_gradient(m, x, st->grad);
+    st->force_s += weft_now() - t0;
     for (int i = 0; i < n; i++) {
         double *xi = &x[3 * i], *vi = &v[3 * i];
         if (m->pin[i] >= 0) { /* scripted: reach the path's position at t + h */
@@ -124,10 +123,22 @@ static int se_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
             xi[k] += h * vi[k];
         }
     }
-    if (m->ncolliders > 0) resolve_contacts(m, m->t + h, x, v);
+    if (m->ncolliders > 0) {
+        t0 = weft_now();
+        st->projections += resolve_contacts(m, m->t + h, x, v);
+        st->contacts_s += weft_now() - t0;
+    }
     m->t += h;
     weft_monitor_iteration(mon, x, 1);
     return WEFT_OK;
+}
+
+/* Timers force (∇E) and contacts (the collider pass), s; counter contact_projections. */
+static void se_stats(const void *state, weft_profile *out) {
+    const se_state *st = state;
+    weft_profile_add(out, "force", WEFT_PROFILE_TIMER, st->force_s);
+    weft_profile_add(out, "contacts", WEFT_PROFILE_TIMER, st->contacts_s);
+    weft_profile_add(out, "contact_projections", WEFT_PROFILE_COUNT, (double)st->projections);
 }
 
 const weft_solver_type weft_symplectic_euler = {
@@ -139,6 +150,7 @@ const weft_solver_type weft_symplectic_euler = {
     .create = se_create,
     .step = se_step,
     .destroy = se_destroy,
+    .stats = se_stats,
     .fixed_iterations = 1,
     .conditionally_stable = true,
 };

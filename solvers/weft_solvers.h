@@ -7,6 +7,64 @@
 
 #include "weft.h"
 
+/* ------------------------------------------------------------------------------ */
+/* Settings                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+/* The [solver] settings most solvers read; a solver's settings struct embeds it and its
+ * tables list the rows below at the struct's offset (solvers/settings.c). */
+typedef struct weft_solver_common {
+    int iterations; /* inner iterations per step; Newton's cap (default 10) */
+    int threads;    /* OpenMP threads (default 1) */
+} weft_solver_common;
+
+/* [solver] iterations, a row of a weft_solver_common. */
+extern const weft_param weft_iterations_params[];
+
+/* [solver] threads, a row of a weft_solver_common. */
+extern const weft_param weft_threads_params[];
+
+/* Settings of the position-based solvers (Müller 2006; pbd_jacobi adds omega). The
+ * stiffnesses k are non-dimensional in [0, 1]. */
+typedef struct weft_pbd_settings {
+    weft_solver_common common; /* [solver] iterations, threads */
+    double omega;           /* [solver] Jacobi over-relaxation ω in (0, 2) (default 1.5) */
+    double k_stretch;       /* [pbd] distance constraints (default 1) */
+    double k_bending;       /* [pbd] dihedral constraints (default 0.1) */
+    double k_damping;       /* [pbd] §3.5 rigid-mode-preserving damping (default 0.01) */
+    double k_pressure;      /* [pbd] §4.4 overpressure factor; 0 = no balloon constraint */
+    bool stiffness_mapping; /* [pbd] §3.3: k' = 1 - (1 - k)^(1/n_s) (default true) */
+    bool self_collision;    /* [pbd] §4.3 vertex-triangle self-collision (default false) */
+    double self_thickness;  /* [pbd] §4.3 thickness h kept between a vertex and a triangle,
+                               m (default 0.005) */
+} weft_pbd_settings;
+
+/* Hessian the implicit integrators assemble ([solver] hessian). */
+typedef enum {
+    WEFT_SOLVER_HESSIAN_PROJECTED = 0, /* PSD-projected element Hessians (default):
+                                          WEFT_HESSIAN_ANALYTIC */
+    WEFT_SOLVER_HESSIAN_EXACT,         /* exact, possibly indefinite: a not-SPD system is
+                                          retried with the projected one */
+    WEFT_SOLVER_HESSIAN_CLAMP,         /* every element Hessian clamped by the generic
+                                          eigen-solver (WEFT_HESSIAN_CLAMP): the reference
+                                          the structured projections are compared with */
+} weft_solver_hessian;
+
+/* Settings of the implicit integrators ([solver] section; solvers/implicit_common.c). */
+typedef struct weft_implicit_settings {
+    weft_solver_common common; /* iterations (Newton's cap), threads */
+    double tolerance;     /* Newton stops at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖ (default 1e-6) */
+    int linear;           /* index into weft_linear_registry (default 0, cholmod); the linear
+                             solver's own section ([ppcg]) has its settings */
+    double damping_alpha; /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
+    double damping_beta;  /* β, s (default 0) */
+    int hessian;          /* a weft_solver_hessian (default PROJECTED) */
+} weft_implicit_settings;
+
+/* ------------------------------------------------------------------------------ */
+/* Solvers                                                                         */
+/* ------------------------------------------------------------------------------ */
+
 /* Müller et al. 2006, Algorithm 1: Gauss-Seidel constraint projection. */
 extern const weft_solver_type weft_pbd_gauss_seidel;
 
@@ -29,34 +87,23 @@ extern const weft_solver_type weft_bdf2;
 /* BDF2 solved to tolerance by Newton's method on its incremental potential. */
 extern const weft_solver_type weft_bdf2_newton;
 
-/* Counters and timers of an implicit solver's run, summed over its steps. */
-typedef struct weft_implicit_stats {
-    long newton_iterations;  /* Newton steps taken (linearised solvers: one per step) */
-    long linear_solves;      /* linear systems solved (contact passes and retries included) */
-    long linear_iterations;  /* PPCG iterations, summed (0 with CHOLMOD) */
-    long backtracks;         /* line-search halvings */
-    long contact_releases;   /* contact filters released because the force pulled */
-    long fallbacks;          /* not-SPD systems solved again with the projected Hessian */
-    int analyses;            /* CHOLMOD symbolic analyses (0 with PPCG) */
-    const char *ordering;    /* CHOLMOD's fill-reducing ordering ("amd", "metis", ...), or
-                                "none" (PPCG, or before the first solve) */
-    double assemble_s;       /* E, ∇E and K assembly, s */
-    double filter_s;         /* forming the system and right-hand side, s */
-    double linear_s;         /* linear solves (CHOLMOD: factorise + solve, and any analysis), s */
-    double line_search_s;    /* line-search energy evaluations, s */
-    double factor_s, solve_s, analyse_s; /* CHOLMOD's share of linear_s: numeric
-                                            factorisation, triangular solves, symbolic
-                                            analysis, s (0 with PPCG) */
-} weft_implicit_stats;
-
-/* Statistics of an implicit solver's state (created by one of the four above). */
-void weft_implicit_stats_get(const void *state, weft_implicit_stats *out);
-
 /* The registered solvers, NULL-terminated. */
 extern const weft_solver_type *const weft_solver_registry[];
 
 /* Looks up a registered solver by name; NULL if there is none. */
 const weft_solver_type *weft_solver_find(const char *name);
+
+/* The registered post-step stages (the Bridson pipeline), NULL-terminated. */
+extern const weft_stage_type *const weft_stage_registry[];
+
+/* Every plug-in weft knows, for a config: the run's own settings, every registered
+ * solver, linear solver, preconditioner and post-step stage. Fills out[max] and returns
+ * the count. */
+int weft_plugins(weft_plugin *out, int max);
+
+/* The config of a run from scene s (NULL: every default) with every registered plug-in;
+ * NULL after a one-line error (a bad value, an unknown key). */
+weft_config *weft_config_from_scene(const weft_scene *s, weft_error *err);
 
 /* A constraint type that position-based solvers project (for listings). */
 typedef struct weft_constraint_info {
@@ -67,19 +114,5 @@ typedef struct weft_constraint_info {
 
 /* The constraint types of the PBD solvers, terminated by name == NULL. */
 extern const weft_constraint_info weft_constraint_list[];
-
-/* Wall time (s) spent in each stage of a PBD step, summed over the run. */
-typedef struct weft_pbd_timers {
-    double predict; /* external forces, damping, prediction, pins (lines 5-7) */
-    double collide; /* collision constraint generation (line 8) */
-    double project; /* solver iterations (lines 9-11) */
-    double update;  /* velocity update, friction, restitution (lines 12-16) */
-    long projections; /* constraint projections performed (all iterations) */
-    long self_contacts; /* self-collision constraints generated (§4.3, all steps) */
-} weft_pbd_timers;
-
-/* Stage timers of a PBD solver state (created by weft_pbd_gauss_seidel or
- * weft_pbd_jacobi); used by the bench_pbd experiment. */
-void weft_pbd_timers_get(const void *state, weft_pbd_timers *out);
 
 #endif

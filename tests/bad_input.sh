@@ -116,6 +116,30 @@ lines=$(wc -l <"$err")
 check_outputs
 report unknown_section
 
+# A collider section without a name (found by tests/fuzz: its name was read past the end
+# of the section string). Colliders are [collider.NAME], in a file and in --set.
+f="$tmp/bare_collider.ini"
+printf '[scene]\nname = bare_collider\n[collider]\ntype = plane\n' >"$f"
+run --scene "$f"
+expect bare_collider "$f:3: [collider]" "unknown section"
+run --set collider.type=plane
+expect bare_collider_set "collider.type=plane" "[collider]: unknown section"
+
+# Plug-in sections are checked against every registered plug-in's settings table; an
+# unknown key or section names the nearest known one.
+f="$tmp/plugin_key.ini"
+printf '[scene]\nname = plugin_key\n[solver]\ntolerence = 1e-8\n' >"$f"
+run --scene "$f"
+expect plugin_unknown_key "$f:4: solver.tolerence" "unknown key (nearest: solver.tolerance)"
+
+f="$tmp/plugin_section.ini"
+printf '[scene]\nname = plugin_section\n[pdb]\nk_stretch = 1\n' >"$f"
+run --scene "$f"
+expect plugin_unknown_section "$f:3: [pdb]" "unknown section (nearest: [pbd])"
+
+run --set ppcg.preconditioner=amg
+expect plugin_unknown_name "--set ppcg.preconditioner=amg" "'amg' is not one of: none, jacobi, block_jacobi"
+
 run --set scene.dt=-0.01
 expect negative_dt_set "--set scene.dt=-0.01" "scene.dt"
 
@@ -134,7 +158,7 @@ printf '[scene]\nname = k_stretch\n[pbd]\nk_bending = 0.1\nk_stretch = 1.5\n' >"
 run --scene "$f"
 expect pbd_k_stretch_range "$f:5: pbd.k_stretch"
 
-# [solver] keys of the implicit integrators (solvers/implicit.c).
+# [solver] keys of the implicit integrators (solvers/implicit_common.c, newton.c).
 f="$tmp/solver_linear.ini"
 printf '[scene]\nname = solver_linear\n[solver]\nlinear = foo\n' >"$f"
 run --scene "$f" --solvers implicit_euler
@@ -146,9 +170,9 @@ run --scene "$f" --solvers newton_euler
 expect solver_tolerance_zero "$f:5: solver.tolerance" "must lie in (0, 1]"
 
 f="$tmp/solver_cg_iterations.ini"
-printf '[scene]\nname = solver_cg\n[solver]\nlinear = ppcg\ncg_iterations = 0\n' >"$f"
+printf '[scene]\nname = solver_cg\n[solver]\nlinear = ppcg\n[ppcg]\niterations = 0\n' >"$f"
 run --scene "$f" --solvers newton_euler
-expect solver_cg_iterations_zero "$f:5: solver.cg_iterations" "must lie in [1,"
+expect solver_cg_iterations_zero "$f:6: ppcg.iterations" "must lie in [1,"
 
 run --set 'scene.gravity=0 -9.81'
 expect malformed_vector_set "--set scene.gravity=0 -9.81" "scene.gravity"
@@ -534,6 +558,46 @@ expect box_half_extents_negative "collider.b.half_extents" "every half extent"
 
 run --set collider.b.type=sphere --set 'collider.b.velocity=1 2'
 expect collider_velocity_vector "collider.b.velocity" "needs 3 components"
+
+# --------------------------------------------------------------------------------
+# Size limits (WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS in lib/weft.h): refused before
+# anything of that size is allocated, with the limit named. Each case would otherwise
+# allocate gigabytes (the fuzzers run with a 2 GiB limit); none may take long.
+# --------------------------------------------------------------------------------
+
+run --set mesh.nx=4096 --set mesh.ny=4096
+expect limit_grid "mesh.nx" "4096 x 4096 vertices" "WEFT_MAX_VERTICES"
+
+run --scene tet_beam --set 'mesh.cells=256,256,256'
+expect limit_tet_block "mesh.cells" "100663296 tetrahedra" "WEFT_MAX_ELEMENTS"
+
+# Parts under the limit one by one but not together.
+{
+    printf '[mesh]\nnx = 1000\nny = 1000\n[pins]\ncorners = top_left\n'
+    printf '[mesh.b]\nnx = 1000\nny = 1000\norigin = 0 0 1\n'
+} >"$tmp/limit_parts.ini"
+run --scene "$tmp/limit_parts.ini"
+expect limit_parts "$tmp/limit_parts.ini:7:" "mesh.b" "2000000 vertices" "WEFT_MAX_VERTICES"
+
+stem="$tmp/tg_huge"
+printf '1000000000000 3 0 0\n1 0 0 0\n' >"$stem.node"
+printf '1 4 0\n1 1 2 3 4\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect limit_tetgen_points "$stem.node:1:" "point count 1000000000000" "[1, 1048576]"
+
+stem="$tmp/tg_huge_ele"
+printf '4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n' >"$stem.node"
+printf '99999999999 4 0\n1 1 2 3 4\n' >"$stem.ele"
+scene_tetgen "$stem.ini" "$stem"
+run --scene "$stem.ini"
+expect limit_tetgen_tets "$stem.ele:1:" "tetrahedron count 99999999999" "[1, 4194304]"
+
+# An endless "scene file" ends at the scene size limit instead of filling memory.
+if [ -r /dev/zero ]; then
+    run --scene /dev/zero
+    expect limit_scene_bytes "/dev/zero" "limit of 1048576 bytes"
+fi
 
 # --------------------------------------------------------------------------------
 # Command line

@@ -1,40 +1,72 @@
 /* scene_build.h — building models from scenes in tests: load a scene file or built-in,
  * apply NULL-terminated "section.key=value" overrides (origin "--set", as on the command
- * line), build with a registry of energy types; and the expectation that a build fails
- * with a one-line message. */
+ * line), build with a registry of energy types and make the run's config (the plug-ins'
+ * settings, checked as the experiments check them); and the expectation that a build
+ * fails with a one-line message. */
 #ifndef WEFT_SCENE_BUILD_H
 #define WEFT_SCENE_BUILD_H
 
 #include "check.h"
 #include "weft.h"
+#include "weft_solvers.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Loads scene, applies the overrides and builds m with reg; returns the status, with the
- * message in err. */
-static inline int scene_try_build(const char *scene, const char *const *sets,
-                                  const weft_energy_type *const *reg, weft_model *m,
-                                  weft_error *err) {
+/* Loads scene, applies the overrides, makes the config (into *cfg, or checked and freed
+ * when cfg is NULL) and builds m with reg; returns the status, with the message in err. */
+static inline int scene_try_build_cfg(const char *scene, const char *const *sets,
+                                      const weft_energy_type *const *reg, weft_model *m,
+                                      weft_config **cfg, weft_error *err) {
+    if (cfg) *cfg = NULL;
     weft_scene *s = weft_scene_load(scene, err);
     if (!s) return WEFT_ERR_INPUT;
     int rc = WEFT_OK;
     for (int i = 0; sets && sets[i] && rc == WEFT_OK; i++)
         rc = weft_scene_set(s, sets[i], "--set", err);
+    weft_config *c = NULL;
+    if (rc == WEFT_OK && !(c = weft_config_from_scene(s, err))) rc = WEFT_ERR_INPUT;
     if (rc == WEFT_OK) rc = weft_scene_build(s, reg, m, err);
+    if (rc == WEFT_OK && (rc = weft_run_check(c, m, err)) != WEFT_OK)
+        weft_model_free(m); /* built, then refused */
     weft_scene_free(&s);
+    if (rc != WEFT_OK || !cfg)
+        weft_config_free(&c);
+    else
+        *cfg = c;
     return rc;
 }
 
-/* scene_try_build that must succeed: a failed check (with the message) otherwise. */
-static inline bool scene_build(const char *scene, const char *const *sets,
-                               const weft_energy_type *const *reg, weft_model *m) {
+/* scene_try_build_cfg without the config. */
+static inline int scene_try_build(const char *scene, const char *const *sets,
+                                  const weft_energy_type *const *reg, weft_model *m,
+                                  weft_error *err) {
+    return scene_try_build_cfg(scene, sets, reg, m, NULL, err);
+}
+
+/* scene_try_build_cfg that must succeed: a failed check (with the message) otherwise. */
+static inline bool scene_build_cfg(const char *scene, const char *const *sets,
+                                   const weft_energy_type *const *reg, weft_model *m,
+                                   weft_config **cfg) {
     weft_error err = {{0}};
-    int rc = scene_try_build(scene, sets, reg, m, &err);
+    int rc = scene_try_build_cfg(scene, sets, reg, m, cfg, &err);
     if (rc != WEFT_OK) fprintf(stderr, "building %s: %s\n", scene, err.msg);
     CHECK(rc == WEFT_OK);
     return rc == WEFT_OK;
+}
+
+/* scene_build_cfg without the config. */
+static inline bool scene_build(const char *scene, const char *const *sets,
+                               const weft_energy_type *const *reg, weft_model *m) {
+    return scene_build_cfg(scene, sets, reg, m, NULL);
+}
+
+/* The value of section.key in cfg (the first plug-in that has it), NAN if none has it. */
+static inline double cfg_value(const weft_config *cfg, const char *section, const char *key) {
+    double v;
+    return weft_config_value(cfg, section, key, &v) ? v : NAN;
 }
 
 /* Builds scene with the overrides, which must fail (WEFT_ERR_INPUT) with a one-line

@@ -76,7 +76,7 @@ static weft_mesh merge(weft_mesh *a, weft_mesh *b) {
 }
 
 /* A model of `mesh` (taken over) with lumped masses of areal density 0.1 kg/m², no
- * energy terms, every vertex free, step h, PBD settings for the solvers. */
+ * energy terms, every vertex free, step h (its solver settings: hand_config). */
 static void make_model(weft_model *m, weft_mesh mesh, double h) {
     memset(m, 0, sizeof *m);
     m->mesh = mesh;
@@ -103,10 +103,26 @@ static void make_model(weft_model *m, weft_mesh mesh, double h) {
     m->dt = h;
     m->gravity[1] = -9.81;
     m->contact_margin = 1e-3;
-    m->pbd = (weft_pbd_params){
-        .k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01, .stiffness_mapping = true};
-    m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1};
     m->material.stretch_stiffness = 1000.0;
+}
+
+/* The run's config for make_model's models: every default, then the PBD settings these
+ * tests were written for, then `extra` (NULL-terminated "section.key=value", or NULL).
+ * NULL (and a failed check) on failure; free with weft_config_free. */
+static weft_config *hand_config(const char *const *extra) {
+    static const char *const pbd[] = {"pbd.k_stretch=1",      "pbd.k_bending=0.1",
+                                      "pbd.k_damping=0.01",   "pbd.stiffness_mapping=true",
+                                      "solver.iterations=10", "solver.omega=1.5",
+                                      "solver.threads=1",     NULL};
+    weft_error err = {{0}};
+    weft_config *cfg = weft_config_from_scene(NULL, &err);
+    for (int i = 0; cfg && pbd[i]; i++)
+        if (weft_config_set(cfg, pbd[i], "test", &err) != WEFT_OK) weft_config_free(&cfg);
+    for (int i = 0; cfg && extra && extra[i]; i++)
+        if (weft_config_set(cfg, extra[i], "test", &err) != WEFT_OK) weft_config_free(&cfg);
+    if (!cfg) fprintf(stderr, "config: %s\n", err.msg);
+    CHECK(cfg != NULL);
+    return cfg;
 }
 
 /* Pins vertex i in place (a fixed path, infinite mass). */
@@ -688,7 +704,9 @@ static void two_sheets(void) {
     for (int i = 49; i < m.n; i++) m.v[3 * i + 1] = -3.0;
     const weft_solver_type *solver = &weft_pbd_gauss_seidel;
     weft_error err = {{0}};
-    void *state = solver->create(&m, &err);
+    weft_config *cfg = hand_config(NULL);
+    void *state = cfg ? solver->create(&m, cfg, &err) : NULL;
+    weft_config_free(&cfg);
     CHECK(state != NULL);
     weft_collision_options o = weft_collision_options_default();
     weft_collision_pipeline *p = create(&m, &o);
@@ -740,9 +758,9 @@ static void sphere_collider(void) {
     make_model(&m, grid(9, 9, 0.5, 0.5, WEFT_PLANE_XZ, -0.25, 0.3, 0.25), h);
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE, .radius = R, .friction = 0.3};
+    m.colliders[0] = (weft_collider){.type = &weft_collider_sphere, .radius = R, .friction = 0.3};
     for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -50.0;
-    weft_collision_options o = weft_collision_options_from_model(&m);
+    weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
     o.count_intersections = true;
     weft_collision_pipeline *p = create(&m, &o);
@@ -796,9 +814,9 @@ static void moving_sphere(void) {
     m.gravity[1] = 0.0;
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE, .center = {0, -0.4, 0},
+    m.colliders[0] = (weft_collider){.type = &weft_collider_sphere, .center = {0, -0.4, 0},
                                      .radius = R, .velocity = {0, u, 0}, .friction = 0.3};
-    weft_collision_options o = weft_collision_options_from_model(&m);
+    weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
     weft_collision_pipeline *p = create(&m, &o);
     if (!p) return;
@@ -843,9 +861,9 @@ static void thin_box(void) {
     for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -30.0;
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_BOX, .half_extents = {0.5, 0.01, 0.5},
+    m.colliders[0] = (weft_collider){.type = &weft_collider_box, .half_extents = {0.5, 0.01, 0.5},
                                      .friction = 0.3};
-    weft_collision_options o = weft_collision_options_from_model(&m);
+    weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
     weft_collision_pipeline *p = create(&m, &o);
     if (!p) return;
@@ -927,7 +945,7 @@ static void no_allocation(void) {
         make_model(&m, grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.05, 0.15), h);
         m.ncolliders = 1;
         m.colliders = calloc(1, sizeof *m.colliders);
-        m.colliders[0] = (weft_collider){.kind = WEFT_COLLIDER_SPHERE,
+        m.colliders[0] = (weft_collider){.type = &weft_collider_sphere,
                                          .center = {0.1, 0.03, 0},
                                          .radius = 0.02,
                                          .friction = 0.3};
@@ -1074,32 +1092,48 @@ static void bad_input(void) {
 /* ------------------------------------------------------------------------------ */
 
 /* Loads a built-in scene, applies the NULL-terminated overrides and builds m. */
-static bool build(const char *scene, const char *const *sets, weft_model *m) {
-    return scene_build(scene, sets, weft_energy_registry, m);
+static bool build(const char *scene, const char *const *sets, weft_model *m,
+                  weft_config **cfg) {
+    return scene_build_cfg(scene, sets, weft_energy_registry, m, cfg);
 }
 
-/* The [collision] keys reach the model, with their documented defaults. */
+/* The Bridson stage's settings in cfg (NULL and a failed check if it has none). */
+static weft_collision_settings *stage_settings(weft_config *cfg) {
+    weft_collision_settings *cs = weft_config_find(cfg, weft_bridson_stage.settings);
+    CHECK(cs != NULL);
+    return cs;
+}
+
+/* The [collision] keys reach the Bridson stage's settings, with their documented
+ * defaults, and from there the pipeline's options. */
 static void scene_keys(void) {
     weft_model m;
-    if (!build("hanging_cloth", NULL, &m)) return;
-    CHECK(m.collision.pipeline == WEFT_PIPELINE_NONE);
-    CHECK(m.collision.thickness == 1e-3 && m.collision.friction == 0.1);
-    CHECK(m.collision.stiffness == m.material.stretch_stiffness);
-    CHECK(m.collision.broad_phase == WEFT_BROAD_PHASE_BVH && m.collision.max_iterations == 10);
-    CHECK(!m.collision.count_intersections);
-    CHECK(!m.collision.no_repulsions && !m.collision.no_ccd && !m.collision.no_impact_zones);
-    weft_collision_options o0 = weft_collision_options_from_model(&m);
+    weft_config *cfg;
+    if (!build("hanging_cloth", NULL, &m, &cfg)) return;
+    const weft_collision_settings *c = stage_settings(cfg);
+    if (!c) return;
+    CHECK(c->pipeline == 0); /* none */
+    CHECK(c->thickness == 1e-3 && c->friction == 0.1);
+    CHECK(c->stiffness == 0.0); /* 0: the material's stretch stiffness (below) */
+    CHECK(c->broad_phase == WEFT_BROAD_PHASE_BVH && c->max_iterations == 10);
+    CHECK(!c->count_intersections);
+    CHECK(c->repulsions && c->ccd && c->impact_zones);
+    weft_collision_options o0 = weft_collision_options_from_settings(&m, c);
     CHECK(o0.repulsions && o0.ccd && o0.impact_zones);
+    CHECK(o0.stiffness == m.material.stretch_stiffness);
     weft_model_free(&m);
+    weft_config_free(&cfg);
     for (int stage = 0; stage < 3; stage++) {
         static const char *const off[] = {"collision.repulsions=false", "collision.ccd=off",
                                           "collision.impact_zones=0"};
         const char *one[] = {off[stage], NULL};
-        if (!build("hanging_cloth", one, &m)) return;
-        weft_collision_options os = weft_collision_options_from_model(&m);
-        CHECK(os.repulsions == (stage != 0) && os.ccd == (stage != 1) &&
+        if (!build("hanging_cloth", one, &m, &cfg)) return;
+        const weft_collision_settings *cs = stage_settings(cfg);
+        weft_collision_options os = weft_collision_options_from_settings(&m, cs);
+        CHECK(cs && os.repulsions == (stage != 0) && os.ccd == (stage != 1) &&
               os.impact_zones == (stage != 2));
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     const char *sets[] = {"collision.pipeline=bridson",
                           "collision.thickness=0.002",
@@ -1109,14 +1143,17 @@ static void scene_keys(void) {
                           "collision.repulsion_stiffness=50",
                           "collision.count_intersections=true",
                           NULL};
-    if (!build("hanging_cloth", sets, &m)) return;
-    CHECK(m.collision.pipeline == WEFT_PIPELINE_BRIDSON);
-    CHECK(m.collision.thickness == 0.002 && m.collision.friction == 0.4);
-    CHECK(m.collision.broad_phase == WEFT_BROAD_PHASE_HASH && m.collision.max_iterations == 3);
-    CHECK(m.collision.stiffness == 50.0 && m.collision.count_intersections);
-    weft_collision_options o = weft_collision_options_from_model(&m);
+    if (!build("hanging_cloth", sets, &m, &cfg)) return;
+    if (!(c = stage_settings(cfg))) return;
+    CHECK(c->pipeline == 1); /* bridson */
+    CHECK(c->thickness == 0.002 && c->friction == 0.4);
+    CHECK(c->broad_phase == WEFT_BROAD_PHASE_HASH && c->max_iterations == 3);
+    CHECK(c->stiffness == 50.0 && c->count_intersections);
+    weft_collision_options o = weft_collision_options_from_settings(&m, c);
     CHECK(o.thickness == 0.002 && o.ccd_tolerance == 0.1 * 0.002 && o.margin == m.contact_margin);
+    CHECK(o.stiffness == 50.0);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* drape_sphere, coarse, under PBD with the pipeline switched on in the scene: weft_run
@@ -1131,7 +1168,8 @@ static void run_loop(void) {
                           "collision.count_intersections=true",
                           NULL};
     weft_model m;
-    if (!build("drape_sphere", sets, &m)) return;
+    weft_config *cfg;
+    if (!build("drape_sphere", sets, &m, &cfg)) return;
     char dir[] = "/tmp/weft-test-collision-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     char log[256], clog[300];
@@ -1140,6 +1178,7 @@ static void run_loop(void) {
     weft_run_options opt = weft_run_options_default();
     opt.log_level = WEFT_LOG_STEPS;
     opt.log_path = log;
+    opt.config = cfg;
     weft_run_result res;
     weft_error err = {{0}};
     int rc = weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err);
@@ -1186,6 +1225,7 @@ static void run_loop(void) {
     CHECK(weft_mesh_count_intersections(&m.mesh, m.x) == 0);
     remove(log), remove(clog), rmdir(dir);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* What an obstacle scene's run looked like after each step (a weft_run callback). */
@@ -1198,9 +1238,9 @@ typedef struct obstacle_watch {
     double normal[3]; /* unit normal of the (planar) obstacle, pointing to the cloth */
 } obstacle_watch;
 
-static void watch_obstacle(void *user, const weft_model *m, int step,
-                           const struct weft_collision_stats *cs) {
+static void watch_obstacle(void *user, const weft_model *m, int step, const void *stage_stats) {
     obstacle_watch *w = user;
+    const weft_collision_stats *cs = stage_stats;
     (void)step;
     CHECK(cs != NULL); /* the pipeline ran */
     const weft_obstacle *ob = &m->obstacles[0];
@@ -1255,8 +1295,9 @@ static void obstacle_scene(void) {
              "[collider.ramp]\ntype = mesh\npath = ramp.obj\nfriction = 0.6\n");
     write_file(dir, "ramp.ini", ini, path_ini, sizeof path_ini);
     weft_model m;
+    weft_config *cfg;
     weft_error err = {{0}};
-    if (!build(path_ini, NULL, &m)) return;
+    if (!build(path_ini, NULL, &m, &cfg)) return;
     CHECK(m.nobstacles == 1 && m.obstacles[0].mesh.nt == 2);
     CHECK(strcmp(m.obstacles[0].name, "ramp") == 0 && m.obstacles[0].friction == 0.6);
     CHECK(m.ncolliders == 0); /* an obstacle, not an analytic collider */
@@ -1268,6 +1309,7 @@ static void obstacle_scene(void) {
     weft_run_options opt = weft_run_options_default();
     opt.log_level = WEFT_LOG_NONE;
     opt.on_step = watch_obstacle, opt.user = &w;
+    opt.config = cfg;
     weft_run_result res;
     int rc = weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err);
     if (rc != WEFT_OK) fprintf(stderr, "run: %s\n", err.msg);
@@ -1288,10 +1330,12 @@ static void obstacle_scene(void) {
     CHECK(vmax < 1e-2); /* at rest */
     CHECK(fabs(c1[2] - c0[2]) < 0.02 && fabs(c1[0] - c0[0]) < 0.02); /* did not slide off */
     /* Refused without the pipeline, by the run loop (scene files are refused earlier). */
-    m.collision.pipeline = WEFT_PIPELINE_NONE;
+    weft_collision_settings *cs = stage_settings(cfg);
+    if (cs) cs->pipeline = 0; /* none */
     CHECK(weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err) == WEFT_ERR_INPUT);
     CHECK(strstr(err.msg, "obstacle 'ramp'") != NULL && strstr(err.msg, "pipeline") != NULL);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 
     /* A plate of 2 m × 2 m rising at 0.5 m/s under the cloth, which starts 2 cm above. */
     write_file(dir, "unit.obj", "v 0 0 0\nv 1 0 0\nv 1 0 1\nv 0 0 1\nf 1 3 2\nf 1 4 3\n", path_obj,
@@ -1304,7 +1348,8 @@ static void obstacle_scene(void) {
              "[collider.lift]\ntype = mesh\npath = unit.obj\nscale = 2\n"
              "translate = -1 0 -1\nvelocity = 0 0.5 0\n");
     write_file(dir, "lift.ini", ini, path_ini, sizeof path_ini);
-    if (!build(path_ini, NULL, &m)) return;
+    if (!build(path_ini, NULL, &m, &cfg)) return;
+    opt.config = cfg;
     w = (obstacle_watch){.min_side = DBL_MAX, .normal = {0, 1, 0}, .ox = w.ox};
     rc = weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err);
     if (rc != WEFT_OK) fprintf(stderr, "run: %s\n", err.msg);
@@ -1320,6 +1365,7 @@ static void obstacle_scene(void) {
     CHECK(ymin > 0.5 && ymax < 0.51); /* carried up, lying on the plate */
     free(w.ox);
     weft_model_free(&m);
+    weft_config_free(&cfg);
     remove(path_obj), remove(path_ini);
     char other[300];
     snprintf(other, sizeof other, "%s/ramp.obj", dir), remove(other);
@@ -1344,15 +1390,16 @@ static void unresolved_reported(void) {
     m.paths[1] = (weft_pin_path){.motion = WEFT_PIN_TRANSLATE, .velocity = {0, -2.0, 0}};
     for (int i = 0; i < 9; i++) m.pin[i] = 0, m.w[i] = 0.0;
     for (int i = 18; i < 27; i++) m.pin[i] = 1, m.w[i] = 0.0;
-    m.steps = 3;
     m.gravity[1] = 0.0;
-    m.collision = (weft_collision_settings){.pipeline = WEFT_PIPELINE_BRIDSON,
-                                            .thickness = 1e-3,
-                                            .friction = 0.1,
-                                            .stiffness = 1000,
-                                            .max_iterations = 10};
+    static const char *const run3[] = {"scene.steps=3", "collision.pipeline=bridson",
+                                       "collision.thickness=1e-3", "collision.friction=0.1",
+                                       "collision.repulsion_stiffness=1000",
+                                       "collision.max_iterations=10", NULL};
+    weft_config *cfg = hand_config(run3);
+    weft_collision_settings *cs = cfg ? stage_settings(cfg) : NULL;
+    if (!cs) return;
     /* Directly: one step of the plates' scripted motion. */
-    weft_collision_options o = weft_collision_options_from_model(&m);
+    weft_collision_options o = weft_collision_options_from_settings(&m, cs);
     o.max_zone_iterations = 20;
     weft_collision_pipeline *p = create(&m, &o);
     if (!p) return;
@@ -1381,6 +1428,7 @@ static void unresolved_reported(void) {
     weft_run_options opt = weft_run_options_default();
     opt.log_level = WEFT_LOG_STEPS;
     opt.log_path = log;
+    opt.config = cfg;
     weft_run_result res;
     rc = weft_run(&weft_pbd_gauss_seidel, &m, &opt, &res, &err);
     if (rc != WEFT_OK) fprintf(stderr, "run: %s\n", err.msg);
@@ -1401,6 +1449,7 @@ static void unresolved_reported(void) {
     CHECK(unresolved > 0);
     remove(log), remove(clog), rmdir(dir);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 int main(int argc, char **argv) {

@@ -1078,30 +1078,39 @@ static void test_registry_degenerate(void) {
 /* ------------------------------------------------------------------------------ */
 
 static void test_closed_forms(void) {
-    /* mass_spring: k = Y A / ℓ0² with Y = coefficient = 2 N/m and A = area = 0.3 m².
-     * Stretched to 1.5 ℓ0, C = 0.5 ℓ0 and Ψ = ½ k C² = ½ (0.6/ℓ0²)(0.25 ℓ0²) = 0.075 J,
-     * independent of ℓ0 (the point of k ∝ 1/ℓ0²: Ψ = ½ Y A ε², mesh-independent).
-     * The force is k C = 0.3/ℓ0 N along the edge, pulling the ends together. */
+    /* mass_spring: k = Y (A₁ + A₂)/ℓ0² = 3 Y A/ℓ0² with Y = coefficient = 2 N/m and
+     * A = area = 0.3 m² (a third of the adjacent area, as the scene passes it).
+     * Stretched to 1.5 ℓ0, C = 0.5 ℓ0 and Ψ = ½ k C² = ½ (1.8/ℓ0²)(0.25 ℓ0²) = 0.225 J,
+     * independent of ℓ0 (the point of k ∝ 1/ℓ0²: Ψ = ½ Y (A₁ + A₂) ε², mesh-independent).
+     * The force is k C = 0.9/ℓ0 N along the edge, pulling the ends together. */
     const double l0s[] = {0.01, 0.7, 3.0};
     for (int i = 0; i < 3; i++) {
         double l0 = l0s[i];
         double xr[6] = {0, 0, 0, l0, 0, 0}, x[6] = {0, 0, 0, 1.5 * l0, 0, 0}, g[6];
         weft_element e = {.v = {0, 1, 0, 0}};
         weft_mass_spring.init(&e, xr, &PARAMS);
-        CHECK_NEAR(e.k, COEFFICIENT * AREA / (l0 * l0), 1e-12 * e.k);
+        CHECK_NEAR(e.k, 3.0 * COEFFICIENT * AREA / (l0 * l0), 1e-12 * e.k);
         /* A few roundings of O(1) quantities: 1e-14 relative. */
-        CHECK_NEAR(weft_mass_spring.energy(&e, x), 0.075, 1e-14);
+        CHECK_NEAR(weft_mass_spring.energy(&e, x), 0.225, 3e-14);
         weft_mass_spring.gradient(&e, x, g);
-        CHECK_NEAR(g[0], -0.3 / l0, 1e-13 / l0);
-        CHECK_NEAR(g[3], 0.3 / l0, 1e-13 / l0);
+        CHECK_NEAR(g[0], -0.9 / l0, 3e-13 / l0);
+        CHECK_NEAR(g[3], 0.9 / l0, 3e-13 / l0);
         CHECK(g[1] == 0.0 && g[2] == 0.0 && g[4] == 0.0 && g[5] == 0.0);
         /* Compressed to 0.5 ℓ0: the same |C|, the same energy (Ψ is even in C). */
         x[3] = 0.5 * l0;
-        CHECK_NEAR(weft_mass_spring.energy(&e, x), 0.075, 1e-14);
+        CHECK_NEAR(weft_mass_spring.energy(&e, x), 0.225, 3e-14);
     }
-    /* dihedral_bending: k = D 3|e|²/A with D = coefficient = 2 N·m, A = area = 0.3 m²,
-     * so k = 20 |e|² J/rad². A flat rest hinge (edge on the x axis, p2 at +y, p3 at −y),
-     * folded by rotating p3 about the edge by φ, has θ − θ0 = ±φ, so Ψ = ½ k φ². */
+    /* dihedral_bending: k = D |e|²/A with D = coefficient = 2 N·m, A = area = 0.3 m²,
+     * so k = 20/3 |e|² J/rad² (discrete_shells: Grinspun's 3 D |e|²/A = 20 |e|²). A flat
+     * rest hinge (edge on the x axis, p2 at +y, p3 at −y), folded by rotating p3 about
+     * the edge by φ, has θ − θ0 = ±φ, so Ψ = ½ k φ². */
+    for (int i = 0; i < 2; i++) {
+        double L = 0.5 + 1.5 * i;
+        double xr[12] = {0, 0, 0, L, 0, 0, 0.3 * L, 0.8 * L, 0, 0.6 * L, -0.7 * L, 0};
+        weft_element e = {.v = {0, 1, 2, 3}};
+        weft_discrete_shells.init(&e, xr, &PARAMS);
+        CHECK_NEAR(e.k, COEFFICIENT * 3.0 * L * L / AREA, 1e-12 * e.k);
+    }
     const double Ls[] = {0.5, 2.0};
     const double phis[] = {0.3, -0.3, 1.0, -2.5, 3.0};
     for (int i = 0; i < 2; i++) {
@@ -1109,7 +1118,7 @@ static void test_closed_forms(void) {
         double xr[12] = {0, 0, 0, L, 0, 0, 0.3 * L, 0.8 * L, 0, 0.6 * L, -0.7 * L, 0};
         weft_element e = {.v = {0, 1, 2, 3}};
         weft_dihedral_bending.init(&e, xr, &PARAMS);
-        double k = COEFFICIENT * 3.0 * L * L / AREA;
+        double k = COEFFICIENT * L * L / AREA;
         CHECK_NEAR(e.k, k, 1e-12 * k);
         CHECK_NEAR(weft_dihedral_bending.energy(&e, xr), 0.0, 1e-30);
         for (int j = 0; j < 5; j++) {
@@ -1164,7 +1173,7 @@ static void test_spring_hessian(void) {
     weft_element e = {.v = {0, 1, 0, 0}};
     weft_mass_spring.init(&e, xr, &PARAMS);
     double k = e.k;
-    CHECK_NEAR(k, COEFFICIENT * AREA / (l0 * l0), 1e-12 * k);
+    CHECK_NEAR(k, 3.0 * COEFFICIENT * AREA / (l0 * l0), 1e-12 * k);
     struct {
         double x1[3];   /* x0 = 0 */
         double K[3][9]; /* expected K for EXACT, ANALYTIC, CLAMP */
@@ -1307,11 +1316,15 @@ static void test_residual_fd(void) {
     weft_scene *s = weft_scene_load("hanging_cloth", &err);
     CHECK(s != NULL);
     if (!s) return;
-    int rc = weft_scene_build(s, weft_energy_registry, &m, &err);
+    /* The scene's solver settings, for the Gauss-Seidel steps below. */
+    weft_config *cfg = weft_config_from_scene(s, &err);
+    int rc = cfg ? weft_scene_build(s, weft_energy_registry, &m, &err) : WEFT_ERR_INPUT;
     weft_scene_free(&s);
     CHECK(rc == WEFT_OK);
     if (rc != WEFT_OK) {
         fprintf(stderr, "build: %s\n", err.msg);
+        weft_config_free(&cfg);
+        weft_model_free(&m);
         return;
     }
     size_t n3 = 3 * (size_t)m.n;
@@ -1323,7 +1336,7 @@ static void test_residual_fd(void) {
     /* Deform: 5 Gauss-Seidel steps of the falling cloth; take that state as the step
      * start (x_n, v_n), and evaluate G at the state one step later, which differs from
      * the inertial target x̃ and is stretched and bent. */
-    void *st = weft_pbd_gauss_seidel.create(&m, &err);
+    void *st = weft_pbd_gauss_seidel.create(&m, cfg, &err);
     CHECK(st != NULL);
     if (!st) goto done;
     for (int i = 0; i < 5; i++) weft_pbd_gauss_seidel.step(st, &m, NULL, &err);
@@ -1388,6 +1401,7 @@ static void test_residual_fd(void) {
 done:
     free(xn), free(xt), free(gG), free(gE), free(scratch), free(x);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -1417,9 +1431,9 @@ static void test_assembled_directional(void) {
     CHECK(s != NULL);
     if (!s) return;
     /* 6 × 6 vertices (spacing 0.2 m, 108 unknowns: a dense matrix is fine). Bending
-     * stiffness 1 N·m makes the hinge Hessians (~3 D |∇θ|² ~ 100 N/m) as large as the
-     * springs' (~Y A_e/ℓ0² ~ 300 N/m), so an error in either shows in the sum. */
-    const char *const set[] = {"mesh.nx=6", "mesh.ny=6", "material.bending_stiffness=1"};
+     * stiffness 9 N·m makes the hinge Hessians (~D |∇θ|² ~ 300 N/m) as large as the
+     * springs' (~Y (A₁ + A₂)/ℓ0² ~ 900 N/m), so an error in either shows in the sum. */
+    const char *const set[] = {"mesh.nx=6", "mesh.ny=6", "material.bending_stiffness=9"};
     for (int i = 0; i < 3; i++) CHECK(weft_scene_set(s, set[i], "test", &err) == WEFT_OK);
     int rc = weft_scene_build(s, weft_energy_registry, &m, &err);
     weft_scene_free(&s);

@@ -35,6 +35,11 @@ static const weft_energy_params PARAMS = {
     .stiffness = YOUNG, .poisson = NU, .fiber = {1.0, 2.0, 2.0}, .fiber_stiffness = KAPPA};
 static const double MU = YOUNG / (2.0 * (1.0 + NU));
 static const double LAMBDA = YOUNG * NU / ((1.0 + NU) * (1.0 - 2.0 * NU));
+/* The coefficient μ of the two energies without a bulk term, chosen (issue 17) so that
+ * their small-strain Young's modulus is E: ARAP μ/2‖F − R‖² has shear modulus μ/2, so
+ * μ = E; symmetric Dirichlet's has 2μ, so μ = E/4. Both have Poisson ratio 0. */
+static const double MU_ARAP = YOUNG;
+static const double MU_SD = YOUNG / 4.0;
 
 /* The volume energies and what they promise for det F ≤ 0: finite (invertible) or
  * +INFINITY; isotropic ones have an analytic eigensystem. */
@@ -279,7 +284,8 @@ static void test_registered(void) {
         /* Only the fibre is anisotropic, without an analytic eigensystem. */
         CHECK(t->analytic_psd == (t != &weft_anisotropic_fiber_tet));
         /* Material constants: k = μ, k2 = λ from (E, ν); stable Neo-Hookean keeps
-         * λ' = λ + μ (see its header); the fibre keeps κ and the unit direction. */
+         * λ' = λ + μ (see its header); ARAP and symmetric Dirichlet k = E and E/4 (their
+         * headers); the fibre keeps κ and the unit direction. */
         weft_element e = unit_element(t, &PARAMS);
         if (t == &weft_anisotropic_fiber_tet) {
             CHECK_NEAR(e.k, KAPPA, 0.0);
@@ -287,7 +293,10 @@ static void test_registered(void) {
             CHECK_NEAR(e.rest[11], 2.0 / 3.0, 1e-15);
             CHECK_NEAR(e.rest[12], 2.0 / 3.0, 1e-15);
         } else {
-            CHECK_NEAR(e.k, MU, 1e-12 * MU);
+            double mu = MU;
+            if (t == &weft_arap_tet) mu = MU_ARAP;
+            if (t == &weft_symmetric_dirichlet_tet) mu = MU_SD;
+            CHECK_NEAR(e.k, mu, 1e-12 * mu);
             double l = t == &weft_stable_neo_hookean_tet ? LAMBDA + MU : LAMBDA;
             CHECK_NEAR(e.k2, l, 1e-12 * l);
         }
@@ -767,7 +776,7 @@ static void diag3(double a, double b, double c, double *M) {
 }
 
 static void test_closed_forms(void) {
-    const double mu = MU, la = LAMBDA, lp = LAMBDA + MU, ka = KAPPA;
+    const double mu = MU, la = LAMBDA, lp = LAMBDA + MU, ka = KAPPA, ma = MU_ARAP, msd = MU_SD;
     const double s_uni[] = {0.5, 1.3, 2.0};
     const double s_iso[] = {0.7, 1.2};
     double F[9], P[9];
@@ -803,13 +812,13 @@ static void test_closed_forms(void) {
                      "uniaxial");
         /* ARAP: ψ = μ/2 (s − 1)², P = μ(F − I). */
         e = unit_element(&weft_arap_tet, &PARAMS);
-        diag3(mu * (s - 1), 0, 0, P);
-        check_closed(&weft_arap_tet, &e, F, mu / 2 * (s - 1) * (s - 1), P, "uniaxial");
+        diag3(ma * (s - 1), 0, 0, P);
+        check_closed(&weft_arap_tet, &e, F, ma / 2 * (s - 1) * (s - 1), P, "uniaxial");
         /* Symmetric Dirichlet: ψ = μ/2 (s² + s⁻² − 2), P = μ(F − F⁻ᵀF⁻¹F⁻ᵀ) =
          * diag(μ(s − s⁻³), 0, 0). */
         e = unit_element(&weft_symmetric_dirichlet_tet, &PARAMS);
-        diag3(mu * (s - 1 / (s * s * s)), 0, 0, P);
-        check_closed(&weft_symmetric_dirichlet_tet, &e, F, mu / 2 * (s * s + 1 / (s * s) - 2), P,
+        diag3(msd * (s - 1 / (s * s * s)), 0, 0, P);
+        check_closed(&weft_symmetric_dirichlet_tet, &e, F, msd / 2 * (s * s + 1 / (s * s) - 2), P,
                      "uniaxial");
         /* Fibre along x (p->fiber = (2, 0, 0), normalised to e_x): I5 = s², I4 = s > 0,
          * ψ = κ/2 (s − 1)², P = κ(1 − 1/s) F a aᵀ = diag(κ(s − 1), 0, 0). Along y
@@ -852,14 +861,14 @@ static void test_closed_forms(void) {
                      "uniform");
         /* ARAP: ψ = 3μ/2 (s − 1)², P = μ(s − 1) I. */
         e = unit_element(&weft_arap_tet, &PARAMS);
-        p = mu * (s - 1);
+        p = ma * (s - 1);
         diag3(p, p, p, P);
-        check_closed(&weft_arap_tet, &e, F, 1.5 * mu * (s - 1) * (s - 1), P, "uniform");
+        check_closed(&weft_arap_tet, &e, F, 1.5 * ma * (s - 1) * (s - 1), P, "uniform");
         /* Symmetric Dirichlet: ψ = 3μ/2 (s² + s⁻² − 2), P = μ(s − s⁻³) I. */
         e = unit_element(&weft_symmetric_dirichlet_tet, &PARAMS);
-        p = mu * (s - 1 / s3);
+        p = msd * (s - 1 / s3);
         diag3(p, p, p, P);
-        check_closed(&weft_symmetric_dirichlet_tet, &e, F, 1.5 * mu * (s * s + 1 / (s * s) - 2), P,
+        check_closed(&weft_symmetric_dirichlet_tet, &e, F, 1.5 * msd * (s * s + 1 / (s * s) - 2), P,
                      "uniform");
         /* Fibre a = (1, 2, 2)/3: F a = s a, I5 = s², I4 = s: ψ = κ/2 (s − 1)²,
          * P = κ(1 − 1/s) s a aᵀ = κ(s − 1) a aᵀ. */
@@ -889,8 +898,8 @@ static void test_closed_forms(void) {
                      mu / 2 * (s * s - 1) - mu * (s - 1) + lp / 2 * (s - 1) * (s - 1), P,
                      "inverted");
         e = unit_element(&weft_arap_tet, &PARAMS);
-        diag3(-1.5 * mu, 0, 0, P);
-        check_closed(&weft_arap_tet, &e, F, 9.0 / 8.0 * mu, P, "inverted");
+        diag3(-1.5 * ma, 0, 0, P);
+        check_closed(&weft_arap_tet, &e, F, 9.0 / 8.0 * ma, P, "inverted");
         weft_energy_params px = PARAMS;
         px.fiber[0] = 2, px.fiber[1] = 0, px.fiber[2] = 0;
         e = unit_element(&weft_anisotropic_fiber_tet, &px);
@@ -904,8 +913,8 @@ static void test_closed_forms(void) {
      * would give ψ = μ/2 (9 + 0 + 1/4). */
     diag3(-2, 1, 0.5, F);
     e = unit_element(&weft_arap_tet, &PARAMS);
-    diag3(-mu, 0, 1.5 * mu, P);
-    check_closed(&weft_arap_tet, &e, F, 13.0 / 8.0 * mu, P, "reflection on the smallest");
+    diag3(-ma, 0, 1.5 * ma, P);
+    check_closed(&weft_arap_tet, &e, F, 13.0 / 8.0 * ma, P, "reflection on the smallest");
 
     /* The element's real W: the unit tetrahedron has W = 1/6 m³, so Ψ = ψ/6 (J). */
     weft_element u = {.v = {0, 1, 2, 3}};
@@ -955,11 +964,12 @@ static void test_rest_state(void) {
          *   fibre: κ/2 (aᵀ H a)² (√I5 − 1 ≈ aᵀ H a).
          * With ‖sym H‖² = ½ (H : H + H : Hᵀ), the Hessian entry in row 3q + p, column
          * 3c + r is G (δ_pr δ_qc + δ_pc δ_qr) + Λ δ_pq δ_rc with (G, Λ) = (μ, λ), (μ/2, 0)
-         * and (2μ, 0), and κ a_p a_q a_r a_c for the fibre. */
+         * and (2μ, 0), and κ a_p a_q a_r a_c for the fibre. ARAP's μ = E and symmetric
+         * Dirichlet's μ = E/4 both give G = E/2, Λ = 0: Young's modulus E, ν = 0. */
         weft_element e = unit_element(t, &PARAMS);
         double G = MU, Lam = LAMBDA;
-        if (t == &weft_arap_tet) G = MU / 2, Lam = 0;
-        if (t == &weft_symmetric_dirichlet_tet) G = 2 * MU, Lam = 0;
+        if (t == &weft_arap_tet) G = MU_ARAP / 2, Lam = 0;
+        if (t == &weft_symmetric_dirichlet_tet) G = 2 * MU_SD, Lam = 0;
         const double ID[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, *a = &e.rest[10];
         double A[81], C[81];
         for (int q = 0; q < 3; q++)
@@ -1042,7 +1052,7 @@ static void test_inversion(void) {
                  * Rounding of F ~1e-15: 1e-12 of the stress scale. */
                 double expect = 0.0;
                 if (t == &weft_stable_neo_hookean_tet) expect = 2 * MU + 2 * (LAMBDA + MU);
-                if (t == &weft_arap_tet) expect = 2 * MU;
+                if (t == &weft_arap_tet) expect = 2 * MU_ARAP;
                 if (t == &weft_anisotropic_fiber_tet && fiber_I4(F, &e.rest[10]) < 0.0)
                     expect = 2 * KAPPA;
                 CHECK_NEAR(psi, W * expect, 1e-12 * W * (MU + LAMBDA + KAPPA));
@@ -1064,7 +1074,7 @@ static void test_inversion(void) {
             double expect = NAN;
             if (t == &weft_stvk_tet) expect = 0.75 * MU + 1.125 * LAMBDA;
             if (t == &weft_stable_neo_hookean_tet) expect = LAMBDA / 2;
-            if (t == &weft_arap_tet) expect = 1.5 * MU;
+            if (t == &weft_arap_tet) expect = 1.5 * MU_ARAP;
             if (t == &weft_anisotropic_fiber_tet) expect = KAPPA / 2;
             if (tt->invertible) CHECK_NEAR(psi, W * expect, 1e-13 * W * (MU + LAMBDA + KAPPA));
         }
@@ -1085,7 +1095,8 @@ static void test_inversion(void) {
     weft_element e = unit_element(&weft_arap_tet, &PARAMS);
     double F[9] = {1, 0, 0, 0, 1, 0, 0, 0, -1}, x[12];
     positions_of_F(F, x);
-    CHECK_NEAR(check_robust(&weft_arap_tet, &e, x, false, "sigma sum 0"), 2.0 * MU, 1e-12 * MU);
+    CHECK_NEAR(check_robust(&weft_arap_tet, &e, x, false, "sigma sum 0"), 2.0 * MU_ARAP,
+               1e-12 * MU_ARAP);
 }
 
 int main(int argc, char **argv) {

@@ -43,6 +43,9 @@
 /* μ, λ of the plane-stress sheet the tests use. */
 static const double MU = Y_MEMBRANE / (2.0 * (1.0 + NU));
 static const double LAMBDA = Y_MEMBRANE * NU / (1.0 - NU * NU);
+/* ARAP's coefficient μ/2‖F − R‖² is μ = Y (issue 17): shear modulus μ/2 = Y/2 and no
+ * bulk term, so Young's modulus Y and Poisson ratio 0 at small strain. */
+static const double MU_ARAP = Y_MEMBRANE;
 
 typedef struct membrane {
     const weft_energy_type *t;
@@ -682,7 +685,7 @@ static double psi_L(const weft_energy_type *t, double L, const double F[6], cons
 static void test_closed_forms(void) {
     const double Ls[2] = {1.0, 0.05};
     const double ss[3] = {1.5, 0.6, 0.25};
-    const double mu = MU, la = LAMBDA;
+    const double mu = MU, la = LAMBDA, ma = MU_ARAP;
     for (int il = 0; il < 2; il++)
         for (int is = 0; is < 3; is++) {
             double L = Ls[il], s = ss[is], W = 0.5 * L * L, ls = log(s), g[9];
@@ -691,11 +694,12 @@ static void test_closed_forms(void) {
              *  StVK: ψ = μ E00² + λ/2 E00² = (2μ + λ)(s² − 1)²/8;
              *  Neo-Hookean: ψ = μ/2 (s² − 1) − μ log s + λ/2 log² s;
              *  Stable NH (λ' = λ + μ): μ/2 (s − 1)² + λ'/2 (s − 1)² = (2μ + λ)(s − 1)²/2;
-             *  ARAP: μ/2 (s − 1)²;  Baraff-Witkin: C_u = s − 1, C_v = C_s = 0: Y/2 (s − 1)². */
+             *  ARAP (its μ = Y): Y/2 (s − 1)²;  Baraff-Witkin: C_u = s − 1, C_v = C_s = 0:
+             *  Y/2 (s − 1)². */
             double Fu[6] = {s, 0, 0, 1, 0, 0};
             double uni[5] = {(2 * mu + la) * (s * s - 1) * (s * s - 1) / 8,
                              mu / 2 * (s * s - 1) - mu * ls + la / 2 * ls * ls,
-                             (2 * mu + la) * (s - 1) * (s - 1) / 2, mu / 2 * (s - 1) * (s - 1),
+                             (2 * mu + la) * (s - 1) * (s - 1) / 2, ma / 2 * (s - 1) * (s - 1),
                              Y_MEMBRANE / 2 * (s - 1) * (s - 1)};
             /* Uniform scaling F = s [I; 0]: σ = (s, s), I_C = 2s², J = s², E = (s² − 1)/2 I.
              *  StVK: μ 2 ((s² − 1)/2)² + λ/2 (s² − 1)² = (μ + λ)(s² − 1)²/2;
@@ -704,7 +708,7 @@ static void test_closed_forms(void) {
             double Fs[6] = {s, 0, 0, s, 0, 0};
             double sc[5] = {(mu + la) * (s * s - 1) * (s * s - 1) / 2,
                             mu * (s * s - 1) - 2 * mu * ls + 2 * la * ls * ls,
-                            (la + mu) / 2 * (s * s - 1) * (s * s - 1), mu * (s - 1) * (s - 1),
+                            (la + mu) / 2 * (s * s - 1) * (s * s - 1), ma * (s - 1) * (s - 1),
                             Y_MEMBRANE * (s - 1) * (s - 1)};
             for (int m = 0; m < 5; m++) {
                 const weft_energy_type *t = MEMBRANES[m].t;
@@ -762,8 +766,8 @@ static void test_closed_forms(void) {
 static void test_small_strain(void) {
     /* Linear plane-stress elasticity: ψ_lin = μ‖e‖² + λ/2 tr² e for a small in-plane
      * strain e (F = R [I + e; 0]). StVK, Neo-Hookean and Stable Neo-Hookean (with its
-     * λ' = λ + μ) must all reduce to it; ARAP, μ/2 ‖F − R‖² ≈ μ/2 ‖e‖², to half its shear
-     * term and no bulk term (the factor ½ of its definition); Baraff-Witkin to
+     * λ' = λ + μ) must all reduce to it; ARAP, μ_A/2 ‖F − R‖² ≈ μ_A/2 ‖e‖² with μ_A = Y,
+     * to the ν = 0 sheet of modulus Y (shear Y/2, no bulk term); Baraff-Witkin to
      * Y/2 (e_uu² + e_vv²) + μ/2 (2 e_uv)² (C_u ≈ e_uu, C_s ≈ 2 e_uv). Their cubic terms
      * are O(|e|) relative: 1e-3 at |e| ~ 1e-4. */
     lcg g = {800};
@@ -776,7 +780,7 @@ static void test_small_strain(void) {
             for (int c = 0; c < 2; c++) F[2 * r + c] = R[3 * r] * M[c] + R[3 * r + 1] * M[2 + c];
         double ee = e2[0] * e2[0] + 2 * e2[1] * e2[1] + e2[2] * e2[2], tr = e2[0] + e2[2];
         double lin[5] = {MU * ee + LAMBDA / 2 * tr * tr, MU * ee + LAMBDA / 2 * tr * tr,
-                         MU * ee + LAMBDA / 2 * tr * tr, MU / 2 * ee,
+                         MU * ee + LAMBDA / 2 * tr * tr, MU_ARAP / 2 * ee,
                          Y_MEMBRANE / 2 * (e2[0] * e2[0] + e2[2] * e2[2]) +
                              MU / 2 * 4 * e2[1] * e2[1]};
         for (int m = 0; m < 5; m++) {
@@ -868,8 +872,8 @@ static void test_degenerate(void) {
         }
         CHECK(isfinite(Pl) && isfinite(P0));
         /* At F = 0 (W = ½): StVK E = −I/2, ψ = μ/2 + λ/2; Stable NH ψ = λ'/2 = (λ + μ)/2;
-         * ARAP μ/2 (1 + 1) = μ; Baraff-Witkin C_u = C_v = −1: Y; fibre κ/2. */
-        double at0[6] = {mu / 2 + la / 2, 0, (la + mu) / 2, mu, Y_MEMBRANE, KAPPA / 2};
+         * ARAP μ_A/2 (1 + 1) = μ_A = Y; Baraff-Witkin C_u = C_v = −1: Y; fibre κ/2. */
+        double at0[6] = {mu / 2 + la / 2, 0, (la + mu) / 2, MU_ARAP, Y_MEMBRANE, KAPPA / 2};
         CHECK_NEAR(P0, 0.5 * at0[m], 1e-15);
     }
     /* Just inside Neo-Hookean's domain, J = 1e-9 ≫ 1e-12 I_C: finite, large. */

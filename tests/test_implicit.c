@@ -48,8 +48,10 @@
 #define PI 3.14159265358979323846
 
 /* Builds scene (a built-in name or a path) with every registered energy, an nx × nx mesh
- * when nx > 0, and the NULL-terminated overrides; a failed check otherwise. */
-static bool build(const char *scene, int nx, const char *const *sets, weft_model *m) {
+ * when nx > 0, and the NULL-terminated overrides, and its config (the solvers' settings)
+ * into *cfg (the caller frees it); a failed check otherwise. */
+static bool build(const char *scene, int nx, const char *const *sets, weft_model *m,
+                  weft_config **cfg) {
     const char *all[MAX_SETS + 3];
     char a[32], b[32];
     int k = 0;
@@ -60,13 +62,32 @@ static bool build(const char *scene, int nx, const char *const *sets, weft_model
     }
     for (int i = 0; sets && sets[i] && i < MAX_SETS; i++) all[k++] = sets[i];
     all[k] = NULL;
-    return scene_build(scene, all, weft_energy_registry, m);
+    return scene_build_cfg(scene, all, weft_energy_registry, m, cfg);
 }
 
-/* Creates solver s's state for m; a failed check (with the message) otherwise. */
-static void *create(const weft_solver_type *s, const weft_model *m) {
+/* The settings struct of implicit solver s in cfg (the one its create reads; edit it to
+ * change the run); NULL with a failed check when cfg has none. */
+static weft_implicit_settings *im_settings(weft_config *cfg, const weft_solver_type *s) {
+    weft_implicit_settings *set = weft_config_find(cfg, s->settings);
+    CHECK(set != NULL);
+    return set;
+}
+
+/* Applies one "section.key=value" assignment to every plug-in of cfg that has the key; a
+ * failed check (with the message) otherwise. */
+static bool cfg_set(weft_config *cfg, const char *assignment) {
     weft_error err = {{0}};
-    void *st = s->create(m, &err);
+    int rc = weft_config_set(cfg, assignment, "test_implicit", &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    return rc == WEFT_OK;
+}
+
+/* Creates solver s's state for m with the settings of cfg; a failed check (with the
+ * message) otherwise. */
+static void *create(const weft_solver_type *s, const weft_model *m, weft_config *cfg) {
+    weft_error err = {{0}};
+    void *st = s->create(m, cfg, &err);
     if (!st) fprintf(stderr, "%s: create: %s\n", s->name, err.msg);
     CHECK(st != NULL);
     return st;
@@ -165,6 +186,7 @@ static const weft_solver_type *const implicit_solvers[] = {&weft_implicit_euler,
  * for the requested ω. */
 typedef struct osc {
     weft_model m;
+    weft_config *cfg; /* the scene's settings */
     double d[3];  /* d̂ */
     double l0;    /* rest length, m */
     double w2;    /* ω² = k/m_0 as the solver sees it, 1/s² */
@@ -185,7 +207,7 @@ static bool osc_build(osc *o, double omega, double u0, double w0) {
     char path[128];
     if (!tmp_open(&dir)) return false;
     write_file(&dir, "osc.ini", osc_scene, path, sizeof path);
-    bool ok = build(path, 0, NULL, &o->m);
+    bool ok = build(path, 0, NULL, &o->m, &o->cfg);
     unlink(path);
     rmdir(dir.path);
     if (!ok) return false;
@@ -213,6 +235,12 @@ static bool osc_build(osc *o, double omega, double u0, double w0) {
         m->v[k] = w0 * o->d[k];
     }
     return true;
+}
+
+/* Frees the oscillator's model and config. */
+static void osc_free(osc *o) {
+    weft_model_free(&o->m);
+    weft_config_free(&o->cfg);
 }
 
 /* The oscillator's stretch u and speed w; *off gets the largest distance of vertex 0
@@ -249,15 +277,20 @@ static double osc_recurrence_damped(const weft_solver_type *s, bool bdf2, double
                                     double alpha, double beta) {
     osc o;
     if (!osc_build(&o, 2.0 * PI, 0.1, 0.3)) {
-        weft_model_free(&o.m);
+        osc_free(&o);
         return INFINITY;
     }
     o.m.dt = h;
-    o.m.solver.damping_alpha = alpha;
-    o.m.solver.damping_beta = beta;
+    weft_implicit_settings *set = im_settings(o.cfg, s);
+    if (!set) {
+        osc_free(&o);
+        return INFINITY;
+    }
+    set->damping_alpha = alpha;
+    set->damping_beta = beta;
     const double gamma = alpha + beta * o.w2;
-    o.m.solver.tolerance = 1e-12;
-    void *st = create(s, &o.m);
+    set->tolerance = 1e-12;
+    void *st = create(s, &o.m, o.cfg);
     double worst = 0.0, off_worst = 0.0;
     double u, w, off, up = 0.0, wp = 0.0;
     osc_state(&o, &u, &w, &off);
@@ -281,7 +314,7 @@ static double osc_recurrence_damped(const weft_solver_type *s, bool bdf2, double
     }
     CHECK(off_worst <= 1e-15); /* the motion stayed on the axis */
     s->destroy(st);
-    weft_model_free(&o.m);
+    osc_free(&o);
     return worst;
 }
 
@@ -338,12 +371,13 @@ static void test_oscillator_damped(void) {
         /* The damped solver against the undamped recurrence: far apart, so the damping
          * terms really act. */
         osc o;
-        if (osc_build(&o, 2.0 * PI, 0.1, 0.3)) {
+        weft_implicit_settings *set = NULL;
+        if (osc_build(&o, 2.0 * PI, 0.1, 0.3) && (set = im_settings(o.cfg, s[i]))) {
             o.m.dt = h;
-            o.m.solver.damping_alpha = alpha;
-            o.m.solver.damping_beta = beta;
-            o.m.solver.tolerance = 1e-12;
-            void *st = create(s[i], &o.m);
+            set->damping_alpha = alpha;
+            set->damping_beta = beta;
+            set->tolerance = 1e-12;
+            void *st = create(s[i], &o.m, o.cfg);
             CHECK(st && advance_ok(s[i], st, &o.m, 40));
             double u, w, off;
             osc_state(&o, &u, &w, &off);
@@ -359,7 +393,7 @@ static void test_oscillator_damped(void) {
             }
             CHECK(hypot(u - ua, w - wa) > 1e-3);
         }
-        weft_model_free(&o.m);
+        osc_free(&o);
     }
 }
 
@@ -376,10 +410,11 @@ static void test_order(void) {
             osc o;
             hs[j] = T / N[j];
             es[j] = NAN;
-            if (osc_build(&o, omega, u0, w0)) {
+            weft_implicit_settings *set = NULL;
+            if (osc_build(&o, omega, u0, w0) && (set = im_settings(o.cfg, solver))) {
                 o.m.dt = hs[j];
-                o.m.solver.tolerance = 1e-12;
-                void *st = create(solver, &o.m);
+                set->tolerance = 1e-12;
+                void *st = create(solver, &o.m, o.cfg);
                 if (st && advance_ok(solver, st, &o.m, N[j])) {
                     double u, w, off, ws = 1.0 / sqrt(o.w2), om = sqrt(o.w2);
                     osc_state(&o, &u, &w, &off);
@@ -389,7 +424,7 @@ static void test_order(void) {
                 }
                 if (st) solver->destroy(st);
             }
-            weft_model_free(&o.m);
+            osc_free(&o);
         }
         double p = loglog_slope(hs, es, nh);
         fprintf(stderr, "%s: errors %.3g %.3g %.3g %.3g, slope %.3f\n", solver->name, es[0],
@@ -412,8 +447,8 @@ static const char *const drape_sets[] = {"mesh.origin=-0.5 0.605 0.5",
                                          "pins.corners=top_left top_right",
                                          "pins.motion=translate",
                                          "pins.velocity=0 0.05 0",
-                                         "solver.cg_tolerance=1e-13",
-                                         "solver.cg_iterations=100000",
+                                         "ppcg.tolerance=1e-13",
+                                         "ppcg.iterations=100000",
                                          "solver.tolerance=1e-10",
                                          "solver.iterations=50",
                                          NULL};
@@ -425,13 +460,15 @@ static double gap(const weft_model *m, int c, const double *p, double n[3]) {
 
 static void check_agreement(const weft_solver_type *solver) {
     weft_model m;
-    if (!build("drape_sphere", 8, drape_sets, &m)) return;
+    weft_config *cfg = NULL;
+    if (!build("drape_sphere", 8, drape_sets, &m, &cfg)) return;
     const int n = m.n, n3 = 3 * n;
     /* 12 steps with CHOLMOD bring the cloth onto the sphere. */
-    void *st = create(solver, &m);
+    void *st = create(solver, &m, cfg);
     if (!st || !advance_ok(solver, st, &m, 12)) {
         if (st) solver->destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
         return;
     }
     solver->destroy(st);
@@ -464,20 +501,31 @@ static void check_agreement(const weft_solver_type *solver) {
     /* One step from the same state with each linear solver. */
     static const char *const names[] = {"cholmod", "ppcg/none", "ppcg/jacobi",
                                         "ppcg/block_jacobi"};
+    static const char *const linears[] = {"solver.linear=cholmod", "solver.linear=ppcg",
+                                          "solver.linear=ppcg", "solver.linear=ppcg"};
+    static const char *const preconds[] = {"ppcg.preconditioner=none",
+                                           "ppcg.preconditioner=none",
+                                           "ppcg.preconditioner=jacobi",
+                                           "ppcg.preconditioner=block_jacobi"};
     double *x_ref = malloc((size_t)n3 * sizeof *x_ref), *v_ref = malloc((size_t)n3 * sizeof *v_ref);
     for (int c = 0; c < 4; c++) {
         snap_put(&s0, &m);
-        m.solver.linear = c == 0 ? WEFT_LINEAR_CHOLMOD : WEFT_LINEAR_PPCG;
-        m.solver.preconditioner = c == 0 ? 0 : c - 1;
-        void *sc = create(solver, &m);
+        if (!cfg_set(cfg, linears[c]) || !cfg_set(cfg, preconds[c])) continue;
+        void *sc = create(solver, &m, cfg);
         if (!sc) continue;
         bool ok = advance_ok(solver, sc, &m, 1);
-        weft_implicit_stats stats;
-        weft_implicit_stats_get(sc, &stats);
+        weft_profile stats;
+        weft_solver_stats(solver, sc, &stats);
         solver->destroy(sc);
         if (!ok) continue;
-        CHECK(c == 0 ? stats.analyses == 1 && stats.linear_iterations == 0
-                     : stats.analyses == 0 && stats.linear_iterations > 0);
+        /* CHOLMOD analysed once ("setups", with the ordering it chose); PPCG made no
+         * CHOLMOD analysis (ordering "none"; its "setups" count preconditioner set-ups). */
+        double setups = weft_profile_value(&stats, "setups");
+        double linear_iterations = weft_profile_value(&stats, "linear_iterations");
+        const weft_profile_entry *ord = weft_profile_find(&stats, "ordering");
+        bool analysed = ord && ord->text && strcmp(ord->text, "none") != 0;
+        CHECK(c == 0 ? setups == 1 && analysed && linear_iterations == 0
+                     : !analysed && linear_iterations > 0);
         /* Pins exactly on their scripted paths at t + h. */
         int pins = 0;
         for (int i = 0; i < n; i++)
@@ -511,15 +559,15 @@ static void check_agreement(const weft_solver_type *solver) {
         /* The same step: the difference relative to the step's own displacement. */
         double dx = dist(m.x, x_ref, n3) / dist(x_ref, s0.x, n3);
         double dv = dist(m.v, v_ref, n3) / dist(v_ref, s0.v, n3);
-        fprintf(stderr, "%s %s: on surface %d of %d caught, |dx| %.3g, |dv| %.3g (%ld PCG "
-                "iterations)\n", solver->name, names[c], on, ncaught, dx, dv,
-                stats.linear_iterations);
+        fprintf(stderr, "%s %s: on surface %d of %d caught, |dx| %.3g, |dv| %.3g (%.0f PCG "
+                "iterations)\n", solver->name, names[c], on, ncaught, dx, dv, linear_iterations);
         CHECK(dx <= 1e-8);
         CHECK(dv <= 1e-8);
     }
     free(x_ref), free(v_ref), free(q), free(qn), free(caught);
     snap_free(&s0);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 static void test_ppcg_cholmod(void) {
@@ -536,18 +584,20 @@ static void test_ppcg_cholmod(void) {
  * k = 0 .. K gives them all without a hook into the solver. For each, G(x_k) and the
  * residual ‖S ∇G(x_k)‖ (pinned DOFs excluded; no colliders) from weft_incremental_
  * potential with the step's target x̃ = x_n + h v_n + h² g (no damping: α = β = 0).
- * Returns the number of iterates (K + 1), or 0 on a failed step. */
-static int newton_iterates(weft_model *m, int K, double *G, double *r) {
+ * The cap is set in cfg's newton_euler settings, where it stays at K. Returns the number of
+ * iterates (K + 1), or 0 on a failed step. */
+static int newton_iterates(weft_model *m, weft_config *cfg, int K, double *G, double *r) {
     const int n3 = 3 * m->n;
     snap s0;
     snap_take(&s0, m);
     double *xt = malloc((size_t)n3 * sizeof *xt), *g = malloc((size_t)n3 * sizeof *g);
     weft_inertial_target(m, s0.x, s0.v, xt);
     int got = 0;
-    for (int k = 0; k <= K; k++) {
+    weft_implicit_settings *set = im_settings(cfg, &weft_newton_euler);
+    for (int k = 0; set && k <= K; k++) {
         snap_put(&s0, m);
-        m->solver.iterations = k;
-        void *st = create(&weft_newton_euler, m);
+        set->common.iterations = k;
+        void *st = create(&weft_newton_euler, m, cfg);
         if (!st) break;
         bool ok = advance_ok(&weft_newton_euler, st, m, 1);
         weft_newton_euler.destroy(st);
@@ -566,11 +616,11 @@ static int newton_iterates(weft_model *m, int K, double *G, double *r) {
 
 /* hanging_cloth at 8 × 8 with dt = 1/30 s, after 4 steps (folding: springs in
  * compression), Newton run to rounding. */
-static bool newton_scene(weft_model *m, const char *hessian) {
+static bool newton_scene(weft_model *m, weft_config **cfg, const char *hessian) {
     const char *sets[] = {"scene.dt=0.03333333333333333", hessian, "solver.tolerance=1e-15",
                           NULL};
-    if (!build("hanging_cloth", 8, sets, m)) return false;
-    void *st = create(&weft_newton_euler, m);
+    if (!build("hanging_cloth", 8, sets, m, cfg)) return false;
+    void *st = create(&weft_newton_euler, m, *cfg);
     bool ok = st && advance_ok(&weft_newton_euler, st, m, 4);
     if (st) weft_newton_euler.destroy(st);
     return ok;
@@ -583,14 +633,16 @@ static void test_newton_monotone(void) {
                            "solver.hessian=clamp"};
     for (int mo = 0; mo < 3; mo++) {
         weft_model m;
-        if (!newton_scene(&m, modes[mo])) {
+        weft_config *cfg = NULL;
+        if (!newton_scene(&m, &cfg, modes[mo])) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             continue;
         }
         for (int step = 0; step < 3; step++) {
             enum { K = 12 };
             double G[K + 1], r[K + 1];
-            int got = newton_iterates(&m, K, G, r);
+            int got = newton_iterates(&m, cfg, K, G, r);
             CHECK(got == K + 1);
             int decreases = 0;
             for (int k = 0; k + 1 < got; k++) {
@@ -601,14 +653,16 @@ static void test_newton_monotone(void) {
             CHECK(decreases >= 2); /* Newton had work to do */
             fprintf(stderr, "%s step %d: G %.10g -> %.10g in %d decreasing iterations\n",
                     modes[mo], step, G[0], G[got - 1], decreases);
-            m.solver.iterations = 50;
-            void *st = create(&weft_newton_euler, &m);
+            weft_implicit_settings *set = im_settings(cfg, &weft_newton_euler);
+            if (set) set->common.iterations = 50;
+            void *st = set ? create(&weft_newton_euler, &m, cfg) : NULL;
             if (st) {
                 advance_ok(&weft_newton_euler, st, &m, 1);
                 weft_newton_euler.destroy(st);
             }
         }
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -619,18 +673,19 @@ static void test_newton_monotone(void) {
 static void test_projections_agree(void) {
     const char *modes[] = {"solver.hessian=projected", "solver.hessian=clamp"};
     weft_model m[2];
+    weft_config *cfg[2] = {NULL, NULL};
     bool ok[2];
     for (int mo = 0; mo < 2; mo++) {
         const char *sets[] = {"scene.dt=0.03333333333333333", modes[mo],
                               "solver.tolerance=1e-13", "solver.iterations=200", NULL};
-        ok[mo] = build("hanging_cloth", 8, sets, &m[mo]);
-        void *st = ok[mo] ? create(&weft_newton_euler, &m[mo]) : NULL;
+        ok[mo] = build("hanging_cloth", 8, sets, &m[mo], &cfg[mo]);
+        void *st = ok[mo] ? create(&weft_newton_euler, &m[mo], cfg[mo]) : NULL;
         ok[mo] = st && advance_ok(&weft_newton_euler, st, &m[mo], 4);
-        weft_implicit_stats stats;
+        weft_profile stats;
         if (st) {
-            weft_implicit_stats_get(st, &stats);
-            fprintf(stderr, "%s: %ld Newton iterations over 4 steps\n", modes[mo],
-                    stats.newton_iterations);
+            weft_solver_stats(&weft_newton_euler, st, &stats);
+            fprintf(stderr, "%s: %.0f Newton iterations over 4 steps\n", modes[mo],
+                    weft_profile_value(&stats, "newton_iterations"));
             weft_newton_euler.destroy(st);
         }
     }
@@ -645,6 +700,7 @@ static void test_projections_agree(void) {
         CHECK(size > 0.0 && d <= 1e-8 * size);
     }
     weft_model_free(&m[0]), weft_model_free(&m[1]);
+    weft_config_free(&cfg[0]), weft_config_free(&cfg[1]);
 }
 
 /* Near the solution Newton with the exact Hessian converges quadratically: once
@@ -662,13 +718,15 @@ static void test_newton_quadratic(void) {
     const char *modes[] = {"solver.hessian=exact", "solver.hessian=projected"};
     for (int mo = 0; mo < 2; mo++) {
         weft_model m;
-        if (!newton_scene(&m, modes[mo])) {
+        weft_config *cfg = NULL;
+        if (!newton_scene(&m, &cfg, modes[mo])) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             continue;
         }
         enum { K = 12 };
         double G[K + 1], r[K + 1];
-        int got = newton_iterates(&m, K, G, r);
+        int got = newton_iterates(&m, cfg, K, G, r);
         CHECK(got == K + 1);
         fprintf(stderr, "%s: relative residuals", modes[mo]);
         for (int k = 0; k < got; k++) fprintf(stderr, " %.2g", r[k] / r[0]);
@@ -688,6 +746,7 @@ static void test_newton_quadratic(void) {
             CHECK(worst <= 1e3);
         }
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -706,11 +765,13 @@ static void test_stability(void) {
                                      &weft_bdf2_newton, &weft_symplectic_euler};
     for (int s = 0; s < 5; s++) {
         weft_model m;
-        if (!build("hanging_cloth", 6, sets, &m)) {
+        weft_config *cfg = NULL;
+        if (!build("hanging_cloth", 6, sets, &m, &cfg)) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             continue;
         }
-        void *st = create(all[s], &m);
+        void *st = create(all[s], &m, cfg);
         weft_error err = {{0}};
         int rc = st ? advance(all[s], st, &m, 20, &err) : WEFT_ERR_INPUT;
         if (st) all[s]->destroy(st);
@@ -726,6 +787,7 @@ static void test_stability(void) {
             CHECK(!bounded); /* the explicit baseline blows up on the same scene */
         }
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -738,29 +800,34 @@ static void test_newton_vs_linearised(void) {
     double hs[4], ds[4];
     for (int j = 0; j < 4; j++) {
         weft_model a, b;
+        weft_config *ca = NULL, *cb = NULL;
         char dt[64];
         hs[j] = T / N[j];
         ds[j] = NAN;
         snprintf(dt, sizeof dt, "scene.dt=%.17g", hs[j]);
         const char *sets[] = {dt, "solver.tolerance=1e-12", "solver.iterations=100", NULL};
-        if (build("hanging_cloth", 6, sets, &a) && build("hanging_cloth", 6, sets, &b)) {
-            void *sa = create(&weft_newton_euler, &a), *sb = create(&weft_implicit_euler, &b);
+        if (build("hanging_cloth", 6, sets, &a, &ca) && build("hanging_cloth", 6, sets, &b, &cb)) {
+            void *sa = create(&weft_newton_euler, &a, ca);
+            void *sb = create(&weft_implicit_euler, &b, cb);
             if (sa && sb && advance_ok(&weft_newton_euler, sa, &a, N[j]) &&
                 advance_ok(&weft_implicit_euler, sb, &b, N[j])) {
                 ds[j] = 0.0;
                 for (int i = 0; i < 3 * a.n; i++) ds[j] = fmax(ds[j], fabs(a.x[i] - b.x[i]));
             }
             if (sa) {
-                weft_implicit_stats st;
-                weft_implicit_stats_get(sa, &st);
-                fprintf(stderr, "h = %.4g: %ld Newton iterations in %d steps, %ld backtracks\n",
-                        hs[j], st.newton_iterations, N[j], st.backtracks);
+                weft_profile st;
+                weft_solver_stats(&weft_newton_euler, sa, &st);
+                fprintf(stderr, "h = %.4g: %.0f Newton iterations in %d steps, %.0f backtracks\n",
+                        hs[j], weft_profile_value(&st, "newton_iterations"), N[j],
+                        weft_profile_value(&st, "backtracks"));
                 weft_newton_euler.destroy(sa);
             }
             if (sb) weft_implicit_euler.destroy(sb);
         }
         weft_model_free(&a);
         weft_model_free(&b);
+        weft_config_free(&ca);
+        weft_config_free(&cb);
     }
     double p = loglog_slope(hs, ds, 4);
     fprintf(stderr, "max |x_ne - x_ie| at T: %.3g %.3g %.3g %.3g, slope %.3f\n", ds[0], ds[1],
@@ -773,20 +840,24 @@ static void test_newton_vs_linearised(void) {
  * systems it factorises. */
 static void test_analyses(void) {
     weft_model m;
+    weft_config *cfg = NULL;
     const char *sets[] = {"solver.linear=cholmod", NULL};
-    if (build("hanging_cloth", 8, sets, &m)) {
-        void *st = create(&weft_newton_euler, &m);
+    if (build("hanging_cloth", 8, sets, &m, &cfg)) {
+        void *st = create(&weft_newton_euler, &m, cfg);
         if (st && advance_ok(&weft_newton_euler, st, &m, 20)) {
-            weft_implicit_stats s;
-            weft_implicit_stats_get(st, &s);
-            fprintf(stderr, "analyses %d, linear solves %ld, Newton iterations %ld\n",
-                    s.analyses, s.linear_solves, s.newton_iterations);
-            CHECK(s.analyses == 1);
-            CHECK(s.linear_solves > 20);
+            weft_profile s;
+            weft_solver_stats(&weft_newton_euler, st, &s);
+            double analyses = weft_profile_value(&s, "setups");
+            double solves = weft_profile_value(&s, "linear_solves");
+            fprintf(stderr, "analyses %.0f, linear solves %.0f, Newton iterations %.0f\n",
+                    analyses, solves, weft_profile_value(&s, "newton_iterations"));
+            CHECK(analyses == 1);
+            CHECK(solves > 20);
         }
         if (st) weft_newton_euler.destroy(st);
     }
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -843,31 +914,35 @@ static void test_indefinite(void) {
     tmp_file(&dir, "stderr.txt", path, sizeof path);
     for (int s = 0; s < 2; s++) {
         weft_model m;
+        weft_config *cfg = NULL;
         const char *sets[] = {"solver.hessian=exact", "scene.dt=0.1", NULL};
-        if (!build("hanging_cloth", 6, sets, &m)) {
+        if (!build("hanging_cloth", 6, sets, &m, &cfg)) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             continue;
         }
         double c[3] = {0, 0, 0};
         for (int i = 0; i < m.n; i++)
             for (int k = 0; k < 3; k++) c[k] += m.x[3 * i + k] / m.n;
         for (int i = 0; i < 3 * m.n; i++) m.x[i] = m.x_start[i] = c[i % 3] + 0.5 * (m.x[i] - c[i % 3]);
-        void *st = create(both[s], &m);
-        weft_implicit_stats stats = {0};
+        void *st = create(both[s], &m, cfg);
+        weft_profile stats;
         int saved = stderr_to(path);
         bool ok = st && advance_ok(both[s], st, &m, 3);
-        if (st) weft_implicit_stats_get(st, &stats);
+        weft_solver_stats(both[s], st, &stats); /* empty without a state */
         stderr_back(saved);
         if (st) both[s]->destroy(st);
         char *text = slurp(path);
-        fprintf(stderr, "%s: %ld fallbacks; stderr: %s", both[s]->name, stats.fallbacks, text);
+        double fallbacks = weft_profile_value(&stats, "fallbacks");
+        fprintf(stderr, "%s: %.0f fallbacks; stderr: %s", both[s]->name, fallbacks, text);
         CHECK(ok);
-        CHECK(stats.fallbacks > 0);
+        CHECK(fallbacks > 0);
         CHECK(max_excursion(&m) < 10.0); /* finite */
         CHECK(count_lines_with(text, "warning:") == 1);
         CHECK(strstr(text, both[s]->name) && strstr(text, "PSD-projected"));
         free(text);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     unlink(path);
     rmdir(dir.path);
@@ -900,9 +975,11 @@ static void test_nonfinite(void) {
     for (int s = 0; s < 4; s++) {
         const weft_solver_type *solver = implicit_solvers[s];
         weft_model m;
+        weft_config *cfg = NULL;
         const char *sets[] = {"scene.steps=5", NULL};
-        if (!build("hanging_cloth", 6, sets, &m)) {
+        if (!build("hanging_cloth", 6, sets, &m, &cfg)) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             continue;
         }
         m.v[3 * 10 + 1] = NAN;
@@ -912,6 +989,7 @@ static void test_nonfinite(void) {
         snprintf(lpartial, sizeof lpartial, "%s.linear.partial", log);
         weft_run_options opt = weft_run_options_default();
         opt.log_path = log;
+        opt.config = cfg; /* the scene's 5 steps and settings */
         weft_run_result res;
         weft_error err = {{0}};
         int rc = weft_run(solver, &m, &opt, &res, &err);
@@ -935,6 +1013,7 @@ static void test_nonfinite(void) {
             unlink(logs[l]);
         }
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     rmdir(dir.path);
 }
@@ -948,15 +1027,18 @@ static void test_free_fall_log(void) {
     for (int s = 0; s < 4; s++) {
         const weft_solver_type *solver = implicit_solvers[s];
         weft_model m;
+        weft_config *cfg = NULL;
         const char *sets[] = {"scene.steps=6", NULL};
-        if (!build("drape_sphere", 6, sets, &m)) {
+        if (!build("drape_sphere", 6, sets, &m, &cfg)) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             continue;
         }
         char log[128];
         tmp_file(&dir, "fall.log", log, sizeof log);
         weft_run_options opt = weft_run_options_default();
         opt.log_path = log;
+        opt.config = cfg; /* the scene's 6 steps, settings and post-step stages */
         weft_run_result res;
         weft_error err = {{0}};
         CHECK(weft_run(solver, &m, &opt, &res, &err) == WEFT_OK);
@@ -970,6 +1052,7 @@ static void test_free_fall_log(void) {
         snprintf(other, sizeof other, "%s.linear", log);
         unlink(other);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     rmdir(dir.path);
 }
@@ -984,14 +1067,16 @@ static void test_infeasible(void) {
     for (int s = 0; s < 4; s++) {
         const weft_solver_type *solver = implicit_solvers[s];
         weft_model m;
-        if (!build("tet_beam", 0, sets, &m)) {
+        weft_config *cfg = NULL;
+        if (!build("tet_beam", 0, sets, &m, &cfg)) {
             weft_model_free(&m);
+            weft_config_free(&cfg);
             continue;
         }
         CHECK(isfinite(weft_model_energy(&m, m.x)));
         for (int i = 0; i < m.n; i++) m.x[3 * i] = m.x_start[3 * i] = -m.x[3 * i];
         CHECK(weft_model_energy(&m, m.x) == INFINITY);
-        void *st = create(solver, &m);
+        void *st = create(solver, &m, cfg);
         weft_error err = {{0}};
         int rc = st ? advance(solver, st, &m, 1, &err) : WEFT_ERR_INPUT;
         if (st) solver->destroy(st);
@@ -1002,6 +1087,7 @@ static void test_infeasible(void) {
         CHECK(strstr(err.msg, "neo_hookean") != NULL); /* the element's term is named */
         for (int i = 0; i < 3 * m.n; i++) CHECK(isfinite(m.x[i]) && isfinite(m.v[i]));
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -1014,9 +1100,11 @@ static void test_infeasible(void) {
  * Σ ∇G, which starts at Σ ∇E = 0 from x̃: Σ m v is conserved to rounding. */
 static void test_momentum(void) {
     weft_model m;
+    weft_config *cfg = NULL;
     const char *sets[] = {"scene.gravity=0 0 0", "solver.tolerance=1e-10", NULL};
-    if (!build("hanging_cloth", 8, sets, &m)) {
+    if (!build("hanging_cloth", 8, sets, &m, &cfg)) {
         weft_model_free(&m);
+        weft_config_free(&cfg);
         return;
     }
     for (int i = 0; i < m.n; i++) {
@@ -1035,7 +1123,7 @@ static void test_momentum(void) {
     }
     snap s0;
     snap_take(&s0, &m);
-    void *st = create(&weft_newton_euler, &m);
+    void *st = create(&weft_newton_euler, &m, cfg);
     if (st && advance_ok(&weft_newton_euler, st, &m, 10)) {
         double p[3] = {0, 0, 0}, change = 0.0;
         for (int i = 0; i < m.n; i++)
@@ -1052,6 +1140,7 @@ static void test_momentum(void) {
     if (st) weft_newton_euler.destroy(st);
     snap_free(&s0);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 int main(int argc, char **argv) {

@@ -149,7 +149,7 @@ static void test_agreement(void) {
     int its[3];
     for (int p = 0; p < 3; p++) {
         weft_ppcg_options o = weft_ppcg_defaults();
-        o.precond = (weft_precond)p, o.tol = 1e-12, o.callback = log_residual;
+        o.precond = weft_precond_registry[p], o.tol = 1e-12, o.callback = log_residual;
         last_iter = -1;
         weft_solve_status st = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &its[p], &err);
         if (st != WEFT_SOLVE_CONVERGED) fprintf(stderr, "%s\n", err.msg);
@@ -230,7 +230,7 @@ static void test_failures(void) {
     weft_ppcg *pc = weft_ppcg_create(n, &err);
     for (int p = 0; p < 3; p++) {
         weft_ppcg_options o = weft_ppcg_defaults();
-        o.precond = (weft_precond)p;
+        o.precond = weft_precond_registry[p];
         err.msg[0] = 0;
         CHECK(weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, NULL, &err) == WEFT_SOLVE_INDEFINITE);
         CHECK(err.msg[0] != 0);

@@ -72,15 +72,19 @@ static void rnd_hinge(lcg *g, double phi, double *p) {
     }
 }
 
-/* Loads a built-in scene, applies the overrides (NULL-terminated) and builds it. */
-static bool build(weft_model *m, const char *scene, const char *const *sets) {
-    return scene_build(scene, sets, weft_energy_registry, m);
+/* Loads a built-in scene, applies the overrides (NULL-terminated) and builds it, with
+ * its config (the solvers' settings) into *cfg. */
+static bool build(weft_model *m, weft_config **cfg, const char *scene,
+                  const char *const *sets) {
+    return scene_build_cfg(scene, sets, weft_energy_registry, m, cfg);
 }
 
-/* Steps m `steps` times with solver; false (and a failed check) on an error. */
-static bool step_n(const weft_solver_type *solver, weft_model *m, int steps) {
+/* Steps m `steps` times with solver and the settings of cfg; false (and a failed check)
+ * on an error. */
+static bool step_n(const weft_solver_type *solver, weft_model *m, weft_config *cfg,
+                   int steps) {
     weft_error err = {{0}};
-    void *st = solver->create(m, &err);
+    void *st = solver->create(m, cfg, &err);
     CHECK(st != NULL);
     if (!st) return false;
     int rc = WEFT_OK;
@@ -505,8 +509,8 @@ static void test_mapping(void) {
 
 /* hanging_cloth with every vertex free and a non-planar shape (a flat cloth cannot
  * tell a rigid field from one with arbitrary normal velocities). */
-static bool free_cloth(weft_model *m, const char *const *sets) {
-    if (!build(m, "hanging_cloth", sets)) return false;
+static bool free_cloth(weft_model *m, weft_config **cfg, const char *const *sets) {
+    if (!build(m, cfg, "hanging_cloth", sets)) return false;
     lcg g = {2024};
     for (int i = 0; i < m->n; i++) {
         m->pin[i] = -1;
@@ -533,7 +537,7 @@ static double killing_defect(const weft_model *m, const double *v) {
 
 static void test_damping_momentum(void) {
     weft_model m = {0};
-    if (!free_cloth(&m, NULL)) return;
+    if (!free_cloth(&m, NULL, NULL)) return;
     size_t n3 = 3 * (size_t)m.n;
     double *v = malloc(n3 * sizeof *v), *v1 = malloc(n3 * sizeof *v1);
     double *vr = malloc(n3 * sizeof *vr), *vr2 = malloc(n3 * sizeof *vr2);
@@ -609,7 +613,8 @@ static double spin_drift(const char *dt, const char *k_stretch, const char *k_be
     const char *sets[] = {"scene.gravity=0,0,0", "pbd.k_damping=0.1", dt, k_stretch,
                           k_bending, NULL};
     weft_model m = {0};
-    if (!build(&m, "hanging_cloth", sets)) return INFINITY;
+    weft_config *cfg = NULL;
+    if (!build(&m, &cfg, "hanging_cloth", sets)) return INFINITY;
     for (int i = 0; i < m.n; i++) m.pin[i] = -1, m.w[i] = 1.0 / m.mass[i];
     double M = 0.0, xc[3] = {0, 0, 0};
     for (int i = 0; i < m.n; i++) {
@@ -625,7 +630,7 @@ static double spin_drift(const char *dt, const char *k_stretch, const char *k_be
     double P0[3], L0[3], ps0, ls0, worst = 0.0;
     momenta(&m, m.x, m.v, P0, L0, &ps0, &ls0);
     weft_error err = {{0}};
-    void *st = weft_pbd_gauss_seidel.create(&m, &err);
+    void *st = weft_pbd_gauss_seidel.create(&m, cfg, &err);
     CHECK(st != NULL);
     for (int s = 0; st && s < steps; s++) {
         CHECK(weft_pbd_gauss_seidel.step(st, &m, NULL, &err) == WEFT_OK);
@@ -640,6 +645,7 @@ static double spin_drift(const char *dt, const char *k_stretch, const char *k_be
     }
     weft_pbd_gauss_seidel.destroy(st);
     weft_model_free(&m);
+    weft_config_free(&cfg);
     return worst;
 }
 
@@ -681,12 +687,13 @@ static void check_pins(const char *const *sets, bool bitwise, const double *cent
     const weft_solver_type *solvers[2] = {&weft_pbd_gauss_seidel, &weft_pbd_jacobi};
     for (int sv = 0; sv < 2; sv++) {
         weft_model m = {0};
-        if (!build(&m, "hanging_cloth", sets)) return;
+        weft_config *cfg = NULL;
+        if (!build(&m, &cfg, "hanging_cloth", sets)) return;
         int npinned = 0;
         for (int i = 0; i < m.n; i++) npinned += m.pin[i] >= 0;
         CHECK(npinned == 2); /* the two top corners */
         weft_error err = {{0}};
-        void *st = solvers[sv]->create(&m, &err);
+        void *st = solvers[sv]->create(&m, cfg, &err);
         CHECK(st != NULL);
         for (int s = 0; st && s < 60; s++) {
             CHECK(solvers[sv]->step(st, &m, NULL, &err) == WEFT_OK);
@@ -716,6 +723,7 @@ static void check_pins(const char *const *sets, bool bitwise, const double *cent
         }
         solvers[sv]->destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -747,16 +755,18 @@ static void test_gs_beats_jacobi(void) {
      * beyond any rounding effect; assert GS < Jacobi there, from identical states. */
     static const char *const sets[] = {"solver.iterations=800", NULL};
     weft_model a = {0}, b = {0}, base = {0};
-    if (!build(&base, "hanging_cloth", NULL) || !build(&a, "hanging_cloth", sets) ||
-        !build(&b, "hanging_cloth", sets))
+    weft_config *ca = NULL, *cb = NULL, *cbase = NULL;
+    if (!build(&base, &cbase, "hanging_cloth", NULL) || !build(&a, &ca, "hanging_cloth", sets) ||
+        !build(&b, &cb, "hanging_cloth", sets))
         goto done;
-    CHECK(base.solver.iterations == 10 && b.solver.omega == 1.5);
+    CHECK(cfg_value(cbase, "solver", "iterations") == 10 && cfg_value(cb, "solver", "omega") == 1.5);
     /* A deformed, moving state: 30 Gauss-Seidel steps of the falling cloth at the
      * scene's 10 iterations. */
-    if (!step_n(&weft_pbd_gauss_seidel, &base, 30)) goto done;
+    if (!step_n(&weft_pbd_gauss_seidel, &base, cbase, 30)) goto done;
     copy_state(&base, &a);
     copy_state(&base, &b);
-    if (!step_n(&weft_pbd_gauss_seidel, &a, 1) || !step_n(&weft_pbd_jacobi, &b, 1)) goto done;
+    if (!step_n(&weft_pbd_gauss_seidel, &a, ca, 1) || !step_n(&weft_pbd_jacobi, &b, cb, 1))
+        goto done;
     double gmax, grms, jmax, jrms;
     weft_strain(&a, a.x, &gmax, &grms);
     weft_strain(&b, b.x, &jmax, &jrms);
@@ -768,6 +778,9 @@ done:
     weft_model_free(&base);
     weft_model_free(&a);
     weft_model_free(&b);
+    weft_config_free(&cbase);
+    weft_config_free(&ca);
+    weft_config_free(&cb);
 }
 
 static void test_jacobi_bounded(void) {
@@ -776,10 +789,11 @@ static void test_jacobi_bounded(void) {
     for (int o = 0; o < 5; o++) {
         const char *sets[] = {omegas[o], NULL};
         weft_model m = {0};
-        if (!build(&m, "hanging_cloth", sets)) return;
+        weft_config *cfg = NULL;
+        if (!build(&m, &cfg, "hanging_cloth", sets)) return;
         double g = norm3(m.gravity);
         weft_error err = {{0}};
-        void *st = weft_pbd_jacobi.create(&m, &err);
+        void *st = weft_pbd_jacobi.create(&m, cfg, &err);
         CHECK(st != NULL);
         bool ok = st != NULL;
         double worst = 0.0;
@@ -810,6 +824,7 @@ static void test_jacobi_bounded(void) {
         fprintf(stderr, "jacobi_bounded %s: largest displacement %.3g m\n", omegas[o], worst);
         weft_pbd_jacobi.destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -817,9 +832,10 @@ static void test_jacobi_threads(void) {
     static const char *const one[] = {"solver.threads=1", NULL};
     static const char *const two[] = {"solver.threads=2", NULL};
     weft_model a = {0}, b = {0};
-    if (build(&a, "hanging_cloth", one) && build(&b, "hanging_cloth", two) &&
-        step_n(&weft_pbd_jacobi, &a, 30) && step_n(&weft_pbd_jacobi, &b, 30)) {
-        CHECK(b.solver.threads == 2);
+    weft_config *ca = NULL, *cb = NULL;
+    if (build(&a, &ca, "hanging_cloth", one) && build(&b, &cb, "hanging_cloth", two) &&
+        step_n(&weft_pbd_jacobi, &a, ca, 30) && step_n(&weft_pbd_jacobi, &b, cb, 30)) {
+        CHECK(cfg_value(cb, "solver", "threads") == 2);
         /* The gather sums each vertex's corrections in a fixed order whatever the
          * thread count, and every correction is computed from the same p: the
          * results must be bitwise identical. */
@@ -828,12 +844,16 @@ static void test_jacobi_threads(void) {
     }
     weft_model_free(&a);
     weft_model_free(&b);
+    weft_config_free(&ca);
+    weft_config_free(&cb);
 }
 
 static void test_gs_deterministic(void) {
     weft_model a = {0}, b = {0};
-    if (build(&a, "hanging_cloth", NULL) && build(&b, "hanging_cloth", NULL) &&
-        step_n(&weft_pbd_gauss_seidel, &a, 30) && step_n(&weft_pbd_gauss_seidel, &b, 30)) {
+    weft_config *ca = NULL, *cb = NULL;
+    if (build(&a, &ca, "hanging_cloth", NULL) && build(&b, &cb, "hanging_cloth", NULL) &&
+        step_n(&weft_pbd_gauss_seidel, &a, ca, 30) &&
+        step_n(&weft_pbd_gauss_seidel, &b, cb, 30)) {
         /* A fixed constraint order and no uninitialised state: same input, same bits. */
         CHECK(memcmp(a.x, b.x, 3 * (size_t)a.n * sizeof *a.x) == 0);
         CHECK(memcmp(a.v, b.v, 3 * (size_t)a.n * sizeof *a.v) == 0);
@@ -842,6 +862,8 @@ static void test_gs_deterministic(void) {
     }
     weft_model_free(&a);
     weft_model_free(&b);
+    weft_config_free(&ca);
+    weft_config_free(&cb);
 }
 
 int main(int argc, char **argv) {

@@ -198,9 +198,11 @@ static void test_projection_momentum(void) {
 /* Whole solvers: a cloth folded onto itself                                       */
 /* ------------------------------------------------------------------------------ */
 
-/* Loads a built-in scene, applies the overrides (NULL-terminated) and builds it. */
-static bool build(weft_model *m, const char *scene, const char *const *sets) {
-    return scene_build(scene, sets, weft_energy_registry, m);
+/* Loads a built-in scene, applies the overrides (NULL-terminated) and builds it, with
+ * its config (the solvers' settings) into *cfg. */
+static bool build(weft_model *m, weft_config **cfg, const char *scene,
+                  const char *const *sets) {
+    return scene_build_cfg(scene, sets, weft_energy_registry, m, cfg);
 }
 
 /* The fold scene: a 0.5 m × 0.25 m cloth of 17 × 9 vertices (edges 1/32 m) lying in the
@@ -215,7 +217,8 @@ static bool build(weft_model *m, const char *scene, const char *const *sets) {
  * down about the fold line at 4 rad/s, so the halves meet in mid-air. */
 enum { FOLD_NX = 17, FOLD_NY = 9, FOLD_STEPS = 60 };
 
-static bool build_fold(weft_model *m, bool self, bool free, const char *extra) {
+static bool build_fold(weft_model *m, weft_config **cfg, bool self, bool free,
+                       const char *extra) {
     const char *sets[16] = {"mesh.nx=17", "mesh.ny=9", "mesh.width=0.5", "mesh.height=0.25",
                             "mesh.origin=-0.25,0.002,0.125", "collider.ball.center=0,-10,0",
                             "pbd.k_bending=0", "pbd.self_thickness=0.004",
@@ -228,7 +231,7 @@ static bool build_fold(weft_model *m, bool self, bool free, const char *extra) {
         sets[n++] = "pins.edges=left";
     }
     sets[n++] = extra; /* NULL ends the list here when there is none */
-    if (!build(m, "drape_sphere", sets)) return false;
+    if (!build(m, cfg, "drape_sphere", sets)) return false;
     CHECK(m->n == FOLD_NX * FOLD_NY);
     const double theta = 150.0 * WEFT_PI / 180.0, spin = 4.0; /* rad, rad/s */
     for (int i = 0; i < m->n; i++) {
@@ -245,18 +248,32 @@ static bool build_fold(weft_model *m, bool self, bool free, const char *extra) {
     return true;
 }
 
+/* Self-collision constraints generated so far by a PBD solver state, from its profile
+ * (NAN when st is NULL or the solver reports none). */
+static double self_contacts(const weft_solver_type *solver, const void *st) {
+    weft_profile p;
+    weft_solver_stats(solver, st, &p);
+    return weft_profile_value(&p, "self_contacts");
+}
+
 /* Steps the fold scene `steps` times; returns the largest number of intersecting
  * triangle pairs (weft_mesh_count_intersections) over the start and every step, or −1
- * on an error. The final state goes to out (when non-NULL, an unbuilt model) and the
- * number of self-collision constraints generated to *contacts. */
+ * on an error. The final state goes to out (when non-NULL, an unbuilt model), the run's
+ * config to *cfg (when non-NULL; the caller frees it) and the number of self-collision
+ * constraints generated to *contacts. */
 static long run_fold(const weft_solver_type *solver, bool self, const char *extra, int steps,
-                     weft_model *out, long *contacts) {
+                     weft_model *out, weft_config **cfg, long *contacts) {
     weft_model m = {0};
-    if (!build_fold(&m, self, false, extra)) return -1;
+    weft_config *c = NULL;
+    if (cfg) *cfg = NULL;
+    if (!build_fold(&m, &c, self, false, extra)) {
+        weft_model_free(&m);
+        return -1;
+    }
     long worst = weft_mesh_count_intersections(&m.mesh, m.x);
     CHECK(worst == 0); /* the folded start is intersection-free */
     weft_error err = {{0}};
-    void *st = solver->create(&m, &err);
+    void *st = solver->create(&m, c, &err);
     if (!st) fprintf(stderr, "%s: %s\n", solver->name, err.msg);
     CHECK(st != NULL);
     for (int s = 0; st && s < steps; s++) {
@@ -266,22 +283,24 @@ static long run_fold(const weft_solver_type *solver, bool self, const char *extr
         long c = weft_mesh_count_intersections(&m.mesh, m.x);
         if (c > worst) worst = c;
     }
-    weft_pbd_timers t = {0};
-    if (st) weft_pbd_timers_get(st, &t);
-    if (contacts) *contacts = t.self_contacts;
+    if (contacts) *contacts = st ? (long)self_contacts(solver, st) : 0;
     solver->destroy(st);
     if (out)
         *out = m;
     else
         weft_model_free(&m);
+    if (cfg)
+        *cfg = c;
+    else
+        weft_config_free(&c);
     return worst;
 }
 
 static void check_fold(const weft_solver_type *solver) {
     weft_model on = {0};
     long n_on = 0, n_off = 0;
-    long with = run_fold(solver, true, NULL, FOLD_STEPS, &on, &n_on);
-    long without = run_fold(solver, false, NULL, FOLD_STEPS, NULL, &n_off);
+    long with = run_fold(solver, true, NULL, FOLD_STEPS, &on, NULL, &n_on);
+    long without = run_fold(solver, false, NULL, FOLD_STEPS, NULL, NULL, &n_off);
     fprintf(stderr, "%s: intersecting pairs, most at any step: %ld with self-collision (%ld "
             "constraints generated), %ld without\n", solver->name, with, n_on, without);
     /* Self-collision on: no two triangles that share no vertex touch or cross at the end
@@ -332,14 +351,15 @@ static void test_free_momentum(void) {
     const weft_solver_type *solvers[2] = {&weft_pbd_gauss_seidel, &weft_pbd_jacobi};
     for (int sv = 0; sv < 2; sv++) {
         weft_model m = {0};
-        if (!build_fold(&m, true, true, NULL)) return;
+        weft_config *cfg = NULL;
+        if (!build_fold(&m, &cfg, true, true, NULL)) return;
         double P0[3] = {0, 0, 0}, scale = 0.0;
         for (int i = 0; i < m.n; i++) {
             for (int k = 0; k < 3; k++) P0[k] += m.mass[i] * m.v[3 * i + k];
             scale += m.mass[i] * norm3(&m.v[3 * i]);
         }
         weft_error err = {{0}};
-        void *st = solvers[sv]->create(&m, &err);
+        void *st = solvers[sv]->create(&m, cfg, &err);
         CHECK(st != NULL);
         long worst = 0;
         double drift = 0.0;
@@ -352,35 +372,37 @@ static void test_free_momentum(void) {
             long c = weft_mesh_count_intersections(&m.mesh, m.x);
             if (c > worst) worst = c;
         }
-        weft_pbd_timers t = {0};
-        if (st) weft_pbd_timers_get(st, &t);
-        fprintf(stderr, "%s free fold: %ld constraints, most intersecting pairs %ld, "
-                "|P - P0| up to %.3g of sum m|v|\n", solvers[sv]->name, t.self_contacts, worst,
+        double contacts = self_contacts(solvers[sv], st);
+        fprintf(stderr, "%s free fold: %.0f constraints, most intersecting pairs %ld, "
+                "|P - P0| up to %.3g of sum m|v|\n", solvers[sv]->name, contacts, worst,
                 drift / scale);
-        CHECK(t.self_contacts > 0);
+        CHECK(contacts > 0);
         CHECK(worst == 0);
         if (sv == 0) CHECK(drift <= 1e-12 * scale);
         solvers[sv]->destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
-/* Runs the fold scene (self-collision on) for `steps` steps into m. */
+/* Runs the fold scene (self-collision on) for `steps` steps into m, its config into *cfg
+ * (when non-NULL; the caller frees it). */
 static bool fold_run(const weft_solver_type *solver, const char *extra, int steps,
-                     weft_model *m) {
+                     weft_model *m, weft_config **cfg) {
     long contacts = 0;
-    long worst = run_fold(solver, true, extra, steps, m, &contacts);
+    long worst = run_fold(solver, true, extra, steps, m, cfg, &contacts);
     CHECK(worst == 0 && contacts > 0);
     return worst == 0;
 }
 
 static void test_jacobi_threads(void) {
     weft_model a = {0}, b = {0};
+    weft_config *ca = NULL, *cb = NULL;
     /* 30 steps: the upper half lands after about 10 (the threaded run is the slow one
      * where the two cores are busy with other work). */
-    if (fold_run(&weft_pbd_jacobi, "solver.threads=1", 30, &a) &&
-        fold_run(&weft_pbd_jacobi, "solver.threads=2", 30, &b)) {
-        CHECK(a.solver.threads == 1 && b.solver.threads == 2);
+    if (fold_run(&weft_pbd_jacobi, "solver.threads=1", 30, &a, &ca) &&
+        fold_run(&weft_pbd_jacobi, "solver.threads=2", 30, &b, &cb)) {
+        CHECK(cfg_value(ca, "solver", "threads") == 1 && cfg_value(cb, "solver", "threads") == 2);
         /* Constraints are generated serially in the hash's sorted pair order, each is
          * computed from the same p, and every vertex sums its corrections in constraint
          * order whatever the thread count: bitwise identical results. */
@@ -389,12 +411,14 @@ static void test_jacobi_threads(void) {
     }
     weft_model_free(&a);
     weft_model_free(&b);
+    weft_config_free(&ca);
+    weft_config_free(&cb);
 }
 
 static void test_gs_deterministic(void) {
     weft_model a = {0}, b = {0};
-    if (fold_run(&weft_pbd_gauss_seidel, NULL, 30, &a) &&
-        fold_run(&weft_pbd_gauss_seidel, NULL, 30, &b)) {
+    if (fold_run(&weft_pbd_gauss_seidel, NULL, 30, &a, NULL) &&
+        fold_run(&weft_pbd_gauss_seidel, NULL, 30, &b, NULL)) {
         /* A fixed constraint order and no uninitialised state: same input, same bits. */
         CHECK(memcmp(a.x, b.x, 3 * (size_t)a.n * sizeof *a.x) == 0);
         CHECK(memcmp(a.v, b.v, 3 * (size_t)a.n * sizeof *a.v) == 0);
@@ -413,18 +437,22 @@ static void test_no_contact_no_change(void) {
     const weft_solver_type *solvers[2] = {&weft_pbd_gauss_seidel, &weft_pbd_jacobi};
     for (int sv = 0; sv < 2; sv++) {
         weft_model a = {0}, b = {0};
-        if (!build(&a, "drape_sphere", on) || !build(&b, "drape_sphere", NULL)) return;
-        CHECK(a.pbd.self_collision && !b.pbd.self_collision);
+        weft_config *ca = NULL, *cb = NULL;
+        if (!build(&a, &ca, "drape_sphere", on) || !build(&b, &cb, "drape_sphere", NULL)) {
+            weft_model_free(&a), weft_model_free(&b);
+            weft_config_free(&ca), weft_config_free(&cb);
+            return;
+        }
+        CHECK(cfg_value(ca, "pbd", "self_collision") == 1 &&
+              cfg_value(cb, "pbd", "self_collision") == 0);
         weft_error err = {{0}};
-        void *sa = solvers[sv]->create(&a, &err), *sb = solvers[sv]->create(&b, &err);
+        void *sa = solvers[sv]->create(&a, ca, &err), *sb = solvers[sv]->create(&b, cb, &err);
         CHECK(sa != NULL && sb != NULL);
         for (int s = 0; sa && sb && s < 20; s++) {
             CHECK(solvers[sv]->step(sa, &a, NULL, &err) == WEFT_OK);
             CHECK(solvers[sv]->step(sb, &b, NULL, &err) == WEFT_OK);
         }
-        weft_pbd_timers t = {0};
-        if (sa) weft_pbd_timers_get(sa, &t);
-        CHECK(t.self_contacts == 0);
+        CHECK(self_contacts(solvers[sv], sa) == 0);
         CHECK(memcmp(a.x, b.x, 3 * (size_t)a.n * sizeof *a.x) == 0);
         CHECK(memcmp(a.v, b.v, 3 * (size_t)a.n * sizeof *a.v) == 0);
         /* It moved, down to the sphere (top at 0.6 m plus the 2 mm margin). */
@@ -436,15 +464,21 @@ static void test_no_contact_no_change(void) {
         solvers[sv]->destroy(sb);
         weft_model_free(&a);
         weft_model_free(&b);
+        weft_config_free(&ca);
+        weft_config_free(&cb);
     }
 }
 
-/* Builds drape_sphere with one override; returns the status, the message in err. */
+/* Builds drape_sphere with one override, and its config (the solvers' settings, checked
+ * and dropped); returns the status, the message in err. */
 static int build_with(const char *set, weft_model *m, weft_error *err) {
     weft_scene *s = weft_scene_load("drape_sphere", err);
     if (!s) return WEFT_ERR_INPUT;
     int rc = weft_scene_set(s, set, "test_pbd_self", err);
+    weft_config *cfg = NULL;
+    if (rc == WEFT_OK && !(cfg = weft_config_from_scene(s, err))) rc = WEFT_ERR_INPUT;
     if (rc == WEFT_OK) rc = weft_scene_build(s, weft_energy_registry, m, err);
+    weft_config_free(&cfg);
     weft_scene_free(&s);
     return rc;
 }
@@ -452,18 +486,21 @@ static int build_with(const char *set, weft_model *m, weft_error *err) {
 static void test_scene_keys(void) {
     /* Defaults: off, h = 5 mm. */
     weft_model m = {0};
-    if (build(&m, "drape_sphere", NULL)) {
-        CHECK(!m.pbd.self_collision);
-        CHECK(m.pbd.self_thickness == 0.005);
+    weft_config *cfg = NULL;
+    if (build(&m, &cfg, "drape_sphere", NULL)) {
+        CHECK(cfg_value(cfg, "pbd", "self_collision") == 0);
+        CHECK(cfg_value(cfg, "pbd", "self_thickness") == 0.005);
     }
     weft_model_free(&m);
+    weft_config_free(&cfg);
     static const char *const set[] = {"pbd.self_collision=true", "pbd.self_thickness=0.002",
                                       NULL};
-    if (build(&m, "drape_sphere", set)) {
-        CHECK(m.pbd.self_collision);
-        CHECK(m.pbd.self_thickness == 0.002);
+    if (build(&m, &cfg, "drape_sphere", set)) {
+        CHECK(cfg_value(cfg, "pbd", "self_collision") == 1);
+        CHECK(cfg_value(cfg, "pbd", "self_thickness") == 0.002);
     }
     weft_model_free(&m);
+    weft_config_free(&cfg);
     /* Bad values are refused when the scene is built, naming the key. */
     const char *bad[] = {"pbd.self_thickness=0", "pbd.self_thickness=-0.001",
                          "pbd.self_thickness=2", "pbd.self_thickness=thin",
@@ -487,10 +524,22 @@ static void test_scene_keys(void) {
         const double hs[2] = {0.0105, 0.0115};
         for (int k = 0; k < 2; k++) {
             weft_model f = {0};
-            if (!build_fold(&f, true, false, NULL)) return;
-            f.pbd.self_thickness = hs[k];
+            weft_config *fc = NULL;
+            if (!build_fold(&f, &fc, true, false, NULL)) {
+                weft_model_free(&f);
+                weft_config_free(&fc);
+                return;
+            }
+            weft_pbd_settings *ps = weft_config_find(fc, solvers[sv]->settings);
+            CHECK(ps != NULL);
+            if (!ps) {
+                weft_model_free(&f);
+                weft_config_free(&fc);
+                return;
+            }
+            ps->self_thickness = hs[k];
             weft_error err = {{0}};
-            void *st = solvers[sv]->create(&f, &err);
+            void *st = solvers[sv]->create(&f, fc, &err);
             if (k == 0) CHECK(st != NULL);
             if (k == 1) {
                 CHECK(st == NULL);
@@ -500,6 +549,7 @@ static void test_scene_keys(void) {
             }
             solvers[sv]->destroy(st);
             weft_model_free(&f);
+            weft_config_free(&fc);
         }
     }
 }
@@ -510,9 +560,14 @@ static void test_nonfinite(void) {
     const weft_solver_type *solvers[2] = {&weft_pbd_gauss_seidel, &weft_pbd_jacobi};
     for (int sv = 0; sv < 2; sv++) {
         weft_model m = {0};
-        if (!build_fold(&m, true, false, NULL)) return;
+        weft_config *cfg = NULL;
+        if (!build_fold(&m, &cfg, true, false, NULL)) {
+            weft_model_free(&m);
+            weft_config_free(&cfg);
+            return;
+        }
         weft_error err = {{0}};
-        void *st = solvers[sv]->create(&m, &err);
+        void *st = solvers[sv]->create(&m, cfg, &err);
         CHECK(st != NULL);
         m.v[3 * (m.n - 1) + 1] = NAN; /* a free corner of the upper half */
         int rc = st ? solvers[sv]->step(st, &m, NULL, &err) : WEFT_OK;
@@ -520,6 +575,7 @@ static void test_nonfinite(void) {
         CHECK(strstr(err.msg, "self-collision") != NULL);
         solvers[sv]->destroy(st);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 

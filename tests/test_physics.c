@@ -25,9 +25,15 @@
 /* Helpers                                                                         */
 /* ------------------------------------------------------------------------------ */
 
-/* Loads a built-in scene, applies the NULL-terminated overrides and builds m. */
-static bool build(const char *scene, const char *const *sets, weft_model *m) {
-    return scene_build(scene, sets, weft_energy_registry, m);
+/* Loads a built-in scene, applies the NULL-terminated overrides, builds m and makes the
+ * run's config (the plug-ins' settings; free with weft_config_free). */
+static bool build(const char *scene, const char *const *sets, weft_model *m, weft_config **cfg) {
+    return scene_build_cfg(scene, sets, weft_energy_registry, m, cfg);
+}
+
+/* The run length the config's [scene] steps asks for. */
+static int steps_of(const weft_config *cfg) {
+    return (int)cfg_value(cfg, "scene", "steps");
 }
 
 /* The collider named `name`, or NULL. */
@@ -57,9 +63,9 @@ static bool step(const weft_solver_type *solver, void *state, weft_model *m) {
     return rc == WEFT_OK && finite;
 }
 
-static void *create(const weft_solver_type *solver, const weft_model *m) {
+static void *create(const weft_solver_type *solver, const weft_model *m, weft_config *cfg) {
     weft_error err = {{0}};
-    void *st = solver->create(m, &err);
+    void *st = solver->create(m, cfg, &err);
     if (!st) fprintf(stderr, "%s create: %s\n", solver->name, err.msg);
     CHECK(st != NULL);
     return st;
@@ -117,14 +123,14 @@ static double segment_centre_distance(const double a[3], const double b[3], cons
     return sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
 }
 
-/* Runs m->steps steps and checks after every step that no vertex is inside the sphere
+/* Runs the config's steps and checks after every step that no vertex is inside the sphere
  * or below the ground. Returns the final state in m; *dmin gets the minima seen. */
-static void run_no_penetration(const weft_solver_type *solver, weft_model *m, double dmin[2],
-                               double *core) {
+static void run_no_penetration(const weft_solver_type *solver, weft_model *m,
+                               weft_config *cfg, double dmin[2], double *core) {
     weft_collider *ball = collider(m, "ball"), *ground = collider(m, "ground");
     CHECK(ball && ground);
     if (!ball || !ground) return;
-    void *st = create(solver, m);
+    void *st = create(solver, m, cfg);
     if (!st) return;
     double *xprev = malloc(3 * sizeof(double) * (size_t)m->n);
     CHECK(xprev != NULL);
@@ -134,7 +140,7 @@ static void run_no_penetration(const weft_solver_type *solver, weft_model *m, do
     }
     dmin[0] = dmin[1] = *core = DBL_MAX;
     int bad_step = -1;
-    for (int s = 0; s < m->steps; s++) {
+    for (int s = 0, steps = steps_of(cfg); s < steps; s++) {
         memcpy(xprev, m->x, 3 * sizeof(double) * (size_t)m->n);
         if (!step(solver, st, m)) break;
         for (int i = 0; i < m->n; i++)
@@ -162,10 +168,11 @@ static void run_no_penetration(const weft_solver_type *solver, weft_model *m, do
 static void no_penetration_sphere(void) {
     for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; k++) {
         weft_model m;
-        if (!build("drape_sphere", NULL, &m)) return;
-        CHECK(m.steps == 180);
+        weft_config *cfg;
+        if (!build("drape_sphere", NULL, &m, &cfg)) return;
+        CHECK(steps_of(cfg) == 180);
         double dmin[2] = {0, 0}, core = 0;
-        run_no_penetration(solvers[k], &m, dmin, &core);
+        run_no_penetration(solvers[k], &m, cfg, dmin, &core);
         weft_collider *ball = collider(&m, "ball");
         double final = ball ? min_distance(&m, ball) : DBL_MAX;
         printf("%s: min distance over the run: sphere %.4g m, ground %.4g m; at the end "
@@ -175,6 +182,7 @@ static void no_penetration_sphere(void) {
          * 1 cm of the surface (the margin is 2 mm). */
         CHECK(final <= 0.01);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -198,10 +206,11 @@ static void no_penetration_fast(void) {
     for (int var = 0; var < 2; var++)
         for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; k++) {
             weft_model m;
-            if (!build("drape_sphere", variants[var], &m)) return;
+            weft_config *cfg;
+            if (!build("drape_sphere", variants[var], &m, &cfg)) return;
             for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -20.0;
             double dmin[2] = {0, 0}, core = 0;
-            run_no_penetration(solvers[k], &m, dmin, &core);
+            run_no_penetration(solvers[k], &m, cfg, dmin, &core);
             printf("%s, dt %.4g s, v0 = -20 m/s: min distance sphere %.4g m, ground %.4g m; "
                    "closest approach of a step's path to the centre %.3g R\n",
                    solvers[k]->name, m.dt, dmin[0], dmin[1], core);
@@ -218,6 +227,7 @@ static void no_penetration_fast(void) {
             weft_collider *ball = collider(&m, "ball");
             CHECK(ball && min_distance(&m, ball) <= 0.01);
             weft_model_free(&m);
+            weft_config_free(&cfg);
         }
 }
 
@@ -228,12 +238,12 @@ static void no_penetration_fast(void) {
 /* A 0.2 m x 0.2 m, 8 x 8 cloth lying flat on the ground at the contact margin, the
  * sphere moved 100 m away, no damping. friction and restitution are "collider.ground.*"
  * overrides; extra may add more. */
-static bool small_cloth_on_ground(weft_model *m, const char *friction, const char *restitution,
-                                  const char *origin) {
+static bool small_cloth_on_ground(weft_model *m, weft_config **cfg, const char *friction,
+                                  const char *restitution, const char *origin) {
     const char *sets[] = {"mesh.nx=8", "mesh.ny=8", "mesh.width=0.2", "mesh.height=0.2",
                           origin, "collider.ball.center=100,0,0", "pbd.k_damping=0",
                           friction, restitution, NULL};
-    if (!build("drape_sphere", sets, m)) return false;
+    if (!build("drape_sphere", sets, m, cfg)) return false;
     weft_collider *ball = collider(m, "ball");
     CHECK(ball && min_distance(m, ball) > 50.0);
     return true;
@@ -247,14 +257,15 @@ static void friction(void) {
     for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; k++) {
         /* μ = 0.5 */
         weft_model m;
-        if (!small_cloth_on_ground(&m, "collider.ground.friction=0.5",
+        weft_config *cfg;
+        if (!small_cloth_on_ground(&m, &cfg, "collider.ground.friction=0.5",
                                    "collider.ground.restitution=0", "mesh.origin=-0.1,0.002,0.1"))
             return;
         double mu = collider(&m, "ground")->friction, h = m.dt;
         CHECK(m.contact_margin == 0.002 && fabs(min_distance(&m, collider(&m, "ground")) - 0.002) < 1e-12);
         for (int i = 0; i < m.n; i++) m.v[3 * i] = v0;
         double t_stop = v0 / (mu * g);
-        void *st = create(solvers[k], &m);
+        void *st = create(solvers[k], &m, cfg);
         if (!st) return;
         bool monotonic = true;
         double prev = v0, speed_before = 0.0, t_stopped = -1.0;
@@ -283,13 +294,14 @@ static void friction(void) {
         CHECK(min_distance(&m, collider(&m, "ground")) >= 0.0);
         CHECK(max_y(&m) <= 0.002 + 1e-6);
         weft_model_free(&m);
+        weft_config_free(&cfg);
 
         /* μ = 0 */
-        if (!small_cloth_on_ground(&m, "collider.ground.friction=0",
+        if (!small_cloth_on_ground(&m, &cfg, "collider.ground.friction=0",
                                    "collider.ground.restitution=0", "mesh.origin=-0.1,0.002,0.1"))
             return;
         for (int i = 0; i < m.n; i++) m.v[3 * i] = v0;
-        st = create(solvers[k], &m);
+        st = create(solvers[k], &m, cfg);
         if (!st) return;
         double vmin = v0;
         for (int s = 1; s * m.dt <= 0.3 + 1e-9; s++) {
@@ -304,6 +316,7 @@ static void friction(void) {
          * friction of even μ = 0.02 would already remove μ g t = 0.06 m/s. */
         CHECK(vmin > 0.9);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
 }
 
@@ -312,14 +325,16 @@ static void friction(void) {
 static void drop(const weft_solver_type *solver, const char *restitution, double *max_after,
                  double *mean_peak, double *impact_t) {
     weft_model m;
+    weft_config *cfg;
     *max_after = *mean_peak = *impact_t = -1.0;
-    if (!small_cloth_on_ground(&m, "collider.ground.friction=0.5", restitution,
+    if (!small_cloth_on_ground(&m, &cfg, "collider.ground.friction=0.5", restitution,
                                "mesh.origin=-0.1,0.5,0.1"))
         return;
     weft_collider *ground = collider(&m, "ground");
-    void *st = create(solver, &m);
+    void *st = create(solver, &m, cfg);
     if (!st) {
         weft_model_free(&m);
+        weft_config_free(&cfg);
         return;
     }
     bool hit = false;
@@ -342,6 +357,7 @@ static void drop(const weft_solver_type *solver, const char *restitution, double
     CHECK(hit);
     CHECK(dmin >= 0.0);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* Restitution: a flat cloth dropped from 0.5 m hits the ground at sqrt(2 g H) = 3.1 m/s.
@@ -381,14 +397,15 @@ static void restitution(void) {
  * through the fall, the impact and the rest. */
 static void balloon_volume(void) {
     weft_model m;
-    if (!build("balloon", NULL, &m)) return;
-    CHECK(m.pbd.k_pressure == 1.0 && m.rest_volume > 0.0 && m.mesh.closed);
+    weft_config *cfg;
+    if (!build("balloon", NULL, &m, &cfg)) return;
+    CHECK(cfg_value(cfg, "pbd", "k_pressure") == 1.0 && m.rest_volume > 0.0 && m.mesh.closed);
     weft_collider *ground = collider(&m, "ground");
-    void *st = create(&weft_pbd_gauss_seidel, &m);
+    void *st = create(&weft_pbd_gauss_seidel, &m, cfg);
     if (!st) return;
     double worst = 0.0, dmin = DBL_MAX;
     int worst_step = -1;
-    for (int s = 0; s < m.steps; s++) {
+    for (int s = 0, steps = steps_of(cfg); s < steps; s++) {
         if (!step(&weft_pbd_gauss_seidel, st, &m)) break;
         double e = fabs(weft_mesh_volume(&m.mesh, m.x) - m.rest_volume) / m.rest_volume;
         if (e > worst) worst = e, worst_step = s;
@@ -401,6 +418,7 @@ static void balloon_volume(void) {
     /* Not vacuous: the balloon reached the ground (released 0.35 m above it). */
     CHECK(dmin <= 0.01 && dmin >= 0.0);
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* With soft stretch constraints (k_stretch = 0.3) and no gravity, a larger overpressure
@@ -422,9 +440,10 @@ static void balloon_pressure_monotonic(void) {
             const char *sets[] = {"pbd.k_stretch=0.3", "scene.gravity=0,0,0",
                                   "mesh.subdivisions=2", "pbd.k_damping=0.1", kp[j], NULL};
             weft_model m;
+            weft_config *cfg;
             vol[j] = -1.0;
-            if (!build("balloon", sets, &m)) return;
-            void *st = create(solvers[k], &m);
+            if (!build("balloon", sets, &m, &cfg)) return;
+            void *st = create(solvers[k], &m, cfg);
             if (!st) return;
             double vlo = DBL_MAX, vhi = -DBL_MAX, vmax = 0.0;
             for (int s = 0; s < 400; s++) {
@@ -441,6 +460,7 @@ static void balloon_pressure_monotonic(void) {
                    solvers[k]->name, kp[j], vol[j], vhi - vlo, vmax);
             CHECK(vhi - vlo < 1e-3);
             weft_model_free(&m);
+            weft_config_free(&cfg);
         }
         for (int j = 1; j < 4; j++) CHECK(vol[j] > vol[j - 1]);
         /* Overpressure inflates: with k_pressure >= 1 the balloon does not shrink (1% for
@@ -475,8 +495,9 @@ static double settled_elongation(int iterations, bool mapping, int *steps_taken)
                           "pins.edges=top", "pbd.k_stretch=0.5", "pbd.k_damping=0.1", it, map,
                           NULL};
     weft_model m;
-    if (!build("hanging_cloth", sets, &m)) return -1.0;
-    void *st = create(&weft_pbd_gauss_seidel, &m);
+    weft_config *cfg;
+    if (!build("hanging_cloth", sets, &m, &cfg)) return -1.0;
+    void *st = create(&weft_pbd_gauss_seidel, &m, cfg);
     if (!st) return -1.0;
     int s = 0;
     double vmax = 0.0;
@@ -490,6 +511,7 @@ static double settled_elongation(int iterations, bool mapping, int *steps_taken)
     double e = mean_elongation(&m);
     *steps_taken = s + 1;
     weft_model_free(&m);
+    weft_config_free(&cfg);
     return e;
 }
 

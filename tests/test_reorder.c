@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool build(weft_model *m, const char *scene, const char *const *sets) {
-    return scene_build(scene, sets, weft_energy_registry, m);
+/* Loads a built-in scene, applies the overrides (NULL-terminated) and builds it, with
+ * its config (the solvers' settings) into *cfg (cfg NULL: checked and dropped). */
+static bool build(weft_model *m, weft_config **cfg, const char *scene,
+                  const char *const *sets) {
+    return scene_build_cfg(scene, sets, weft_energy_registry, m, cfg);
 }
 
 /* Bandwidth max |i − j| over the blocks of m's Hessian pattern; -1 on failure. */
@@ -31,10 +34,11 @@ static int bandwidth(const weft_model *m) {
     return bw;
 }
 
-/* Steps m `steps` times with solver. */
-static bool step_n(const weft_solver_type *solver, weft_model *m, int steps) {
+/* Steps m `steps` times with solver and the settings of cfg. */
+static bool step_n(const weft_solver_type *solver, weft_model *m, weft_config *cfg,
+                   int steps) {
     weft_error err = {{0}};
-    void *st = solver->create(m, &err);
+    void *st = solver->create(m, cfg, &err);
     CHECK(st != NULL);
     if (!st) return false;
     int rc = WEFT_OK;
@@ -75,8 +79,11 @@ static void test_pbd_bitwise(void) {
     for (int s = 0; s < 2; s++)
         for (int kind = 0; kind < 2; kind++) {
             weft_model a = {0}, b = {0};
-            if (!build(&a, "hanging_cloth", sets) || !build(&b, "hanging_cloth", sets)) {
+            weft_config *ca = NULL, *cb = NULL;
+            if (!build(&a, &ca, "hanging_cloth", sets) ||
+                !build(&b, &cb, "hanging_cloth", sets)) {
                 weft_model_free(&a), weft_model_free(&b);
+                weft_config_free(&ca), weft_config_free(&cb);
                 return;
             }
             int *perm = malloc((size_t)b.n * sizeof *perm);
@@ -89,12 +96,13 @@ static void test_pbd_bitwise(void) {
             for (int k = 0; k < b.n; k++) moved = moved || perm[k] != k;
             CHECK(moved); /* the test would be empty for the identity */
             CHECK(weft_model_permute(&b, perm, &err) == WEFT_OK);
-            if (step_n(solvers[s], &a, 25) && step_n(solvers[s], &b, 25)) {
+            if (step_n(solvers[s], &a, ca, 25) && step_n(solvers[s], &b, cb, 25)) {
                 CHECK(mapped_equal(&a, &b, perm));
                 CHECK(memcmp(a.x, a.x_start, 3 * (size_t)a.n * sizeof *a.x) != 0);
             }
             free(perm);
             weft_model_free(&a), weft_model_free(&b);
+            weft_config_free(&ca), weft_config_free(&cb);
         }
 }
 
@@ -106,8 +114,9 @@ static void test_pbd_damping(void) {
     static const char *const rcm_sets[] = {"mesh.nx=12", "mesh.ny=9", "pbd.k_damping=0.05",
                                            "mesh.reorder=rcm", NULL};
     weft_model a = {0}, b = {0}, c = {0};
-    if (build(&a, "hanging_cloth", sets) && build(&b, "hanging_cloth", rcm_sets) &&
-        build(&c, "hanging_cloth", sets)) {
+    weft_config *ca = NULL, *cb = NULL;
+    if (build(&a, &ca, "hanging_cloth", sets) && build(&b, &cb, "hanging_cloth", rcm_sets) &&
+        build(&c, NULL, "hanging_cloth", sets)) {
         int *perm = malloc((size_t)c.n * sizeof *perm);
         weft_error err = {{0}};
         CHECK(weft_model_rcm_order(&c, perm, &err) == WEFT_OK);
@@ -115,7 +124,8 @@ static void test_pbd_damping(void) {
         CHECK(weft_model_permute(&c, perm, &err) == WEFT_OK);
         CHECK(memcmp(b.x, c.x, 3 * (size_t)b.n * sizeof *b.x) == 0);
         CHECK(b.mesh.grid_nx == 0 && b.parts[0].grid_nx == 0);
-        if (step_n(&weft_pbd_gauss_seidel, &a, 25) && step_n(&weft_pbd_gauss_seidel, &b, 25)) {
+        if (step_n(&weft_pbd_gauss_seidel, &a, ca, 25) &&
+            step_n(&weft_pbd_gauss_seidel, &b, cb, 25)) {
             double d = mapped_diff(&a, &b, perm);
             CHECK(d <= 1e-12); /* positions ~1 m, velocities ~1 m/s */
             CHECK(memcmp(a.x, a.x_start, 3 * (size_t)a.n * sizeof *a.x) != 0);
@@ -123,6 +133,7 @@ static void test_pbd_damping(void) {
         free(perm);
     }
     weft_model_free(&a), weft_model_free(&b), weft_model_free(&c);
+    weft_config_free(&ca), weft_config_free(&cb);
 }
 
 /* E, ∇E and ∇²E of a deformed cloth: E bitwise equal, ∇E bitwise equal mapped, every
@@ -131,7 +142,7 @@ static void test_energy_hessian(void) {
     static const char *const sets[] = {"mesh.nx=9", "mesh.ny=8", "material.membrane=stvk",
                                        "material.bending=dihedral_bending", NULL};
     weft_model a = {0}, b = {0};
-    if (!build(&a, "hanging_cloth", sets) || !build(&b, "hanging_cloth", sets)) {
+    if (!build(&a, NULL, "hanging_cloth", sets) || !build(&b, NULL, "hanging_cloth", sets)) {
         weft_model_free(&a), weft_model_free(&b);
         return;
     }
@@ -195,7 +206,7 @@ static void test_bandwidth(void) {
     static const char *const rcm_sets[] = {"mesh.nx=40", "mesh.ny=6", "mesh.width=4",
                                            "mesh.reorder=rcm", NULL};
     weft_model a = {0}, b = {0};
-    if (build(&a, "hanging_cloth", sets) && build(&b, "hanging_cloth", rcm_sets)) {
+    if (build(&a, NULL, "hanging_cloth", sets) && build(&b, NULL, "hanging_cloth", rcm_sets)) {
         int bw_grid = bandwidth(&a), bw_rcm = bandwidth(&b);
         CHECK(bw_grid >= 40); /* vertex (i, j) couples to (i ± 1, j + 1) at least */
         CHECK(bw_rcm > 0 && bw_rcm <= 3 * 6 && 4 * bw_rcm < bw_grid);
@@ -219,7 +230,7 @@ static void test_bandwidth(void) {
 static void test_parts(void) {
     static const char *const rcm_sets[] = {"mesh.reorder=rcm", NULL};
     weft_model a = {0}, b = {0};
-    if (build(&a, "cloth_on_cloth", NULL) && build(&b, "cloth_on_cloth", rcm_sets)) {
+    if (build(&a, NULL, "cloth_on_cloth", NULL) && build(&b, NULL, "cloth_on_cloth", rcm_sets)) {
         CHECK(a.nparts == 2 && b.nparts == 2 && a.n == b.n);
         for (int p = 0; p < a.nparts && p < b.nparts; p++) {
             const weft_part *pa = &a.parts[p], *pb = &b.parts[p];
@@ -249,7 +260,7 @@ static void test_parts(void) {
 /* Bad permutations are refused with a one-line message and leave the model as it was. */
 static void test_bad_permutation(void) {
     weft_model a = {0};
-    if (!build(&a, "cloth_on_cloth", NULL)) return;
+    if (!build(&a, NULL, "cloth_on_cloth", NULL)) return;
     int n = a.n, *perm = malloc((size_t)n * sizeof *perm);
     double *x0 = malloc(3 * (size_t)n * sizeof *x0);
     memcpy(x0, a.x, 3 * (size_t)n * sizeof *x0);

@@ -38,17 +38,30 @@ static bool build(const char *scene, const char *const *sets, weft_model *m) {
     return scene_build(scene, sets, weft_energy_registry, m);
 }
 
+/* build, keeping the run's config (the plug-ins' settings) in *cfg. */
+static bool build_cfg(const char *scene, const char *const *sets, weft_model *m,
+                      weft_config **cfg) {
+    return scene_build_cfg(scene, sets, weft_energy_registry, m, cfg);
+}
+
+/* The run length, s: the config's [scene] steps times the model's dt. */
+static double duration(const weft_config *cfg, const weft_model *m) {
+    return cfg_value(cfg, "scene", "steps") * m->dt;
+}
+
 /* The build must fail with a one-line message holding want1 and want2 (or NULL). */
 static void expect_error(const char *scene, const char *const *sets, const char *want1,
                          const char *want2) {
     scene_expect_error(scene, sets, weft_energy_registry, want1, want2);
 }
 
-/* Writes text as d/name and builds it into m; false (and a failed check) on failure. */
-static bool build_text(const tmp_dir *d, const char *name, const char *text, weft_model *m) {
+/* Writes text as d/name and builds it into m, its config into *cfg (NULL: checked and
+ * dropped); false (and a failed check) on failure. */
+static bool build_text(const tmp_dir *d, const char *name, const char *text, weft_model *m,
+                       weft_config **cfg) {
     char path[128];
     write_file(d, name, text, path, sizeof path);
-    bool ok = build(path, NULL, m);
+    bool ok = build_cfg(path, NULL, m, cfg);
     remove(path);
     return ok;
 }
@@ -76,9 +89,9 @@ static double mean_of(const weft_model *m, const double *a, int k) {
     return s / M;
 }
 
-static void *create(const weft_solver_type *solver, const weft_model *m) {
+static void *create(const weft_solver_type *solver, const weft_model *m, weft_config *cfg) {
     weft_error err = {{0}};
-    void *st = solver->create(m, &err);
+    void *st = solver->create(m, cfg, &err);
     if (!st) fprintf(stderr, "%s create: %s\n", solver->name, err.msg);
     CHECK(st != NULL);
     return st;
@@ -131,7 +144,7 @@ static void parts_mesh(void) {
     const double c[3] = {3, 0, 0};
     CHECK(weft_mesh_grid(&g0, &d0, &err) == WEFT_OK && weft_mesh_grid(&g1, &d1, &err) == WEFT_OK &&
           weft_mesh_icosphere(&ball, 0.1, 1, c, &err) == WEFT_OK);
-    if (build_text(&d, "parts.ini", PARTS_SCENE, &m)) {
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m, NULL)) {
         /* 15 + 16 + 42 vertices; 2·4·2 + 2·3·3 + 80 triangles. */
         CHECK(m.n == 73 && m.mesh.nv == 73 && m.mesh.nt == 16 + 18 + 80);
         CHECK(m.nparts == 3);
@@ -202,7 +215,7 @@ static void parts_masses(void) {
         cross3(u, v, n);
         ball_area += 0.5 * norm3(n);
     }
-    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m, NULL) && m.nparts == 3) {
         CHECK(m.parts[0].density == 0.2 && m.parts[1].density == 0.5 && m.parts[2].density == 2);
         CHECK_NEAR(mass_of(&m, 0, 15), 0.2 * 1.0 * 0.5, 1e-15);      /* [material] density */
         CHECK_NEAR(mass_of(&m, 15, 16), 0.5 * 0.4 * 0.4, 1e-15);     /* [mesh.top] */
@@ -223,7 +236,7 @@ static void parts_velocity(void) {
     tmp_dir d;
     if (!tmp_open(&d)) return;
     weft_model m = {0};
-    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m, NULL) && m.nparts == 3) {
         static const double want[3][3] = {{0, 0, 1}, {1, 2, 3}, {0, 0, 0}};
         int wrong = 0, pinned = 0;
         for (int p = 0; p < 3; p++)
@@ -249,7 +262,7 @@ static void parts_damping(void) {
     tmp_dir d;
     if (!tmp_open(&d)) return;
     weft_model m = {0};
-    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m, NULL) && m.nparts == 3) {
         size_t n3 = 3 * (size_t)m.n;
         double *v = malloc(n3 * sizeof *v);
         CHECK(v != NULL);
@@ -296,7 +309,7 @@ static void parts_pins(void) {
     tmp_dir d;
     if (!tmp_open(&d)) return;
     weft_model m = {0};
-    if (build_text(&d, "parts.ini", PARTS_SCENE, &m) && m.nparts == 3) {
+    if (build_text(&d, "parts.ini", PARTS_SCENE, &m, NULL) && m.nparts == 3) {
         int want[73];
         for (int i = 0; i < 73; i++) want[i] = -1;
         want[0 + 0 + 2 * 5] = 0;                          /* [mesh] top_left: (0, ny-1) */
@@ -527,7 +540,7 @@ static void check_distance(const weft_collider *c, const double p[3], double d,
  * length of max(q, 0) and the normal points from the closest box point to p; inside, the
  * nearest face's q (< 0) and its ±axis normal. */
 static void box_distance(void) {
-    weft_collider c = {.kind = WEFT_COLLIDER_BOX, .center = {1, 2, 3},
+    weft_collider c = {.type = &weft_collider_box, .center = {1, 2, 3},
                        .half_extents = {0.5, 1, 2}};
     /* Inside, 0.2 m from the +x face (x = 1.5), 0.9 from +y, 1.8 from +z. */
     check_distance(&c, (double[]){1.3, 2.1, 3.2}, -0.2, (double[]){1, 0, 0});
@@ -549,7 +562,7 @@ static void box_distance(void) {
     /* On the edge x = 0.5, y = 1 itself: distance 0, normal of the lowest axis, -x. */
     check_distance(&c, (double[]){0.5, 1, 3}, 0.0, (double[]){-1, 0, 0});
     /* Equidistant from two faces inside a unit cube: the lowest axis wins. */
-    weft_collider cube = {.kind = WEFT_COLLIDER_BOX, .half_extents = {1, 1, 1}};
+    weft_collider cube = {.type = &weft_collider_box, .half_extents = {1, 1, 1}};
     check_distance(&cube, (double[]){0.5, 0.5, 0}, -0.5, (double[]){1, 0, 0});
     check_distance(&cube, (double[]){0, -0.5, -0.5}, -0.5, (double[]){0, -1, 0});
 
@@ -592,16 +605,16 @@ static void box_distance(void) {
  * values of weft_collider_distance at every t, so scenes without motion are unchanged. */
 static void collider_motion(void) {
     double n[3];
-    weft_collider plane = {.kind = WEFT_COLLIDER_PLANE, .normal = {0, 1, 0},
+    weft_collider plane = {.type = &weft_collider_plane, .normal = {0, 1, 0},
                            .velocity = {0, 0.5, 0}};
     /* At t = 2 s the plane y = 0 has risen to y = 1: (3, 1.5, -1) is 0.5 m above it. */
     CHECK_NEAR(weft_collider_distance_at(&plane, (double[]){3, 1.5, -1}, 2.0, n), 0.5, 1e-15);
     CHECK(n[0] == 0 && n[1] == 1 && n[2] == 0);
-    weft_collider sphere = {.kind = WEFT_COLLIDER_SPHERE, .radius = 1, .velocity = {1, 0, 0}};
+    weft_collider sphere = {.type = &weft_collider_sphere, .radius = 1, .velocity = {1, 0, 0}};
     /* At t = 3 s the unit sphere's centre is (3, 0, 0): (3, 2, 0) is 1 m off its top. */
     CHECK_NEAR(weft_collider_distance_at(&sphere, (double[]){3, 2, 0}, 3.0, n), 1.0, 1e-15);
     CHECK_NEAR(n[1], 1.0, 1e-15);
-    weft_collider box = {.kind = WEFT_COLLIDER_BOX, .half_extents = {1, 1, 1},
+    weft_collider box = {.type = &weft_collider_box, .half_extents = {1, 1, 1},
                          .velocity = {0, 0, -2}};
     /* At t = 0.5 s the cube's centre is (0, 0, -1), its -z face at z = -2. */
     CHECK_NEAR(weft_collider_distance_at(&box, (double[]){0, 0, -2.25}, 0.5, n), 0.25, 1e-15);
@@ -610,9 +623,9 @@ static void collider_motion(void) {
 
     /* Static: bit for bit, at any time. */
     weft_collider fixed[3] = {
-        {.kind = WEFT_COLLIDER_PLANE, .point = {0.1, 0.2, 0.3}, .normal = {0.6, 0.8, 0}},
-        {.kind = WEFT_COLLIDER_SPHERE, .center = {0.1, 0.3, -0.2}, .radius = 0.3},
-        {.kind = WEFT_COLLIDER_BOX, .center = {-0.2, 0.1, 0}, .half_extents = {0.3, 0.1, 0.2}}};
+        {.type = &weft_collider_plane, .point = {0.1, 0.2, 0.3}, .normal = {0.6, 0.8, 0}},
+        {.type = &weft_collider_sphere, .center = {0.1, 0.3, -0.2}, .radius = 0.3},
+        {.type = &weft_collider_box, .center = {-0.2, 0.1, 0}, .half_extents = {0.3, 0.1, 0.2}}};
     static const double times[] = {0.0, 1.0 / 60.0, 7.5, -3.0, 1e300};
     lcg g = {7};
     int differ = 0;
@@ -654,12 +667,14 @@ static bool carry(const weft_solver_type *solver, double mu, double h, double T,
     snprintf(dt, sizeof dt, "scene.dt=%.17g", h);
     const char *sets[] = {fr, dt, NULL};
     weft_model m = {0};
-    bool ok = build(path, sets, &m);
+    weft_config *cfg = NULL;
+    bool ok = build_cfg(path, sets, &m, &cfg);
     remove(path);
     CHECK(rmdir(d.path) == 0);
-    void *st = ok ? create(solver, &m) : NULL;
+    void *st = ok ? create(solver, &m, cfg) : NULL;
     if (!st) {
         weft_model_free(&m);
+        weft_config_free(&cfg);
         return false;
     }
     double x0 = mean_of(&m, m.x, 0);
@@ -676,6 +691,7 @@ static bool carry(const weft_solver_type *solver, double mu, double h, double T,
     *vx = mean_of(&m, m.v, 0);
     solver->destroy(st);
     weft_model_free(&m);
+    weft_config_free(&cfg);
     return ok;
 }
 
@@ -726,6 +742,7 @@ static void moving_sphere_ray(void) {
     const weft_solver_type *const solvers[] = {&weft_pbd_gauss_seidel, &weft_pbd_jacobi};
     for (int k = 0; k < 2; k++) {
         weft_model m = {0};
+        weft_config *cfg = NULL;
         if (!build_text(&d, "throw.ini",
                         "[scene]\nname = throw\ngravity = 0 0 0\n"
                         "[mesh]\ntype = grid\nwidth = 0.6\nheight = 0.6\nnx = 24\nny = 24\n"
@@ -733,9 +750,9 @@ static void moving_sphere_ray(void) {
                         "[collision]\nmargin = 0.002\n"
                         "[collider.ball]\ntype = sphere\ncenter = 0 0.3 0\nradius = 0.15\n"
                         "velocity = 0 30 0\nfriction = 0\n",
-                        &m))
+                        &m, &cfg))
             return;
-        void *st = create(solvers[k], &m);
+        void *st = create(solvers[k], &m, cfg);
         double dmin = DBL_MAX, top_after_first = -DBL_MAX;
         for (int s = 0; st && s < 3; s++) {
             if (!step(solvers[k], st, &m)) break;
@@ -758,6 +775,7 @@ static void moving_sphere_ray(void) {
         CHECK(dmin >= 0.0);
         CHECK(top_after_first > 0.8);
         weft_model_free(&m);
+        weft_config_free(&cfg);
     }
     CHECK(rmdir(d.path) == 0);
 }
@@ -773,7 +791,7 @@ static void collider_keys(void) {
                sizeof path);
     weft_model m = {0};
     if (build(path, NULL, &m)) {
-        CHECK(m.ncolliders == 1 && m.colliders[0].kind == WEFT_COLLIDER_BOX);
+        CHECK(m.ncolliders == 1 && m.colliders[0].type == &weft_collider_box);
         CHECK(m.colliders[0].half_extents[2] == 0.3 && m.colliders[0].velocity[2] == -4);
         CHECK(m.colliders[0].center[1] == 2);
     }
@@ -812,11 +830,12 @@ static void span(const double *x, int first, int n, int k, double out[2]) {
  * it), both above a sphere, for 3 s. */
 static void scene_cloth_on_cloth(void) {
     weft_model m = {0};
-    if (!build("cloth_on_cloth", NULL, &m)) return;
+    weft_config *cfg = NULL;
+    if (!build_cfg("cloth_on_cloth", NULL, &m, &cfg)) return;
     const weft_part *low = &m.parts[0], *top = find_part(&m, "top");
     CHECK(m.nparts == 2 && top != NULL);
     CHECK(low->nv == 24 * 24 && low->grid_nx == 24);
-    CHECK_NEAR(m.steps * m.dt, 3.0, 1e-9);
+    CHECK_NEAR(duration(cfg, &m), 3.0, 1e-9);
     if (top) {
         CHECK(top->nv == 20 * 20 && top->grid_nx == 20);
         double lx[2], lz[2], ly[2], tx[2], tz[2], ty[2];
@@ -832,7 +851,7 @@ static void scene_cloth_on_cloth(void) {
         for (int i = 0; i < 3 * m.n; i++) CHECK(m.v[i] == 0.0);
         const weft_collider *ball = NULL;
         for (int c = 0; c < m.ncolliders; c++)
-            if (m.colliders[c].kind == WEFT_COLLIDER_SPHERE) ball = &m.colliders[c];
+            if (m.colliders[c].type == &weft_collider_sphere) ball = &m.colliders[c];
         CHECK(ball != NULL);
         if (ball) CHECK(ly[0] > ball->center[1] + ball->radius);
         int pinned = 0;
@@ -840,6 +859,7 @@ static void scene_cloth_on_cloth(void) {
         CHECK(pinned == 0);
     }
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* twisting_cloth: a 1 m, 32² cloth whose left edge is fixed and right edge turns about the
@@ -847,7 +867,8 @@ static void scene_cloth_on_cloth(void) {
  * normal direction u), more than two turns over the run. */
 static void scene_twisting_cloth(void) {
     weft_model m = {0};
-    if (!build("twisting_cloth", NULL, &m)) return;
+    weft_config *cfg = NULL;
+    if (!build_cfg("twisting_cloth", NULL, &m, &cfg)) return;
     CHECK(m.nparts == 1 && m.parts[0].nv == 32 * 32 && m.npaths == 2);
     int nx = m.parts[0].grid_nx, fixed = 0, turning = 0, other = 0;
     const weft_pin_path *rot = NULL;
@@ -872,12 +893,12 @@ static void scene_twisting_cloth(void) {
         cross3(rot->omega, axis, cr);
         CHECK(norm3(cr) <= 1e-12 * w * norm3(axis)); /* ω along the axis */
         for (int k = 0; k < 3; k++) CHECK_NEAR(rot->center[k], mid_r[k], 1e-12);
-        double turns = w * m.steps * m.dt / (2 * PI);
-        printf("twisting_cloth: %.3g turns in %.3g s\n", turns, m.steps * m.dt);
+        double T = duration(cfg, &m), turns = w * T / (2 * PI);
+        printf("twisting_cloth: %.3g turns in %.3g s\n", turns, T);
         CHECK(turns > 2.0);
         /* The turning edge keeps its length: each vertex stays at its distance from the
          * axis (a rotation about it) at the end of the run. */
-        double T = m.steps * m.dt, worst = 0.0;
+        double worst = 0.0;
         for (int j = 0; j < 32; j++) {
             int i = nx - 1 + j * nx;
             double x1[3];
@@ -890,6 +911,7 @@ static void scene_twisting_cloth(void) {
         CHECK(worst < 1e-12);
     }
     weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 /* fast_drop_through_thin_sheet: a sheet pinned at its four corners and a small cloth of

@@ -20,6 +20,7 @@
 #include "weft.h"
 #include "weft_energies.h"
 #include "weft_sparse.h"
+#include "weft_cholmod.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -100,6 +100,7 @@
 
 #include "weft_broadphase.h"
 #include "weft_geometry.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -151,14 +152,7 @@ struct weft_collision_pipeline {
 /* Small vector helpers                                                            */
 /* ------------------------------------------------------------------------------ */
 
-static double dot3(const double *a, const double *b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
-static void cross3(const double *a, const double *b, double *out) {
-    double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-    out[0] = c[0], out[1] = c[1], out[2] = c[2];
-}
 
 /* ------------------------------------------------------------------------------ */
 /* Rigid motion of an impact zone, (3)                                             */
@@ -225,8 +219,8 @@ static void rigid_fit(int n, const int *idx, const double *mass, const double *x
         int i = idx[a];
         double mi = mass ? mass[i] : 1.0, r[3], dv[3], rxv[3];
         for (int k = 0; k < 3; k++) r[k] = x[3 * i + k] - c[k], dv[k] = v[3 * i + k] - vc[k];
-        cross3(r, dv, rxv);
-        double rr = dot3(r, r);
+        weft_cross3(r, dv, rxv);
+        double rr = weft_dot3(r, r);
         for (int k = 0; k < 3; k++) {
             L[k] += mi * rxv[k];
             for (int l = 0; l < 3; l++) I[k][l] += mi * ((k == l ? rr : 0.0) - r[k] * r[l]);
@@ -240,7 +234,7 @@ static void rigid_fit(int n, const int *idx, const double *mass, const double *x
     for (int j = 0; j < 3; j++) {
         if (!(lam[j] > 1e-12 * big)) continue;
         double ej[3] = {e[0][j], e[1][j], e[2][j]};
-        double s = dot3(ej, L) / lam[j];
+        double s = weft_dot3(ej, L) / lam[j];
         for (int k = 0; k < 3; k++) om[k] += s * ej[k];
     }
 }
@@ -251,7 +245,7 @@ static void rigid_apply(int n, const int *idx, const double *x, const double c[3
     for (int a = 0; a < n; a++) {
         int i = idx[a];
         double r[3] = {x[3 * i] - c[0], x[3 * i + 1] - c[1], x[3 * i + 2] - c[2]}, wr[3];
-        cross3(om, r, wr);
+        weft_cross3(om, r, wr);
         for (int k = 0; k < 3; k++) v[3 * i + k] = vc[k] + wr[k];
     }
 }
@@ -283,20 +277,25 @@ weft_collision_options weft_collision_options_default(void) {
                                     .impact_zones = true};
 }
 
-weft_collision_options weft_collision_options_from_model(const weft_model *m) {
+weft_collision_options weft_collision_options_from_settings(const weft_model *m,
+                                                            const weft_collision_settings *s) {
+    weft_collision_settings d;
+    if (!s) {
+        weft_settings_default(weft_bridson_stage.settings, &d);
+        s = &d;
+    }
     weft_collision_options o = weft_collision_options_default();
-    const weft_collision_settings *s = &m->collision;
     if (s->thickness > 0.0) o.thickness = s->thickness;
     o.ccd_tolerance = 0.1 * o.thickness;
     o.friction = s->friction;
-    o.stiffness = s->stiffness;
+    o.stiffness = s->stiffness > 0.0 ? s->stiffness : m->material.stretch_stiffness;
     o.margin = m->contact_margin;
-    o.broad_phase = s->broad_phase;
+    o.broad_phase = (weft_broad_phase_kind)s->broad_phase;
     if (s->max_iterations > 0) o.max_iterations = s->max_iterations;
     o.count_intersections = s->count_intersections;
-    o.repulsions = !s->no_repulsions;
-    o.ccd = !s->no_ccd;
-    o.impact_zones = !s->no_impact_zones;
+    o.repulsions = s->repulsions;
+    o.ccd = s->ccd;
+    o.impact_zones = s->impact_zones;
     return o;
 }
 
@@ -344,7 +343,7 @@ static int make_broad_phase(const weft_collision_options *o, const weft_mesh *me
 
 weft_collision_pipeline *weft_collision_create(const weft_model *m,
                                                const weft_collision_options *opt, weft_error *err) {
-    weft_collision_options o = opt ? *opt : weft_collision_options_from_model(m);
+    weft_collision_options o = opt ? *opt : weft_collision_options_from_settings(m, NULL);
     const char *bad = NULL;
     if (!(o.thickness > 0.0 && isfinite(o.thickness)))
         bad = "thickness must be a positive number of metres";
@@ -566,9 +565,9 @@ static void relative_velocity(const weft_collision_pipeline *p, const candidate 
 static void pair_impulse(weft_collision_pipeline *p, const candidate *c, const double w[4],
                          const double n[3], const double u[3], double dn, double mu, double minv,
                          double h) {
-    double un = dot3(u, n), ut[3], du[3];
+    double un = weft_dot3(u, n), ut[3], du[3];
     for (int k = 0; k < 3; k++) ut[k] = u[k] - un * n[k];
-    double ut_len = sqrt(dot3(ut, ut));
+    double ut_len = sqrt(weft_dot3(ut, ut));
     double scale = ut_len > 0.0 ? fmax(1.0 - mu * dn / ut_len, 0.0) : 1.0;
     for (int k = 0; k < 3; k++) du[k] = dn * n[k] + (scale - 1.0) * ut[k];
     for (int j = 0; j < 4; j++) {
@@ -602,11 +601,11 @@ static int repulsions(weft_collision_pipeline *p, double h, weft_collision_stats
         double q[12], w[4], n[3], u[3];
         points(c, p->x0, q);
         double d = closest(c->ee, q, w, n);
-        if (!(d < eta) || dot3(n, n) == 0.0) continue;
+        if (!(d < eta) || weft_dot3(n, n) == 0.0) continue;
         double minv = inverse_mass(p, c, w);
         if (!(minv > 0.0)) continue; /* only scripted vertices take part */
         relative_velocity(p, c, w, u);
-        double un = dot3(u, n);
+        double un = weft_dot3(u, n);
         double dn = un < 0.0 ? -un : 0.0; /* inelastic: stop the approach */
         double overlap = eta - d;
         double room = 0.1 * overlap / h - (un + dn); /* separation speed still allowed */
@@ -626,53 +625,15 @@ static int repulsions(weft_collision_pipeline *p, double h, weft_collision_stats
  * collider c (see the file comment), or 0. */
 static double collider_push(const weft_collider *c, const double *x0, const double *x1,
                             double margin, double kappa, double n[3]) {
-    if (c->kind == WEFT_COLLIDER_SPHERE && weft_collider_distance(c, x0, NULL) >= margin) {
-        /* Started outside the grown sphere: does the segment enter it? |f + t d| = R. */
-        double d[3], f[3], R = c->radius + margin;
-        for (int k = 0; k < 3; k++) d[k] = x1[k] - x0[k], f[k] = x0[k] - c->center[k];
-        double a = dot3(d, d), b = 2.0 * dot3(d, f), cc = dot3(f, f) - R * R;
-        double disc = b * b - 4.0 * a * cc;
-        if (a > 0.0 && b < 0.0 && disc >= 0.0) {
-            double qq = 0.5 * (-b + sqrt(disc)); /* > 0; the smaller root is cc / qq */
-            double te = fmax(cc / qq, 0.0);
-            if (te <= 1.0) {
-                double at[3], len;
-                for (int k = 0; k < 3; k++) at[k] = x0[k] + te * d[k] - c->center[k];
-                len = sqrt(dot3(at, at));
-                if (len > 0.0) {
-                    for (int k = 0; k < 3; k++) n[k] = at[k] / len;
-                    /* Onto the tangent plane at the entry point (plus κ). */
-                    double s = 0.0;
-                    for (int k = 0; k < 3; k++) s += (x1[k] - c->center[k] - at[k]) * n[k];
-                    if (s < kappa) return kappa - s;
-                }
-            }
-        }
-    }
-    if (c->kind == WEFT_COLLIDER_BOX && weft_collider_distance(c, x0, NULL) >= margin) {
-        /* Started outside: does the segment enter the box grown by the margin? Slab test
-         * (Kay & Kajiya) on the sharp-cornered grown box, a superset of the rounded one,
-         * so a fast vertex cannot pass through a thin box within one step. */
-        double te = 0.0, tx = 1.0, sgn = 0.0, face = 0.0;
-        int axis = -1;
-        for (int k = 0; k < 3 && te <= tx; k++) {
-            double lo = c->center[k] - c->half_extents[k] - margin;
-            double hi = c->center[k] + c->half_extents[k] + margin, d = x1[k] - x0[k];
-            if (d == 0.0) {
-                if (x0[k] < lo || x0[k] > hi) tx = -1.0; /* parallel and outside the slab */
-                continue;
-            }
-            double ta = (lo - x0[k]) / d, tb = (hi - x0[k]) / d;
-            double tin = fmin(ta, tb), tout = fmax(ta, tb);
-            if (tin > te) te = tin, axis = k, sgn = d > 0.0 ? -1.0 : 1.0, face = d > 0.0 ? lo : hi;
-            tx = fmin(tx, tout);
-        }
-        if (axis >= 0 && te <= tx) {
-            /* Entered through the face `axis`: onto that face's plane (plus κ). */
-            for (int k = 0; k < 3; k++) n[k] = k == axis ? sgn : 0.0;
-            double s = sgn * (x1[axis] - face);
-            if (s < kappa) return kappa - s;
-        }
+    double te;
+    if (weft_collider_distance(c, x0, NULL) >= margin &&
+        weft_collider_segment_entry(c, x0, x1, margin, &te, n)) {
+        /* Started outside and the segment enters the grown collider: onto the tangent
+         * plane at the entry point (plus κ), so the new segment stays outside a convex
+         * collider. */
+        double s = 0.0;
+        for (int k = 0; k < 3; k++) s += (x1[k] - (x0[k] + te * (x1[k] - x0[k]))) * n[k];
+        if (s < kappa) return kappa - s;
     }
     double d1 = weft_collider_distance(c, x1, n);
     return d1 < margin ? margin + kappa - d1 : 0.0;
@@ -699,11 +660,10 @@ static bool colliders(weft_collision_pipeline *p, const weft_model *m, double h,
             const bool moving = weft_collider_moving(col);
             const double *u = col->velocity;
             /* Start, end and velocity in the collider's frame (copies when moving). */
-            double a0[3], a1[3], w[3], n[3];
+            double a0[3], a1[3], n[3];
             for (int k = 0; k < 3; k++) {
                 a0[k] = moving ? x0[k] - u[k] * t0 : x0[k];
                 a1[k] = moving ? x1[k] - u[k] * t1 : x1[k];
-                w[k] = moving ? v[k] - u[k] : v[k];
             }
             double push = collider_push(col, a0, a1, margin, kappa, n);
             if (!(push > 0.0)) continue;
@@ -717,16 +677,13 @@ static bool colliders(weft_collision_pipeline *p, const weft_model *m, double h,
                 p->locked[i] = 1;
                 continue;
             }
-            double dvn = push / h, vn, vt[3];
-            for (int k = 0; k < 3; k++) w[k] += dvn * n[k];
-            vn = dot3(w, n);
-            for (int k = 0; k < 3; k++) vt[k] = w[k] - vn * n[k];
-            double vt_len = sqrt(dot3(vt, vt));
-            double scale = vt_len > 0.0 ? fmax(1.0 - col->friction * dvn / vt_len, 0.0) : 1.0;
-            for (int k = 0; k < 3; k++) {
-                v[k] = vn * n[k] + scale * vt[k] + (moving ? u[k] : 0.0);
-                x1[k] = x0[k] + h * v[k];
-            }
+            /* The push as a normal velocity change, then the shared contact response:
+             * the normal velocity the push leaves, Coulomb friction bounded by μ Δv_n. */
+            double dvn = push / h;
+            for (int k = 0; k < 3; k++) v[k] += dvn * n[k];
+            double vn = weft_contact_normal_velocity(v, n, moving ? u : NULL);
+            weft_contact_response(v, n, moving ? u : NULL, vn, dvn, col->friction);
+            for (int k = 0; k < 3; k++) x1[k] = x0[k] + h * v[k];
             if (lock) p->locked[i] = 1;
         }
     }
@@ -773,14 +730,14 @@ static bool approaching(const weft_collision_pipeline *p, const candidate *c, co
     for (int j = 0; j < 4; j++)
         for (int k = 0; k < 3; k++)
             g[k] += hit->w[j] * ((1.0 - hit->t) * q0[3 * j + k] + hit->t * q1[3 * j + k]);
-    double len = sqrt(dot3(g, g));
+    double len = sqrt(weft_dot3(g, g));
     if (len > 0.0)
         for (int k = 0; k < 3; k++) n[k] = g[k] / len;
     else
         for (int k = 0; k < 3; k++) n[k] = hit->n[k];
-    if (dot3(n, n) == 0.0) return false; /* coincident and motionless: nothing to do */
+    if (weft_dot3(n, n) == 0.0) return false; /* coincident and motionless: nothing to do */
     relative_velocity(p, c, hit->w, u);
-    return dot3(u, n) < 0.0;
+    return weft_dot3(u, n) < 0.0;
 }
 
 /* Runs the CCD of candidate c over x0 → x1: true when it collides, with the contact in
@@ -853,10 +810,10 @@ static int ccd_pass(weft_collision_pipeline *p, int mode, double h, long *hits,
         double speed = 0.0;
         for (int j = 0; j < 4; j++) {
             const double *vj = &p->v[3 * c->v[j]];
-            speed += fabs(hit.w[j]) * sqrt(dot3(vj, vj));
+            speed += fabs(hit.w[j]) * sqrt(weft_dot3(vj, vj));
         }
         double delta = 1e-3 * p->opt.ccd_tolerance / h + 1e-12 * speed;
-        pair_impulse(p, c, hit.w, n, u, delta - dot3(u, n), pair_friction(p, c), minv, h);
+        pair_impulse(p, c, hit.w, n, u, delta - weft_dot3(u, n), pair_friction(p, c), minv, h);
     }
     return WEFT_OK;
 }

@@ -30,6 +30,28 @@
 
 #include "weft.h"
 
+/* Broad phase of the collision pipeline (lib/collision/weft_broadphase.h). */
+typedef enum { WEFT_BROAD_PHASE_BVH = 0, WEFT_BROAD_PHASE_HASH } weft_broad_phase_kind;
+
+/* The scene's settings of the pipeline as a post-step stage ([collision] section), the
+ * struct of weft_bridson_stage's table (lib/collision/bridson_stage.c). */
+typedef struct weft_collision_settings {
+    int pipeline;          /* 0 "none", 1 "bridson": run the pipeline after every step
+                              (default none) */
+    double thickness;      /* cloth thickness η: repulsion range, m (default 1e-3) */
+    double friction;       /* cloth–cloth Coulomb μ (default 0.1) */
+    double stiffness;      /* repulsion spring k, N/m; 0: the material's stretch_stiffness
+                              (default 0) */
+    int broad_phase;       /* a weft_broad_phase_kind (default BVH) */
+    int max_iterations;    /* CCD impulse passes before impact zones (default 10) */
+    bool count_intersections; /* count remaining triangle intersections after every step
+                                 (O(nt²); default false) */
+    bool repulsions, ccd, impact_zones; /* the stages (default on; what "off" does: below) */
+} weft_collision_settings;
+
+/* The pipeline as a post-step stage, enabled by [collision] pipeline = bridson. */
+extern const weft_stage_type weft_bridson_stage;
+
 /* Tuning of a pipeline. Units: m, s, N/m; friction coefficients are dimensionless. */
 typedef struct weft_collision_options {
     double thickness;     /* η > 0: repulsions act on pairs closer than this, m */
@@ -79,11 +101,13 @@ typedef struct weft_collision_pipeline weft_collision_pipeline;
  * passes, 100 zone rounds, no intersection count, every stage on. */
 weft_collision_options weft_collision_options_default(void);
 
-/* The options a model's [collision] settings ask for (k and margin from the model). */
-weft_collision_options weft_collision_options_from_model(const weft_model *m);
+/* The options [collision] settings s ask for (NULL: the table's defaults), with the
+ * margin, and k when s leaves it 0, from the model. */
+weft_collision_options weft_collision_options_from_settings(const weft_model *m,
+                                                            const weft_collision_settings *s);
 
 /* Creates a pipeline for m's mesh (which must keep its topology and outlive the
- * pipeline); opt NULL: weft_collision_options_from_model(m). NULL on failure. */
+ * pipeline); opt NULL: weft_collision_options_from_settings(m, NULL). NULL on failure. */
 weft_collision_pipeline *weft_collision_create(const weft_model *m,
                                                const weft_collision_options *opt, weft_error *err);
 

@@ -62,6 +62,7 @@ void weft_filter_free_all(weft_filter *f) {
 }
 
 void weft_filter_pin(weft_filter *f, int i, const double z[3]) {
+    WEFT_ASSERT(i >= 0 && i < f->n);
     f->ndof[i] = 3;
     memset(&f->dir[6 * (size_t)i], 0, 6 * sizeof(double));
     memcpy(&f->z[3 * (size_t)i], z, 3 * sizeof(double));

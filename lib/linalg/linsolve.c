@@ -10,7 +10,10 @@
  * Block-Jacobi uses M_i = S_i D_i S_i + (I − S_i), which is SPD when D_i is SPD on
  * range(S_i), and maps range(S_i) into itself.
  */
+#include "linalg_internal.h"
 #include "weft_linsolve.h"
+#include "weft_cholmod.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,36 +29,6 @@ const char *weft_solve_status_name(weft_solve_status s) {
     case WEFT_SOLVE_NOMEM: return "out of memory";
     }
     return "?";
-}
-
-/* r = a b for 3×3 row-major matrices (r must not alias a or b). */
-static void mul33(const double *a, const double *b, double *r) {
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-}
-
-/* Inverse of a symmetric 3×3 matrix by Cholesky; false unless it is positive definite. */
-static bool inv_spd33(const double *M, double *inv) {
-    double l00 = M[0];
-    if (!(l00 > 0.0)) return false;
-    l00 = sqrt(l00);
-    double l10 = M[3] / l00, l20 = M[6] / l00;
-    double d1 = M[4] - l10 * l10;
-    if (!(d1 > 0.0)) return false;
-    double l11 = sqrt(d1), l21 = (M[7] - l20 * l10) / l11;
-    double d2 = M[8] - l20 * l20 - l21 * l21;
-    if (!(d2 > 0.0) || !isfinite(d2)) return false;
-    double l22 = sqrt(d2);
-    /* L⁻¹ (lower), then M⁻¹ = L⁻ᵀ L⁻¹. */
-    double i00 = 1.0 / l00, i11 = 1.0 / l11, i22 = 1.0 / l22;
-    double i10 = -l10 * i00 * i11, i21 = -l21 * i11 * i22;
-    double i20 = -(l20 * i00 + l21 * i10) * i22;
-    double Li[9] = {i00, 0, 0, i10, i11, 0, i20, i21, i22};
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            inv[3 * a + b] = Li[a] * Li[b] + Li[3 + a] * Li[3 + b] + Li[6 + a] * Li[6 + b];
-    return true;
 }
 
 static bool all_finite(const double *v, size_t n) {
@@ -87,11 +60,17 @@ static void filtered_rhs(const weft_bsr *A, const weft_filter *f, const double *
 
 struct weft_ppcg {
     int n;
-    double *y, *r, *s, *p, *q, *c, *t, *M; /* 3n each, M: 9n (inverse blocks or 3n diag) */
+    double *y, *r, *s, *p, *q, *c, *t; /* 3n each */
+    const weft_precond_type *pt;       /* the preconditioner's type and state */
+    void *ps;
+    int *pattern_row, *pattern_col;    /* the pattern it was set up for (n + 1, nnzb) */
+    int pattern_nnzb;                  /* -1 before the first set-up */
+    int setups;                        /* set-ups done (one per pattern) */
 };
 
 weft_ppcg_options weft_ppcg_defaults(void) {
-    return (weft_ppcg_options){WEFT_PRECOND_BLOCK_JACOBI, 1e-8, 1000, 1, NULL, NULL};
+    return (weft_ppcg_options){.precond = &weft_precond_block_jacobi, .tol = 1e-8,
+                               .max_iter = 1000, .threads = 1};
 }
 
 weft_ppcg *weft_ppcg_create(int n, weft_error *err) {
@@ -101,20 +80,27 @@ weft_ppcg *weft_ppcg_create(int n, weft_error *err) {
     }
     weft_ppcg *s = calloc(1, sizeof *s);
     size_t m = 3 * (size_t)(n > 0 ? n : 1);
-    double *block = s ? malloc(10 * m * sizeof(double)) : NULL;
-    if (!block) {
+    double *block = s ? malloc(7 * m * sizeof(double)) : NULL;
+    int *row = block ? malloc(((size_t)n + 1) * sizeof *row) : NULL;
+    if (!row) {
+        free(block);
         free(s);
         weft_fail(err, WEFT_ERR_NOMEM, "ppcg: cannot allocate work arrays for %d vertices", n);
         return NULL;
     }
     s->n = n;
     s->y = block, s->r = block + m, s->s = block + 2 * m, s->p = block + 3 * m;
-    s->q = block + 4 * m, s->c = block + 5 * m, s->t = block + 6 * m, s->M = block + 7 * m;
+    s->q = block + 4 * m, s->c = block + 5 * m, s->t = block + 6 * m;
+    s->pattern_row = row, s->pattern_nnzb = -1;
     return s;
 }
 
+int weft_ppcg_setups(const weft_ppcg *s) { return s->setups; }
+
 void weft_ppcg_free(weft_ppcg **s) {
     if (!s || !*s) return;
+    if ((*s)->ps) (*s)->pt->destroy((*s)->ps);
+    free((*s)->pattern_row), free((*s)->pattern_col);
     free((*s)->y);
     free(*s);
     *s = NULL;
@@ -130,52 +116,40 @@ static void apply_K(const weft_bsr *A, const weft_filter *f, const double *p, do
     for (size_t k = 0; k < n3; k++) q[k] += p[k] - t[k];
 }
 
-/* Sets up M (inverse diagonal or inverse blocks); returns the first bad vertex or -1. */
-static int setup_precond(weft_ppcg *s, const weft_bsr *A, const weft_filter *f,
-                         weft_precond pc) {
-    for (int i = 0; i < A->n; i++) {
-        const double *D = &A->val[9 * (size_t)A->diag[i]], *S = &f->S[9 * (size_t)i];
-        double SD[9], B[9];
-        mul33(S, D, SD);
-        mul33(SD, S, B);
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++) B[3 * a + b] += (a == b) - S[3 * a + b];
-        if (pc == WEFT_PRECOND_JACOBI) {
-            for (int a = 0; a < 3; a++) {
-                if (!(B[4 * a] > 0.0) || !isfinite(B[4 * a])) return i;
-                s->M[3 * i + a] = 1.0 / B[4 * a];
-            }
-        } else if (pc == WEFT_PRECOND_BLOCK_JACOBI) {
-            /* Symmetrise against rounding in S D S before the Cholesky. */
-            for (int a = 0; a < 3; a++)
-                for (int b = a + 1; b < 3; b++)
-                    B[3 * a + b] = B[3 * b + a] = 0.5 * (B[3 * a + b] + B[3 * b + a]);
-            if (!inv_spd33(B, &s->M[9 * (size_t)i])) return i;
+/* Makes s's preconditioner of type pt (with settings) current, recreating its state when
+ * the type changed, setting it up when A's sparsity pattern is new (once per pattern), and
+ * refreshing it from A's values and the filter (every solve). */
+static int prepare_precond(weft_ppcg *s, const weft_precond_type *pt, const void *settings,
+                           const weft_bsr *A, const weft_filter *f, weft_error *err) {
+    if (pt != s->pt) {
+        if (s->ps) s->pt->destroy(s->ps);
+        s->ps = NULL;
+        s->pt = pt;
+        s->pattern_nnzb = -1;
+        if (!(s->ps = pt->create(s->n, settings, err))) {
+            s->pt = NULL;
+            return WEFT_ERR_NOMEM;
         }
     }
-    return -1;
-}
-
-static void apply_precond(const weft_ppcg *s, weft_precond pc, const double *r, double *z) {
-    size_t n3 = 3 * (size_t)s->n;
-    if (pc == WEFT_PRECOND_NONE) {
-        memcpy(z, r, n3 * sizeof *z);
-    } else if (pc == WEFT_PRECOND_JACOBI) {
-        for (size_t k = 0; k < n3; k++) z[k] = s->M[k] * r[k];
-    } else {
-        for (int i = 0; i < s->n; i++) {
-            const double *Mi = &s->M[9 * (size_t)i], *ri = &r[3 * (size_t)i];
-            for (int a = 0; a < 3; a++)
-                z[3 * i + a] = Mi[3 * a] * ri[0] + Mi[3 * a + 1] * ri[1] + Mi[3 * a + 2] * ri[2];
+    bool same = s->pattern_nnzb == A->nnzb &&
+                !memcmp(s->pattern_row, A->row_ptr, (size_t)(A->n + 1) * sizeof(int)) &&
+                !memcmp(s->pattern_col, A->col, (size_t)A->nnzb * sizeof(int));
+    if (!same) {
+        int *col = realloc(s->pattern_col, (size_t)(A->nnzb > 0 ? A->nnzb : 1) * sizeof *col);
+        if (!col) return weft_fail(err, WEFT_ERR_NOMEM, "ppcg: out of memory");
+        s->pattern_col = col;
+        memcpy(s->pattern_row, A->row_ptr, (size_t)(A->n + 1) * sizeof(int));
+        memcpy(s->pattern_col, A->col, (size_t)A->nnzb * sizeof(int));
+        s->pattern_nnzb = A->nnzb;
+        s->setups++;
+        if (pt->setup) {
+            int rc = pt->setup(s->ps, A, err);
+            if (rc) return rc;
         }
     }
+    return pt->update(s->ps, A, f, err);
 }
 
-static double dot(const double *a, const double *b, size_t n) {
-    double s = 0.0;
-    for (size_t k = 0; k < n; k++) s += a[k] * b[k];
-    return s;
-}
 
 weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_filter *f,
                                   const double *b, double *x, const weft_ppcg_options *opt,
@@ -191,29 +165,26 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
     memset(s->y, 0, n3 * sizeof *s->y);
     safe_compose(f, s->y, x); /* x = z until something better is known */
     filtered_rhs(A, f, b, s->c, s->t, o.threads);
-    double cnorm = sqrt(dot(s->c, s->c, n3));
+    double cnorm = sqrt(weft_dot(s->c, s->c, n3));
     if (!isfinite(cnorm)) {
         weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: the filtered right-hand side S (b - A z) "
                   "is not finite (NaN or inf in b, z or A)");
         return WEFT_SOLVE_NONFINITE;
     }
     if (cnorm == 0.0) return WEFT_SOLVE_CONVERGED; /* y = 0 */
-    int bad = setup_precond(s, A, f, o.precond);
-    if (bad >= 0) {
-        weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: %s preconditioner: filtered diagonal block "
-                  "of vertex %d is not positive definite", o.precond == WEFT_PRECOND_JACOBI ?
-                  "Jacobi" : "block-Jacobi", bad);
-        return WEFT_SOLVE_INDEFINITE;
-    }
+    const weft_precond_type *pt = o.precond ? o.precond : &weft_precond_block_jacobi;
+    int prc = prepare_precond(s, pt, o.precond_settings, A, f, err);
+    if (prc == WEFT_ERR_NOMEM) return WEFT_SOLVE_NOMEM;
+    if (prc != WEFT_OK) return WEFT_SOLVE_INDEFINITE;
     memcpy(s->r, s->c, n3 * sizeof *s->r);
-    apply_precond(s, o.precond, s->r, s->s);
+    pt->apply(s->ps, s->r, s->s);
     memcpy(s->p, s->s, n3 * sizeof *s->p);
-    double rs = dot(s->r, s->s, n3);
+    double rs = weft_dot(s->r, s->s, n3);
     weft_solve_status st = WEFT_SOLVE_MAX_ITER;
     int it = 0;
     while (it < o.max_iter) {
         apply_K(A, f, s->p, s->q, s->t, o.threads);
-        double pq = dot(s->p, s->q, n3);
+        double pq = weft_dot(s->p, s->q, n3);
         if (!isfinite(pq) || !isfinite(rs)) {
             st = WEFT_SOLVE_NONFINITE;
             weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: non-finite value at iteration %d", it + 1);
@@ -229,7 +200,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
         for (size_t k = 0; k < n3; k++) s->y[k] += alpha * s->p[k];
         for (size_t k = 0; k < n3; k++) s->r[k] -= alpha * s->q[k];
         it++;
-        double rel = sqrt(dot(s->r, s->r, n3)) / cnorm;
+        double rel = sqrt(weft_dot(s->r, s->r, n3)) / cnorm;
         if (!isfinite(rel)) {
             st = WEFT_SOLVE_NONFINITE;
             weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: residual not finite at iteration %d", it);
@@ -241,7 +212,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
             /* Confirm with the true residual S c − K y. */
             apply_K(A, f, s->y, s->q, s->t, o.threads);
             for (size_t k = 0; k < n3; k++) s->r[k] = s->c[k] - s->q[k];
-            rel = sqrt(dot(s->r, s->r, n3)) / cnorm;
+            rel = sqrt(weft_dot(s->r, s->r, n3)) / cnorm;
             restart = true;
         }
         if (o.callback) o.callback(it, rel, o.user);
@@ -249,8 +220,8 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
             st = WEFT_SOLVE_CONVERGED;
             break;
         }
-        apply_precond(s, o.precond, s->r, s->s);
-        double rs_new = dot(s->r, s->s, n3);
+        pt->apply(s->ps, s->r, s->s);
+        double rs_new = weft_dot(s->r, s->s, n3);
         double beta = restart ? 0.0 : rs_new / rs;
         for (size_t k = 0; k < n3; k++) s->p[k] = s->s[k] + beta * s->p[k];
         rs = rs_new;
@@ -401,8 +372,8 @@ static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_
     for (int i = 0; i < A->n; i++)
         for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             double T[9];
-            mul33(&f->S[9 * (size_t)i], &A->val[9 * (size_t)k], T);
-            mul33(T, &f->S[9 * (size_t)A->col[k]], &K->val[9 * (size_t)k]);
+            weft_mul33(&f->S[9 * (size_t)i], &A->val[9 * (size_t)k], T);
+            weft_mul33(T, &f->S[9 * (size_t)A->col[k]], &K->val[9 * (size_t)k]);
         }
     for (int i = 0; i < A->n; i++)
         for (int a = 0; a < 9; a++)

@@ -37,6 +37,7 @@
  * Stockmeyer's rooted level structures), as in George & Liu's book (1981) §4.3.
  */
 #include "weft_sparse.h"
+#include "weft_cholmod.h"
 
 #include <limits.h>
 #include <math.h>
@@ -145,6 +146,7 @@ int weft_bsr_pattern(weft_bsr *A, const weft_model *m, weft_error *err) {
             }
             qsort(row, (size_t)len, sizeof *row, compare_int);
             int *d = bsearch(&i, row, (size_t)len, sizeof *row, compare_int);
+            WEFT_ASSERT(d != NULL); /* every vertex couples to itself */
             A->diag[i] = A->row_ptr[i] + (int)(d - row);
         }
         if (pass == 0) {
@@ -479,7 +481,10 @@ static int colour_term(assembly_term *T, int nverts) {
         return WEFT_ERR_NOMEM;
     }
     /* Counting sort by colour, stable. */
-    for (int b = 0; b < nb; b++) T->colour_ptr[colour[b] + 1]++;
+    for (int b = 0; b < nb; b++) {
+        WEFT_ASSERT(colour[b] >= 0 && colour[b] < ncolours); /* every batch was coloured */
+        T->colour_ptr[colour[b] + 1]++;
+    }
     for (int c = 0; c < ncolours; c++) T->colour_ptr[c + 1] += T->colour_ptr[c];
     memcpy(cursor, T->colour_ptr, (size_t)ncolours * sizeof *cursor);
     for (int b = 0; b < nb; b++) T->order[cursor[colour[b]]++] = b;
@@ -548,9 +553,11 @@ weft_assembly *weft_assembly_create(const weft_model *m, weft_error *err) {
         for (int i = 0; i < T->n; i++) {
             const int *v = term->elem[i].v;
             for (int p = 0; p < T->nv; p++)
-                for (int q = 0; q < T->nv; q++)
-                    T->slot[((size_t)i * nv + (size_t)p) * nv + (size_t)q] =
-                        weft_bsr_block(&a->A, v[p], v[q]);
+                for (int q = 0; q < T->nv; q++) {
+                    int k = weft_bsr_block(&a->A, v[p], v[q]);
+                    WEFT_ASSERT(k >= 0);
+                    T->slot[((size_t)i * nv + (size_t)p) * nv + (size_t)q] = k;
+                }
         }
     }
     return a;

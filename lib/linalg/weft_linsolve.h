@@ -90,14 +90,50 @@ const char *weft_solve_status_name(weft_solve_status s);
 /* PPCG                                                                            */
 /* ------------------------------------------------------------------------------ */
 
-typedef enum weft_precond {
-    WEFT_PRECOND_NONE,
-    WEFT_PRECOND_JACOBI,       /* diag(K)⁻¹ */
-    WEFT_PRECOND_BLOCK_JACOBI, /* (S_i D_i S_i + I − S_i)⁻¹, D_i = A's diagonal block */
-} weft_precond;
+/* A preconditioner of PPCG: an approximation M ≈ K of the filtered matrix
+ * K = S A S + (I − S), symmetric positive definite, with z = M⁻¹ r cheap. One file
+ * (lib/linalg/precond_NAME.c) and one line of weft_precond_registry (precond.c) each.
+ * Its work is split by how often it must be redone: create once per solver, setup once
+ * per sparsity pattern of A (an aggregation, a multigrid hierarchy), update once per
+ * matrix (new values or filters), apply once per PCG iteration. */
+typedef struct weft_precond_type {
+    const char *name;    /* registered name ([ppcg] preconditioner) */
+    const char *paper;
+    const char *summary;
+    size_t settings_size; /* its settings struct, described by the tables; 0/NULL if none */
+    const weft_param_table *settings;
+    /* Allocates its state for n vertices with its settings (may be NULL: defaults). */
+    void *(*create)(int n, const void *settings, weft_error *err);
+    /* Once per sparsity pattern of A; NULL when there is nothing to do. */
+    int (*setup)(void *state, const weft_bsr *A, weft_error *err);
+    /* Once per matrix: from A's values and the filter. A non-SPD part fails with
+     * WEFT_ERR_DIVERGED and a message naming the vertex. */
+    int (*update)(void *state, const weft_bsr *A, const weft_filter *f, weft_error *err);
+    /* z = M⁻¹ r (3n values each). */
+    void (*apply)(const void *state, const double *r, double *z);
+    /* Frees the state; NULL is a no-op. */
+    void (*destroy)(void *state);
+} weft_precond_type;
+
+/* No preconditioner (M = I), precond_none.c. */
+extern const weft_precond_type weft_precond_none;
+/* Jacobi: M = diag(K), precond_jacobi.c. */
+extern const weft_precond_type weft_precond_jacobi;
+/* Block Jacobi: M_i = S_i D_i S_i + (I − S_i), precond_block_jacobi.c. */
+extern const weft_precond_type weft_precond_block_jacobi;
+
+/* The registered preconditioners, NULL-terminated (precond.c). */
+extern const weft_precond_type *const weft_precond_registry[];
+
+/* The registered preconditioner of that name, or NULL. */
+const weft_precond_type *weft_precond_find(const char *name);
+
+/* The name of the i-th registered preconditioner, NULL past the last (for NAME settings). */
+const char *weft_precond_name_at(int i);
 
 typedef struct weft_ppcg_options {
-    weft_precond precond;
+    const weft_precond_type *precond; /* NULL: block Jacobi */
+    const void *precond_settings;     /* its settings, NULL for its defaults */
     double tol;   /* stop when ‖S c − K y‖ ≤ tol ‖S c‖ (checked on the true residual) */
     int max_iter; /* iteration cap */
     int threads;  /* OpenMP threads for the products */
@@ -116,6 +152,9 @@ weft_ppcg *weft_ppcg_create(int n, weft_error *err);
 
 /* Frees the solver and sets *s to NULL; safe on NULL. */
 void weft_ppcg_free(weft_ppcg **s);
+
+/* Preconditioner set-ups done so far: one per sparsity pattern (or change of type). */
+int weft_ppcg_setups(const weft_ppcg *s);
 
 /* Solves A x = b on the free subspace of f with (I − S) x = (I − S) z (A: n vertices,
  * SPD on the free subspace; b: 3n, N; x: 3n, m). Returns the status, with a message in
@@ -169,5 +208,66 @@ void weft_cholmod_solver_timings(const weft_cholmod_solver *s, weft_cholmod_timi
 /* Name of the fill-reducing ordering CHOLMOD chose ("amd", "metis", "nesdis", "natural",
  * "given", "colamd", "postordered"), or "none" before the first analysis. */
 const char *weft_cholmod_solver_ordering(const weft_cholmod_solver *s);
+
+/* ------------------------------------------------------------------------------ */
+/* Linear solvers: the plug-in the implicit integrators call                       */
+/* ------------------------------------------------------------------------------ */
+
+/* Called by a linear solve as it goes: its iteration (1, 2, ...; a direct solve calls it
+ * once), the relative residual ‖S (b − A x)‖ / ‖S (b − A z)‖ (NAN when unknown) and a
+ * status word ("ok", "cap", "analysed:amd", ...). */
+typedef void (*weft_linear_progress)(int iter, double rel_residual, const char *status,
+                                     void *user);
+
+/* Counters and timers of a linear solver, summed over its solves. */
+typedef struct weft_linear_stats {
+    long solves;          /* systems solved */
+    long iterations;      /* iterations summed (0 for a direct solver) */
+    int setups;           /* analyses or preconditioner set-ups: one per sparsity pattern */
+    const char *ordering; /* a direct solver's fill-reducing ordering, else "none" */
+    double setup_s;       /* symbolic analysis / set-up per pattern, s */
+    double factor_s;      /* numeric factorisation / preconditioner update per matrix, s */
+    double solve_s;       /* the solves themselves, s */
+} weft_linear_stats;
+
+/* A linear solver for the filtered system (see the top of this file): one file
+ * (lib/linalg/linear_NAME.c) and one line of weft_linear_registry (registry.c). */
+typedef struct weft_linear_type {
+    const char *name;    /* registered name ([solver] linear) */
+    const char *paper;
+    const char *summary;
+    size_t settings_size; /* its settings struct, described by the tables; 0/NULL if none */
+    const weft_param_table *settings;
+    /* Allocates a solver for n vertices, taking its settings (and those of anything it
+     * uses, a preconditioner) from cfg (NULL: defaults); threads for its products. */
+    void *(*create)(int n, weft_config *cfg, int threads, weft_error *err);
+    /* Solves A x = b on f's free subspace with (I − S) x = (I − S) z. WEFT_SOLVE_MAX_ITER
+     * leaves the last iterate in x. *iterations (may be NULL) gets its iterations. */
+    weft_solve_status (*solve)(void *state, const weft_bsr *A, const weft_filter *f,
+                               const double *b, double *x, weft_linear_progress progress,
+                               void *user, int *iterations, weft_error *err);
+    /* Its counters and timers so far. */
+    void (*stats)(const void *state, weft_linear_stats *out);
+    /* Frees the state; NULL is a no-op. */
+    void (*destroy)(void *state);
+} weft_linear_type;
+
+/* Sparse Cholesky by CHOLMOD on the filtered matrix (linear_cholmod.c). */
+extern const weft_linear_type weft_linear_cholmod;
+/* Pre-filtered preconditioned CG with a registered preconditioner (linear_ppcg.c). */
+extern const weft_linear_type weft_linear_ppcg;
+
+/* The registered linear solvers, NULL-terminated (registry.c). */
+extern const weft_linear_type *const weft_linear_registry[];
+
+/* The name of the i-th registered linear solver, NULL past the last (for NAME settings). */
+const char *weft_linear_name_at(int i);
+
+/* The settings of PPCG as a linear solver ([ppcg] section). */
+typedef struct weft_ppcg_settings {
+    double tolerance;   /* relative residual ‖S c − K y‖ ≤ tolerance ‖S c‖ (default 1e-8) */
+    int iterations;     /* iteration cap (default 1000) */
+    int preconditioner; /* index into weft_precond_registry (default block_jacobi) */
+} weft_ppcg_settings;
 
 #endif

@@ -13,7 +13,7 @@
  *
  *     weft_assembly *as = weft_assembly_create(m, &err);            once per model
  *     weft_bsr *A = weft_assembly_matrix(as);
- *     cholmod_sparse *S = weft_bsr_cholmod_pattern(A, &cc, &err);
+ *     cholmod_sparse *S = weft_bsr_cholmod_pattern(A, &cc, &err);    weft_cholmod.h
  *     cholmod_factor *L = cholmod_analyze(S, &cc);                   once: ordering
  *     per Newton iteration:
  *         double E = weft_assembly_run(as, m, x, WEFT_HESSIAN_ANALYTIC, g, threads);
@@ -28,14 +28,13 @@
  * weft_assembly_run call is the cost of one Hessian assembly (element Hessians plus
  * scatter). weft_bsr_spmv and weft_bsr_cholmod_values allocate nothing either.
  *
- * Kept out of weft.h so that only code that needs CHOLMOD includes its header.
+ * The CHOLMOD hand-over is declared apart, in weft_cholmod.h, so that only the code that
+ * needs CHOLMOD (lib/linalg/, and the tests of the hand-over) includes its header.
  */
 #ifndef WEFT_SPARSE_H
 #define WEFT_SPARSE_H
 
 #include "weft.h"
-
-#include <cholmod.h>
 
 /* ------------------------------------------------------------------------------ */
 /* Block-sparse-row matrix of 3×3 blocks                                           */
@@ -80,16 +79,6 @@ void weft_bsr_add_diagonal(weft_bsr *A, const double *d);
 /* Writes A as a dense 3n×3n row-major matrix into dense (9n² values); for tests and
  * small n only. */
 void weft_bsr_to_dense(const weft_bsr *A, double *dense);
-
-/* A's upper triangle as a CHOLMOD matrix (3n×3n scalars, stype = 1, compressed sparse
- * columns, sorted, packed, real), allocated with cc, values filled. Free it with
- * cholmod_free_sparse. Returns NULL with a message on failure. */
-cholmod_sparse *weft_bsr_cholmod_pattern(const weft_bsr *A, cholmod_common *cc,
-                                         weft_error *err);
-
-/* Refills S's values in place from A (S from weft_bsr_cholmod_pattern of a matrix with
- * A's pattern); allocates nothing. Fails if S's shape does not match A. */
-int weft_bsr_cholmod_values(const weft_bsr *A, cholmod_sparse *S, weft_error *err);
 
 /* Reverse Cuthill-McKee ordering of A's vertex graph (George & Liu 1981 §4.3, with their
  * pseudo-peripheral start vertex): perm[k] is the old index of the vertex placed k-th.

@@ -70,6 +70,11 @@ int weft_mesh_grid(weft_mesh *m, const weft_grid_desc *d, weft_error *err) {
     if ((long long)d->nx * d->ny > INT_MAX / 3 || quads > INT_MAX / 12)
         return weft_fail(err, WEFT_ERR_INPUT, "grid: %d x %d vertices is too many", d->nx,
                          d->ny);
+    if ((long long)d->nx * d->ny > WEFT_MAX_VERTICES || 2 * quads > WEFT_MAX_ELEMENTS)
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "grid: %d x %d vertices is beyond the limit of %d vertices and %d "
+                         "triangles (WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS)",
+                         d->nx, d->ny, WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
     if (d->plane != WEFT_PLANE_XY && d->plane != WEFT_PLANE_XZ)
         return weft_fail(err, WEFT_ERR_INPUT, "grid: unknown plane %d", (int)d->plane);
     if (d->diagonals != WEFT_DIAG_ALTERNATING && d->diagonals != WEFT_DIAG_REGULAR)

@@ -173,9 +173,9 @@ static int read_face(obj_reader *r, char **save, weft_error *err) {
                          r->path, r->line, with_vt ? "has" : "lacks", r->first_face_line,
                          with_vt ? "has none" : "has them");
     }
-    if (r->nt >= INT_MAX / 6)
-        return weft_fail(err, WEFT_ERR_INPUT, "%s:%ld: f: too many triangles", r->path,
-                         r->line);
+    if (r->nt >= WEFT_MAX_ELEMENTS)
+        return weft_fail(err, WEFT_ERR_INPUT, "%s:%ld: f: more than %d triangles (the limit, "
+                         "WEFT_MAX_ELEMENTS)", r->path, r->line, WEFT_MAX_ELEMENTS);
     size_t need = 3 * ((size_t)r->nt + 1);
     int *tri = grow(r->tri, &r->tri_cap, need, sizeof *tri);
     if (!tri) return weft_fail(err, WEFT_ERR_NOMEM, "%s:%ld: out of memory", r->path, r->line);
@@ -205,9 +205,9 @@ static int read_line(obj_reader *r, char *line, weft_error *err) {
         double p[4];
         int rc = read_numbers(r, "v", &save, 3, p, err);
         if (rc != WEFT_OK) return rc;
-        if (r->nv >= INT_MAX / 3)
-            return weft_fail(err, WEFT_ERR_INPUT, "%s:%ld: v: too many vertices", r->path,
-                             r->line);
+        if (r->nv >= WEFT_MAX_VERTICES)
+            return weft_fail(err, WEFT_ERR_INPUT, "%s:%ld: v: more than %d vertices (the "
+                             "limit, WEFT_MAX_VERTICES)", r->path, r->line, WEFT_MAX_VERTICES);
         double *x = grow(r->x, &r->x_cap, 3 * ((size_t)r->nv + 1), sizeof *x);
         if (!x)
             return weft_fail(err, WEFT_ERR_NOMEM, "%s:%ld: out of memory", r->path, r->line);
@@ -218,9 +218,10 @@ static int read_line(obj_reader *r, char *line, weft_error *err) {
         double p[3];
         int rc = read_numbers(r, "vt", &save, 2, p, err);
         if (rc != WEFT_OK) return rc;
-        if (r->nvt >= INT_MAX / 3)
-            return weft_fail(err, WEFT_ERR_INPUT, "%s:%ld: vt: too many texture coordinates",
-                             r->path, r->line);
+        if (r->nvt >= WEFT_MAX_ELEMENTS)
+            return weft_fail(err, WEFT_ERR_INPUT, "%s:%ld: vt: more than %d texture "
+                             "coordinates (the limit, WEFT_MAX_ELEMENTS)", r->path, r->line,
+                             WEFT_MAX_ELEMENTS);
         double *uv = grow(r->uv, &r->uv_cap, 2 * ((size_t)r->nvt + 1), sizeof *uv);
         if (!uv)
             return weft_fail(err, WEFT_ERR_NOMEM, "%s:%ld: out of memory", r->path, r->line);

@@ -256,6 +256,12 @@ int weft_mesh_tet_block(weft_mesh *m, const double size[3], const int cells[3],
         ntet > INT_MAX / 24)
         return weft_fail(err, WEFT_ERR_INPUT, "tet_block: %d x %d x %d cells is too many", nx,
                          ny, nz);
+    if (nv > WEFT_MAX_VERTICES || ntet > WEFT_MAX_ELEMENTS)
+        return weft_fail(err, WEFT_ERR_INPUT,
+                         "tet_block: %d x %d x %d cells (%lld vertices, %lld tetrahedra) is "
+                         "beyond the limit of %d vertices and %d tetrahedra (WEFT_MAX_VERTICES, "
+                         "WEFT_MAX_ELEMENTS)", nx, ny, nz, nv, ntet, WEFT_MAX_VERTICES,
+                         WEFT_MAX_ELEMENTS);
     m->x = alloc_array(3 * (size_t)nv, sizeof *m->x);
     m->tet = alloc_array(4 * (size_t)ntet, sizeof *m->tet);
     if (!m->x || !m->tet) {
@@ -473,7 +479,7 @@ static int tg_header(tg_file *r, int nvals, const char *const *what, const long 
 static int read_node(weft_mesh *m, const char *path, long *first, weft_error *err) {
     static const char *const what[4] = {"point count", "dimension", "attribute count",
                                         "boundary marker flag"};
-    static const long lo[4] = {1, 3, 0, 0}, hi[4] = {INT_MAX / 3, 3, INT_MAX - 5, 1};
+    static const long lo[4] = {1, 3, 0, 0}, hi[4] = {WEFT_MAX_VERTICES, 3, INT_MAX - 5, 1};
     static const char *const axis[3] = {"x", "y", "z"};
     tg_file r;
     int rc = tg_open(&r, path, err);
@@ -529,7 +535,7 @@ static int read_node(weft_mesh *m, const char *path, long *first, weft_error *er
 static int read_ele(weft_mesh *m, const char *path, long first, weft_error *err) {
     static const char *const what[3] = {"tetrahedron count", "nodes per tetrahedron",
                                         "attribute count"};
-    static const long lo[3] = {1, 1, 0}, hi[3] = {INT_MAX / 24, 100, INT_MAX - 11};
+    static const long lo[3] = {1, 1, 0}, hi[3] = {WEFT_MAX_ELEMENTS, 100, INT_MAX - 11};
     tg_file r;
     int rc = tg_open(&r, path, err);
     if (rc != WEFT_OK) return rc;

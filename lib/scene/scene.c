@@ -6,6 +6,7 @@
  * file:line and section.key. The accepted sections and keys are the table `schema`
  * below; README.md documents them.
  */
+#include "scene_internal.h"
 #include "weft.h"
 #include "weft_geometry.h"
 
@@ -20,19 +21,6 @@
 /* Raw entries                                                                     */
 /* ------------------------------------------------------------------------------ */
 
-typedef struct entry {
-    char *section, *key, *value;
-    char *origin; /* file path, "<builtin:NAME>" or "--set" */
-    int line;     /* 1-based line in origin, 0 for --set */
-} entry;
-
-struct weft_scene {
-    entry *e;
-    int n, cap;
-    char *path; /* file the scene came from (NULL for built-ins) */
-    char *dir;  /* its directory, for relative mesh paths */
-    char name[128];
-};
 
 /* Key types of the schema. */
 typedef enum { T_DOUBLE, T_INT, T_BOOL, T_VEC3, T_STRING, T_LIST, T_INT3, T_BOX } key_type;
@@ -44,7 +32,12 @@ typedef struct schema_key {
     key_type type;
 } schema_key;
 
-/* Every accepted key. Ranges are checked where the value is read (scene_build). */
+/* Every key the model reads. Ranges are checked where the value is read (scene_build).
+ * The sections of the model (scene, mesh, material, pins, collider) accept these keys
+ * only; every other section, and the other keys of [collision], belong to the plug-ins
+ * (solvers, linear solvers, preconditioners, post-step stages), whose settings tables
+ * check them when the run's config is made (lib/scene/settings.c). scene.steps and
+ * scene.solvers are listed here but read by the run's own settings table (lib/run.c). */
 static const schema_key schema[] = {
     {"scene", "name", T_STRING},           {"scene", "description", T_STRING},
     {"scene", "dt", T_DOUBLE},             {"scene", "steps", T_INT},
@@ -67,22 +60,7 @@ static const schema_key schema[] = {
     {"material", "volume", T_STRING},      {"material", "fiber", T_STRING},
     {"material", "poisson_ratio", T_DOUBLE}, {"material", "youngs_modulus", T_DOUBLE},
     {"material", "fiber_direction", T_VEC3}, {"material", "fiber_stiffness", T_DOUBLE},
-    {"pbd", "k_stretch", T_DOUBLE},        {"pbd", "k_bending", T_DOUBLE},
-    {"pbd", "k_damping", T_DOUBLE},        {"pbd", "k_pressure", T_DOUBLE},
-    {"pbd", "stiffness_mapping", T_BOOL},  {"pbd", "self_collision", T_BOOL},
-    {"pbd", "self_thickness", T_DOUBLE},   {"solver", "iterations", T_INT},
-    {"solver", "omega", T_DOUBLE},         {"solver", "threads", T_INT},
-    {"solver", "tolerance", T_DOUBLE},     {"solver", "linear", T_STRING},
-    {"solver", "preconditioner", T_STRING}, {"solver", "cg_tolerance", T_DOUBLE},
-    {"solver", "cg_iterations", T_INT},    {"solver", "damping_alpha", T_DOUBLE},
-    {"solver", "damping_beta", T_DOUBLE},  {"solver", "hessian", T_STRING},
-    {"collision", "margin", T_DOUBLE},     {"collision", "pipeline", T_STRING},
-    {"collision", "thickness", T_DOUBLE},  {"collision", "friction", T_DOUBLE},
-    {"collision", "repulsion_stiffness", T_DOUBLE},
-    {"collision", "broad_phase", T_STRING}, {"collision", "max_iterations", T_INT},
-    {"collision", "count_intersections", T_BOOL},
-    {"collision", "repulsions", T_BOOL},   {"collision", "ccd", T_BOOL},
-    {"collision", "impact_zones", T_BOOL},
+    {"collision", "margin", T_DOUBLE},
     {"pins", "vertices", T_LIST},
     {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
     {"pins", "box", T_BOX},
@@ -105,6 +83,9 @@ static const char *section_family(const char *section) {
     if (strcmp(section, "pins") == 0 || strncmp(section, "pins.", 5) == 0) return "pins";
     if (strncmp(section, "mesh.", 5) == 0 && section[5]) return "mesh";
     if (strncmp(section, "collider.", 9) == 0 && section[9]) return "collider";
+    /* Colliders are named, [collider.NAME] (the name is what follows "collider."): a bare
+     * [collider] belongs to no family, so it is an unknown section. */
+    if (strcmp(section, "collider") == 0) return "";
     return section;
 }
 
@@ -115,22 +96,29 @@ static const schema_key *schema_find(const char *section, const char *key) {
     return NULL;
 }
 
-static bool section_known(const char *section) {
+/* True for a section of the model ([scene], [mesh], [mesh.NAME], [material], [pins],
+ * [pins.NAME], [collider.NAME]), whose keys are checked against the schema as they are
+ * read; any other section belongs to the plug-ins and is checked by the config. */
+static bool section_owned(const char *section) {
+    static const char *const owned[] = {"scene", "mesh", "material", "pins", "collider", NULL};
     const char *fam = section_family(section);
-    for (const schema_key *k = schema; k->section; k++)
-        if (strcmp(k->section, fam) == 0) return true;
+    for (int i = 0; owned[i]; i++)
+        if (strcmp(owned[i], fam) == 0) return true;
     return false;
 }
 
-/* "file:line" or "--set" for error messages. */
-static void where(const entry *e, char *buf, size_t n) {
+bool weft_scene_key_known(const char *section, const char *key) {
+    return schema_find(section, key) != NULL;
+}
+
+void weft_scene_where(const entry *e, char *buf, size_t n) {
     if (e->line > 0)
         snprintf(buf, n, "%s:%d", e->origin, e->line);
     else
         snprintf(buf, n, "%s", e->origin);
 }
 
-static entry *find_entry(const weft_scene *s, const char *section, const char *key) {
+entry *weft_scene_find(const weft_scene *s, const char *section, const char *key) {
     for (int i = s->n - 1; i >= 0; i--) /* last wins: overrides come last */
         if (strcmp(s->e[i].section, section) == 0 && strcmp(s->e[i].key, key) == 0)
             return &s->e[i];
@@ -142,6 +130,23 @@ static char *dupstr(const char *a) {
     char *p = malloc(n);
     if (p) memcpy(p, a, n);
     return p;
+}
+
+int weft_scene_add_header(weft_scene *s, const char *name, const char *origin, int line) {
+    if (s->nh == s->caph) {
+        int cap = s->caph ? 2 * s->caph : 8;
+        section_header *h = realloc(s->h, (size_t)cap * sizeof *h);
+        if (!h) return WEFT_ERR_NOMEM;
+        s->h = h, s->caph = cap;
+    }
+    section_header *h = &s->h[s->nh];
+    h->name = dupstr(name), h->origin = dupstr(origin), h->line = line;
+    if (!h->name || !h->origin) {
+        free(h->name), free(h->origin);
+        return WEFT_ERR_NOMEM;
+    }
+    s->nh++;
+    return WEFT_OK;
 }
 
 static int add_entry(weft_scene *s, const char *section, const char *key, const char *value,
@@ -175,15 +180,14 @@ typedef struct parse_ctx {
     const char *origin;
     int line;
     int too_long; /* line number of an over-long line, 0 if none */
-    int bad_section; /* line number of an unknown [section] header, 0 if none */
-    char section[128]; /* its name */
+    char section[128]; /* the last [section] header's name */
     weft_error *err;
     int failed;
 } parse_ctx;
 
 static char *reader(char *str, int num, void *stream) {
     parse_ctx *c = stream;
-    if (!*c->pos || c->too_long || c->bad_section) return NULL;
+    if (!*c->pos || c->too_long || c->failed) return NULL;
     const char *end = strchr(c->pos, '\n');
     size_t len = end ? (size_t)(end - c->pos) + 1 : strlen(c->pos);
     size_t keep = end ? len - 1 : len; /* the newline is not passed on: inih strips it anyway */
@@ -204,8 +208,9 @@ static char *reader(char *str, int num, void *stream) {
     if (close && (size_t)(close - h - 1) < sizeof c->section) {
         memcpy(c->section, h + 1, (size_t)(close - h - 1));
         c->section[close - h - 1] = '\0';
-        if (!section_known(c->section)) {
-            c->bad_section = c->line;
+        if (!section_owned(c->section) && weft_scene_add_header(c->s, c->section, c->origin,
+                                                                 c->line) != WEFT_OK) {
+            c->failed = 1;
             return NULL;
         }
     }
@@ -216,21 +221,16 @@ static int handler(void *user, const char *section, const char *name, const char
     parse_ctx *c = user;
     weft_scene *s = c->s;
     const schema_key *k = schema_find(section, name);
-    if (!section_known(section)) {
-        weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: [%s]: unknown section", c->origin, c->line,
-                  section);
-        c->failed = 1;
-        return 0;
-    }
-    if (!k) {
+    const bool owned = section_owned(section);
+    if (owned && !k) {
         weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: %s.%s: unknown key", c->origin, c->line,
                   section, name);
         c->failed = 1;
         return 0;
     }
-    entry *prev = find_entry(s, section, name);
+    entry *prev = weft_scene_find(s, section, name);
     if (prev && prev->line > 0 && strcmp(prev->origin, c->origin) == 0) {
-        if (k->type == T_LIST && prev->line == c->line - 1) {
+        if (k && k->type == T_LIST && prev->line == c->line - 1) {
             /* An indented continuation line (or a repeated list key): append. */
             size_t n = strlen(prev->value) + strlen(value) + 2;
             char *v = malloc(n);
@@ -241,7 +241,7 @@ static int handler(void *user, const char *section, const char *name, const char
             prev->line = c->line;
             return 1;
         }
-        if (k->type != T_LIST) {
+        if (!k || k->type != T_LIST) {
             weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: %s.%s: duplicate key (first at line %d)",
                       c->origin, c->line, section, name, prev->line);
             c->failed = 1;
@@ -263,9 +263,6 @@ static int parse_text(weft_scene *s, const char *text, const char *origin, weft_
         return weft_fail(err, WEFT_ERR_INPUT,
                          "%s:%d: line too long (limit 199 characters); continue a long list "
                          "on indented lines", origin, c.too_long);
-    if (c.bad_section)
-        return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: [%s]: unknown section", origin,
-                         c.bad_section, c.section);
     if (c.failed) return WEFT_ERR_INPUT;
     if (rc > 0)
         return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: syntax error (expected [section] or key = value)",
@@ -273,6 +270,9 @@ static int parse_text(weft_scene *s, const char *text, const char *origin, weft_
     if (rc < 0) return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", origin);
     return WEFT_OK;
 }
+
+/* Largest scene file read, bytes: scenes are a few kB; a bigger "scene" is a mistake. */
+#define WEFT_MAX_SCENE_BYTES (1 << 20)
 
 static char *read_file(const char *path, weft_error *err) {
     FILE *f = fopen(path, "rb");
@@ -286,6 +286,13 @@ static char *read_file(const char *path, weft_error *err) {
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
         if (n < cap - 1) break;
+        if (n > WEFT_MAX_SCENE_BYTES) { /* also ends the read of an endless file (/dev/zero) */
+            free(buf);
+            fclose(f);
+            weft_fail(err, WEFT_ERR_INPUT, "%s: larger than the limit of %d bytes for a scene "
+                      "file", path, WEFT_MAX_SCENE_BYTES);
+            return NULL;
+        }
         char *b = realloc(buf, cap * 2);
         if (!b) {
             free(buf);
@@ -358,7 +365,7 @@ weft_scene *weft_scene_load(const char *name_or_path, weft_error *err) {
         weft_scene_free(&s);
         return NULL;
     }
-    entry *nm = find_entry(s, "scene", "name");
+    entry *nm = weft_scene_find(s, "scene", "name");
     if (nm) snprintf(s->name, sizeof s->name, "%s", nm->value);
     return s;
 }
@@ -380,10 +387,7 @@ int weft_scene_set(weft_scene *s, const char *assignment, const char *origin, we
                          assignment);
     *dot = '\0';
     const char *section = lhs, *key = dot + 1, *value = eq + 1;
-    if (!section_known(section))
-        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: [%s]: unknown section", origin, assignment,
-                         section);
-    if (!schema_find(section, key))
+    if (section_owned(section) && !schema_find(section, key))
         return weft_fail(err, WEFT_ERR_INPUT, "%s %s: %s.%s: unknown key", origin, assignment,
                          section, key);
     char where_buf[300];
@@ -400,6 +404,8 @@ void weft_scene_free(weft_scene **ps) {
     weft_scene *s = *ps;
     for (int i = 0; i < s->n; i++)
         free(s->e[i].section), free(s->e[i].key), free(s->e[i].value), free(s->e[i].origin);
+    for (int i = 0; i < s->nh; i++) free(s->h[i].name), free(s->h[i].origin);
+    free(s->h);
     free(s->e);
     free(s->path);
     free(s->dir);
@@ -411,22 +417,21 @@ void weft_scene_free(weft_scene **ps) {
 /* Typed, range-checked access                                                     */
 /* ------------------------------------------------------------------------------ */
 
-/* Error about entry e: "file:line: section.key: message". */
-static int bad(const entry *e, weft_error *err, const char *fmt, const char *detail) {
+int weft_scene_bad(const entry *e, weft_error *err, const char *fmt, const char *detail) {
     char w[400], m[300];
-    where(e, w, sizeof w);
+    weft_scene_where(e, w, sizeof w);
     snprintf(m, sizeof m, fmt, detail);
     return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: %s", w, e->section, e->key, m);
 }
 
-static int parse_number(const entry *e, const char *text, double *out, weft_error *err) {
+int weft_scene_number(const entry *e, const char *text, double *out, weft_error *err) {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
     while (isspace((unsigned char)*end)) end++;
     if (end == text || *end || errno == ERANGE)
-        return bad(e, err, "'%s' is not a number", text);
-    if (!isfinite(v)) return bad(e, err, "'%s' is not a finite number", text);
+        return weft_scene_bad(e, err, "'%s' is not a number", text);
+    if (!isfinite(v)) return weft_scene_bad(e, err, "'%s' is not a finite number", text);
     *out = v;
     return WEFT_OK;
 }
@@ -434,16 +439,16 @@ static int parse_number(const entry *e, const char *text, double *out, weft_erro
 /* Reads a double in [lo, hi] (open at either end when *_open); keeps *out if absent. */
 static int get_double(const weft_scene *s, const char *section, const char *key, double lo,
                       bool lo_open, double hi, bool hi_open, double *out, weft_error *err) {
-    const entry *e = find_entry(s, section, key);
+    const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
     double v;
-    int rc = parse_number(e, e->value, &v, err);
+    int rc = weft_scene_number(e, e->value, &v, err);
     if (rc) return rc;
     if ((lo_open ? !(v > lo) : !(v >= lo)) || (hi_open ? !(v < hi) : !(v <= hi))) {
         char range[128];
         snprintf(range, sizeof range, "%s must lie in %s%g, %g%s", e->value, lo_open ? "(" : "[",
                  lo, hi, hi_open ? ")" : "]");
-        return bad(e, err, "%s", range);
+        return weft_scene_bad(e, err, "%s", range);
     }
     *out = v;
     return WEFT_OK;
@@ -451,40 +456,26 @@ static int get_double(const weft_scene *s, const char *section, const char *key,
 
 static int get_int(const weft_scene *s, const char *section, const char *key, long lo, long hi,
                    int *out, weft_error *err) {
-    const entry *e = find_entry(s, section, key);
+    const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
     char *end;
     errno = 0;
     long v = strtol(e->value, &end, 10);
     while (isspace((unsigned char)*end)) end++;
     if (end == e->value || *end || errno == ERANGE)
-        return bad(e, err, "'%s' is not an integer", e->value);
+        return weft_scene_bad(e, err, "'%s' is not an integer", e->value);
     if (v < lo || v > hi) {
         char range[128];
         snprintf(range, sizeof range, "%ld must lie in [%ld, %ld]", v, lo, hi);
-        return bad(e, err, "%s", range);
+        return weft_scene_bad(e, err, "%s", range);
     }
     *out = (int)v;
     return WEFT_OK;
 }
 
-static int get_bool(const weft_scene *s, const char *section, const char *key, bool *out,
-                    weft_error *err) {
-    const entry *e = find_entry(s, section, key);
-    if (!e) return WEFT_OK;
-    const char *v = e->value;
-    if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
-        *out = true;
-    else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
-        *out = false;
-    else
-        return bad(e, err, "'%s' is not a boolean (true/false)", v);
-    return WEFT_OK;
-}
-
 static int get_vec3(const weft_scene *s, const char *section, const char *key, double out[3],
                     weft_error *err) {
-    const entry *e = find_entry(s, section, key);
+    const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", e->value);
@@ -492,11 +483,11 @@ static int get_vec3(const weft_scene *s, const char *section, const char *key, d
     int n = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-        if (n == 3) return bad(e, err, "'%s' has more than 3 components", e->value);
-        int rc = parse_number(e, tok, &v[n++], err);
+        if (n == 3) return weft_scene_bad(e, err, "'%s' has more than 3 components", e->value);
+        int rc = weft_scene_number(e, tok, &v[n++], err);
         if (rc) return rc;
     }
-    if (n != 3) return bad(e, err, "'%s' needs 3 components (x y z)", e->value);
+    if (n != 3) return weft_scene_bad(e, err, "'%s' needs 3 components (x y z)", e->value);
     for (int k = 0; k < 3; k++) out[k] = v[k];
     return WEFT_OK;
 }
@@ -504,7 +495,7 @@ static int get_vec3(const weft_scene *s, const char *section, const char *key, d
 /* Reads three integers "a b c" (or "a,b,c"), each in [lo, hi]; keeps out if absent. */
 static int get_int3(const weft_scene *s, const char *section, const char *key, long lo, long hi,
                     int out[3], weft_error *err) {
-    const entry *e = find_entry(s, section, key);
+    const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", e->value);
@@ -512,20 +503,20 @@ static int get_int3(const weft_scene *s, const char *section, const char *key, l
     int n = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-        if (n == 3) return bad(e, err, "'%s' has more than 3 components", e->value);
+        if (n == 3) return weft_scene_bad(e, err, "'%s' has more than 3 components", e->value);
         char *end;
         errno = 0;
         v[n] = strtol(tok, &end, 10);
         if (end == tok || *end || errno == ERANGE)
-            return bad(e, err, "'%s' is not an integer", tok);
+            return weft_scene_bad(e, err, "'%s' is not an integer", tok);
         if (v[n] < lo || v[n] > hi) {
             char range[128];
             snprintf(range, sizeof range, "%ld must lie in [%ld, %ld]", v[n], lo, hi);
-            return bad(e, err, "%s", range);
+            return weft_scene_bad(e, err, "%s", range);
         }
         n++;
     }
-    if (n != 3) return bad(e, err, "'%s' needs 3 integers (x y z)", e->value);
+    if (n != 3) return weft_scene_bad(e, err, "'%s' needs 3 integers (x y z)", e->value);
     for (int k = 0; k < 3; k++) out[k] = (int)v[k];
     return WEFT_OK;
 }
@@ -534,7 +525,7 @@ static int get_int3(const weft_scene *s, const char *section, const char *key, l
  * axis; *found tells whether the key is present. */
 static int get_box(const weft_scene *s, const char *section, const char *key, double box[6],
                    bool *found, weft_error *err) {
-    const entry *e = find_entry(s, section, key);
+    const entry *e = weft_scene_find(s, section, key);
     *found = e != NULL;
     if (!e) return WEFT_OK;
     char buf[256];
@@ -542,18 +533,18 @@ static int get_box(const weft_scene *s, const char *section, const char *key, do
     int n = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-        if (n == 6) return bad(e, err, "'%s' has more than 6 components", e->value);
-        int rc = parse_number(e, tok, &box[n++], err);
+        if (n == 6) return weft_scene_bad(e, err, "'%s' has more than 6 components", e->value);
+        int rc = weft_scene_number(e, tok, &box[n++], err);
         if (rc) return rc;
     }
     if (n != 6)
-        return bad(e, err, "'%s' needs 6 numbers (xmin ymin zmin xmax ymax zmax)", e->value);
+        return weft_scene_bad(e, err, "'%s' needs 6 numbers (xmin ymin zmin xmax ymax zmax)", e->value);
     for (int k = 0; k < 3; k++)
         if (box[k] > box[k + 3]) {
             char msg[160];
             snprintf(msg, sizeof msg, "%s: %cmin %g > %cmax %g", e->value, "xyz"[k], box[k],
                      "xyz"[k], box[k + 3]);
-            return bad(e, err, "%s", msg);
+            return weft_scene_bad(e, err, "%s", msg);
         }
     return WEFT_OK;
 }
@@ -561,7 +552,7 @@ static int get_box(const weft_scene *s, const char *section, const char *key, do
 /* Matches the value against NULL-terminated names; *out is the index. */
 static int get_enum(const weft_scene *s, const char *section, const char *key,
                     const char *const *names, int *out, weft_error *err) {
-    const entry *e = find_entry(s, section, key);
+    const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
     char list[256] = "";
     for (int i = 0; names[i]; i++) {
@@ -574,7 +565,7 @@ static int get_enum(const weft_scene *s, const char *section, const char *key,
     }
     char m[300];
     snprintf(m, sizeof m, "'%s' is not one of: %s", e->value, list);
-    return bad(e, err, "%s", m);
+    return weft_scene_bad(e, err, "%s", m);
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -625,7 +616,7 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         (rc = get_enum(s, sec, "rest_shape", shapes, &shape, err)))
         return rc;
     if (part && (type == TET_BLOCK || type == TETGEN))
-        return bad(find_entry(s, sec, "type"), err, "%s",
+        return weft_scene_bad(weft_scene_find(s, sec, "type"), err, "%s",
                    "a [mesh.NAME] part is a surface (grid, obj or icosphere); a tetrahedral "
                    "mesh can only be the scene's one [mesh]");
     if (type == GRID) {
@@ -641,6 +632,13 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             (rc = get_enum(s, sec, "plane", plane, &pl, err)) ||
             (rc = get_vec3(s, sec, "origin", d.origin, err)))
             return rc;
+        if ((long long)d.nx * d.ny > WEFT_MAX_VERTICES) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%d x %d vertices is beyond the limit of %d vertices "
+                     "(WEFT_MAX_VERTICES)", d.nx, d.ny, WEFT_MAX_VERTICES);
+            const entry *e = weft_scene_find(s, sec, "nx");
+            return weft_scene_bad(e ? e : weft_scene_find(s, sec, "ny"), err, "%s", msg);
+        }
         d.diagonals = di ? WEFT_DIAG_REGULAR : WEFT_DIAG_ALTERNATING;
         d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
         rc = weft_mesh_grid(mesh, &d, err);
@@ -661,15 +659,24 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             return rc;
         for (int k = 0; k < 3; k++)
             if (!(size[k] > 0 && size[k] <= 1e6))
-                return bad(find_entry(s, sec, "size"), err, "%s",
+                return weft_scene_bad(weft_scene_find(s, sec, "size"), err, "%s",
                            "every side must lie in (0, 1e6] m");
+        long long nv = (cells[0] + 1LL) * (cells[1] + 1LL) * (cells[2] + 1LL),
+                  ntet = 6LL * cells[0] * cells[1] * cells[2];
+        if (nv > WEFT_MAX_VERTICES || ntet > WEFT_MAX_ELEMENTS) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%lld vertices and %lld tetrahedra is beyond the limit "
+                     "of %d and %d (WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS)", nv, ntet,
+                     WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
+            return weft_scene_bad(weft_scene_find(s, sec, "cells"), err, "%s", msg);
+        }
         rc = weft_mesh_tet_block(mesh, size, cells, origin, err);
     } else {
-        const entry *p = find_entry(s, sec, "path");
+        const entry *p = weft_scene_find(s, sec, "path");
         if (!p) {
             char what[200];
             snprintf(what, sizeof what, "type %s needs %s.path", types[type], sec);
-            return bad(find_entry(s, sec, "type"), err, "%s", what);
+            return weft_scene_bad(weft_scene_find(s, sec, "type"), err, "%s", what);
         }
         char path[1024];
         if (p->value[0] == '/' || !s->dir)
@@ -695,7 +702,7 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
     *use_uv = shape == 2 || (shape == 0 && type == GRID);
     if (*use_uv && !(mesh->nuv > 0 && mesh->tri_uv)) {
         weft_mesh_free(mesh);
-        return bad(find_entry(s, sec, "rest_shape"), err, "%s",
+        return weft_scene_bad(weft_scene_find(s, sec, "rest_shape"), err, "%s",
                    "rest_shape = uv needs material coordinates (vt lines in the OBJ file)");
     }
     return WEFT_OK;
@@ -725,9 +732,9 @@ static int read_part_keys(const weft_scene *s, const char *sec, weft_part *p, we
     int rc = get_vec3(s, sec, "velocity", p->velocity, err);
     if (rc) return rc;
     if (strcmp(sec, "mesh") == 0) {
-        const entry *d = find_entry(s, "mesh", "density");
+        const entry *d = weft_scene_find(s, "mesh", "density");
         if (d)
-            return bad(d, err, "%s", "the primary mesh takes material.density; density "
+            return weft_scene_bad(d, err, "%s", "the primary mesh takes material.density; density "
                        "overrides it for a [mesh.NAME] part");
         return WEFT_OK;
     }
@@ -765,15 +772,25 @@ static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_e
         const char *sec = s->e[i].section;
         if (strncmp(sec, "mesh.", 5) != 0 || first_entry(s, sec) != &s->e[i]) continue;
         if (mesh->ntet > 0)
-            return bad(find_entry(s, "mesh", "type"), err, "%s",
+            return weft_scene_bad(weft_scene_find(s, "mesh", "type"), err, "%s",
                        "a tetrahedral mesh cannot be combined with [mesh.NAME] parts");
         weft_part *p = &m->parts[m->nparts];
         if (strlen(sec + 5) >= sizeof p->name)
-            return bad(&s->e[i], err, "%s", "the part's name is longer than 63 characters");
+            return weft_scene_bad(&s->e[i], err, "%s", "the part's name is longer than 63 characters");
         weft_mesh pm = {0};
         if ((rc = build_part_mesh(s, sec, &pm, &use_uv, err))) {
             weft_mesh_free(&pm);
             return rc;
+        }
+        if ((long long)mesh->nv + pm.nv > WEFT_MAX_VERTICES ||
+            (long long)mesh->nt + pm.nt > WEFT_MAX_ELEMENTS) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "with this part the model has %lld vertices and %lld "
+                     "triangles, beyond the limit of %d and %d (WEFT_MAX_VERTICES, "
+                     "WEFT_MAX_ELEMENTS)", (long long)mesh->nv + pm.nv,
+                     (long long)mesh->nt + pm.nt, WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
+            weft_mesh_free(&pm);
+            return weft_scene_bad(&s->e[i], err, "%s", msg);
         }
         snprintf(p->name, sizeof p->name, "%s", sec + 5);
         p->first = mesh->nv, p->nv = pm.nv, p->first_tri = mesh->nt, p->nt = pm.nt;
@@ -795,7 +812,7 @@ static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_e
  * the error in err if there is no such part. */
 static const weft_part *pin_part(const weft_scene *s, const char *section, const weft_model *m,
                                  weft_error *err) {
-    const entry *e = find_entry(s, section, "mesh");
+    const entry *e = weft_scene_find(s, section, "mesh");
     if (!e) return &m->parts[0];
     for (int p = 1; p < m->nparts; p++)
         if (strcmp(m->parts[p].name, e->value) == 0) return &m->parts[p];
@@ -811,7 +828,7 @@ static const weft_part *pin_part(const weft_scene *s, const char *section, const
     else
         snprintf(full, sizeof full, "no part '%.60s' (the scene has no [mesh.NAME] parts)",
                  e->value);
-    bad(e, err, "%s", full);
+    weft_scene_bad(e, err, "%s", full);
     return NULL;
 }
 
@@ -841,7 +858,7 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     char part_sec[80]; /* "mesh" or "mesh.NAME", for messages */
     snprintf(part_sec, sizeof part_sec, "%s%s", part->name[0] ? "mesh." : "mesh", part->name);
     const entry *e;
-    if ((e = find_entry(s, section, "vertices"))) {
+    if ((e = weft_scene_find(s, section, "vertices"))) {
         char *buf = dupstr(e->value), *save = NULL;
         if (!buf) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
@@ -849,12 +866,12 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
             errno = 0;
             long i = strtol(tok, &end, 10);
             if (*end || end == tok || errno) {
-                rc = bad(e, err, "'%s' is not a vertex index", tok);
+                rc = weft_scene_bad(e, err, "'%s' is not a vertex index", tok);
             } else if (i < 0 || i >= part->nv) {
                 char msg[200];
                 snprintf(msg, sizeof msg, "vertex index %ld out of range (%s has %d vertices, "
                          "indices from 0)", i, part_sec, part->nv);
-                rc = bad(e, err, "%s", msg);
+                rc = weft_scene_bad(e, err, "%s", msg);
             } else {
                 m->pin[first + i] = id;
                 continue;
@@ -871,7 +888,7 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     if (has_box) {
         int count = 0;
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        const bool one_part = find_entry(s, section, "mesh") != NULL;
+        const bool one_part = weft_scene_find(s, section, "mesh") != NULL;
         const int begin = one_part ? first : 0, end = one_part ? first + part->nv : m->n;
         for (int i = begin; i < end; i++) {
             const double *x = &mesh->x[3 * i];
@@ -887,7 +904,7 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
             snprintf(msg, sizeof msg, "the box holds no vertex (the %s spans x [%g, %g], "
                      "y [%g, %g], z [%g, %g] m)", one_part ? part_sec : "mesh", lo[0], hi[0],
                      lo[1], hi[1], lo[2], hi[2]);
-            return bad(find_entry(s, section, "box"), err, "%s", msg);
+            return weft_scene_bad(weft_scene_find(s, section, "box"), err, "%s", msg);
         }
     }
     static const char *const corner_names[] = {"bottom_left", "bottom_right", "top_left",
@@ -896,12 +913,12 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     for (int pass = 0; pass < 2; pass++) {
         const char *key = pass ? "edges" : "corners";
         const char *const *names = pass ? edge_names : corner_names;
-        if (!(e = find_entry(s, section, key))) continue;
+        if (!(e = weft_scene_find(s, section, key))) continue;
         if (nx == 0) {
             char msg[200];
             snprintf(msg, sizeof msg, "named corners and edges need a grid mesh (%s is not one)",
                      part_sec);
-            return bad(e, err, "%s", msg);
+            return weft_scene_bad(e, err, "%s", msg);
         }
         char *buf = dupstr(e->value), *save = NULL;
         if (!buf) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
@@ -914,7 +931,7 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
                 snprintf(msg, sizeof msg, "'%s' is not one of: %s", tok,
                          pass ? "bottom, top, left, right"
                               : "bottom_left, bottom_right, top_left, top_right");
-                rc = bad(e, err, "%s", msg);
+                rc = weft_scene_bad(e, err, "%s", msg);
                 free(buf);
                 return rc;
             }
@@ -938,13 +955,16 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
  * rest or translating with its velocity. */
 static int build_collider(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
-    /* "mesh" is listed so that a bad type names every choice; build_collider_section
-     * hands mesh colliders to build_obstacle before this runs. */
-    static const char *const kinds[] = {"plane", "sphere", "box", "mesh", NULL};
+    /* The registered collider types, and "mesh" so that a bad type names every choice;
+     * build_collider_section hands mesh colliders to build_obstacle before this runs. */
+    const char *kinds[16];
+    int nk = 0;
+    for (; weft_collider_registry[nk] && nk < 14; nk++) kinds[nk] = weft_collider_registry[nk]->name;
+    kinds[nk] = "mesh", kinds[nk + 1] = NULL;
     weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .half_extents = {0.5, 0.5, 0.5},
                        .friction = 0.3, .restitution = 0.0};
     snprintf(c.name, sizeof c.name, "%s", section + 9);
-    const entry *te = find_entry(s, section, "type");
+    const entry *te = weft_scene_find(s, section, "type");
     if (!te) {
         /* Point at the first key of the section. */
         for (int i = 0; i < s->n; i++)
@@ -952,7 +972,7 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
                 te = &s->e[i];
                 break;
             }
-        return bad(te, err, "%s", "collider needs a type (plane, sphere or box)");
+        return weft_scene_bad(te, err, "%s", "collider needs a type (plane, sphere or box)");
     }
     int kind = 0, rc;
     if ((rc = get_enum(s, section, "type", kinds, &kind, err)) ||
@@ -965,14 +985,14 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
         (rc = get_vec3(s, section, "velocity", c.velocity, err)) ||
         (rc = get_vec3(s, section, "half_extents", c.half_extents, err)))
         return rc;
-    c.kind = kind == 2 ? WEFT_COLLIDER_BOX : kind ? WEFT_COLLIDER_SPHERE : WEFT_COLLIDER_PLANE;
+    c.type = weft_collider_registry[kind];
     for (int k = 0; k < 3; k++)
         if (!(c.half_extents[k] > 0.0 && c.half_extents[k] <= 1e9))
-            return bad(find_entry(s, section, "half_extents"), err, "%s",
+            return weft_scene_bad(weft_scene_find(s, section, "half_extents"), err, "%s",
                        "every half extent must lie in (0, 1e9] m");
     double len = sqrt(c.normal[0] * c.normal[0] + c.normal[1] * c.normal[1] +
                       c.normal[2] * c.normal[2]);
-    if (!(len > 0)) return bad(find_entry(s, section, "normal"), err, "%s", "normal is zero");
+    if (!(len > 0)) return weft_scene_bad(weft_scene_find(s, section, "normal"), err, "%s", "normal is zero");
     for (int k = 0; k < 3; k++) c.normal[k] /= len;
     weft_collider *cs = realloc(m->colliders, (size_t)(m->ncolliders + 1) * sizeof *cs);
     if (!cs) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
@@ -986,24 +1006,25 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
  * velocity. Only the collision pipeline handles it, so the scene must enable it. */
 static int build_obstacle(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
-    const entry *te = find_entry(s, section, "type");
-    if (m->collision.pipeline != WEFT_PIPELINE_BRIDSON)
-        return bad(te, err, "%s",
-                   "a mesh collider needs [collision] pipeline = bridson (the solvers' own "
-                   "contact handling knows only planes and spheres)");
+    const entry *te = weft_scene_find(s, section, "type");
     static const char *const not_mesh[] = {"point", "normal", "center", "radius", "restitution",
                                            NULL};
     for (int i = 0; not_mesh[i]; i++) {
-        const entry *e = find_entry(s, section, not_mesh[i]);
+        const entry *e = weft_scene_find(s, section, not_mesh[i]);
         if (e)
-            return bad(e, err, "%s",
+            return weft_scene_bad(e, err, "%s",
                        "does not apply to a mesh collider (keys: path, scale, translate, "
                        "velocity, friction)");
     }
-    const entry *pe = find_entry(s, section, "path");
-    if (!pe) return bad(te, err, "%s", "type mesh needs a path (an OBJ file)");
+    const entry *pe = weft_scene_find(s, section, "path");
+    if (!pe) return weft_scene_bad(te, err, "%s", "type mesh needs a path (an OBJ file)");
     weft_obstacle ob = {.friction = 0.3};
     snprintf(ob.name, sizeof ob.name, "%s", section + 9);
+    {
+        char w[300];
+        weft_scene_where(te, w, sizeof w);
+        snprintf(ob.where, sizeof ob.where, "%.300s: %.80s.type", w, section);
+    }
     double scale = 1.0, translate[3] = {0, 0, 0};
     int rc;
     if ((rc = get_double(s, section, "scale", 0, true, 1e9, false, &scale, err)) ||
@@ -1019,7 +1040,7 @@ static int build_obstacle(const weft_scene *s, const char *section, weft_model *
     weft_error oerr = {{0}};
     if (weft_mesh_read_obj(&ob.mesh, path, &oerr) != WEFT_OK) {
         char w[400]; /* the scene's file:line, then the OBJ reader's path:line message */
-        where(pe, w, sizeof w);
+        weft_scene_where(pe, w, sizeof w);
         return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: %s", w, pe->section, pe->key, oerr.msg);
     }
     for (int i = 0; i < ob.mesh.nv; i++)
@@ -1039,7 +1060,7 @@ static int build_obstacle(const weft_scene *s, const char *section, weft_model *
             snprintf(msg, sizeof msg, "the obstacle intersects the cloth at t = 0 (%ld triangle "
                      "pairs); the collision pipeline needs a collision-free start", with - self);
         weft_mesh_free(&ob.mesh);
-        return bad(pe, err, "%s", msg);
+        return weft_scene_bad(pe, err, "%s", msg);
     }
     weft_obstacle *obs = realloc(m->obstacles, (size_t)(m->nobstacles + 1) * sizeof *obs);
     if (!obs) {
@@ -1053,7 +1074,7 @@ static int build_obstacle(const weft_scene *s, const char *section, weft_model *
 
 /* True when a [collider.NAME] section has type = mesh. */
 static bool is_mesh_collider(const weft_scene *s, const char *section) {
-    const entry *te = find_entry(s, section, "type");
+    const entry *te = weft_scene_find(s, section, "type");
     return te && strcmp(te->value, "mesh") == 0;
 }
 
@@ -1064,8 +1085,8 @@ static int build_collider_section(const weft_scene *s, const char *section, weft
     if (is_mesh_collider(s, section)) return build_obstacle(s, section, m, err);
     static const char *const mesh_only[] = {"path", "scale", "translate", NULL};
     for (int i = 0; mesh_only[i]; i++) {
-        const entry *e = find_entry(s, section, mesh_only[i]);
-        if (e) return bad(e, err, "%s", "applies only to a mesh collider (type = mesh)");
+        const entry *e = weft_scene_find(s, section, mesh_only[i]);
+        if (e) return weft_scene_bad(e, err, "%s", "applies only to a mesh collider (type = mesh)");
     }
     return build_collider(s, section, m, err);
 }
@@ -1171,7 +1192,7 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
          &m->fiber_term, mat->stretch_stiffness},
     };
     for (int r = 0; r < 4; r++) {
-        const entry *e = find_entry(s, "material", roles[r].key);
+        const entry *e = weft_scene_find(s, "material", roles[r].key);
         const char *name = e ? e->value : roles[r].fallback;
         if (!name || strcmp(name, "none") == 0) continue;
         const weft_energy_type *type = lookup(registry, name, roles[r].kinds[0]);
@@ -1179,14 +1200,14 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
         if (!type || !type->init) {
             if (!e) return weft_fail(err, WEFT_ERR_INPUT, "energy '%s' is not registered", name);
             if (!registered(registry, name))
-                return bad(e, err, "unknown energy '%s' (see ./weft list)", name);
+                return weft_scene_bad(e, err, "unknown energy '%s' (see ./weft list)", name);
             char what[160];
             snprintf(what, sizeof what, "energy '%s' has no variant for %s", name,
                      volumetric ? "a tetrahedral mesh" : roles[r].key);
-            return bad(e, err, "%s", what);
+            return weft_scene_bad(e, err, "%s", what);
         }
         if (type->kind == WEFT_ELEM_TET && !volumetric)
-            return bad(e, err, "%s", "a volume energy needs a tetrahedral mesh");
+            return weft_scene_bad(e, err, "%s", "a volume energy needs a tetrahedral mesh");
         weft_energy_params p = {.stiffness = roles[r].stiffness, .poisson = mat->poisson,
                                 .fiber = {mat->fiber[0], mat->fiber[1], mat->fiber[2]},
                                 .fiber_stiffness = mat->fiber_stiffness};
@@ -1197,73 +1218,12 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
     return WEFT_OK;
 }
 
-/* Reads the [collision] keys of the pipeline (lib/collision/weft_collision.h); margin is read with
- * the other scalars. The repulsion spring defaults to the membrane's stretch stiffness. */
-static int read_collision(const weft_scene *s, weft_model *m, weft_error *err) {
-    static const char *const pipelines[] = {"none", "bridson", NULL};
-    static const char *const broad[] = {"bvh", "hash", NULL};
-    weft_collision_settings *c = &m->collision;
-    *c = (weft_collision_settings){.pipeline = WEFT_PIPELINE_NONE, .thickness = 1e-3,
-                                   .friction = 0.1, .stiffness = m->material.stretch_stiffness,
-                                   .broad_phase = WEFT_BROAD_PHASE_BVH, .max_iterations = 10};
-    int pipeline = 0, bp = 0, rc;
-    if ((rc = get_enum(s, "collision", "pipeline", pipelines, &pipeline, err)) ||
-        (rc = get_double(s, "collision", "thickness", 0, true, 1, false, &c->thickness, err)) ||
-        (rc = get_double(s, "collision", "friction", 0, false, 100, false, &c->friction, err)) ||
-        (rc = get_double(s, "collision", "repulsion_stiffness", 0, false, 1e12, false,
-                         &c->stiffness, err)) ||
-        (rc = get_enum(s, "collision", "broad_phase", broad, &bp, err)) ||
-        (rc = get_int(s, "collision", "max_iterations", 1, 1000, &c->max_iterations, err)) ||
-        (rc = get_bool(s, "collision", "count_intersections", &c->count_intersections, err)))
-        return rc;
-    c->pipeline = pipeline ? WEFT_PIPELINE_BRIDSON : WEFT_PIPELINE_NONE;
-    c->broad_phase = bp ? WEFT_BROAD_PHASE_HASH : WEFT_BROAD_PHASE_BVH;
-    return WEFT_OK;
-}
-
-/* Reads the [collision] stage switches (lib/collision/weft_collision.h: what each "off" means);
- * every stage is on unless the scene turns it off. */
-static int read_collision_stages(const weft_scene *s, weft_model *m, weft_error *err) {
-    bool on[3] = {true, true, true};
-    int rc;
-    if ((rc = get_bool(s, "collision", "repulsions", &on[0], err)) ||
-        (rc = get_bool(s, "collision", "ccd", &on[1], err)) ||
-        (rc = get_bool(s, "collision", "impact_zones", &on[2], err)))
-        return rc;
-    m->collision.no_repulsions = !on[0];
-    m->collision.no_ccd = !on[1];
-    m->collision.no_impact_zones = !on[2];
-    return WEFT_OK;
-}
-
-/* Copies [scene] solvers into the model after checking that it is a list of names; lib
- * does not know the solvers, so the experiments check the names themselves. */
-static int read_solvers(const weft_scene *s, weft_model *m, weft_error *err) {
-    const entry *e = find_entry(s, "scene", "solvers");
-    if (!e) return WEFT_OK;
-    int names = 0;
-    bool in_name = false;
-    for (const char *p = e->value; *p; p++) {
-        bool name_char = isalnum((unsigned char)*p) || *p == '_';
-        if (!name_char && !strchr(", \t", *p))
-            return bad(e, err, "'%s' is not a list of solver names (letters, digits, '_', "
-                       "separated by commas)", e->value);
-        names += name_char && !in_name;
-        in_name = name_char;
-    }
-    if (names == 0) return bad(e, err, "%s", "names no solver");
-    if (strlen(e->value) >= sizeof m->solvers) return bad(e, err, "%s", "list too long");
-    snprintf(m->solvers, sizeof m->solvers, "%s", e->value);
-    where(e, m->solvers_where, sizeof m->solvers_where);
-    return WEFT_OK;
-}
-
 /* [mesh] reorder = none | rcm: renumbers the built model's vertices (lib/linalg/reorder.c), each
  * part's within its block. A whole-model setting, so a [mesh.NAME] part cannot give it. */
 static int reorder_vertices(const weft_scene *s, weft_model *m, weft_error *err) {
     for (int i = 0; i < s->n; i++)
         if (strncmp(s->e[i].section, "mesh.", 5) == 0 && strcmp(s->e[i].key, "reorder") == 0)
-            return bad(&s->e[i], err, "%s", "reorder renumbers the whole model: give it in [mesh]");
+            return weft_scene_bad(&s->e[i], err, "%s", "reorder renumbers the whole model: give it in [mesh]");
     static const char *const names[] = {"none", "rcm", NULL};
     int which = 0, rc = get_enum(s, "mesh", "reorder", names, &which, err);
     if (rc || which == 0) return rc;
@@ -1281,43 +1241,25 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     int rc;
     snprintf(m->scene_name, sizeof m->scene_name, "%s", s->name);
 
-    /* Section names must be known before anything is read. */
-    for (int i = 0; i < s->n; i++)
-        if (!section_known(s->e[i].section))
-            return bad(&s->e[i], err, "%s", "unknown section");
 
     /* The name becomes a results directory: keep it one plain path component. */
-    const entry *nm = find_entry(s, "scene", "name");
+    const entry *nm = weft_scene_find(s, "scene", "name");
     if (nm) {
         bool ok = nm->value[0] && strcmp(nm->value, ".") && strcmp(nm->value, "..");
         for (const char *p = nm->value; *p; p++)
             if (!isalnum((unsigned char)*p) && !strchr("_-.", *p)) ok = false;
         if (!ok)
-            return bad(nm, err, "'%s' is not a scene name (letters, digits, '_', '-', '.')",
+            return weft_scene_bad(nm, err, "'%s' is not a scene name (letters, digits, '_', '-', '.')",
                        nm->value);
     }
 
     m->dt = 1.0 / 60.0;
-    m->steps = 120;
     m->gravity[1] = -9.81;
     m->material = (weft_material){.density = 0.1, .stretch_stiffness = 1000.0,
                                   .bending_stiffness = 1e-4, .poisson = 0.3,
                                   .youngs_modulus = 1e5, .fiber = {1, 0, 0}};
-    m->pbd = (weft_pbd_params){.k_stretch = 1.0, .k_bending = 0.1, .k_damping = 0.01,
-                               .k_pressure = 0.0, .stiffness_mapping = true,
-                               .self_collision = false, .self_thickness = 0.005};
-    m->solver = (weft_solver_settings){.iterations = 10, .omega = 1.5, .threads = 1,
-                                       .tolerance = 1e-6, .linear = WEFT_LINEAR_CHOLMOD,
-                                       .preconditioner = 2 /* block Jacobi */,
-                                       .cg_tolerance = 1e-8, .cg_iterations = 1000,
-                                       .hessian = WEFT_SOLVER_HESSIAN_PROJECTED};
-    static const char *const linear_names[] = {"cholmod", "ppcg", NULL};
-    static const char *const precond_names[] = {"none", "jacobi", "block_jacobi", NULL};
-    static const char *const hessian_names[] = {"projected", "exact", "clamp", NULL};
-    int linear = 0, hessian = 0;
     m->contact_margin = 1e-3;
     if ((rc = get_double(s, "scene", "dt", 0, true, 10, false, &m->dt, err)) ||
-        (rc = get_int(s, "scene", "steps", 0, 100000000, &m->steps, err)) ||
         (rc = get_vec3(s, "scene", "gravity", m->gravity, err)) ||
         (rc = get_double(s, "material", "density", 0, true, 1e6, false, &m->material.density, err)) ||
         (rc = get_double(s, "material", "stretch_stiffness", 0, false, 1e12, false,
@@ -1330,55 +1272,27 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         (rc = get_vec3(s, "material", "fiber_direction", m->material.fiber, err)) ||
         (rc = get_double(s, "material", "fiber_stiffness", 0, false, 1e13, false,
                          &m->material.fiber_stiffness, err)) ||
-        (rc = get_double(s, "pbd", "k_stretch", 0, false, 1, false, &m->pbd.k_stretch, err)) ||
-        (rc = get_double(s, "pbd", "k_bending", 0, false, 1, false, &m->pbd.k_bending, err)) ||
-        (rc = get_double(s, "pbd", "k_damping", 0, false, 1, false, &m->pbd.k_damping, err)) ||
-        (rc = get_double(s, "pbd", "k_pressure", 0, false, 100, false, &m->pbd.k_pressure, err)) ||
-        (rc = get_bool(s, "pbd", "stiffness_mapping", &m->pbd.stiffness_mapping, err)) ||
-        (rc = get_bool(s, "pbd", "self_collision", &m->pbd.self_collision, err)) ||
-        (rc = get_double(s, "pbd", "self_thickness", 0, true, 1, false, &m->pbd.self_thickness,
-                         err)) ||
-        (rc = get_int(s, "solver", "iterations", 1, 1000000, &m->solver.iterations, err)) ||
-        (rc = get_double(s, "solver", "omega", 0, true, 2, true, &m->solver.omega, err)) ||
-        (rc = get_int(s, "solver", "threads", 1, 1024, &m->solver.threads, err)) ||
-        (rc = get_double(s, "solver", "tolerance", 0, true, 1, false, &m->solver.tolerance,
-                         err)) ||
-        (rc = get_enum(s, "solver", "linear", linear_names, &linear, err)) ||
-        (rc = get_enum(s, "solver", "preconditioner", precond_names,
-                       &m->solver.preconditioner, err)) ||
-        (rc = get_enum(s, "solver", "hessian", hessian_names, &hessian, err)) ||
-        (rc = get_double(s, "solver", "cg_tolerance", 0, true, 1, false,
-                         &m->solver.cg_tolerance, err)) ||
-        (rc = get_int(s, "solver", "cg_iterations", 1, 100000000, &m->solver.cg_iterations,
-                      err)) ||
-        (rc = get_double(s, "solver", "damping_alpha", 0, false, 1e6, false,
-                         &m->solver.damping_alpha, err)) ||
-        (rc = get_double(s, "solver", "damping_beta", 0, false, 1e6, false,
-                         &m->solver.damping_beta, err)) ||
         (rc = get_double(s, "collision", "margin", 0, false, 1, false, &m->contact_margin, err)))
         return rc;
     /* Value-type checks for the free-form keys, so that a typo in a string key of the
      * right section is still reported even if this scene never reads it. */
     for (int i = 0; i < s->n; i++) {
         const schema_key *k = schema_find(s->e[i].section, s->e[i].key);
-        if (!k) return bad(&s->e[i], err, "%s", "unknown key");
+        if (!k && section_owned(s->e[i].section))
+            return weft_scene_bad(&s->e[i], err, "%s", "unknown key");
+        if (!k) continue; /* a plug-in's key: its settings table checks it */
         if (k->type == T_DOUBLE) {
             double v;
-            if ((rc = parse_number(&s->e[i], s->e[i].value, &v, err))) return rc;
+            if ((rc = weft_scene_number(&s->e[i], s->e[i].value, &v, err))) return rc;
         }
     }
 
-    m->solver.linear = linear ? WEFT_LINEAR_PPCG : WEFT_LINEAR_CHOLMOD;
-    m->solver.hessian = (weft_solver_hessian)hessian; /* the names are in enum order */
-    if ((rc = read_solvers(s, m, err))) return rc;
-    if ((rc = read_collision(s, m, err))) return rc;
-    if ((rc = read_collision_stages(s, m, err))) return rc;
     rest_shape rs = {0};
     if ((rc = build_mesh(s, m, &rs, err))) goto fail;
     const weft_mesh *mesh = &m->mesh;
     /* Density is per area for surfaces and per volume for solids: a solid scene that does
      * not give it gets water's 1000 kg/m^3, not the cloth default. */
-    if (mesh->ntet > 0 && !find_entry(s, "material", "density")) m->material.density = 1000.0;
+    if (mesh->ntet > 0 && !weft_scene_find(s, "material", "density")) m->material.density = 1000.0;
     m->parts[0].density = m->material.density;
     m->n = mesh->nv;
     size_t n3 = 3 * (size_t)m->n;
@@ -1458,11 +1372,6 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
     if (rc) goto fail;
 
     m->rest_volume = mesh->closed ? weft_mesh_volume(mesh, mesh->x) : 0.0;
-    if (m->pbd.k_pressure > 0.0 && !mesh->closed) {
-        rc = bad(find_entry(s, "pbd", "k_pressure"), err, "%s",
-                 "the balloon constraint needs a closed mesh");
-        goto fail;
-    }
     if ((rc = reorder_vertices(s, m, err))) goto fail;
     rest_shape_free(&rs);
     return WEFT_OK;

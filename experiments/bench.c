@@ -1,0 +1,238 @@
+/* bench.c — the benchmark harness (bench.h): repeats by a plan with min and median, a
+ * results table written to a ".partial" TSV file and the console, shared scene set-up. */
+#include "bench.h"
+
+#include "sweep.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+weft_bench_plan weft_bench_repeats(int warmup, int repeats) {
+    return (weft_bench_plan){warmup, repeats, repeats, 0.0};
+}
+
+double weft_bench_thread_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double weft_bench_process_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* qsort order of doubles, ascending. */
+static int ascending(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double weft_bench_median(double *v, int n) {
+    if (n <= 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, ascending);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int weft_bench_measure(const weft_bench_plan *plan, int nvalues, weft_bench_fn fn, void *user,
+                       weft_bench_stats *out) {
+    WEFT_ASSERT(nvalues >= 1 && nvalues <= WEFT_BENCH_MAX_VALUES);
+    WEFT_ASSERT(plan->min_repeats >= 1 && plan->max_repeats >= plan->min_repeats &&
+                plan->max_repeats <= WEFT_BENCH_MAX_REPEATS);
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < WEFT_BENCH_MAX_VALUES; k++)
+        out->min[k] = out->median[k] = out->last[k] = NAN;
+    double v[WEFT_BENCH_MAX_VALUES];
+    for (int w = 0; w < plan->warmup; w++)
+        if (fn(user, v) == WEFT_BENCH_FAIL) return -1;
+    /* samples[k * max + r]: figure k of timed call r */
+    double *samples = malloc((size_t)nvalues * (size_t)plan->max_repeats * sizeof *samples);
+    if (!samples) {
+        fprintf(stderr, "error: out of memory for %d benchmark repeats\n", plan->max_repeats);
+        return -1;
+    }
+    int reps = 0, rc = WEFT_BENCH_MORE;
+    double spent = 0.0;
+    while (reps < plan->max_repeats && (reps < plan->min_repeats || !(plan->stop_after_s > 0.0) ||
+                                        spent < plan->stop_after_s)) {
+        double t0 = weft_now();
+        rc = fn(user, v);
+        spent += weft_now() - t0;
+        if (rc == WEFT_BENCH_FAIL) break;
+        for (int k = 0; k < nvalues; k++) samples[k * plan->max_repeats + reps] = v[k];
+        reps++;
+        if (rc == WEFT_BENCH_LAST) break;
+    }
+    out->reps = reps;
+    for (int k = 0; k < nvalues && reps > 0; k++) {
+        double *s = &samples[k * plan->max_repeats];
+        out->last[k] = s[reps - 1];
+        for (int r = 0; r < reps; r++) out->min[k] = fmin(out->min[k], s[r]);
+        out->median[k] = weft_bench_median(s, reps);
+    }
+    free(samples);
+    return rc == WEFT_BENCH_FAIL ? -1 : 0;
+}
+
+int weft_bench_open(weft_bench_table *t, const char *dir, const char *file,
+                    const weft_bench_column *col, int ncol) {
+    memset(t, 0, sizeof *t);
+    t->col = col, t->ncol = ncol;
+    if (strlen(dir) + strlen(file) + 2 > sizeof t->path) {
+        fprintf(stderr, "error: --out: a path of at most %zu characters\n",
+                sizeof t->path - strlen(file) - 2);
+        return -1;
+    }
+    if (weft_mkdirs(dir) != 0) return -1;
+    snprintf(t->path, sizeof t->path, "%s/%s", dir, file);
+    t->f = weft_sweep_open(t->path, t->tmp, sizeof t->tmp);
+    return t->f ? 0 : -1;
+}
+
+void weft_bench_comment(weft_bench_table *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("# ", t->f);
+    vfprintf(t->f, fmt, ap);
+    fputc('\n', t->f);
+    va_end(ap);
+}
+
+/* The console conversion `con` turned into one for a text of the same width: the text
+ * around the conversion is kept, its flags kept, and its width widened by the text that
+ * follows it (so "%5ld^2" gives "%7s"). */
+static void heading_format(const char *con, char *buf, size_t size) {
+    const char *pc = strchr(con, '%');
+    WEFT_ASSERT(pc != NULL);
+    size_t pre = (size_t)(pc - con);
+    const char *p = pc + 1;
+    char flags[8] = "";
+    size_t nf = 0;
+    while (*p == '-' && nf + 1 < sizeof flags) flags[nf++] = *p++;
+    int width = 0;
+    while (*p >= '0' && *p <= '9') width = 10 * width + (*p++ - '0');
+    p += strcspn(p, "diouxXeEfFgGs"); /* skip precision and length */
+    if (*p) p++;
+    int suffix = (int)strlen(p);
+    if (width > 0) width += suffix;
+    if (width > 0)
+        snprintf(buf, size, "%.*s%%%s%ds", (int)pre, con, flags, width);
+    else
+        snprintf(buf, size, "%.*s%%%ss", (int)pre, con, flags);
+}
+
+void weft_bench_header(weft_bench_table *t) {
+    bool first = true;
+    for (int k = 0; k < t->ncol; k++) {
+        if (!t->col[k].name) continue;
+        fprintf(t->f, "%s%s", first ? "" : "\t", t->col[k].name);
+        first = false;
+    }
+    fputc('\n', t->f);
+    char fmt[64];
+    for (int k = 0; k < t->ncol; k++) {
+        if (!t->col[k].title) continue;
+        heading_format(t->col[k].con, fmt, sizeof fmt);
+        printf(fmt, t->col[k].title);
+    }
+    putchar('\n');
+}
+
+/* Prints cell v with conversion fmt to f; "-" (at fmt's width) for a missing value. */
+static void put_cell(FILE *f, const char *fmt, const weft_bench_value *v) {
+    char text[64];
+    switch (v->kind) {
+    case WEFT_BENCH_INT:
+        fprintf(f, fmt, v->i);
+        break;
+    case WEFT_BENCH_NUM:
+        fprintf(f, fmt, v->d);
+        break;
+    case WEFT_BENCH_TEXT:
+        fprintf(f, fmt, v->s);
+        break;
+    case WEFT_BENCH_NONE:
+        heading_format(fmt, text, sizeof text);
+        fprintf(f, text, "-");
+        break;
+    }
+}
+
+void weft_bench_row(weft_bench_table *t, const weft_bench_value *v) {
+    bool first = true;
+    for (int k = 0; k < t->ncol; k++) {
+        if (!t->col[k].name) continue;
+        if (!first) fputc('\t', t->f);
+        put_cell(t->f, t->col[k].tsv, &v[k]);
+        first = false;
+    }
+    fputc('\n', t->f);
+    for (int k = 0; k < t->ncol; k++)
+        if (t->col[k].title) put_cell(stdout, t->col[k].con, &v[k]);
+    putchar('\n');
+    fflush(stdout);
+}
+
+int weft_bench_close(weft_bench_table *t, const char *failure) {
+    if (!t->f) return 1;
+    if (failure) fprintf(t->f, "# status=incomplete reason=%s\n", failure);
+    int rc = weft_sweep_close(t->f, t->tmp, t->path, failure == NULL);
+    t->f = NULL;
+    if (failure) {
+        fprintf(stderr, "error: %s; partial results left in %s\n", failure, t->tmp);
+        return 1;
+    }
+    if (rc != 0) return 1;
+    printf("\nwrote %s\n", t->path);
+    return 0;
+}
+
+void weft_bench_parse(int argc, char **argv, weft_cli *cli, const char *usage, int added) {
+    weft_cli_parse(argc, argv, cli, usage);
+    const int room = (int)(sizeof cli->set / sizeof cli->set[0]) - added;
+    if (cli->nset > room) {
+        fprintf(stderr, "error: --set: at most %d here (the benchmark adds %d)\n", room, added);
+        exit(2);
+    }
+}
+
+int weft_bench_build(const weft_cli *base, const char *scene, int res, const char *const *sets,
+                     int threads, weft_model *m, weft_config **cfg, weft_error *err) {
+    weft_cli cli = *base;
+    const int room = (int)(sizeof cli.set / sizeof cli.set[0]);
+    char nx[32], ny[32];
+    if (res > 0) {
+        snprintf(nx, sizeof nx, "mesh.nx=%d", res);
+        snprintf(ny, sizeof ny, "mesh.ny=%d", res);
+    }
+    int extra = res > 0 ? 2 : 0;
+    for (int k = 0; sets && sets[k]; k++) extra++;
+    if (cli.nset + extra > room)
+        return weft_fail(err, WEFT_ERR_INPUT, "--set: at most %d here (the benchmark adds %d)",
+                         room - extra, extra);
+    if (res > 0) cli.set[cli.nset++] = nx, cli.set[cli.nset++] = ny;
+    for (int k = 0; sets && sets[k]; k++) cli.set[cli.nset++] = sets[k];
+    if (scene) cli.scene = scene;
+    if (threads > 0) cli.threads = threads;
+    return weft_cli_build(&cli, m, cfg, err);
+}
+
+int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg,
+                            int warmup, int steps, weft_bench_steps *out, weft_error *err) {
+    void *st = s->create(m, cfg, err);
+    int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
+    for (int i = 0; i < warmup && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, err);
+    weft_profile before;
+    weft_solver_stats(s, st, &before);
+    double w0 = weft_now(), c0 = weft_bench_process_cpu();
+    for (int i = 0; i < steps && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, err);
+    out->wall_s = weft_now() - w0, out->cpu_s = weft_bench_process_cpu() - c0;
+    weft_solver_stats(s, st, &out->prof);
+    weft_profile_since(&out->prof, &before);
+    s->destroy(st);
+    return rc;
+}

@@ -1,0 +1,48 @@
+/* precond.c — the 3×3 helpers the preconditioners and linear solvers share
+ * (linalg_internal.h). */
+#include "linalg_internal.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+void weft_mul33(const double a[9], const double b[9], double r[9]) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+}
+
+bool weft_inv_spd33(const double M[9], double inv[9]) {
+    double l00 = M[0];
+    if (!(l00 > 0.0)) return false;
+    l00 = sqrt(l00);
+    double l10 = M[3] / l00, l20 = M[6] / l00;
+    double d1 = M[4] - l10 * l10;
+    if (!(d1 > 0.0)) return false;
+    double l11 = sqrt(d1), l21 = (M[7] - l20 * l10) / l11;
+    double d2 = M[8] - l20 * l20 - l21 * l21;
+    if (!(d2 > 0.0) || !isfinite(d2)) return false;
+    double l22 = sqrt(d2);
+    /* L⁻¹ (lower), then M⁻¹ = L⁻ᵀ L⁻¹. */
+    double i00 = 1.0 / l00, i11 = 1.0 / l11, i22 = 1.0 / l22;
+    double i10 = -l10 * i00 * i11, i21 = -l21 * i11 * i22;
+    double i20 = -(l20 * i00 + l21 * i10) * i22;
+    double Li[9] = {i00, 0, 0, i10, i11, 0, i20, i21, i22};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            inv[3 * a + b] = Li[a] * Li[b] + Li[3 + a] * Li[3 + b] + Li[6 + a] * Li[6 + b];
+    return true;
+}
+
+void weft_filtered_diagonal(const weft_bsr *A, const weft_filter *f, int i, double B[9]) {
+    const double *D = &A->val[9 * (size_t)A->diag[i]], *S = &f->S[9 * (size_t)i];
+    double SD[9];
+    weft_mul33(S, D, SD);
+    weft_mul33(SD, S, B);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) B[3 * a + b] += (a == b) - S[3 * a + b];
+    /* Symmetrise against rounding in S D S before a Cholesky. */
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++)
+            B[3 * a + b] = B[3 * b + a] = 0.5 * (B[3 * a + b] + B[3 * b + a]);
+}

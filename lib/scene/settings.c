@@ -1,0 +1,151 @@
+/* settings.c — a run's config: every plug-in's settings struct, filled from its table's
+ * defaults and the scene's values, with file:line errors; and the check that every key of
+ * a plug-in section belongs to some plug-in.
+ *
+ * The model's own sections ([scene], [mesh], [material], [pins], [collider.NAME]) are
+ * checked by the parser against the model's schema. Any other section is a plug-in's: a
+ * key there is accepted when one of the registered plug-ins' tables has it (or, for
+ * [collision] margin, the model reads it), and refused otherwise with the nearest known
+ * key of that section, so a typo names its correction. */
+#include "config_internal.h"
+#include "scene_internal.h"
+#include "weft.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* Reads every key of the plug-in's tables that the scene gives. */
+static int read_tables(weft_config *c, const weft_plugin *pl, const weft_scene *s, void *data,
+                       weft_error *err) {
+    for (const weft_param_table *t = pl->tables; t && t->section; t++)
+        for (const weft_param *p = t->params; p->key; p++) {
+            const entry *e = weft_scene_find(s, t->section, p->key);
+            if (!e) continue;
+            char w[400];
+            weft_scene_where(e, w, sizeof w);
+            int rc = weft_param_parse(p, t->base, e->value, data, w, t->section, err);
+            if (rc) return rc;
+            if (weft_config_note_origin(c, t->section, p->key, w) != WEFT_OK)
+                return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        }
+    return WEFT_OK;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Unknown keys and sections                                                          */
+/* ---------------------------------------------------------------------------------- */
+
+/* Levenshtein distance of a and b (short words), capped at 99. */
+static int distance(const char *a, const char *b) {
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    int prev[64], cur[64];
+    for (int j = 0; j <= lb; j++) prev[j] = j;
+    for (int i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            int del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+    }
+    return prev[lb];
+}
+
+/* Keeps the nearer of *best and candidate to word. */
+static void nearer(const char *word, const char *candidate, const char **best, int *d) {
+    int k = distance(word, candidate);
+    if (k < *d) *d = k, *best = candidate;
+}
+
+/* True when some plug-in reads section (or the model reads a key of it). */
+static bool section_used(const weft_plugin *pl, int n, const char *section) {
+    for (int i = 0; i < n; i++)
+        for (const weft_param_table *t = pl[i].tables; t && t->section; t++)
+            if (!strcmp(t->section, section)) return true;
+    return !strcmp(section, "collision"); /* [collision] margin: the model's contact margin */
+}
+
+static bool key_used(const weft_plugin *pl, int n, const char *section, const char *key) {
+    for (int i = 0; i < n; i++)
+        if (weft_param_find(pl[i].tables, section, key, NULL)) return true;
+    return weft_scene_key_known(section, key);
+}
+
+/* Checks every plug-in section and key of s against the plug-ins' tables. */
+static int check_keys(const weft_plugin *pl, int n, const weft_scene *s, weft_error *err) {
+    for (int h = 0; h < s->nh; h++) {
+        const section_header *sh = &s->h[h];
+        if (section_used(pl, n, sh->name)) continue;
+        const char *best = NULL;
+        int d = INT_MAX;
+        for (int i = 0; i < n; i++)
+            for (const weft_param_table *t = pl[i].tables; t && t->section; t++)
+                nearer(sh->name, t->section, &best, &d);
+        char hint[160] = "";
+        if (best) snprintf(hint, sizeof hint, " (nearest: [%s])", best);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: [%s]: unknown section%s", sh->origin,
+                         sh->line, sh->name, hint);
+    }
+    for (int e = 0; e < s->n; e++) {
+        const entry *en = &s->e[e];
+        if (key_used(pl, n, en->section, en->key)) continue;
+        char w[400], msg[300];
+        weft_scene_where(en, w, sizeof w);
+        if (!section_used(pl, n, en->section)) { /* a --set into a section nobody reads */
+            return weft_fail(err, WEFT_ERR_INPUT, "%s: [%s]: unknown section", w, en->section);
+        }
+        const char *best = NULL;
+        int d = INT_MAX;
+        for (int i = 0; i < n; i++)
+            for (const weft_param_table *t = pl[i].tables; t && t->section; t++)
+                if (!strcmp(t->section, en->section))
+                    for (const weft_param *p = t->params; p->key; p++)
+                        nearer(en->key, p->key, &best, &d);
+        if (!strcmp(en->section, "collision")) nearer(en->key, "margin", &best, &d);
+        if (best)
+            snprintf(msg, sizeof msg, "unknown key (nearest: %s.%s)", en->section, best);
+        else
+            snprintf(msg, sizeof msg, "unknown key");
+        return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: %s", w, en->section, en->key, msg);
+    }
+    return WEFT_OK;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The config                                                                         */
+/* ---------------------------------------------------------------------------------- */
+
+weft_config *weft_config_create(const weft_plugin *plugins, int n, const weft_scene *s,
+                                weft_error *err) {
+    if (s && check_keys(plugins, n, s, err) != WEFT_OK) return NULL;
+    weft_config *c = calloc(1, sizeof *c);
+    if (c) c->it = calloc((size_t)(n > 0 ? n : 1), sizeof *c->it);
+    if (!c || !c->it) {
+        free(c);
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        weft_config_item *it = &c->it[c->n];
+        it->p = plugins[i];
+        it->data = calloc(1, plugins[i].size ? plugins[i].size : 1);
+        if (!it->data) {
+            weft_config_free(&c);
+            weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        c->n++;
+        weft_settings_default(plugins[i].tables, it->data);
+        if (s && read_tables(c, &plugins[i], s, it->data, err) != WEFT_OK) {
+            weft_config_free(&c);
+            return NULL;
+        }
+    }
+    return c;
+}
+

@@ -1,0 +1,285 @@
+/* implicit_common.c — what the implicit integrators (implicit_linearised.c, newton.c)
+ * share: their settings, the state, the scheme's anchor, contacts and filters, the linear
+ * solve, assembly and friction. implicit_internal.h holds the equations of both forms.
+ */
+#include "implicit_internal.h"
+
+#include <omp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+/* clang-format off: one row per setting reads as a table. */
+// clang-format off
+#define F(field) offsetof(weft_implicit_settings, field)
+static const char *const hessian_names[] = {"projected", "exact", "clamp", NULL};
+
+const weft_param im_linearised_params[] = {
+    {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
+     .name_at = weft_linear_name_at, .dflt = 0,
+     .doc = "a registered linear solver for each system (its own section has its settings)"},
+    {.key = "damping_alpha", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_alpha),
+     .unit = "1/s", .lo = 0, .hi = 1e6, .dflt = 0,
+     .doc = "Rayleigh damping D = alpha M + beta K"},
+    {.key = "damping_beta", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_beta), .unit = "s",
+     .lo = 0, .hi = 1e6, .dflt = 0, .doc = "Rayleigh damping's stiffness part"},
+    {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
+     .names = hessian_names, .dflt = 0,
+     .doc = "element Hessians: PSD-projected, exact, or clamped by the generic eigensolver"},
+    {0},
+};
+
+const weft_param im_newton_params[] = {
+    {.key = "tolerance", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance), .unit = "1",
+     .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-6,
+     .doc = "stop at |S grad G| <= tolerance |S grad G(x0)|"},
+    {0},
+};
+#undef F
+// clang-format on
+
+void im_destroy(void *state) {
+    im_state *st = state;
+    if (!st) return;
+    weft_assembly_free(&st->as);
+    weft_filter_destroy(&st->f);
+    if (st->lin) st->linear->destroy(st->lin);
+    double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
+                   st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
+    free(st->contact);
+    free(st);
+}
+
+void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *type,
+                const weft_param_table *tables, bool newton, bool bdf2, im_form form,
+                weft_error *err) {
+    im_state *st = calloc(1, sizeof *st);
+    if (!st) goto nomem;
+    st->type = type, st->newton = newton, st->bdf2 = bdf2, st->form = form, st->n = m->n;
+    weft_config_settings(cfg, tables, &st->set);
+    size_t n = m->n > 0 ? (size_t)m->n : 1, n3 = 3 * n;
+    double **v[] = {&st->x,    &st->g, &st->gE, &st->dx,     &st->rhs,   &st->xt,    &st->a,
+                    &st->vbar, &st->w, &st->q,  &st->xtrial, &st->xprev, &st->vprev, &st->cn};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!(*v[i] = calloc(n3, sizeof(double)))) goto nomem;
+    if (!(st->dmass = calloc(n, sizeof(double))) || !(st->contact = malloc(n * sizeof(int))))
+        goto nomem;
+    for (size_t i = 0; i < n; i++) st->contact[i] = -1;
+    if (weft_filter_create(&st->f, m->n, err)) goto fail;
+    st->as = weft_assembly_create(m, err);
+    if (!st->as) goto fail;
+    st->A = weft_assembly_matrix(st->as);
+    if (st->set.damping_beta > 0.0 &&
+        !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
+        goto nomem;
+    st->linear = weft_linear_registry[st->set.linear];
+    if (!(st->lin = st->linear->create(m->n, cfg, st->set.common.threads, err))) goto fail;
+    return st;
+nomem:
+    weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the %s solver", type->name);
+fail:
+    im_destroy(st);
+    return NULL;
+}
+
+void im_profile(const void *state, weft_profile *out) {
+    const im_state *st = state;
+    const im_stats *s = &st->stats;
+    weft_linear_stats ls;
+    st->linear->stats(st->lin, &ls);
+    weft_profile_add(out, "assemble", WEFT_PROFILE_TIMER, s->assemble_s);
+    weft_profile_add(out, "filter", WEFT_PROFILE_TIMER, s->filter_s);
+    weft_profile_add(out, "linear", WEFT_PROFILE_TIMER, s->linear_s);
+    weft_profile_add(out, "line_search", WEFT_PROFILE_TIMER, s->line_search_s);
+    weft_profile_add(out, "setup", WEFT_PROFILE_TIMER, ls.setup_s);
+    weft_profile_add(out, "factor", WEFT_PROFILE_TIMER, ls.factor_s);
+    weft_profile_add(out, "solve", WEFT_PROFILE_TIMER, ls.solve_s);
+    weft_profile_add(out, "newton_iterations", WEFT_PROFILE_COUNT, (double)s->newton_iterations);
+    weft_profile_add(out, "linear_solves", WEFT_PROFILE_COUNT, (double)s->linear_solves);
+    weft_profile_add(out, "linear_iterations", WEFT_PROFILE_COUNT, (double)s->linear_iterations);
+    weft_profile_add(out, "backtracks", WEFT_PROFILE_COUNT, (double)s->backtracks);
+    weft_profile_add(out, "contact_releases", WEFT_PROFILE_COUNT, (double)s->contact_releases);
+    weft_profile_add(out, "fallbacks", WEFT_PROFILE_COUNT, (double)s->fallbacks);
+    weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
+    weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");
+}
+
+int im_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
+    im_state *st = state;
+    st->mon = mon;
+    /* A non-finite state (bad input, or a caller stepping on after a failure) is named
+     * here rather than reported later as a failed solve or a non-finite potential. */
+    for (int j = 0; j < 3 * m->n; j++)
+        if (!isfinite(m->x[j]) || !isfinite(m->v[j]))
+            return weft_fail(err, WEFT_ERR_DIVERGED,
+                             "%s: step %d: non-finite %s of vertex %d "
+                             "at the start of the step (t = %.6g s)",
+                             st->type->name, st->step, isfinite(m->x[j]) ? "velocity" : "position",
+                             j / 3, m->t);
+    int rc = st->form(st, m, mon, err);
+    st->step++;
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* Pieces shared by both forms                                                     */
+/* ------------------------------------------------------------------------------ */
+
+/* Fails with code, the message "<prefix>: <err's current message>" (err may be NULL). */
+int im_fail_because(weft_error *err, int code, const char *fmt, ...) {
+    if (!err) return code;
+    char why[sizeof err->msg], prefix[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    return weft_fail(err, code, "%s: %s", prefix, why[0] ? why : "unknown cause");
+}
+
+/* The scheme's ĥ, anchor a, velocity b̄ and target x̃ = a + ĥ b̄ + ĥ² g for this step. */
+double im_setup_scheme(im_state *st, const weft_model *m) {
+    const double h = m->dt;
+    const bool two = st->bdf2 && st->have_prev;
+    const double hh = two ? 2.0 * h / 3.0 : h;
+    for (int i = 0; i < 3 * m->n; i++) {
+        if (two) {
+            st->a[i] = (4.0 * m->x[i] - st->xprev[i]) / 3.0;
+            st->vbar[i] = (4.0 * m->v[i] - st->vprev[i]) / 3.0;
+        } else {
+            st->a[i] = m->x[i];
+            st->vbar[i] = m->v[i];
+        }
+    }
+    weft_inertial_target_h(m, st->a, st->vbar, hh, st->xt);
+    return hh;
+}
+
+/* Signed distance (minus the margin) of p from collider c at time t, normal in n. */
+static double contact_gap(const weft_model *m, const weft_collider *c, const double *p, double t,
+                          double n[3]) {
+    return weft_collider_distance_at(c, p, t, n) - m->contact_margin;
+}
+
+/* True for the colliders the filters handle (planes and spheres). */
+static bool filtered_collider(const weft_collider *c) {
+    return weft_collider_type_of(c)->smooth;
+}
+
+/* Free vertex i at x_i inside collider c at time t: moves it onto the surface (offset by
+ * the margin) and records the contact. Returns true if it was inside. */
+bool im_catch_contact(im_state *st, const weft_model *m, int i, double t, double *x) {
+    for (int c = 0; c < m->ncolliders; c++) {
+        const weft_collider *col = &m->colliders[c];
+        if (!filtered_collider(col)) continue;
+        double n[3];
+        double d = contact_gap(m, col, &x[3 * i], t, n);
+        if (!(d < 0.0)) continue;
+        for (int k = 0; k < 3; k++) x[3 * i + k] -= d * n[k];
+        st->contact[i] = c;
+        memcpy(&st->cn[3 * i], n, sizeof n);
+        return true;
+    }
+    return false;
+}
+
+/* Rebuilds the filters: pins (3 DOFs) and active contacts (1 DOF along the normal), with
+ * prescribed values z from zpin (3n, or NULL for 0) and zc (per-vertex normal component,
+ * or NULL for 0). */
+int im_build_filters(im_state *st, const weft_model *m, const double *zpin, const double *zc,
+                     weft_error *err) {
+    weft_filter_free_all(&st->f);
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0) {
+            const double zero[3] = {0, 0, 0};
+            weft_filter_pin(&st->f, i, zpin ? &zpin[3 * i] : zero);
+        } else if (st->contact[i] >= 0) {
+            const double *n = &st->cn[3 * i];
+            double s = zc ? zc[i] : 0.0;
+            const double z[3] = {s * n[0], s * n[1], s * n[2]};
+            if (weft_filter_plane(&st->f, i, n, z, err)) return WEFT_ERR_DIVERGED;
+        }
+    }
+    return WEFT_OK;
+}
+
+/* Logs a linear solve's progress to "<log>.linear". */
+static void linear_progress(int iter, double rel, const char *status, void *user) {
+    im_state *st = user;
+    weft_monitor_linear(st->mon, st->iter, iter, rel, status);
+}
+
+/* Solves A x = b on the filtered subspace with the configured linear solver. A solve
+ * stopped at an iterative solver's cap is taken as an inexact solve: the step goes on
+ * (the "cap" row of the linear log says so). */
+weft_solve_status im_linear_solve(im_state *st, const double *b, double *x, weft_error *err) {
+    double t0 = weft_now();
+    st->stats.linear_solves++;
+    int it = 0;
+    weft_solve_status s = st->linear->solve(st->lin, st->A, &st->f, b, x, linear_progress, st,
+                                            &it, err);
+    st->stats.linear_iterations += it;
+    if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED;
+    st->stats.linear_s += weft_now() - t0;
+    return s;
+}
+
+/* Assembles K (mode per [solver] hessian, or projected when force_projected) and ∇E at x
+ * into A and gE; returns E(x), or +inf with the element named in err. */
+double im_assemble(im_state *st, const weft_model *m, const double *x, bool force_projected,
+                   weft_error *err) {
+    double t0 = weft_now();
+    weft_hessian_mode mode = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT && !force_projected
+                                 ? WEFT_HESSIAN_EXACT
+                             : st->set.hessian == WEFT_SOLVER_HESSIAN_CLAMP ? WEFT_HESSIAN_CLAMP
+                                                                            : WEFT_HESSIAN_ANALYTIC;
+    double E = weft_assembly_run(st->as, m, x, mode, st->gE, st->set.common.threads);
+    if (!isfinite(E)) weft_assembly_check(st->as, err);
+    st->stats.assemble_s += weft_now() - t0;
+    return E;
+}
+
+/* Turns the assembled K into s K + diag(dmass) (A's values in place). */
+void im_form_system(im_state *st, double s) {
+    const size_t nv = 9 * (size_t)st->A->nnzb;
+    if (s != 1.0)
+        for (size_t k = 0; k < nv; k++) st->A->val[k] *= s;
+    weft_bsr_add_diagonal(st->A, st->dmass);
+}
+
+/* Reports a not-SPD system once per run on stderr. */
+void im_note_indefinite(im_state *st, const char *msg) {
+    st->stats.fallbacks++;
+    if (st->warned_indefinite) return;
+    st->warned_indefinite = true;
+    fprintf(stderr,
+            "warning: %s: step %d: %s; solving with the PSD-projected Hessian instead "
+            "(reported once; counted in the statistics)\n",
+            st->type->name, st->step, msg);
+}
+
+/* Velocity of a collider at contact c (0 for a static one). */
+static const double *collider_velocity(const weft_model *m, int c) {
+    return m->colliders[c].velocity;
+}
+
+/* Coulomb friction on the active contacts: the tangential velocity relative to the collider
+ * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x
+ * moves by ĥ times the velocity change. */
+void im_apply_friction(im_state *st, const weft_model *m, const double *F3, double hh, double *x,
+                       double *v) {
+    for (int i = 0; i < m->n; i++) {
+        int c = st->contact[i];
+        if (c < 0 || m->pin[i] >= 0) continue;
+        const double mu = m->colliders[c].friction;
+        const double *n = &st->cn[3 * i], *u = collider_velocity(m, c);
+        double fn = weft_dot3(&F3[3 * i], n);
+        if (!(mu > 0.0) || !(fn > 0.0)) continue;
+        /* The contact's impulse ĥ Fn changes the normal velocity by ĥ Fn / m_i, which
+         * bounds the friction; the normal velocity itself is the solve's. */
+        double *vi = &v[3 * i], before[3] = {vi[0], vi[1], vi[2]};
+        weft_contact_response(vi, n, u, weft_contact_normal_velocity(vi, n, u),
+                              hh * fn / m->mass[i], mu);
+        for (int k = 0; k < 3; k++) x[3 * i + k] += hh * (vi[k] - before[k]);
+    }
+}

@@ -1,0 +1,287 @@
+/* newton.c — backward Euler (`newton_euler`) and BDF2 (`bdf2_newton`) solved to
+ * tolerance by Newton's method on the incremental potential (Kim & Eberle 2020, ch. 8):
+ *     G(x) = ½ (x − x̃)ᵀ M (x − x̃) / ĥ² + E(x) + (x − a)ᵀ D (x − a) / (2ĥ),
+ * one filtered solve of (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) per iteration, then a
+ * backtracking line search on G (implicit_internal.h has the whole method).
+ *
+ * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
+ * linear solve, and one energy pass per line-search trial (usually one).
+ */
+#include "implicit_internal.h"
+
+#include <stddef.h>
+
+/* ------------------------------------------------------------------------------ */
+/* Newton on the incremental potential                                             */
+/* ------------------------------------------------------------------------------ */
+
+/* G(x) and, if grad is non-NULL, ∇G(x) (3n, unfiltered) with E's gradient from gE when
+ * gE_known, else computed here. Kn: the damping matrix values (β > 0), else NULL. */
+static double potential(im_state *st, const weft_model *m, const double *x, double hh, double *grad,
+                        bool gE_known) {
+    const int n = m->n;
+    const double al = st->set.damping_alpha, be = st->set.damping_beta;
+    double E;
+    if (grad) {
+        if (!gE_known) {
+            memset(st->gE, 0, 3 * (size_t)n * sizeof *st->gE);
+            E = weft_model_gradient(m, x, st->gE);
+        } else {
+            E = NAN; /* the caller adds E */
+        }
+    } else {
+        E = weft_model_energy(m, x);
+    }
+    double inertia = 0.0, damp = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            size_t j = 3 * (size_t)i + k;
+            double d = x[j] - st->xt[j], e = x[j] - st->a[j];
+            inertia += 0.5 * m->mass[i] * d * d / (hh * hh);
+            damp += 0.5 * al * m->mass[i] * e * e / hh;
+            if (grad) grad[j] = st->gE[j] + m->mass[i] * (d / (hh * hh) + al * e / hh);
+        }
+    if (be > 0.0) { /* (β/2ĥ) eᵀ K_n e, e = x − a */
+        weft_bsr Kn = *st->A;
+        Kn.val = st->Kn_val;
+        for (size_t j = 0; j < 3 * (size_t)n; j++) st->w[j] = x[j] - st->a[j];
+        weft_bsr_spmv(&Kn, st->w, st->q, st->set.common.threads);
+        double s = 0.0;
+        for (size_t j = 0; j < 3 * (size_t)n; j++) {
+            s += st->w[j] * st->q[j];
+            if (grad) grad[j] += be * st->q[j] / hh;
+        }
+        damp += 0.5 * be * s / hh;
+    }
+    return (isnan(E) ? 0.0 : E) + inertia + damp;
+}
+
+/* ‖S ∇G‖ over the unconstrained DOFs (scratch: w). */
+static double filtered_norm(im_state *st, const double *grad) {
+    weft_filter_apply(&st->f, grad, st->w);
+    return weft_norm(st->w, 3 * (size_t)st->n);
+}
+
+/* Updates the contact set at the Newton iterate x: releases contacts whose constraint force
+ * ∇G_i·n̂ pulls, catches free vertices inside a collider. Returns true on a change. */
+static bool update_contacts(im_state *st, const weft_model *m, double t1, double *x,
+                            const double *grad) {
+    bool changed = false;
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
+        if (st->contact[i] >= 0) {
+            if (weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
+                st->contact[i] = -1;
+                st->stats.contact_releases++;
+                changed = true;
+            }
+        } else if (im_catch_contact(st, m, i, t1, x)) {
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
+    const int n = m->n;
+    const size_t n3 = 3 * (size_t)n;
+    const double h = m->dt, t1 = m->t + h;
+    const double hh = im_setup_scheme(st, m);
+    const double al = st->set.damping_alpha, be = st->set.damping_beta;
+    const int cap = st->set.common.iterations;
+    const char *name = st->type->name;
+    if (st->bdf2) weft_monitor_set_target(mon, st->xt, hh);
+
+    if (be > 0.0) { /* K_n for the damping term, frozen over the step */
+        double E = im_assemble(st, m, m->x, true, err);
+        if (!isfinite(E))
+            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d", name, st->step);
+        memcpy(st->Kn_val, st->A->val, 9 * (size_t)st->A->nnzb * sizeof(double));
+    }
+    /* Start at x̃ with pins on their paths and contacts on the surface; at x_n when G is
+     * not finite there (an element outside its domain). */
+    memcpy(st->x, st->xt, n3 * sizeof *st->x);
+    weft_model_apply_pins(m, t1, st->x);
+    for (int i = 0; i < n; i++) st->contact[i] = -1;
+    for (int i = 0; i < n; i++)
+        if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, st->x);
+    double G = potential(st, m, st->x, hh, st->g, false);
+    if (!isfinite(G)) {
+        memcpy(st->x, m->x, n3 * sizeof *st->x);
+        weft_model_apply_pins(m, t1, st->x);
+        for (int i = 0; i < n; i++) st->contact[i] = -1;
+        for (int i = 0; i < n; i++)
+            if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, st->x);
+        G = potential(st, m, st->x, hh, st->g, false);
+        if (!isfinite(G)) {
+            double E = im_assemble(st, m, st->x, true, err);
+            if (isfinite(E)) weft_fail(err, WEFT_ERR_DIVERGED, "non-finite positions");
+            return im_fail_because(err, WEFT_ERR_DIVERGED,
+                                   "%s: step %d: the incremental "
+                                   "potential is not finite at the start point",
+                                   name, st->step);
+        }
+    }
+    int rc = im_build_filters(st, m, NULL, NULL, err);
+    if (rc) return rc;
+    double r0 = filtered_norm(st, st->g), r = r0;
+    const double tol = st->set.tolerance;
+    weft_monitor_report(mon, st->x, 0, r0 == 0.0);
+
+    bool projected = false;
+    for (int k = 1; k <= cap && r0 > 0.0; k++) {
+        st->iter = k;
+        double E = im_assemble(st, m, st->x, projected, err);
+        if (!isfinite(E))
+            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d", name,
+                                   st->step, k);
+        double t0 = weft_now();
+        /* A = K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ); rhs = −∇G. */
+        if (be > 0.0)
+            for (size_t j = 0; j < 9 * (size_t)st->A->nnzb; j++)
+                st->A->val[j] += be / hh * st->Kn_val[j];
+        for (int i = 0; i < n; i++) st->dmass[i] = m->mass[i] * (1.0 / (hh * hh) + al / hh);
+        im_form_system(st, 1.0);
+        for (size_t j = 0; j < n3; j++) st->rhs[j] = -st->g[j];
+        st->stats.filter_s += weft_now() - t0;
+        weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
+        if (s == WEFT_SOLVE_INDEFINITE && !projected &&
+            st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT) {
+            im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
+            projected = true; /* for the rest of this step: no second failed factorisation */
+            k--;
+            continue;
+        }
+        if (s != WEFT_SOLVE_CONVERGED)
+            return im_fail_because(err, WEFT_ERR_DIVERGED,
+                                   "%s: step %d, iteration %d: linear "
+                                   "solve %s",
+                                   name, st->step, k, weft_solve_status_name(s));
+        st->stats.newton_iterations++;
+
+        /* Backtracking line search on G. */
+        t0 = weft_now();
+        double slope = 0.0;
+        for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
+        if (!(slope < 0.0)) {
+            if (r <= 1e3 * tol * r0 || slope == 0.0) { /* at rounding level: done */
+                weft_monitor_report(mon, st->x, k, true);
+                break;
+            }
+            return weft_fail(err, WEFT_ERR_DIVERGED,
+                             "%s: step %d, iteration %d: the Newton "
+                             "direction is not a descent direction (gradient·dx = %.3g, relative "
+                             "residual %.3g)",
+                             name, st->step, k, slope, r / r0);
+        }
+        double alpha = 1.0, Gt = INFINITY;
+        int bt = 0;
+        if (-slope <= G_ROUNDING * fabs(G)) {
+            /* G cannot resolve this step (its decrease is about −slope/2): near the
+             * solution, at a relative residual of about √ε, rounding decides Armijo's
+             * test. Take the full step while it halves ‖S ∇G‖ without raising G beyond
+             * rounding; otherwise the residual is at rounding too: done (scratch: rhs,
+             * free after the solve). */
+            for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
+            Gt = potential(st, m, st->xtrial, hh, st->rhs, false);
+            if (!(Gt <= G + G_ROUNDING * fabs(G) && filtered_norm(st, st->rhs) <= 0.5 * r)) {
+                weft_monitor_report(mon, st->x, k, true);
+                break;
+            }
+            bt = -1; /* no line search */
+        }
+        for (; bt >= 0 && bt <= MAX_BACKTRACKS; bt++) {
+            for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
+            Gt = potential(st, m, st->xtrial, hh, NULL, false);
+            if (Gt <= G + ARMIJO * alpha * slope) break;
+            alpha *= 0.5;
+        }
+        st->stats.line_search_s += weft_now() - t0;
+        if (bt > MAX_BACKTRACKS) {
+            /* G cannot decrease along a descent direction: rounding has taken over. */
+            if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G)) {
+                weft_monitor_report(mon, st->x, k, true);
+                break;
+            }
+            return weft_fail(err, WEFT_ERR_DIVERGED,
+                             "%s: step %d, iteration %d: the line "
+                             "search could not decrease G (relative residual %.3g): the "
+                             "Hessian does not describe the energy",
+                             name, st->step, k, r / r0);
+        }
+        if (bt < 0) bt = 0;
+        st->stats.backtracks += bt;
+        memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
+        G = potential(st, m, st->x, hh, st->g, false);
+        bool changed = false;
+        if (m->ncolliders > 0 && update_contacts(st, m, t1, st->x, st->g)) {
+            changed = true;
+            G = potential(st, m, st->x, hh, st->g, false);
+            if ((rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
+        }
+        r = filtered_norm(st, st->g);
+        if (!isfinite(r) || !isfinite(G))
+            return weft_fail(err, WEFT_ERR_DIVERGED,
+                             "%s: step %d, iteration %d: non-finite "
+                             "residual",
+                             name, st->step, k);
+        bool done = !changed && r <= tol * r0;
+        weft_monitor_report(mon, st->x, k, done || k == cap);
+        if (done) break;
+    }
+    if (st->bdf2) {
+        memcpy(st->xprev, m->x, n3 * sizeof *st->xprev);
+        memcpy(st->vprev, m->v, n3 * sizeof *st->vprev);
+        st->have_prev = true;
+    }
+    for (size_t j = 0; j < n3; j++) {
+        m->v[j] = (st->x[j] - st->a[j]) / hh;
+        m->x[j] = st->x[j];
+    }
+    if (m->ncolliders > 0) im_apply_friction(st, m, st->g, hh, m->x, m->v);
+    m->t = t1;
+    return WEFT_OK;
+}
+static const weft_param_table newton_tables[] = {
+    {"solver", weft_iterations_params, offsetof(weft_implicit_settings, common)},
+    {"solver", weft_threads_params, offsetof(weft_implicit_settings, common)},
+    {"solver", im_newton_params, 0},
+    {"solver", im_linearised_params, 0},
+    {0},
+};
+
+static void *create_ne(const weft_model *m, weft_config *cfg, weft_error *err) {
+    return im_create(m, cfg, &weft_newton_euler, newton_tables, true, false, im_newton_step, err);
+}
+static void *create_b2n(const weft_model *m, weft_config *cfg, weft_error *err) {
+    return im_create(m, cfg, &weft_bdf2_newton, newton_tables, true, true, im_newton_step, err);
+}
+
+const weft_solver_type weft_newton_euler = {
+    .name = "newton_euler",
+    .paper = "Kim & Eberle 2020, ch. 8 (backward Euler by Newton on G)",
+    .iteration = "one Newton step with line search",
+    .summary = "backward Euler solved to tolerance: Newton on the incremental potential with "
+               "PSD Hessians and a backtracking line search",
+    .settings_size = sizeof(weft_implicit_settings),
+    .settings = newton_tables,
+    .create = create_ne,
+    .step = im_step,
+    .destroy = im_destroy,
+    .stats = im_profile,
+    .linear_log = true,
+};
+
+const weft_solver_type weft_bdf2_newton = {
+    .name = "bdf2_newton",
+    .paper = "Kim & Eberle 2020, ch. 8 (BDF2 by Newton on its G)",
+    .iteration = "one Newton step with line search",
+    .summary = "second-order BDF solved to tolerance by Newton on its incremental potential",
+    .settings_size = sizeof(weft_implicit_settings),
+    .settings = newton_tables,
+    .create = create_b2n,
+    .step = im_step,
+    .destroy = im_destroy,
+    .stats = im_profile,
+    .linear_log = true,
+};

@@ -1,0 +1,235 @@
+/* test_settings.c — the plug-ins' settings tables (lib/params.c, lib/scene/settings.c):
+ * defaults, reading a scene with file:line errors, the nearest-key hint for an unknown
+ * key, assignments, the log header's formatting (which must read back exactly), origins,
+ * and which settings a run took. Uses a made-up plug-in so the tests do not depend on any
+ * registered method's defaults, plus the registered ones for the whole-registry facts. */
+#include "check.h"
+#include "tmp_files.h"
+#include "weft.h"
+#include "weft_solvers.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct toy_settings {
+    double stiffness; /* N/m */
+    int count;
+    bool on;
+    int mode;
+    char list[WEFT_PARAM_STRING_MAX];
+} toy_settings;
+
+static const char *const modes[] = {"fast", "exact", NULL};
+
+static bool no_semicolon(const char *text, char *msg, size_t size) {
+    if (!strchr(text, ';')) return true;
+    snprintf(msg, size, "'%s' has a ';'", text);
+    return false;
+}
+
+// clang-format off
+static const weft_param toy_params[] = {
+    {.key = "stiffness", .type = WEFT_PARAM_DOUBLE, .offset = offsetof(toy_settings, stiffness),
+     .unit = "N/m", .lo = 0, .hi = 1e6, .flags = WEFT_PARAM_LO_OPEN, .dflt = 0.1,
+     .doc = "a stiffness"},
+    {.key = "count", .type = WEFT_PARAM_INT, .offset = offsetof(toy_settings, count), .unit = "",
+     .lo = 1, .hi = 50, .dflt = 7, .doc = "a count"},
+    {.key = "on", .type = WEFT_PARAM_BOOL, .offset = offsetof(toy_settings, on), .unit = "",
+     .dflt = 1, .doc = "a switch"},
+    {.key = "mode", .type = WEFT_PARAM_NAME, .offset = offsetof(toy_settings, mode), .unit = "",
+     .names = modes, .dflt = 1, .doc = "a choice"},
+    {.key = "list", .type = WEFT_PARAM_STRING, .offset = offsetof(toy_settings, list),
+     .unit = "", .check = no_semicolon, .doc = "a list"},
+    {0},
+};
+// clang-format on
+
+static const weft_param_table toy_tables[] = {{"toy", toy_params, 0}, {0}};
+
+static const weft_plugin toy = {.kind = "solver", .type = toy_tables, .name = "toy", .paper = "",
+                                .summary = "test", .size = sizeof(toy_settings),
+                                .tables = toy_tables};
+
+/* A config of the toy plug-in from INI text written to a scratch file (its path in
+ * path). */
+static weft_config *toy_config(const char *text, char *path, size_t n, weft_error *err) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return NULL;
+    write_file(&d, "toy.ini", text, path, n);
+    weft_scene *s = weft_scene_load(path, err);
+    if (!s) return NULL;
+    weft_config *c = weft_config_create(&toy, 1, s, err);
+    weft_scene_free(&s);
+    return c;
+}
+
+static void test_defaults(void) {
+    toy_settings t;
+    memset(&t, 0x5a, sizeof t);
+    weft_settings_default(toy_tables, &t);
+    CHECK(t.stiffness == 0.1 && t.count == 7 && t.on && t.mode == 1 && t.list[0] == '\0');
+    /* A NULL config hands out the defaults too. */
+    toy_settings u;
+    weft_config_settings(NULL, toy_tables, &u);
+    CHECK(u.stiffness == 0.1 && u.count == 7 && u.on && u.mode == 1 && u.list[0] == '\0');
+}
+
+static void test_read(void) {
+    char path[512];
+    weft_error err = {{0}};
+    weft_config *c = toy_config("[scene]\nname = s\n[toy]\nstiffness = 2.5\ncount = 3\n"
+                                "on = false\nmode = fast\nlist = a,b\n",
+                                path, sizeof path, &err);
+    CHECK(c != NULL);
+    if (!c) {
+        fprintf(stderr, "%s\n", err.msg);
+        return;
+    }
+    toy_settings t;
+    weft_config_settings(c, toy_tables, &t);
+    CHECK(t.stiffness == 2.5 && t.count == 3 && !t.on && t.mode == 0 && !strcmp(t.list, "a,b"));
+    char w[400], want[600];
+    CHECK(weft_config_where(c, "toy", "count", w, sizeof w));
+    snprintf(want, sizeof want, "%s:5", path);
+    CHECK(strcmp(w, want) == 0);
+    CHECK(!weft_config_where(c, "toy", "nothing", w, sizeof w) && w[0] == '\0');
+    double v;
+    CHECK(weft_config_value(c, "toy", "stiffness", &v) && v == 2.5);
+    CHECK(!weft_config_value(c, "toy", "absent", &v));
+    weft_config_free(&c);
+    CHECK(c == NULL);
+    remove(path);
+}
+
+/* Each bad value fails with "file:line: section.key: ..." and the reason. */
+static void expect_bad(const char *line, int lineno, const char *key, const char *why) {
+    char text[256], path[512];
+    snprintf(text, sizeof text, "[scene]\nname = s\n[toy]\n%s\n", line);
+    weft_error err = {{0}};
+    weft_config *c = toy_config(text, path, sizeof path, &err);
+    char want[600];
+    snprintf(want, sizeof want, "%s:%d: toy.%s: ", path, lineno, key);
+    bool ok = c == NULL && strstr(err.msg, want) && strstr(err.msg, why);
+    if (!ok) fprintf(stderr, "'%s': got '%s'\n", line, err.msg);
+    CHECK(ok);
+    weft_config_free(&c);
+    remove(path);
+}
+
+static void test_errors(void) {
+    expect_bad("stiffness = 0", 4, "stiffness", "must lie in (0, 1e+06]");
+    expect_bad("stiffness = nan", 4, "stiffness", "not a finite number");
+    expect_bad("stiffness = 1x", 4, "stiffness", "not a number");
+    expect_bad("count = 51", 4, "count", "51 must lie in [1, 50]");
+    expect_bad("count = 2.5", 4, "count", "not an integer");
+    expect_bad("on = maybe", 4, "on", "not a boolean");
+    expect_bad("mode = slow", 4, "mode", "'slow' is not one of: fast, exact");
+    expect_bad("list = a;b", 4, "list", "'a;b' has a ';'");
+}
+
+static void test_unknown(void) {
+    char path[512];
+    weft_error err = {{0}};
+    weft_config *c = toy_config("[scene]\nname = s\n[toy]\nstifness = 1\n", path, sizeof path,
+                                &err);
+    CHECK(c == NULL && strstr(err.msg, ":4: toy.stifness: unknown key (nearest: toy.stiffness)"));
+    remove(path);
+    c = toy_config("[scene]\nname = s\n[tyo]\n", path, sizeof path, &err);
+    CHECK(c == NULL && strstr(err.msg, ":3: [tyo]: unknown section (nearest: [toy])"));
+    remove(path);
+}
+
+/* The header line reads back as the same settings: doubles keep every bit. */
+static void test_format_roundtrip(void) {
+    weft_error err = {{0}};
+    weft_config *c = weft_config_create(&toy, 1, NULL, &err);
+    CHECK(c != NULL);
+    if (!c) return;
+    const double tricky[] = {0.1, 1.0 / 3.0, 1e-300, 6.02214076e5, 2.0 / 7.0e5};
+    for (int i = 0; i < 5; i++) {
+        char a[64];
+        snprintf(a, sizeof a, "toy.stiffness=%.17g", tricky[i]);
+        CHECK(weft_config_set(c, a, "test", &err) == WEFT_OK);
+        toy_settings t;
+        weft_config_settings(c, toy_tables, &t);
+        char line[512];
+        weft_config_format_taken(c, line, sizeof line);
+        const char *s = strstr(line, "stiffness=");
+        double back = s ? strtod(s + 10, NULL) : NAN;
+        CHECK(back == tricky[i] && back == t.stiffness);
+    }
+    CHECK(weft_config_set(c, "toy.mode=fast", "test", &err) == WEFT_OK);
+    char line[512];
+    weft_config_format_taken(c, line, sizeof line);
+    CHECK(strstr(line, "[toy] stiffness=") == line && strstr(line, " mode=fast"));
+    CHECK(weft_config_set(c, "toy.nope=1", "test", &err) != WEFT_OK &&
+          strstr(err.msg, "toy.nope: unknown key"));
+    CHECK(weft_config_set(c, "toy.count=0", "--set", &err) != WEFT_OK &&
+          strstr(err.msg, "--set toy.count=0: toy.count: 0 must lie in [1, 50]"));
+    char w[400];
+    CHECK(weft_config_where(c, "toy", "mode", w, sizeof w) && !strcmp(w, "test toy.mode=fast"));
+    weft_config_free(&c);
+}
+
+/* Only what was taken since the last clear is listed. */
+static void test_taken(void) {
+    weft_error err = {{0}};
+    weft_config *c = weft_config_from_scene(NULL, &err);
+    CHECK(c != NULL);
+    if (!c) return;
+    char buf[4096];
+    weft_config_mark_clear(c);
+    CHECK(weft_config_format_taken(c, buf, sizeof buf) == 0 && buf[0] == '\0');
+    weft_pbd_settings p;
+    weft_config_settings(c, weft_pbd_jacobi.settings, &p);
+    weft_config_format_taken(c, buf, sizeof buf);
+    CHECK(strstr(buf, "omega=1.5") && strstr(buf, "[pbd] k_stretch=1"));
+    CHECK(!strstr(buf, "tolerance")); /* no implicit solver's settings */
+    weft_config_mark_clear(c);
+    weft_config_format_taken(c, buf, sizeof buf);
+    CHECK(buf[0] == '\0');
+    weft_config_free(&c);
+}
+
+/* Every registered plug-in's defaults lie in their own ranges, every name default is a
+ * valid index, and every key has a doc line: a table row that contradicts itself fails. */
+static void test_registry_tables(void) {
+    weft_plugin p[64];
+    int n = weft_plugins(p, 64);
+    CHECK(n >= 10);
+    int rows = 0;
+    for (int i = 0; i < n; i++)
+        for (const weft_param_table *t = p[i].tables; t && t->section; t++)
+            for (const weft_param *q = t->params; q->key; q++, rows++) {
+                bool ok = q->doc && q->doc[0] && q->unit;
+                if (q->type == WEFT_PARAM_DOUBLE || q->type == WEFT_PARAM_INT) {
+                    bool lo = q->flags & WEFT_PARAM_LO_OPEN ? q->dflt > q->lo : q->dflt >= q->lo;
+                    bool hi = q->flags & WEFT_PARAM_HI_OPEN ? q->dflt < q->hi : q->dflt <= q->hi;
+                    /* 0 may stand for "derived" (repulsion_stiffness: the material's). */
+                    ok = ok && ((lo && hi) || q->dflt == 0.0);
+                }
+                if (q->type == WEFT_PARAM_NAME) ok = ok && strcmp(weft_param_name(q, (int)q->dflt), "?");
+                if (q->type == WEFT_PARAM_DOUBLE || q->type == WEFT_PARAM_INT ||
+                    q->type == WEFT_PARAM_NAME || q->type == WEFT_PARAM_BOOL || q->type == WEFT_PARAM_STRING)
+                    ok = ok && q->offset + t->base < (p[i].size ? p[i].size : 1);
+                if (!ok) fprintf(stderr, "%s: %s.%s: inconsistent table row\n", p[i].name, t->section, q->key);
+                CHECK(ok);
+            }
+    CHECK(rows > 30);
+}
+
+int main(int argc, char **argv) {
+    static const check_case cases[] = {
+        {"defaults", test_defaults},
+        {"read", test_read},
+        {"errors", test_errors},
+        {"unknown", test_unknown},
+        {"format_roundtrip", test_format_roundtrip},
+        {"taken", test_taken},
+        {"registry_tables", test_registry_tables},
+        {NULL, NULL},
+    };
+    return check_main(argc, argv, cases);
+}
