@@ -37,7 +37,8 @@ int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
         {"log", required_argument, 0, 'l'},     {"out", required_argument, 0, 'o'},
         {"obj-every", required_argument, 0, 'O'}, {"plot-step", required_argument, 0, 'P'},
         {"no-plot", no_argument, 0, 'N'},       {"help", no_argument, 0, 'h'},
-        {"profile", no_argument, 0, 'p'},
+        {"profile", no_argument, 0, 'p'},       {"animate", no_argument, 0, 'A'},
+        {"time-budget", required_argument, 0, 'B'},
         {"scenes", required_argument, 0, 'M'},
         {0, 0, 0, 0},
     };
@@ -64,6 +65,18 @@ int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
         case 'P': ok = int_option("plot-step", optarg, 0, &cli->plot_step, err); break;
         case 'N': cli->no_plot = true; break;
         case 'p': cli->profile = true; break;
+        case 'A': cli->animate = true; break;
+        case 'B': {
+            char *end;
+            errno = 0;
+            double v = strtod(optarg, &end);
+            if (*end || end == optarg || errno || !(v > 0.0) || !(v <= 1e7))
+                return weft_fail(err, WEFT_ERR_INPUT,
+                                 "--time-budget: '%.60s' is not a number of milliseconds in "
+                                 "(0, 1e7]", optarg);
+            cli->time_budget_ms = v;
+            break;
+        }
         case 'o': cli->out = optarg; break;
         case 'x':
             if (cli->nset == 64)

@@ -19,6 +19,9 @@ typedef struct weft_cli {
     int plot_step;         /* -1 = the middle step */
     bool no_plot;
     bool profile;          /* --profile: print each solver's profile (compare) */
+    bool animate;          /* --animate: write an animated GIF of every solver (compare) */
+    double time_budget_ms; /* --time-budget: wall ms per step that sets each iterative
+                              solver's iterations (compare); 0 = off */
     weft_log_level log;
     int nset;
     const char *set[64];   /* --set section.key=value, in order */

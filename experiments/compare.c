@@ -2,13 +2,19 @@
  * inner iteration with the common metrics, print a summary table, and plot:
  *   (a) convergence within one step against iteration,
  *   (b) the same against wall time,
- *   (c) the final cloth shape of each solver.
+ *   (c) the final cloth shape of each solver,
+ *   (d) with --animate, the whole run of every solver side by side as an animated GIF.
+ * With --time-budget every iterative solver gets the iterations that fill the same wall
+ * time per step, so that figure (b) compares methods at equal cost.
  * Logs and figures go to <out>/<scene>/. */
 #include "cli.h"
+#include "frames.h"
 
 #include "weft_solvers.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +37,12 @@ static const char usage[] =
     "  --plot-step S          step whose iterations figures (a), (b) show (default: middle)\n"
     "  --no-plot              skip gnuplot\n"
     "  --profile              print each solver's timers and counters after its row\n"
+    "  --animate              also write animation.gif: every solver's cloth side by side,\n"
+    "                         one view and scale, about 40 frames over the run\n"
+    "  --time-budget MS       equal cost: give each iterative solver the iterations per step\n"
+    "                         that take MS wall milliseconds, from a fit t = a + b*I of two\n"
+    "                         short runs (I and 2I iterations) of the scene's first steps;\n"
+    "                         solvers that fix their own count keep it\n"
     "  -h, --help             this text\n"
     "\n"
     "Log columns: step iter wall_s residual residual_rel cmax crms energy volume\n"
@@ -60,6 +72,63 @@ static int write_shape(const weft_model *m, const char *path) {
         return -1;
     }
     return 0;
+}
+
+/* Frames of one run (weft_run's on_step hands each step to them). */
+static void record_frame(void *user, const weft_model *m, int step, const void *stage_stats) {
+    (void)stage_stats;
+    weft_frames_step(user, m, step);
+}
+
+/* Mean wall ms per step of `steps` steps of solver s on cli's scene with `iterations`
+ * iterations ([solver] iterations); < 0 after an error message. */
+static double timed_steps(const weft_cli *cli, const weft_solver_type *s, int steps,
+                          int iterations) {
+    weft_cli c = *cli;
+    c.steps = steps, c.iterations = iterations;
+    weft_model m;
+    weft_config *cfg = NULL;
+    weft_error err = {{0}};
+    if (weft_cli_build(&c, &m, &cfg, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return -1.0;
+    }
+    weft_run_options opt = weft_run_options_default();
+    opt.log_level = WEFT_LOG_NONE;
+    opt.config = cfg;
+    weft_run_result res;
+    int rc = weft_run(s, &m, &opt, &res, &err);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "error: --time-budget: %s: %s\n", s->name, err.msg);
+        return -1.0;
+    }
+    return res.ms_per_step;
+}
+
+/* The iterations per step that fit iterative solver s into budget_ms: the step's wall
+ * time is fitted as t(I) = a + b I (a: the work outside the iterations, b: one
+ * iteration) from runs of the scene's first steps at i0 and 2 i0 iterations, and
+ * I = floor((budget - a) / b), at least 1. A solver whose time does not grow with I (it
+ * stops at a tolerance first) keeps i0. Prints the fit; -1 after an error. */
+static int budget_iterations(const weft_cli *cli, const weft_solver_type *s, int steps, int i0,
+                             double budget_ms) {
+    int k = steps < 8 ? (steps > 0 ? steps : 1) : 8;
+    double t1 = timed_steps(cli, s, k, i0), t2 = t1 >= 0 ? timed_steps(cli, s, k, 2 * i0) : -1;
+    if (t1 < 0 || t2 < 0) return -1;
+    double b = (t2 - t1) / i0, a = t1 - b * i0;
+    if (!(b > 0.0)) {
+        printf("time budget: %-18s %.3g ms/step at %d and %.3g at %d iterations: not spent "
+               "per iteration; keeps %d\n", s->name, t1, i0, t2, 2 * i0, i0);
+        return i0;
+    }
+    if (a < 0.0) a = 0.0;
+    double fit = floor((budget_ms - a) / b);
+    int its = fit < 1.0 ? 1 : fit > 1e6 ? 1000000 : (int)fit;
+    printf("time budget: %-18s t = %.3g ms + %.3g ms x I (%d steps) -> %d iterations%s\n",
+           s->name, a, b, k, its, fit < 1.0 ? " (the budget is below one iteration)" : "");
+    return its;
 }
 
 int main(int argc, char **argv) {
@@ -106,13 +175,27 @@ int main(int argc, char **argv) {
     for (int k = 0; k < ns; k++) fixed = fixed || solvers[k]->fixed_iterations > 0;
     char scene_name[128];
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
+    double dt = m.dt;
     weft_model_free(&m);
     if (weft_mkdirs(dir) != 0) return 1;
     int plot_step = cli.plot_step >= 0 ? cli.plot_step : steps / 2;
     if (plot_step >= steps) plot_step = steps > 0 ? steps - 1 : 0;
 
-    printf("scene %s: %d steps, %d iterations per step%s; results in %s/\n\n", scene_name, steps,
-           iterations, fixed ? " (where the solver does not fix them)" : "", dir);
+    /* Equal cost: each iterative solver's iterations from the time budget. */
+    int budget_its[16];
+    for (int k = 0; k < ns; k++) {
+        budget_its[k] = 0;
+        if (cli.time_budget_ms > 0 && solvers[k]->fixed_iterations == 0 &&
+            (budget_its[k] = budget_iterations(&cli, solvers[k], steps, iterations,
+                                               cli.time_budget_ms)) < 0)
+            return 1;
+    }
+    if (cli.time_budget_ms > 0)
+        printf("scene %s: %d steps, iterations per step from a budget of %g ms per step; "
+               "results in %s/\n\n", scene_name, steps, cli.time_budget_ms, dir);
+    else
+        printf("scene %s: %d steps, %d iterations per step%s; results in %s/\n\n", scene_name,
+               steps, iterations, fixed ? " (where the solver does not fix them)" : "", dir);
     printf("%-18s %10s %12s %12s %14s %14s\n", "solver", "iterations", "ms/step", "final cmax",
            "final resid", "final resid_rel");
     char logs[2048] = "", names[1024] = "", shapes[2048] = "";
@@ -126,9 +209,23 @@ int main(int argc, char **argv) {
     }
     fprintf(summary, "solver\titerations\tms_per_step\tfinal_cmax\tfinal_residual\tfinal_residual_rel\n");
     int status = 0;
+    char frame_files[2048] = "";
+    int frame_count = 0, frame_blocks = 0, every = weft_frames_every(steps, 41);
+    double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
     for (int k = 0; k < ns; k++) {
-        if (weft_cli_build(&cli, &m, &cfg, &err) != WEFT_OK) {
+        weft_cli one = cli;
+        if (budget_its[k] > 0) one.iterations = budget_its[k];
+        if (weft_cli_build(&one, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s\n", err.msg);
+            status = 1;
+            break;
+        }
+        char frames_path[1100];
+        snprintf(frames_path, sizeof frames_path, "%s/%s_frames.dat", dir, solvers[k]->name);
+        weft_frames frames = {0};
+        if (cli.animate && weft_frames_open(&frames, frames_path, &m, every) != 0) {
+            weft_model_free(&m);
+            weft_config_free(&cfg);
             status = 1;
             break;
         }
@@ -143,8 +240,11 @@ int main(int argc, char **argv) {
         opt.obj_prefix = obj_prefix;
         opt.progress = true;
         opt.config = cfg;
+        if (cli.animate) opt.on_step = record_frame, opt.user = &frames;
         weft_run_result res;
         int rc = weft_run(solvers[k], &m, &opt, &res, &err);
+        if (cli.animate && weft_frames_close(&frames, rc == WEFT_OK) != 0 && rc == WEFT_OK)
+            rc = weft_fail(&err, WEFT_ERR_IO, "%s: cannot write", frames_path);
         if (rc != WEFT_OK) {
             fprintf(stderr, "error: %s: %s\n", solvers[k]->name, err.msg);
             char partial[1200];
@@ -176,6 +276,12 @@ int main(int argc, char **argv) {
         snprintf(names + l, sizeof names - l, "%s%s", l ? " " : "", solvers[k]->name);
         l = strlen(shapes);
         snprintf(shapes + l, sizeof shapes - l, "%s%s", l ? " " : "", shape_path);
+        if (cli.animate) {
+            l = strlen(frame_files);
+            snprintf(frame_files + l, sizeof frame_files - l, "%s%s", l ? " " : "", frames_path);
+            frame_count = frames.frames, frame_blocks = frames.blocks;
+            for (int c = 0; c < 3; c++) lo[c] = fmin(lo[c], frames.lo[c]), hi[c] = fmax(hi[c], frames.hi[c]);
+        }
     }
     if (fclose(summary) != 0 || (status == 0 && rename(summary_tmp, summary_path) != 0)) {
         fprintf(stderr, "error: %s: cannot write\n", summary_path);
@@ -210,5 +316,21 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("figures:\n  (a) %s\n  (b) %s\n  (c) %s\n", out[0], out[1], out[2]);
+    if (cli.animate) {
+        char gif[1100];
+        snprintf(gif, sizeof gif, "%s/animation.gif", dir);
+        snprintf(script, sizeof script, "%s/animate.gp", weft_plots_dir());
+        snprintf(defs, sizeof defs,
+                 "files='%s'; names='%s'; blocks=%d; frames=%d; every=%d; dt=%.17g; "
+                 "scene='%s'; out='%s'; xlo=%.17g; xhi=%.17g; ylo=%.17g; yhi=%.17g; "
+                 "zlo=%.17g; zhi=%.17g",
+                 frame_files, names, frame_blocks, frame_count, every, dt, scene_name, gif, lo[0],
+                 hi[0], lo[1], hi[1], lo[2], hi[2]);
+        if (weft_gnuplot(defs, script) != 0) {
+            fprintf(stderr, "error: gnuplot failed on %s\n", script);
+            return 1;
+        }
+        printf("  (d) %s (%d frames, every %d steps)\n", gif, frame_count, every);
+    }
     return 0;
 }

@@ -18,6 +18,10 @@
 #                  rows included), PPCG agrees with CHOLMOD, bad --sizes refused
 #   help           compare --help names every option
 #   plots          figures are real PNGs (skipped without gnuplot)
+#   animate        --animate: complete frame files (frame 0 = the scene's start, one frame
+#                  per step on a short run, the grid's rows and columns per frame) and a GIF
+#   time_budget    --time-budget: the iterations it fitted reach the summary and the log
+#                  header; a solver with a fixed count keeps it; bad budgets refused
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure.
 # POSIX sh (tested with dash); everything is written under a private mktemp -d.
 set -u
@@ -570,7 +574,7 @@ help)
     "$compare" --help >"$tmp/help.txt" 2>"$tmp/help.err"
     rc=$?
     [ "$rc" -eq 0 ] || fail "compare --help exited with $rc"
-    for opt in --scene --solvers --iterations --steps --set --log --out; do
+    for opt in --scene --solvers --iterations --steps --set --log --out --animate --time-budget; do
         if grep -qF -e "$opt" "$tmp/help.txt"; then
             ok "help mentions $opt"
         else
@@ -605,6 +609,73 @@ plots)
         fi
     done
     [ "$count" -eq 3 ] || fail "output names $count figures, expected 3"
+    ;;
+
+animate)
+    # 12 steps: a frame every step (at most 41 frames), frame 0 the start; the 32 x 32
+    # grid is 32 rows + 32 columns = 64 index blocks per frame.
+    run_ok anim --scene hanging_cloth --steps 12 --solvers pbd_gauss_seidel,newton_euler \
+        --animate --out "$tmp/out" || exit 1
+    d="$tmp/out/hanging_cloth"
+    for s in pbd_gauss_seidel newton_euler; do
+        f="$d/${s}_frames.dat"
+        if [ ! -f "$f" ] || [ -e "$f.partial" ]; then
+            fail "$s: frames file missing or left .partial"
+            continue
+        fi
+        # Index blocks: a data line after a double blank line (or the header) starts one.
+        blocks=$(awk '/^#/ { next } NF == 0 { blank++; next }
+                      { if (blank >= 2 || first == 0) n++; blank = 0; first = 1 }
+                      END { print n + 0 }' "$f")
+        [ "$blocks" -eq $((13 * 64)) ] && ok "$s: 13 frames of 64 polylines" ||
+            fail "$s: $blocks index blocks, expected $((13 * 64))"
+    done
+    # Frame 0 is the same start for both solvers; the last frames differ (they moved).
+    first() { awk '/^#/ { next } NF == 3 { c++; if (c <= 32 * 64) print }' "$1"; }
+    last() { awk '/^#/ { next } NF == 3 { print }' "$1" | tail -n 64; }
+    if [ "$(first "$d/pbd_gauss_seidel_frames.dat")" = "$(first "$d/newton_euler_frames.dat")" ]; then
+        ok "frame 0 is the scene's start for both solvers"
+    else
+        fail "frame 0 differs between the solvers"
+    fi
+    [ "$(last "$d/pbd_gauss_seidel_frames.dat")" != "$(last "$d/newton_euler_frames.dat")" ] ||
+        fail "the last frames are identical: nothing moved"
+    grep -q '(d) .*animation.gif (13 frames, every 1 steps)' "$tmp/anim.out" ||
+        fail "output does not name the GIF with 13 frames: $(grep '(d)' "$tmp/anim.out")"
+    if command -v gnuplot >/dev/null 2>&1; then
+        sig=$(head -c 6 "$d/animation.gif" 2>/dev/null)
+        [ "$sig" = "GIF89a" ] && ok "animation.gif is a GIF" || fail "animation.gif: signature '$sig'"
+    fi
+    ;;
+
+time_budget)
+    run_ok budget --scene hanging_cloth --steps 4 --solvers pbd_gauss_seidel,implicit_euler \
+        --time-budget 5 --no-plot --out "$tmp/out" || exit 1
+    its=$(awk '$1 == "time" && $3 == "pbd_gauss_seidel" { print $(NF - 1) }' "$tmp/budget.out")
+    case $its in
+    '' | *[!0-9]*) fail "no fitted iteration count for pbd_gauss_seidel in: $(cat "$tmp/budget.out")" ;;
+    *)
+        row=$(awk '$1 == "pbd_gauss_seidel" && $2 ~ /^[0-9]+$/ { print $2 }' "$tmp/budget.out")
+        [ "$row" = "$its" ] && ok "table row has the fitted $its iterations" ||
+            fail "table row says '$row' iterations, the fit $its"
+        grep -q "^# \[solver\] iterations=$its " "$tmp/out/hanging_cloth/pbd_gauss_seidel.log" &&
+            ok "log header records iterations=$its" ||
+            fail "log header lacks [solver] iterations=$its"
+        ;;
+    esac
+    grep -q 'time budget: implicit_euler' "$tmp/budget.out" &&
+        fail "implicit_euler (one solve per step) was fitted"
+    row=$(awk '$1 == "implicit_euler" && $2 ~ /^[0-9]+$/ { print $2 }' "$tmp/budget.out")
+    [ "$row" = 1 ] || fail "implicit_euler row says '$row' iterations, expected 1"
+    for bad in 0 -3 abc 1e99; do
+        "$compare" --steps 1 --time-budget "$bad" --no-plot --out "$tmp/bad" >/dev/null 2>"$tmp/bad.err"
+        rc=$?
+        if [ "$rc" -eq 2 ] && grep -q -- "--time-budget: '$bad'" "$tmp/bad.err"; then
+            ok "--time-budget $bad refused"
+        else
+            fail "--time-budget $bad: exit $rc, stderr: $(cat "$tmp/bad.err")"
+        fi
+    done
     ;;
 
 *)
