@@ -1,21 +1,28 @@
 /* registry.c — the solver types weft knows, and the constraint types its
- * position-based solvers project. A new solver is one file plus one line here. */
+ * position-based solvers project. A new solver is one file plus one line in WEFT_SOLVERS
+ * below (and its file's line in CMakeLists.txt). */
 #include "weft_collision.h"
 #include "weft_linsolve.h"
 #include "weft_solvers.h"
 
 #include <string.h>
 
-const weft_solver_type *const weft_solver_registry[] = {
-    &weft_pbd_gauss_seidel,
-    &weft_pbd_jacobi,
-    &weft_symplectic_euler,
-    &weft_implicit_euler,
-    &weft_newton_euler,
-    &weft_bdf2,
-    &weft_bdf2_newton,
-    NULL,
-};
+/* The solvers, in listing order: one line each. The list declares each descriptor itself
+ * (a solver file needs no header line) and then forms the registry from it. */
+#define WEFT_SOLVERS(X)   \
+    X(pbd_gauss_seidel)   \
+    X(pbd_jacobi)         \
+    X(symplectic_euler)   \
+    X(implicit_euler)     \
+    X(newton_euler)       \
+    X(bdf2)               \
+    X(bdf2_newton)
+
+#define WEFT_DECLARE_SOLVER(name) extern const weft_solver_type weft_##name;
+#define WEFT_LIST_SOLVER(name) &weft_##name,
+WEFT_SOLVERS(WEFT_DECLARE_SOLVER)
+
+const weft_solver_type *const weft_solver_registry[] = {WEFT_SOLVERS(WEFT_LIST_SOLVER) NULL};
 
 const weft_stage_type *const weft_stage_registry[] = {
     &weft_bridson_stage,
