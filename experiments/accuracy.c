@@ -2,7 +2,7 @@
  *
  * Every solver runs `duration` seconds (default 1 s) of simulated time of one scene
  * (default hanging_cloth) at each time step of a sweep, and, when the scene decides its
- * iteration count (fixed_iterations == 0: PBD, Newton), at each iteration count of a
+ * iteration count (!weft_solver_sets_iterations: PBD, Newton), at each iteration count of a
  * second sweep. The final positions x are compared with those of a reference run x_ref
  * (default bdf2_newton at dt = 1/960 s, at most 20 Newton iterations, relative tolerance
  * 1e-9, which it reaches in about 3; second order, so that its own error stays well below
@@ -318,7 +318,7 @@ int main(int argc, char **argv) {
            "wall s", "error rms m", "error max m", "status");
     int status = 0;
     for (int s = 0; s < ns && status == 0; s++) {
-        bool sweep_its = solvers[s]->fixed_iterations == 0;
+        bool sweep_its = !weft_solver_sets_iterations(solvers[s]);
         int nrun = sweep_its ? ni : 1;
         for (int i = 0; i < nrun && status == 0; i++) {
             for (int d = 0; d < nd && status == 0; d++) {

@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
     int iterations = weft_cli_setting(cfg, "solver", "iterations", 1);
     weft_config_free(&cfg);
     bool fixed = false; /* whether some solver fixes its own iteration count */
-    for (int k = 0; k < ns; k++) fixed = fixed || solvers[k]->fixed_iterations > 0;
+    for (int k = 0; k < ns; k++) fixed = fixed || weft_solver_sets_iterations(solvers[k]);
     char scene_name[128];
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     double dt = m.dt;
@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
     int budget_its[16];
     for (int k = 0; k < ns; k++) {
         budget_its[k] = 0;
-        if (cli.time_budget_ms > 0 && solvers[k]->fixed_iterations == 0 &&
+        if (cli.time_budget_ms > 0 && !weft_solver_sets_iterations(solvers[k]) &&
             (budget_its[k] = budget_iterations(&cli, solvers[k], steps, iterations,
                                                cli.time_budget_ms)) < 0)
             return 1;

@@ -134,8 +134,20 @@ static const weft_param run_params[] = {
 
 const weft_param_table weft_run_tables[] = {{"scene", run_params, 0}, {0}};
 
+bool weft_solver_sets_iterations(const weft_solver_type *s) {
+    return s->fixed_iterations > 0 || s->own_iterations != NULL;
+}
+
 int weft_solver_iterations(const weft_solver_type *s, weft_config *cfg) {
     if (s->fixed_iterations > 0) return s->fixed_iterations;
+    if (s->own_iterations) {
+        void *set = calloc(1, s->settings_size ? s->settings_size : 1);
+        if (!set) return 1;
+        weft_config_settings(cfg, s->settings, set);
+        int its = s->own_iterations(set);
+        free(set);
+        return its;
+    }
     size_t base;
     const weft_param *p = weft_param_find(s->settings, "solver", "iterations", &base);
     if (!p || !s->settings_size) return 1;
@@ -343,7 +355,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             rc = weft_fail(err, WEFT_ERR_DIVERGED,
                            "%s diverged at step %d (t = %.4g s): non-finite or exploding state; "
                            "try a smaller dt%s", solver->name, s, m->t,
-                           solver->fixed_iterations > 0 ? "" : " or more iterations");
+                           weft_solver_sets_iterations(solver) ? "" : " or more iterations");
             reason = "diverged";
             break;
         }

@@ -807,6 +807,11 @@ typedef struct weft_solver_type {
     /* Inner iterations per step when the method fixes their number (an explicit step makes
      * one force evaluation: 1); 0 when its settings' [solver] iterations decides. */
     int fixed_iterations;
+    /* Inner iterations per step when the method's own settings decide them in another way
+     * than [solver] iterations (XPBD: substeps × iterations per substep), from its settings
+     * struct; NULL otherwise. Such a method keeps its count when experiments set or sweep
+     * [solver] iterations. */
+    int (*own_iterations)(const void *settings);
     /* True for a method that is stable only below a limit on dt (explicit integration):
      * experiments then run it only when it is named (--solvers or [scene] solvers). */
     bool conditionally_stable;
@@ -815,9 +820,14 @@ typedef struct weft_solver_type {
     bool linear_log;
 } weft_solver_type;
 
-/* Inner iterations per step of solver s: its fixed count, else its [solver] iterations
- * setting in cfg (its default when cfg is NULL), else 1. */
+/* Inner iterations per step of solver s: its fixed count, else what its own_iterations
+ * hook makes of its settings in cfg, else its [solver] iterations setting in cfg (its
+ * default when cfg is NULL), else 1. */
 int weft_solver_iterations(const weft_solver_type *s, weft_config *cfg);
+
+/* True when s decides its own inner iterations per step (fixed_iterations or
+ * own_iterations), so that setting [solver] iterations does not change its work. */
+bool weft_solver_sets_iterations(const weft_solver_type *s);
 
 /* What a post-step stage reports of one step. */
 typedef struct weft_stage_result {
