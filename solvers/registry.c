@@ -17,6 +17,7 @@
     X(newton_euler)       \
     X(bdf2)               \
     X(bdf2_newton)        \
+    X(xpbd)               \
     /* one line per solver above; this line ends the list */
 
 #define WEFT_DECLARE_SOLVER(name) extern const weft_solver_type weft_##name;

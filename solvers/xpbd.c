@@ -1,0 +1,229 @@
+/* xpbd.c — Extended Position Based Dynamics (Macklin, Müller & Chentanez 2016) with
+ * small steps (Macklin, Storey, Lu, Terdiman, Chentanez, Jeschke & Müller 2019).
+ *
+ * XPBD gives every constraint C_j a compliance α_j (inverse stiffness) and a Lagrange
+ * multiplier λ_j, so that the answer no longer depends on the iteration count. For an
+ * energy Ψ_j = ½ k_j C_j² (every energy term whose descriptor has a `constraint` hook:
+ * mass_spring, dihedral_bending, discrete_shells) the compliance is α_j = 1/k_j, so XPBD
+ * simulates the scene's physical model, the same one the implicit solvers minimise.
+ * With α̃ = α/h² (eq. 4) each projection is one Gauss-Seidel step on
+ *   Δλ_j = (−C_j − α̃_j λ_j − γ_j ∇C_j·(p − x)) / ((1 + γ_j) Σ_i w_i |∇_i C_j|² + α̃_j)   (eq. 26)
+ *   λ_j += Δλ_j,   Δp_i = w_i ∇_i C_j Δλ_j                                              (eq. 17)
+ * with λ = 0 at the start of each (sub)step. Its fixed point satisfies
+ *   M (p − x̃) = ∇Cᵀ λ,  C + α̃ λ = 0   ⇔   M (p − x̃)/h² + ∇E(p) = 0,
+ * the optimality condition of backward Euler's incremental potential: XPBD converged is
+ * backward Euler (test xpbd.single_spring). With α → 0 the update is PBD's projection with
+ * stiffness 1 (eqs. 1–9 of Müller 2006; test xpbd.hard_limit).
+ *
+ * Damping (eq. 26): γ_j = α̃_j β̃_j / h with β̃_j = h² β k_j, i.e. γ = β/h for a
+ * stiffness-proportional damping coefficient β k_j (β in s, the Rayleigh β of the
+ * implicit solvers' damping_beta, applied along each constraint's gradient).
+ *
+ * Small steps (Macklin 2019, Algorithm 1): the step Δt is split into n substeps of
+ * h = Δt/n, each a full PBD step (predict, project, update velocities) with few
+ * iterations, usually one. The error of the unconverged solve falls with h² while the
+ * iteration cost stays the same, so at equal work n × 1 beats 1 × n (test
+ * xpbd.small_steps_win).
+ *
+ * Per substep it uses PBD's stages (pbd_common.c): gravity, prediction, pins on their
+ * scripted path at t + h, collision constraints with colliders (hard, projected after the
+ * elastic constraints in every iteration) and the velocity update with restitution and
+ * Coulomb friction. The Bridson post-step stage runs after the whole step, as for PBD.
+ *
+ * Monitor: inner iterations are numbered across substeps, 1 … n·iterations; the common
+ * residual is that of backward Euler over the whole step Δt, so the rows before the last
+ * substep measure states on their way through the step, and the last row measures how
+ * far XPBD's answer is from backward Euler's (small steps are not backward Euler: they
+ * converge to the ODE's solution instead).
+ * Passes per step: n × (3 over vertices + iterations over constraints).
+ * papers/macklin2016-xpbd.md maps the equations to this file and the tests.
+ */
+#include "pbd_internal.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The [xpbd] settings. */
+typedef struct xpbd_settings {
+    int substeps;      /* n: substeps per step */
+    int iterations;    /* Gauss-Seidel sweeps per substep */
+    double damping_beta; /* β, s: stiffness-proportional constraint damping */
+} xpbd_settings;
+
+#define F(f) offsetof(xpbd_settings, f)
+// clang-format off
+static const weft_param xpbd_params[] = {
+    {.key = "substeps", .type = WEFT_PARAM_INT, .offset = F(substeps), .unit = "", .lo = 1,
+     .hi = 100000, .dflt = 10, .doc = "substeps per step, h = dt/substeps (Macklin 2019)"},
+    {.key = "iterations", .type = WEFT_PARAM_INT, .offset = F(iterations), .unit = "",
+     .lo = 1, .hi = 100000, .dflt = 1, .doc = "Gauss-Seidel sweeps per substep"},
+    {.key = "damping_beta", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_beta), .unit = "s",
+     .lo = 0, .hi = 1e6, .dflt = 0,
+     .doc = "constraint damping beta k_j along each gradient (Macklin 2016 eq. 26)"},
+    {0},
+};
+// clang-format on
+#undef F
+
+static const weft_param_table xpbd_tables[] = {{"xpbd", xpbd_params, 0}, {0}};
+
+/* PBD's stages read none of [pbd]'s settings here: an empty table leaves them zero (no
+ * PBD stiffness, velocity damping, balloon or self-collision). */
+static const weft_param_table no_pbd_settings[] = {{0}};
+
+/* One compliant constraint: an element of a term whose energy is ½ k C². */
+typedef struct xpbd_constraint {
+    const weft_energy_type *type;
+    const weft_element *e;
+    double alpha; /* compliance 1/k, in the inverse of the energy's k unit */
+} xpbd_constraint;
+
+typedef struct xpbd_state {
+    pbd_state pbd; /* first: pbd_stats reads the shared timers through it */
+    xpbd_settings set;
+    int nc;
+    xpbd_constraint *c;
+    double *lambda; /* λ_j of the current substep, in the unit of k_j C_j */
+    long substeps;  /* substeps taken, all steps */
+} xpbd_state;
+
+static void xpbd_destroy(void *state) {
+    xpbd_state *st = state;
+    if (!st) return;
+    pbd_state_free(&st->pbd);
+    free(st->c), free(st->lambda);
+    free(st);
+}
+
+static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
+    xpbd_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    weft_config_settings(cfg, xpbd_tables, &st->set);
+    /* Every energy term must have a constraint form; count the constraints. */
+    for (int t = 0; t < m->nterms; t++) {
+        const weft_term *term = &m->terms[t];
+        if (!term->type->constraint) {
+            weft_fail(err, WEFT_ERR_INPUT,
+                      "xpbd: energy '%s' has no constraint form (Psi = 1/2 k C^2); xpbd "
+                      "projects mass_spring, dihedral_bending and discrete_shells",
+                      term->type->name);
+            free(st);
+            return NULL;
+        }
+        for (int i = 0; i < term->n; i++) st->nc += term->elem[i].k > 0.0;
+    }
+    if (pbd_state_init(&st->pbd, m, cfg, no_pbd_settings, err) != WEFT_OK) {
+        free(st);
+        return NULL;
+    }
+    st->pbd.set.common.iterations = st->set.iterations;
+    st->c = malloc((size_t)(st->nc + 1) * sizeof *st->c);
+    st->lambda = malloc((size_t)(st->nc + 1) * sizeof *st->lambda);
+    if (!st->c || !st->lambda) {
+        xpbd_destroy(st);
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the xpbd solver");
+        return NULL;
+    }
+    /* Terms in model order, elements in term order: a fixed Gauss-Seidel order. */
+    int j = 0;
+    for (int t = 0; t < m->nterms; t++)
+        for (int i = 0; i < m->terms[t].n; i++) {
+            const weft_element *e = &m->terms[t].elem[i];
+            if (e->k > 0.0)
+                st->c[j++] = (xpbd_constraint){m->terms[t].type, e, 1.0 / e->k};
+        }
+    return st;
+}
+
+/* One Gauss-Seidel sweep of eq. 26 over every constraint at substep h (s), with the
+ * positions x at the substep's start (for damping). */
+static void sweep(xpbd_state *st, const double *x, double h, double *p) {
+    const double *w = st->pbd.w;
+    const double gamma = st->set.damping_beta / h; /* γ = α̃ β̃ / h = β / h */
+    for (int j = 0; j < st->nc; j++) {
+        const xpbd_constraint *c = &st->c[j];
+        const weft_element *e = c->e;
+        const int nv = c->type->nv;
+        double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
+        for (int a = 0; a < nv; a++)
+            memcpy(&xe[3 * a], &p[3 * e->v[a]], 3 * sizeof(double));
+        double C = c->type->constraint(e, xe, g);
+        double denom = 0.0, gdx = 0.0;
+        for (int a = 0; a < nv; a++) {
+            const double *xa = &x[3 * e->v[a]];
+            for (int k = 0; k < 3; k++) {
+                denom += w[e->v[a]] * g[3 * a + k] * g[3 * a + k];
+                gdx += g[3 * a + k] * (xe[3 * a + k] - xa[k]);
+            }
+        }
+        const double at = c->alpha / (h * h); /* α̃ (eq. 4) */
+        denom = (1.0 + gamma) * denom + at;
+        if (!(denom > 0.0)) continue; /* every vertex pinned, or a degenerate gradient */
+        double dl = (-C - at * st->lambda[j] - gamma * gdx) / denom;
+        st->lambda[j] += dl;
+        for (int a = 0; a < nv; a++) {
+            double *pa = &p[3 * e->v[a]];
+            const double s = w[e->v[a]] * dl;
+            for (int k = 0; k < 3; k++) pa[k] += s * g[3 * a + k];
+        }
+    }
+}
+
+static int xpbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
+    xpbd_state *st = state;
+    const double dt = m->dt, t_end = m->t + m->dt;
+    const int ns = st->set.substeps, ni = st->set.iterations;
+    /* A substep is a PBD step of h = dt/n: PBD's stages read the step from the model. */
+    m->dt = dt / ns;
+    int rc = WEFT_OK;
+    for (int s = 0; s < ns && rc == WEFT_OK; s++) {
+        rc = pbd_begin_step(&st->pbd, m, err); /* v += h g, p = x + h v, pins, contacts */
+        if (rc != WEFT_OK) break;
+        if (s == 0) weft_monitor_iteration(mon, st->pbd.p, 0);
+        memset(st->lambda, 0, (size_t)st->nc * sizeof *st->lambda);
+        for (int it = 1; it <= ni; it++) {
+            double t0 = weft_now();
+            sweep(st, m->x, m->dt, st->pbd.p);
+            pbd_project_contacts(&st->pbd, st->pbd.p);
+            st->pbd.timers.project += weft_now() - t0;
+            st->pbd.timers.projections += st->nc;
+            weft_monitor_iteration(mon, st->pbd.p, s * ni + it);
+        }
+        pbd_end_step(&st->pbd, m); /* v = (p − x)/h, x = p, friction, restitution */
+        st->substeps++;
+    }
+    m->dt = dt;
+    if (rc == WEFT_OK) m->t = t_end; /* not n roundings of t += h */
+    return rc;
+}
+
+/* PBD's timers and counters, and the substeps taken. */
+static void xpbd_stats(const void *state, weft_profile *out) {
+    pbd_stats(state, out);
+    weft_profile_add(out, "substeps", WEFT_PROFILE_COUNT,
+                     (double)((const xpbd_state *)state)->substeps);
+}
+
+/* Inner iterations per step: substeps × iterations per substep. */
+static int xpbd_iterations(const void *settings) {
+    const xpbd_settings *s = settings;
+    return s->substeps * s->iterations;
+}
+
+const weft_solver_type weft_xpbd = {
+    .name = "xpbd",
+    .paper = "Macklin et al. 2016, eq. 26; Macklin et al. 2019, Algorithm 1",
+    .iteration = "one Gauss-Seidel sweep of one substep (substeps x iterations per step)",
+    .summary = "extended PBD: compliance 1/k from the scene's energies, small substeps",
+    .settings_size = sizeof(xpbd_settings),
+    .settings = xpbd_tables,
+    .create = xpbd_create,
+    .step = xpbd_step,
+    .destroy = xpbd_destroy,
+    .stats = xpbd_stats,
+    .own_iterations = xpbd_iterations,
+};
