@@ -230,7 +230,9 @@ typedef struct weft_energy_type {
      * matrix (isotropic energies); false when it falls back to clamping, or (dihedral
      * bending) projects in other coordinates than CLAMP. */
     bool analytic_psd;
-    /* Native constraint C(xe) for position-based solvers; fills dC/dxe if grad != NULL. */
+    /* Native constraint C(xe) for position-based solvers, with Ψ = ½ k C² exactly (k the
+     * element's k: XPBD's compliance is 1/k); fills dC/dxe if grad != NULL. NULL for an
+     * energy of no such form. */
     double (*constraint)(const weft_element *e, const double *xe, double *grad);
 } weft_energy_type;
 

@@ -973,6 +973,9 @@ static void test_registry_constraints(void) {
             double c = t->constraint(&s.e, s.x, gc);
             /* Filling the gradient does not change the value. */
             CHECK(t->constraint(&s.e, s.x, NULL) == c);
+            /* The contract XPBD's compliance α = 1/k rests on: Ψ = ½ k C². */
+            double psi = t->energy(&s.e, s.x);
+            CHECK_NEAR(psi, 0.5 * s.e.k * c * c, 1e-12 * fmax(fabs(psi), 1e-300));
             /* ∇C against finite differences: same argument as for Ψ (C is smooth
              * away from degenerate shapes). */
             fd_gradient(constraint_value, &s.e, s.x, nv, s.h, fd);
