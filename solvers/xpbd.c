@@ -55,7 +55,7 @@ typedef struct xpbd_settings {
 // clang-format off
 static const weft_param xpbd_params[] = {
     {.key = "substeps", .type = WEFT_PARAM_INT, .offset = F(substeps), .unit = "", .lo = 1,
-     .hi = 100000, .dflt = 10, .doc = "substeps per step, h = dt/substeps (Macklin 2019)"},
+     .hi = 100000, .dflt = 20, .doc = "substeps per step, h = dt/substeps (Macklin 2019)"},
     {.key = "iterations", .type = WEFT_PARAM_INT, .offset = F(iterations), .unit = "",
      .lo = 1, .hi = 100000, .dflt = 1, .doc = "Gauss-Seidel sweeps per substep"},
     {.key = "damping_beta", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_beta), .unit = "s",
