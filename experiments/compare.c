@@ -74,6 +74,50 @@ static int write_shape(const weft_model *m, const char *path) {
     return 0;
 }
 
+/* Grows the box [lo, hi] (m) by the n positions x (3n). */
+static void box_grow(const double *x, int n, double lo[3], double hi[3]) {
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+            lo[c] = fmin(lo[c], x[3 * i + c]), hi[c] = fmax(hi[c], x[3 * i + c]);
+}
+
+/* The frame that the final-shape panels share: the box of the start shape [s_lo, s_hi]
+ * grown by the boxes of the final shapes that stay within twice the cloth's largest side
+ * L of it on every side; the n boxes [b_lo, b_hi] of the final shapes are tested, and a
+ * cloth that reaches past the frame is marked in off[k] (it flew off or blew up: it says
+ * so in its title instead of shrinking the others to dots). Returns the frame in lo, hi. */
+static void shape_frame(const double s_lo[3], const double s_hi[3], int n,
+                        const double (*b_lo)[3], const double (*b_hi)[3], double lo[3],
+                        double hi[3], bool *off) {
+    double L = 0.0;
+    for (int c = 0; c < 3; c++) L = fmax(L, s_hi[c] - s_lo[c]);
+    if (!(L > 0.0)) L = 1.0;
+    for (int c = 0; c < 3; c++) lo[c] = s_lo[c], hi[c] = s_hi[c];
+    for (int k = 0; k < n; k++) {
+        bool near = true;
+        for (int c = 0; c < 3; c++)
+            near = near && b_lo[k][c] >= s_lo[c] - 2.0 * L && b_hi[k][c] <= s_hi[c] + 2.0 * L;
+        for (int c = 0; near && c < 3; c++)
+            lo[c] = fmin(lo[c], b_lo[k][c]), hi[c] = fmax(hi[c], b_hi[k][c]);
+    }
+    for (int k = 0; k < n; k++) {
+        off[k] = false;
+        for (int c = 0; c < 3; c++) off[k] = off[k] || b_lo[k][c] < lo[c] || b_hi[k][c] > hi[c];
+    }
+}
+
+/* The animation's box: [lo, hi] (every frame of every solver) clipped to the start box
+ * grown by twice its largest side on every side, as for the final-shape panels. */
+static void frame_clip(const double s_lo[3], const double s_hi[3], double lo[3], double hi[3]) {
+    double L = 0.0;
+    for (int c = 0; c < 3; c++) L = fmax(L, s_hi[c] - s_lo[c]);
+    if (!(L > 0.0)) L = 1.0;
+    for (int c = 0; c < 3; c++) {
+        lo[c] = fmax(fmin(lo[c], s_lo[c]), s_lo[c] - 2.0 * L);
+        hi[c] = fmin(fmax(hi[c], s_hi[c]), s_hi[c] + 2.0 * L);
+    }
+}
+
 /* Frames of one run (weft_run's on_step hands each step to them). */
 static void record_frame(void *user, const weft_model *m, int step, const void *stage_stats) {
     (void)stage_stats;
@@ -212,6 +256,11 @@ int main(int argc, char **argv) {
     char frame_files[2048] = "";
     int frame_count = 0, frame_blocks = 0, every = weft_frames_every(steps, 41);
     double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    /* Boxes (m) of the start shape and of each solver's final shape, for the shared frame. */
+    double start_lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, start_hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    double shape_lo[16][3], shape_hi[16][3];
+    for (int k = 0; k < 16; k++)
+        for (int c = 0; c < 3; c++) shape_lo[k][c] = DBL_MAX, shape_hi[k][c] = -DBL_MAX;
     for (int k = 0; k < ns; k++) {
         weft_cli one = cli;
         if (budget_its[k] > 0) one.iterations = budget_its[k];
@@ -268,6 +317,8 @@ int main(int argc, char **argv) {
         fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\n", solvers[k]->name, its,
                 res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
         if (write_shape(&m, shape_path) != 0) status = 1;
+        if (k == 0) box_grow(m.x_start, m.n, start_lo, start_hi);
+        box_grow(m.x, m.n, shape_lo[k], shape_hi[k]);
         weft_model_free(&m);
         weft_config_free(&cfg);
         size_t l = strlen(logs);
@@ -309,8 +360,21 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    /* One frame for every panel; a cloth reaching past it is flagged in its title. */
+    double f_lo[3], f_hi[3];
+    bool off_k[16];
+    shape_frame(start_lo, start_hi, ns, (const double(*)[3])shape_lo,
+                (const double(*)[3])shape_hi, f_lo, f_hi, off_k);
+    char off[64] = "";
+    for (int k = 0; k < ns; k++) {
+        size_t l = strlen(off);
+        snprintf(off + l, sizeof off - l, "%s%d", k ? " " : "", off_k[k] ? 1 : 0);
+    }
     snprintf(script, sizeof script, "%s/shapes.gp", weft_plots_dir());
-    snprintf(defs, sizeof defs, "shapes='%s'; names='%s'; out='%s'", shapes, names, out[2]);
+    snprintf(defs, sizeof defs,
+             "shapes='%s'; names='%s'; out='%s'; offframe='%s'; xlo=%.17g; xhi=%.17g; "
+             "ylo=%.17g; yhi=%.17g; zlo=%.17g; zhi=%.17g",
+             shapes, names, out[2], off, f_lo[0], f_hi[0], f_lo[1], f_hi[1], f_lo[2], f_hi[2]);
     if (weft_gnuplot(defs, script) != 0) {
         fprintf(stderr, "error: gnuplot failed on %s\n", script);
         return 1;
@@ -319,6 +383,7 @@ int main(int argc, char **argv) {
     if (cli.animate) {
         char gif[1100];
         snprintf(gif, sizeof gif, "%s/animation.gif", dir);
+        frame_clip(start_lo, start_hi, lo, hi);
         snprintf(script, sizeof script, "%s/animate.gp", weft_plots_dir());
         snprintf(defs, sizeof defs,
                  "files='%s'; names='%s'; blocks=%d; frames=%d; every=%d; dt=%.17g; "
