@@ -265,6 +265,13 @@ set_override)
         implicit_euler.log | bdf2.log) # one linear solve per step, whatever the scene says
             [ "$iters" = "0 1 " ] || fail "$name: iter values are '$iters', expected '0 1 '"
             continue ;;
+        xpbd.log) # its own [xpbd] substeps x iterations (20 x 1), whatever [solver] says
+            [ "$iters" = "$(seq 0 20 | tr '\n' ' ')" ] ||
+                fail "$name: iter values are '$iters', expected 0..20 (substeps x iterations)"
+            grep -qE '^#.*(^|[[:space:]])iterations=20([[:space:]]|$)' "$f" ||
+                fail "$name: no metadata line with iterations=20"
+            ok "$name keeps its own 20 iterations"
+            continue ;;
         newton_euler.log | bdf2_newton.log) # the cap is 3; Newton may stop before it
             [ "$(awk '!/^#/ && $2 > m { m = $2 } END { print m + 0 }' "$f")" -le 3 ] ||
                 fail "$name: more than 3 Newton iterations in a step" ;;
