@@ -3,12 +3,12 @@
  * Chebyshev semi-iterative approach for accelerating projective and position-based
  * dynamics") as an option. papers/chen2024-vbd.md maps each equation to code and tests.
  *
- * Backward Euler as minimisation (eq. 1):  x_{n+1} = argmin G(x),
+ * Backward Euler as minimisation (the paper's variational form):  x_{n+1} = argmin G(x),
  *     G(x) = 1/(2h²) ‖x − y‖²_M + E(x),   y = x_n + h v_n + h² g   (the inertial target x̃).
  * Block coordinate descent over vertices: vertex i moves to lower the local potential with
- * every other vertex fixed (eq. 3),
+ * every other vertex fixed (the local system),
  *     G_i(x_i) = m_i/(2h²) ‖x_i − y_i‖² + Σ_{j ∈ F_i} Ψ_j(x),   F_i the elements holding i,
- * by one Newton step on its 3×3 block (eqs. 4–6):
+ * by one Newton step on its 3×3 block:
  *     f_i = −m_i/h² (x_i − y_i) − Σ_j ∂Ψ_j/∂x_i,   H_i = m_i/h² I + Σ_j ∂²Ψ_j/∂x_i²,
  *     Δx_i = H_i⁻¹ f_i.
  * f_i and H_i come from the energy descriptors alone (each incident element's gradient and
@@ -25,18 +25,22 @@
  * not increase (at most 10 halvings, then the vertex stays): since the vertices of one
  * colour share no element, G falls by the sum of their G_i decreases, so G never increases
  * within a step without Chebyshev (the paper reports descent; this makes it a guarantee).
+ * A step whose predicted decrease f_i·Δx_i is below 1e-12 |G_i|, which G_i's rounding
+ * cannot resolve, is taken whole (as newton.c does near the solution).
  *
  * Order: vertices in the colours of a greedy colouring of the vertex graph (two vertices
  * adjacent when an element holds both), colour after colour (Gauss-Seidel across colours);
  * within a colour no two vertices share an element, so their updates are independent and
  * run in parallel ([solver] threads) with results bitwise identical for any thread count.
  *
- * Initial guess ([vbd] initial_guess): `adaptive` (the paper's §3.5, the default):
+ * Initial guess ([vbd] initial_guess): `adaptive` (the paper's adaptive initialisation, the
+ * default):
  *     x⁰ = x_n + h v_n + h² ã,  ã = g clamp(a_n·ĝ / ‖g‖, 0, 1),  a_n = (v_n − v_{n−1})/h,
  * per vertex, and y itself on the first step (no v_{n−1} yet) or when g = 0; `inertia`: y;
  * `velocity`: x_n + h v_n; `previous`: x_n. x⁰ falls back to x_n when G(x⁰) is not finite.
  *
- * Chebyshev ([vbd] chebyshev_rho = ρ ∈ [0, 1); 0 = off), Wang 2015 eqs. 11–12: with x̄^(k)
+ * Chebyshev ([vbd] chebyshev_rho = ρ ∈ [0, 1); 0 = off), as the paper's accelerated
+ * iteration takes it from Wang 2015: with x̄^(k)
  * the sweep of x^(k−1),
  *     x^(k) = ω_k (x̄^(k) − x^(k−2)) + x^(k−2),   ω_1 = 1, ω_2 = 2/(2 − ρ²),
  *     ω_k = 4/(4 − ρ² ω_{k−1}),
@@ -96,7 +100,7 @@ static const char *const hessian_names[] = {"projected", "exact", NULL};
 static const weft_param vbd_params[] = {
     {.key = "initial_guess", .type = WEFT_PARAM_NAME, .offset = F(initial_guess), .unit = "",
      .names = init_names, .dflt = VBD_INIT_ADAPTIVE,
-     .doc = "start of each step: adaptive (Chen 2024 sec. 3.5), inertia y, x_n + h v_n, or x_n"},
+     .doc = "start of each step: adaptive (Chen 2024's, from the last acceleration), inertia y, x_n + h v_n, or x_n"},
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
      .names = hessian_names, .dflt = VBD_HESSIAN_PROJECTED,
      .doc = "vertex blocks from PSD-projected or exact element Hessians (exact: gradient step "
@@ -126,12 +130,12 @@ typedef struct vbd_incidence {
 
 /* Counters and timers of a run, summed over its steps. */
 typedef struct vbd_stats {
-    long sweeps;             /* inner iterations */
-    long vertex_updates;     /* vertex Newton steps taken (a full or shortened step) */
-    long halvings;           /* line-search halvings */
-    long rejected;           /* vertices left in place: no decrease after every halving */
-    long skipped;            /* singular or non-finite blocks, left in place */
-    long gradient_steps;     /* exact blocks that were not positive definite */
+    long sweeps;         /* inner iterations */
+    long vertex_updates; /* vertex Newton steps taken (a full or shortened step) */
+    long halvings;       /* line-search halvings */
+    long rejected;       /* vertices left in place: no decrease after every halving */
+    long skipped;        /* singular or non-finite blocks, left in place */
+    long gradient_steps; /* exact blocks that were not positive definite */
     double predict_s, sweep_s, chebyshev_s, update_s;
 } vbd_stats;
 
@@ -165,7 +169,9 @@ static void vbd_destroy(void *state) {
 }
 
 /* True for a term that contributes to E (constraint-only types have no energy). */
-static bool term_has_energy(const weft_term *t) { return t->type->energy != NULL; }
+static bool term_has_energy(const weft_term *t) {
+    return t->type->energy != NULL;
+}
 
 /* Builds the vertex → element incidence of every energy term (a generic map from the
  * elements' vertex lists: no energy is special). */
@@ -294,7 +300,7 @@ static void gather(const weft_element *e, int nv, const double *x, int local, co
 }
 
 /* The force f_i = −Σ_j ∂Ψ_j/∂x_i and the block Σ_j ∂²Ψ_j/∂x_i² (mode) of the elements
- * holding vertex i at x (eqs. 5–6 without the inertia term): each element's gradient and
+ * holding vertex i at x (f_i and H_i without the inertia term): each element's gradient and
  * Hessian from its descriptor, vertex i's 3-vector and 3×3 diagonal block taken out. The
  * generic per-vertex accessor of any energy. Returns false if any value is not finite. */
 static bool vertex_block(const vbd_state *st, const weft_model *m, const double *x, int i,
@@ -321,8 +327,8 @@ static bool vertex_block(const vbd_state *st, const weft_model *m, const double 
     return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
 }
 
-/* G_i with vertex i at p (eq. 3): m_i/(2h²)|p − y_i|² + Σ_{j ∋ i} Ψ_j; +inf outside an
- * energy's domain. */
+/* G_i with vertex i at p (the local potential): m_i/(2h²)|p − y_i|² + Σ_{j ∋ i} Ψ_j; +inf outside
+ * an energy's domain. */
 static double local_potential(const vbd_state *st, const weft_model *m, const double *x, int i,
                               const double *p) {
     double xe[3 * WEFT_ELEM_MAXV];
@@ -380,7 +386,7 @@ static void cholesky3_solve(const double L[9], const double b[3], double x[3]) {
     x[0] = (z0 - L[3] * x[1] - L[6] * x[2]) / L[0];
 }
 
-/* One vertex's Newton step (eqs. 3–6) with the safeguards of the file comment, on x in
+/* One vertex's Newton step (the local system) with the safeguards of the file comment, on x in
  * place (only x_i changes). t1: the step's end time, for colliders. */
 static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int i, double t1,
                         vbd_counts *cnt) {
@@ -508,11 +514,15 @@ static void initial_guess(vbd_state *st, const weft_model *m, double t0, double 
             }
             for (int k = 0; k < 3; k++) x0[k] = xn[k] + h * vn[k] + h * h * s * g[k];
             break;
-        case VBD_INIT_INERTIA: memcpy(x0, &st->y[3 * i], 3 * sizeof *x0); break;
+        case VBD_INIT_INERTIA:
+            memcpy(x0, &st->y[3 * i], 3 * sizeof *x0);
+            break;
         case VBD_INIT_VELOCITY:
             for (int k = 0; k < 3; k++) x0[k] = xn[k] + h * vn[k];
             break;
-        default: memcpy(x0, xn, 3 * sizeof *x0); break;
+        default:
+            memcpy(x0, xn, 3 * sizeof *x0);
+            break;
         }
     }
     weft_model_apply_pins(m, t1, st->x);
@@ -610,12 +620,14 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
     for (int it = 1; it <= st->set.common.iterations; it++) {
         c0 = weft_now();
         if (rho > 0.0) memcpy(st->xkm1, st->x, bytes); /* x^(k−1) */
-        sweep(st, m, st->x, t1);                        /* x̄^(k) */
+        sweep(st, m, st->x, t1);                       /* x̄^(k) */
         double c1 = weft_now();
         st->stats.sweep_s += c1 - c0;
         if (rho > 0.0) {
             /* ω_1 = 1; ω_2 = 2/(2 − ρ²); ω_k = 4/(4 − ρ² ω_{k−1}). */
-            omega = it == 1 ? 1.0 : it == 2 ? 2.0 / (2.0 - rho * rho) : 4.0 / (4.0 - rho * rho * omega);
+            omega = it == 1   ? 1.0
+                    : it == 2 ? 2.0 / (2.0 - rho * rho)
+                              : 4.0 / (4.0 - rho * rho * omega);
             if (it >= 2) {
                 for (int i = 0; i < n; i++) {
                     if (m->pin[i] >= 0) continue;
