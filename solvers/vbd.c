@@ -1,0 +1,683 @@
+/* vbd.c — Vertex Block Descent (Chen, Liu, Yang & Yuksel 2024, "Vertex Block Descent",
+ * ACM TOG 43(4)), with the Chebyshev semi-iterative acceleration of Wang 2015 ("A
+ * Chebyshev semi-iterative approach for accelerating projective and position-based
+ * dynamics") as an option. papers/chen2024-vbd.md maps each equation to code and tests.
+ *
+ * Backward Euler as minimisation (the paper's variational form):  x_{n+1} = argmin G(x),
+ *     G(x) = 1/(2h²) ‖x − y‖²_M + E(x),   y = x_n + h v_n + h² g   (the inertial target x̃).
+ * Block coordinate descent over vertices: vertex i moves to lower the local potential with
+ * every other vertex fixed (the local system),
+ *     G_i(x_i) = m_i/(2h²) ‖x_i − y_i‖² + Σ_{j ∈ F_i} Ψ_j(x),   F_i the elements holding i,
+ * by one Newton step on its 3×3 block:
+ *     f_i = −m_i/h² (x_i − y_i) − Σ_j ∂Ψ_j/∂x_i,   H_i = m_i/h² I + Σ_j ∂²Ψ_j/∂x_i²,
+ *     Δx_i = H_i⁻¹ f_i.
+ * f_i and H_i come from the energy descriptors alone (each incident element's gradient and
+ * Hessian, the block of vertex i taken out: vertex_block below), so every registered
+ * energy runs, with no per-energy code here.
+ *
+ * Safeguards. Blocks: [vbd] hessian = projected (default) sums the PSD-projected element
+ * Hessians (WEFT_HESSIAN_ANALYTIC), so H_i ⪰ m_i/h² I is positive definite; hessian = exact
+ * sums the exact blocks, as the paper writes them, and where the sum is not positive
+ * definite (3×3 Cholesky fails) takes the gradient step Δx_i = f_i / λ instead, λ ≥ m_i/h² a
+ * bound on the block's largest |eigenvalue| (its largest absolute row sum). Either
+ * way a block whose determinant is below 1e-12 (tr H/3)³ is skipped, as the paper skips
+ * |det H_i| ≤ ε. Line search ([vbd] line_search, default on): Δx_i is halved until G_i does
+ * not increase (at most 10 halvings, then the vertex stays): since the vertices of one
+ * colour share no element, G falls by the sum of their G_i decreases, so G never increases
+ * within a step without Chebyshev (the paper reports descent; this makes it a guarantee).
+ * A step whose predicted decrease f_i·Δx_i is below 1e-12 |G_i|, which G_i's rounding
+ * cannot resolve, is taken whole (as newton.c does near the solution).
+ *
+ * Order: vertices in the colours of a greedy colouring of the vertex graph (two vertices
+ * adjacent when an element holds both), colour after colour (Gauss-Seidel across colours);
+ * within a colour no two vertices share an element, so their updates are independent and
+ * run in parallel ([solver] threads) with results bitwise identical for any thread count.
+ *
+ * Initial guess ([vbd] initial_guess): `adaptive` (the paper's adaptive initialisation, the
+ * default):
+ *     x⁰ = x_n + h v_n + h² ã,  ã = g clamp(a_n·ĝ / ‖g‖, 0, 1),  a_n = (v_n − v_{n−1})/h,
+ * per vertex, and y itself on the first step (no v_{n−1} yet) or when g = 0; `inertia`: y;
+ * `velocity`: x_n + h v_n; `previous`: x_n. x⁰ falls back to x_n when G(x⁰) is not finite.
+ *
+ * Chebyshev ([vbd] chebyshev_rho = ρ ∈ [0, 1); 0 = off), as the paper's accelerated
+ * iteration takes it from Wang 2015: with x̄^(k)
+ * the sweep of x^(k−1),
+ *     x^(k) = ω_k (x̄^(k) − x^(k−2)) + x^(k−2),   ω_1 = 1, ω_2 = 2/(2 − ρ²),
+ *     ω_k = 4/(4 − ρ² ω_{k−1}),
+ * on the free vertices, restarted every step. ρ estimates the spectral radius of the plain
+ * iteration: run without acceleration, read the linear rate of the residual over the late
+ * iterations of a step, ρ ≈ (r_k / r_j)^(1/(k − j)), and take a little less (too large a ρ
+ * diverges, too small a one gains little). The acceleration gives up the descent guarantee.
+ *
+ * Pins: fixed vertices at their scripted positions at t + h, never updated. Colliders
+ * (planes, spheres, boxes): the initial guess of a vertex whose path x_n → x⁰ enters a
+ * collider stops at the entry point (as PBD's continuous contact, §3.4 of Müller 2006), and
+ * every trial position is projected out of every collider (offset by the contact margin),
+ * so the line search compares feasible points only. After the iterations v = (x − x_n)/h,
+ * and a vertex touching a collider gets restitution and Coulomb friction from the shared
+ * contact response (weft_contact_response), as PBD's velocity update. Triangle-mesh
+ * obstacles and self-collision are the collision pipeline's ([collision] pipeline =
+ * bridson), which the run loop runs after this step.
+ *
+ * Passes per step: one over the vertices to predict, then per iteration one sweep over the
+ * vertices, each evaluating the gradient and Hessian of each incident element (an element
+ * of nv vertices is evaluated nv times per sweep) and, with the line search, its energy
+ * once per trial; one pass to update velocities.
+ */
+#include "weft_energies.h"
+#include "weft_solvers.h"
+#include "weft_sparse.h"
+#include "weft_vec.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VBD_MAX_HALVINGS 10  /* line-search halvings before a vertex stays */
+#define VBD_DET_EPS 1e-12    /* |det H_i| ≤ ε (tr H_i / 3)³: the block is skipped */
+#define VBD_G_ROUNDING 1e-12 /* relative change of G_i taken as rounding */
+#define VBD_TOUCH 1e-9       /* m: a vertex this close to a collider takes its response */
+
+/* Initial guesses ([vbd] initial_guess). */
+enum { VBD_INIT_ADAPTIVE, VBD_INIT_INERTIA, VBD_INIT_VELOCITY, VBD_INIT_PREVIOUS };
+/* Blocks ([vbd] hessian). */
+enum { VBD_HESSIAN_PROJECTED, VBD_HESSIAN_EXACT };
+
+/* The settings of vbd: [solver] iterations, threads, and its own [vbd] section. */
+typedef struct vbd_settings {
+    weft_solver_common common; /* [solver] iterations (sweeps per step), threads */
+    int initial_guess;         /* [vbd] adaptive (default), inertia, velocity, previous */
+    int hessian;               /* [vbd] projected (default) or exact element Hessians */
+    bool line_search;          /* [vbd] halve Δx_i until G_i does not increase (default on) */
+    double chebyshev_rho;      /* [vbd] Wang 2015's ρ in [0, 1); 0 = no acceleration */
+} vbd_settings;
+
+// clang-format off
+#define F(field) offsetof(vbd_settings, field)
+static const char *const init_names[] = {"adaptive", "inertia", "velocity", "previous", NULL};
+static const char *const hessian_names[] = {"projected", "exact", NULL};
+static const weft_param vbd_params[] = {
+    {.key = "initial_guess", .type = WEFT_PARAM_NAME, .offset = F(initial_guess), .unit = "",
+     .names = init_names, .dflt = VBD_INIT_ADAPTIVE,
+     .doc = "start of each step: adaptive (Chen 2024's, from the last acceleration), inertia y, x_n + h v_n, or x_n"},
+    {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
+     .names = hessian_names, .dflt = VBD_HESSIAN_PROJECTED,
+     .doc = "vertex blocks from PSD-projected or exact element Hessians (exact: gradient step "
+            "where the block is not positive definite)"},
+    {.key = "line_search", .type = WEFT_PARAM_BOOL, .offset = F(line_search), .unit = "",
+     .dflt = 1, .doc = "halve each vertex's step until its local potential G_i does not increase"},
+    {.key = "chebyshev_rho", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_rho), .unit = "1",
+     .lo = 0, .hi = 1, .flags = WEFT_PARAM_HI_OPEN, .dflt = 0,
+     .doc = "Chebyshev acceleration (Wang 2015): estimated spectral radius rho; 0 = off"},
+    {0},
+};
+#undef F
+// clang-format on
+
+static const weft_param_table vbd_tables[] = {
+    {"solver", weft_iterations_params, offsetof(vbd_settings, common)},
+    {"solver", weft_threads_params, offsetof(vbd_settings, common)},
+    {"vbd", vbd_params, 0},
+    {0},
+};
+
+/* One element holding a vertex: its term, its index in the term, and the vertex's place
+ * in it (0 .. nv − 1). */
+typedef struct vbd_incidence {
+    int term, elem, local;
+} vbd_incidence;
+
+/* Counters and timers of a run, summed over its steps. */
+typedef struct vbd_stats {
+    long sweeps;         /* inner iterations */
+    long vertex_updates; /* vertex Newton steps taken (a full or shortened step) */
+    long halvings;       /* line-search halvings */
+    long rejected;       /* vertices left in place: no decrease after every halving */
+    long skipped;        /* singular or non-finite blocks, left in place */
+    long gradient_steps; /* exact blocks that were not positive definite */
+    double predict_s, sweep_s, chebyshev_s, update_s;
+} vbd_stats;
+
+typedef struct vbd_state {
+    vbd_settings set;
+    int n;
+    /* Vertex → incident elements, CSR: inc[inc_ptr[i] .. inc_ptr[i+1]). */
+    int *inc_ptr;
+    vbd_incidence *inc;
+    /* Free vertices colour by colour: colour c is order[colour_ptr[c] .. colour_ptr[c+1]). */
+    int ncolours;
+    int *colour_ptr, *order;
+    /* 3n vectors: iterate, inertial target y, Chebyshev's x^(k−1) and x^(k−2), v_{n−1}. */
+    double *x, *y, *xkm1, *xkm2, *vprev;
+    bool have_vprev;
+    vbd_stats stats;
+} vbd_state;
+
+/* Per-thread counts of a sweep, summed after each colour (integers: the same sum in any
+ * order). */
+typedef struct vbd_counts {
+    long updates, halvings, rejected, skipped, gradient_steps;
+} vbd_counts;
+
+static void vbd_destroy(void *state) {
+    vbd_state *st = state;
+    if (!st) return;
+    free(st->inc_ptr), free(st->inc), free(st->colour_ptr), free(st->order);
+    free(st->x), free(st->y), free(st->xkm1), free(st->xkm2), free(st->vprev);
+    free(st);
+}
+
+/* True for a term that contributes to E (constraint-only types have no energy). */
+static bool term_has_energy(const weft_term *t) {
+    return t->type->energy != NULL;
+}
+
+/* Builds the vertex → element incidence of every energy term (a generic map from the
+ * elements' vertex lists: no energy is special). */
+static int build_incidence(vbd_state *st, const weft_model *m, weft_error *err) {
+    const int n = m->n;
+    st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
+    if (!st->inc_ptr) return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
+    for (int t = 0; t < m->nterms; t++) {
+        const weft_term *term = &m->terms[t];
+        if (!term_has_energy(term)) continue;
+        if (!term->type->hessian)
+            return weft_fail(err, WEFT_ERR_INPUT,
+                             "vbd: energy '%s' has no Hessian: its vertex blocks cannot be formed",
+                             term->type->name);
+        for (int e = 0; e < term->n; e++)
+            for (int a = 0; a < term->type->nv; a++) {
+                int v = term->elem[e].v[a];
+                if (v < 0 || v >= n)
+                    return weft_fail(err, WEFT_ERR_INPUT,
+                                     "vbd: term '%s' element %d: vertex %d out of range",
+                                     term->type->name, e, v);
+                st->inc_ptr[v + 1]++;
+            }
+    }
+    for (int i = 0; i < n; i++) st->inc_ptr[i + 1] += st->inc_ptr[i];
+    size_t total = (size_t)st->inc_ptr[n];
+    st->inc = malloc((total > 0 ? total : 1) * sizeof *st->inc);
+    int *fill = malloc(((size_t)n + 1) * sizeof *fill);
+    if (!st->inc || !fill) {
+        free(fill);
+        return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
+    }
+    memcpy(fill, st->inc_ptr, ((size_t)n + 1) * sizeof *fill);
+    /* Term then element order: every vertex sums its blocks in a fixed order. */
+    for (int t = 0; t < m->nterms; t++) {
+        const weft_term *term = &m->terms[t];
+        if (!term_has_energy(term)) continue;
+        for (int e = 0; e < term->n; e++)
+            for (int a = 0; a < term->type->nv; a++)
+                st->inc[fill[term->elem[e].v[a]]++] = (vbd_incidence){t, e, a};
+    }
+    free(fill);
+    return WEFT_OK;
+}
+
+/* Greedy colouring of the free vertices in index order on the vertex graph of the model's
+ * Hessian pattern (vertices sharing an element are adjacent): each takes the smallest
+ * colour none of its neighbours has. Pinned vertices are never updated and get none. */
+static int build_colours(vbd_state *st, const weft_model *m, weft_error *err) {
+    const int n = m->n;
+    weft_bsr A = {0};
+    int rc = weft_bsr_pattern(&A, m, err);
+    if (rc) return rc;
+    int *colour = malloc(((size_t)n + 1) * sizeof *colour);
+    int *mark = malloc(((size_t)n + 1) * sizeof *mark); /* mark[c] == i: c taken near i */
+    int *count = calloc((size_t)n + 2, sizeof *count);
+    st->order = malloc(((size_t)n + 1) * sizeof *st->order);
+    if (!colour || !mark || !count || !st->order) {
+        free(colour), free(mark), free(count), weft_bsr_free(&A);
+        return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
+    }
+    for (int c = 0; c <= n; c++) mark[c] = -1, colour[c] = -1;
+    int ncol = 0;
+    for (int i = 0; i < n; i++) {
+        if (m->pin[i] >= 0) continue;
+        for (int k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) {
+            int j = A.col[k];
+            if (j != i && colour[j] >= 0) mark[colour[j]] = i;
+        }
+        int c = 0;
+        while (mark[c] == i) c++;
+        colour[i] = c;
+        count[c + 1]++;
+        if (c + 1 > ncol) ncol = c + 1;
+    }
+    weft_bsr_free(&A);
+    st->ncolours = ncol;
+    st->colour_ptr = malloc(((size_t)ncol + 1) * sizeof *st->colour_ptr);
+    if (!st->colour_ptr) {
+        free(colour), free(mark), free(count);
+        return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
+    }
+    for (int c = 0; c < ncol; c++) count[c + 1] += count[c];
+    memcpy(st->colour_ptr, count, ((size_t)ncol + 1) * sizeof *st->colour_ptr);
+    for (int i = 0; i < n; i++) /* index order within each colour */
+        if (colour[i] >= 0) st->order[count[colour[i]]++] = i;
+    free(colour), free(mark), free(count);
+    return WEFT_OK;
+}
+
+static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
+    vbd_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
+        return NULL;
+    }
+    weft_config_settings(cfg, vbd_tables, &st->set);
+    st->n = m->n;
+    size_t n3 = 3 * (size_t)(m->n > 0 ? m->n : 1);
+    double **v[] = {&st->x, &st->y, &st->xkm1, &st->xkm2, &st->vprev};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        if (!(*v[k] = calloc(n3, sizeof(double)))) {
+            vbd_destroy(st);
+            weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
+            return NULL;
+        }
+    if (build_incidence(st, m, err) || build_colours(st, m, err)) {
+        vbd_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* The vertex step                                                                 */
+/* ------------------------------------------------------------------------------ */
+
+/* Gathers element e's vertex positions from x, with vertex `local` at p instead (when p is
+ * non-NULL), into xe (3 nv values). */
+static void gather(const weft_element *e, int nv, const double *x, int local, const double *p,
+                   double *xe) {
+    for (int a = 0; a < nv; a++) {
+        const double *src = (a == local && p) ? p : &x[3 * e->v[a]];
+        for (int k = 0; k < 3; k++) xe[3 * a + k] = src[k];
+    }
+}
+
+/* The force f_i = −Σ_j ∂Ψ_j/∂x_i and the block Σ_j ∂²Ψ_j/∂x_i² (mode) of the elements
+ * holding vertex i at x (f_i and H_i without the inertia term): each element's gradient and
+ * Hessian from its descriptor, vertex i's 3-vector and 3×3 diagonal block taken out. The
+ * generic per-vertex accessor of any energy. Returns false if any value is not finite. */
+static bool vertex_block(const vbd_state *st, const weft_model *m, const double *x, int i,
+                         weft_hessian_mode mode, double f[3], double H[9]) {
+    double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
+    double He[9 * WEFT_ELEM_MAXV * WEFT_ELEM_MAXV];
+    for (int k = 0; k < 3; k++) f[k] = 0.0;
+    for (int k = 0; k < 9; k++) H[k] = 0.0;
+    for (int q = st->inc_ptr[i]; q < st->inc_ptr[i + 1]; q++) {
+        const vbd_incidence *in = &st->inc[q];
+        const weft_term *term = &m->terms[in->term];
+        const weft_element *e = &term->elem[in->elem];
+        const int nv = term->type->nv, a = in->local, dim = 3 * nv;
+        gather(e, nv, x, -1, NULL, xe);
+        double psi = term->type->hessian(e, xe, mode, g, He);
+        if (!isfinite(psi)) return false;
+        for (int r = 0; r < 3; r++) {
+            f[r] -= g[3 * a + r];
+            for (int c = 0; c < 3; c++) H[3 * r + c] += He[(3 * a + r) * dim + 3 * a + c];
+        }
+    }
+    for (int k = 0; k < 9; k++)
+        if (!isfinite(H[k])) return false;
+    return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
+}
+
+/* G_i with vertex i at p (the local potential): m_i/(2h²)|p − y_i|² + Σ_{j ∋ i} Ψ_j; +inf outside
+ * an energy's domain. */
+static double local_potential(const vbd_state *st, const weft_model *m, const double *x, int i,
+                              const double *p) {
+    double xe[3 * WEFT_ELEM_MAXV];
+    const double h = m->dt, *y = &st->y[3 * i];
+    double d[3] = {p[0] - y[0], p[1] - y[1], p[2] - y[2]};
+    double G = 0.5 * m->mass[i] * weft_dot3(d, d) / (h * h);
+    for (int q = st->inc_ptr[i]; q < st->inc_ptr[i + 1]; q++) {
+        const vbd_incidence *in = &st->inc[q];
+        const weft_term *term = &m->terms[in->term];
+        const weft_element *e = &term->elem[in->elem];
+        gather(e, term->type->nv, x, in->local, p, xe);
+        G += term->type->energy(e, xe);
+    }
+    return G;
+}
+
+/* Moves p (m) out of every collider as it stands at time t, onto its surface offset by the
+ * contact margin, colliders in scene order. */
+static void project_out(const weft_model *m, double t, double *p) {
+    for (int c = 0; c < m->ncolliders; c++) {
+        double nrm[3];
+        double d = weft_collider_distance_at(&m->colliders[c], p, t, nrm) - m->contact_margin;
+        if (d < 0.0)
+            for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
+    }
+}
+
+/* Cholesky of the symmetric 3×3 H into L (lower, row-major); false unless positive
+ * definite. */
+static bool cholesky3(const double H[9], double L[9]) {
+    double l00 = H[0];
+    if (!(l00 > 0.0)) return false;
+    l00 = sqrt(l00);
+    double l10 = H[3] / l00, l20 = H[6] / l00;
+    double d1 = H[4] - l10 * l10;
+    if (!(d1 > 0.0)) return false;
+    double l11 = sqrt(d1);
+    double l21 = (H[7] - l20 * l10) / l11;
+    double d2 = H[8] - l20 * l20 - l21 * l21;
+    if (!(d2 > 0.0)) return false;
+    double l22 = sqrt(d2);
+    L[0] = l00, L[1] = 0.0, L[2] = 0.0;
+    L[3] = l10, L[4] = l11, L[5] = 0.0;
+    L[6] = l20, L[7] = l21, L[8] = l22;
+    return true;
+}
+
+/* Solves L Lᵀ x = b. */
+static void cholesky3_solve(const double L[9], const double b[3], double x[3]) {
+    double z0 = b[0] / L[0];
+    double z1 = (b[1] - L[3] * z0) / L[4];
+    double z2 = (b[2] - L[6] * z0 - L[7] * z1) / L[8];
+    x[2] = z2 / L[8];
+    x[1] = (z1 - L[7] * x[2]) / L[4];
+    x[0] = (z0 - L[3] * x[1] - L[6] * x[2]) / L[0];
+}
+
+/* One vertex's Newton step (the local system) with the safeguards of the file comment, on x in
+ * place (only x_i changes). t1: the step's end time, for colliders. */
+static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int i, double t1,
+                        vbd_counts *cnt) {
+    const double h = m->dt, mi = m->mass[i], mh = mi / (h * h);
+    double *xi = &x[3 * i];
+    double f[3], H[9];
+    weft_hessian_mode mode =
+        st->set.hessian == VBD_HESSIAN_EXACT ? WEFT_HESSIAN_EXACT : WEFT_HESSIAN_ANALYTIC;
+    if (!vertex_block(st, m, x, i, mode, f, H)) {
+        cnt->skipped++;
+        return;
+    }
+    /* The inertia term: f_i −= m_i/h² (x_i − y_i), H_i += m_i/h² I. */
+    for (int k = 0; k < 3; k++) {
+        f[k] -= mh * (xi[k] - st->y[3 * i + k]);
+        H[4 * k] += mh;
+    }
+    double det = H[0] * (H[4] * H[8] - H[5] * H[7]) - H[1] * (H[3] * H[8] - H[5] * H[6]) +
+                 H[2] * (H[3] * H[7] - H[4] * H[6]);
+    double tr = (H[0] + H[4] + H[8]) / 3.0;
+    if (!(fabs(det) > VBD_DET_EPS * fabs(tr * tr * tr))) { /* the paper's skip */
+        cnt->skipped++;
+        return;
+    }
+    double L[9], dx[3];
+    if (cholesky3(H, L)) {
+        cholesky3_solve(L, f, dx);
+    } else {
+        /* An exact block that is not positive definite: steepest descent, scaled by a
+         * bound on the block's largest |eigenvalue| (its largest absolute row sum,
+         * Gershgorin), at least m_i/h²: Δx_i = f_i / λ. */
+        double lam = mh;
+        for (int r = 0; r < 3; r++)
+            lam = fmax(lam, fabs(H[3 * r]) + fabs(H[3 * r + 1]) + fabs(H[3 * r + 2]));
+        if (!(lam > 0.0)) {
+            cnt->skipped++;
+            return;
+        }
+        for (int k = 0; k < 3; k++) dx[k] = f[k] / lam;
+        cnt->gradient_steps++;
+    }
+    double p[3];
+    if (!st->set.line_search) {
+        for (int k = 0; k < 3; k++) p[k] = xi[k] + dx[k];
+        project_out(m, t1, p);
+        if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
+            cnt->skipped++;
+            return;
+        }
+        for (int k = 0; k < 3; k++) xi[k] = p[k];
+        cnt->updates++;
+        return;
+    }
+    /* G_i cannot resolve a step whose predicted decrease f·Δx is at its rounding level
+     * (near the solution, where the local model is exact to rounding): take it whole. */
+    double G0 = local_potential(st, m, x, i, xi), alpha = 1.0;
+    if (weft_dot3(f, dx) <= VBD_G_ROUNDING * fabs(G0)) {
+        for (int k = 0; k < 3; k++) p[k] = xi[k] + dx[k];
+        project_out(m, t1, p);
+        if (isfinite(local_potential(st, m, x, i, p))) {
+            for (int k = 0; k < 3; k++) xi[k] = p[k];
+            cnt->updates++;
+            return;
+        }
+    }
+    for (int bt = 0; bt <= VBD_MAX_HALVINGS; bt++, alpha *= 0.5) {
+        for (int k = 0; k < 3; k++) p[k] = xi[k] + alpha * dx[k];
+        project_out(m, t1, p);
+        double G = local_potential(st, m, x, i, p);
+        if (G < G0 || (G == G0 && isfinite(G))) {
+            for (int k = 0; k < 3; k++) xi[k] = p[k];
+            cnt->updates++;
+            cnt->halvings += bt;
+            return;
+        }
+    }
+    cnt->halvings += VBD_MAX_HALVINGS;
+    cnt->rejected++;
+}
+
+/* One VBD iteration: every colour in turn, its vertices in parallel. */
+static void sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
+    vbd_counts total = {0};
+    for (int c = 0; c < st->ncolours; c++) {
+        const int first = st->colour_ptr[c], end = st->colour_ptr[c + 1];
+        long upd = 0, hv = 0, rej = 0, skp = 0, grd = 0;
+#pragma omp parallel for num_threads(st->set.common.threads) schedule(static) \
+    reduction(+ : upd, hv, rej, skp, grd)
+        for (int k = first; k < end; k++) {
+            vbd_counts cnt = {0};
+            vertex_step(st, m, x, st->order[k], t1, &cnt);
+            upd += cnt.updates, hv += cnt.halvings, rej += cnt.rejected;
+            skp += cnt.skipped, grd += cnt.gradient_steps;
+        }
+        total.updates += upd, total.halvings += hv, total.rejected += rej;
+        total.skipped += skp, total.gradient_steps += grd;
+    }
+    st->stats.vertex_updates += total.updates;
+    st->stats.halvings += total.halvings;
+    st->stats.rejected += total.rejected;
+    st->stats.skipped += total.skipped;
+    st->stats.gradient_steps += total.gradient_steps;
+    st->stats.sweeps++;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* The step                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+/* x⁰ of the step ([vbd] initial_guess) into st->x, with pins at t + h and the paths
+ * x_n → x⁰ stopped where they enter a collider. */
+static void initial_guess(vbd_state *st, const weft_model *m, double t0, double t1) {
+    const double h = m->dt, *g = m->gravity;
+    const double gg = sqrt(weft_dot3(g, g));
+    for (int i = 0; i < m->n; i++) {
+        const double *xn = &m->x[3 * i], *vn = &m->v[3 * i];
+        double *x0 = &st->x[3 * i];
+        double s = 1.0; /* the share of h² g in x⁰ */
+        switch (st->set.initial_guess) {
+        case VBD_INIT_ADAPTIVE:
+            if (st->have_vprev && gg > 0.0) {
+                double a = 0.0; /* a_n · ĝ, a_n = (v_n − v_{n−1})/h */
+                for (int k = 0; k < 3; k++) a += (vn[k] - st->vprev[3 * i + k]) / h * g[k] / gg;
+                s = fmin(fmax(a / gg, 0.0), 1.0);
+            }
+            for (int k = 0; k < 3; k++) x0[k] = xn[k] + h * vn[k] + h * h * s * g[k];
+            break;
+        case VBD_INIT_INERTIA:
+            memcpy(x0, &st->y[3 * i], 3 * sizeof *x0);
+            break;
+        case VBD_INIT_VELOCITY:
+            for (int k = 0; k < 3; k++) x0[k] = xn[k] + h * vn[k];
+            break;
+        default:
+            memcpy(x0, xn, 3 * sizeof *x0);
+            break;
+        }
+    }
+    weft_model_apply_pins(m, t1, st->x);
+    if (m->ncolliders == 0) return;
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0) continue;
+        const double *xn = &m->x[3 * i];
+        double *x0 = &st->x[3 * i];
+        for (int c = 0; c < m->ncolliders; c++) {
+            const weft_collider *col = &m->colliders[c];
+            if (weft_collider_distance_at(col, xn, t0, NULL) - m->contact_margin < 0.0)
+                continue; /* starts inside: the projection below takes it out */
+            /* The path in the collider's frame (itself for a static collider). */
+            const bool moving = weft_collider_moving(col);
+            double xr[3], pr[3], t, nrm[3];
+            for (int k = 0; k < 3; k++) {
+                xr[k] = moving ? xn[k] - col->velocity[k] * t0 : xn[k];
+                pr[k] = moving ? x0[k] - col->velocity[k] * t1 : x0[k];
+            }
+            if (weft_collider_segment_entry(col, xr, pr, m->contact_margin, &t, nrm))
+                for (int k = 0; k < 3; k++)
+                    x0[k] = xr[k] + t * (pr[k] - xr[k]) + (moving ? col->velocity[k] * t1 : 0.0);
+        }
+        project_out(m, t1, x0);
+    }
+}
+
+/* After the iterations: v = (x − x_n)/h, x = x_{n+1}; a vertex touching a collider keeps
+ * at least −e times the normal velocity of its inertial motion x_n → y (restitution) and
+ * loses tangential speed to Coulomb friction, through the shared contact response. */
+static void end_step(vbd_state *st, weft_model *m, double t1) {
+    const double h = m->dt;
+    for (int j = 0; j < 3 * m->n; j++) {
+        st->vprev[j] = m->v[j]; /* v_n: next step's v_{n−1} */
+        double xn = m->x[j];
+        m->x[j] = st->x[j];
+        m->v[j] = (st->x[j] - xn) / h;
+    }
+    st->have_vprev = true;
+    for (int i = 0; i < m->n && m->ncolliders > 0; i++) {
+        if (m->pin[i] >= 0) continue;
+        double *xi = &m->x[3 * i], *vi = &m->v[3 * i];
+        for (int c = 0; c < m->ncolliders; c++) {
+            const weft_collider *col = &m->colliders[c];
+            double nrm[3];
+            double d = weft_collider_distance_at(col, xi, t1, nrm) - m->contact_margin;
+            if (d > VBD_TOUCH) continue;
+            const double *u = weft_collider_moving(col) ? col->velocity : NULL;
+            /* The inertial motion's normal velocity, (y − x_n)/h = v_n + h g, relative to
+             * the collider. */
+            double vin[3];
+            for (int k = 0; k < 3; k++) vin[k] = st->vprev[3 * i + k] + h * m->gravity[k];
+            double vn_before = weft_contact_normal_velocity(vin, nrm, u);
+            double vn = weft_contact_normal_velocity(vi, nrm, u), vn_new = vn;
+            if (vn_before < 0.0 && vn < -col->restitution * vn_before)
+                vn_new = -col->restitution * vn_before;
+            weft_contact_response(vi, nrm, u, vn_new, fabs(vn_new - vn_before), col->friction);
+        }
+    }
+    m->t = t1;
+}
+
+/* True when every coordinate of x (3n) is finite. */
+static bool finite_all(const double *x, int n) {
+    for (int j = 0; j < 3 * n; j++)
+        if (!isfinite(x[j])) return false;
+    return true;
+}
+
+static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
+    vbd_state *st = state;
+    WEFT_ASSERT(st->n == m->n);
+    const int n = m->n;
+    const size_t bytes = 3 * (size_t)n * sizeof(double);
+    const double t0 = m->t, t1 = m->t + m->dt;
+    double c0 = weft_now();
+    weft_inertial_target(m, m->x, m->v, st->y);
+    initial_guess(st, m, t0, t1);
+    /* G must be finite where the descent starts (an element outside its domain is not). */
+    if (!isfinite(weft_model_energy(m, st->x))) {
+        memcpy(st->x, m->x, bytes);
+        weft_model_apply_pins(m, t1, st->x);
+        for (int i = 0; i < n && m->ncolliders > 0; i++)
+            if (m->pin[i] < 0) project_out(m, t1, &st->x[3 * i]);
+        if (!isfinite(weft_model_energy(m, st->x)))
+            return weft_fail(err, WEFT_ERR_DIVERGED,
+                             "vbd: t = %g s: the energy is not finite at the start of the step",
+                             t0);
+    }
+    st->stats.predict_s += weft_now() - c0;
+    weft_monitor_iteration(mon, st->x, 0);
+
+    const double rho = st->set.chebyshev_rho;
+    double omega = 1.0;
+    for (int it = 1; it <= st->set.common.iterations; it++) {
+        c0 = weft_now();
+        if (rho > 0.0) memcpy(st->xkm1, st->x, bytes); /* x^(k−1) */
+        sweep(st, m, st->x, t1);                       /* x̄^(k) */
+        double c1 = weft_now();
+        st->stats.sweep_s += c1 - c0;
+        if (rho > 0.0) {
+            /* ω_1 = 1; ω_2 = 2/(2 − ρ²); ω_k = 4/(4 − ρ² ω_{k−1}). */
+            omega = it == 1   ? 1.0
+                    : it == 2 ? 2.0 / (2.0 - rho * rho)
+                              : 4.0 / (4.0 - rho * rho * omega);
+            if (it >= 2) {
+                for (int i = 0; i < n; i++) {
+                    if (m->pin[i] >= 0) continue;
+                    double *xi = &st->x[3 * i];
+                    const double *xo = &st->xkm2[3 * i];
+                    for (int k = 0; k < 3; k++) xi[k] = omega * (xi[k] - xo[k]) + xo[k];
+                    if (m->ncolliders > 0) project_out(m, t1, xi);
+                }
+            }
+            double *tmp = st->xkm2; /* x^(k−1) becomes the next iteration's x^(k−2) */
+            st->xkm2 = st->xkm1;
+            st->xkm1 = tmp;
+            st->stats.chebyshev_s += weft_now() - c1;
+        }
+        weft_monitor_iteration(mon, st->x, it);
+    }
+    c0 = weft_now();
+    if (!finite_all(st->x, n))
+        return weft_fail(err, WEFT_ERR_DIVERGED, "vbd: t = %g s: non-finite positions", t0);
+    end_step(st, m, t1);
+    st->stats.update_s += weft_now() - c0;
+    return WEFT_OK;
+}
+
+/* Timers predict, sweep, chebyshev, update (s); counters sweeps, vertex_updates, halvings,
+ * rejected, skipped, gradient_steps. */
+static void vbd_stats_hook(const void *state, weft_profile *out) {
+    const vbd_stats *s = &((const vbd_state *)state)->stats;
+    weft_profile_add(out, "predict", WEFT_PROFILE_TIMER, s->predict_s);
+    weft_profile_add(out, "sweep", WEFT_PROFILE_TIMER, s->sweep_s);
+    weft_profile_add(out, "chebyshev", WEFT_PROFILE_TIMER, s->chebyshev_s);
+    weft_profile_add(out, "update", WEFT_PROFILE_TIMER, s->update_s);
+    weft_profile_add(out, "sweeps", WEFT_PROFILE_COUNT, (double)s->sweeps);
+    weft_profile_add(out, "vertex_updates", WEFT_PROFILE_COUNT, (double)s->vertex_updates);
+    weft_profile_add(out, "halvings", WEFT_PROFILE_COUNT, (double)s->halvings);
+    weft_profile_add(out, "rejected", WEFT_PROFILE_COUNT, (double)s->rejected);
+    weft_profile_add(out, "skipped", WEFT_PROFILE_COUNT, (double)s->skipped);
+    weft_profile_add(out, "gradient_steps", WEFT_PROFILE_COUNT, (double)s->gradient_steps);
+}
+
+const weft_solver_type weft_vbd = {
+    .name = "vbd",
+    .paper = "Chen et al. 2024, Vertex Block Descent (Chebyshev: Wang 2015)",
+    .iteration = "one sweep over the vertices, colour by colour, one 3x3 Newton step each",
+    .summary = "vertex block descent on the incremental potential: backward Euler by block "
+               "coordinate descent, any energy, parallel within a colour",
+    .settings_size = sizeof(vbd_settings),
+    .settings = vbd_tables,
+    .create = vbd_create,
+    .step = vbd_step,
+    .destroy = vbd_destroy,
+    .stats = vbd_stats_hook,
+};
