@@ -16,7 +16,8 @@
     X(implicit_euler)     \
     X(newton_euler)       \
     X(bdf2)               \
-    X(bdf2_newton)
+    X(bdf2_newton)        \
+    X(projective_dynamics)
 
 #define WEFT_DECLARE_SOLVER(name) extern const weft_solver_type weft_##name;
 #define WEFT_LIST_SOLVER(name) &weft_##name,
