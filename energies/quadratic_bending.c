@@ -120,8 +120,8 @@ static double qb_gradient(const weft_element *e, const double *xe, double *g) {
     return 0.5 * e->k * C * C;
 }
 
-static double qb_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                         double *g, double *H) {
+static double qb_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                         double *H) {
     double gl[12];
     double psi = qb_gradient(e, xe, g ? g : gl);
     double S[9] = {e->k, 0, 0, 0, e->k, 0, 0, 0, e->k}; /* r0 = 0: S = k I, constant */

@@ -8,43 +8,45 @@
  * Every element here has the projective form Ψ_e(x) = min_{p ∈ C_e} ½ w_e ‖A_e x − p‖², A_e a
  * constant linear map of the element's vertices (rows r: y_r = Σ_i A_e[r][i] x_i, acting
  * on x, y and z alike) and C_e a constraint set, so G(x) = min_p G(x, p) with
- *   G(x, p) = ½‖x − x̃‖²_M / h² + Σ_e ½ w_e ‖A_e x − p_e‖²   (Bouaziz eq. 10)
+ *   G(x, p) = ½‖x − x̃‖²_M / h² + Σ_e ½ w_e ‖A_e x − p_e‖²   (Bouaziz et al.'s G(q, p))
  * and one iteration is one block-coordinate descent pass on G(x, p):
  *   local step   p_e = P_{C_e}(A_e x)                       (each element on its own)
- *   global step  (M/h² + Σ_e w_e A_eᵀA_e) x = M x̃ / h² + Σ_e w_e A_eᵀ p_e   (eq. 12)
+ *   global step  (M/h² + Σ_e w_e A_eᵀA_e) x = M x̃ / h² + Σ_e w_e A_eᵀ p_e
  * The global matrix does not depend on x: it is assembled and factorised ONCE (CHOLMOD,
  * through the linear-solver registry's factor / solve_factored), and every iteration of every
  * step is two triangular solves; it is refactorised only when the set of pinned vertices
- * changes. G(x, p) never increases, and a fixed point of the iteration is a stationary point
- * of G: backward Euler's answer for the same energies.
+ * changes. Without Chebyshev G(x, p) never increases, and a fixed point of the iteration is a
+ * stationary point of G: backward Euler's answer for the same energies.
  *
  * Elements (w_e, A_e, C_e, P):
- *   mass_spring       w = k, y = x0 − x1, C = {|p| = ℓ0}, p = ℓ0 y/|y|      (Liu 2013 §3)
+ *   mass_spring       w = k, y = x0 − x1, C = {|p| = ℓ0}, p = ℓ0 y/|y|      (Liu et al. 2013)
  *                     ½ k ‖y − p‖² = ½ k (|y| − ℓ0)²: exactly the mass_spring energy;
  *   arap (triangle)   w = μ W, y = F = Ds Dm⁻¹ (two columns), C = {3×2 R, RᵀR = I},
- *                     p = U Vᵀ of F's SVD: exactly the arap membrane (Bouaziz §5 "strain");
+ *                     p = U Vᵀ of F's SVD: exactly the arap membrane (Bouaziz's strain
+ *                     constraint);
  *   arap (tetrahedron) w = μ W, F 3×3, C = SO(3), p = U Vᵀ of the rotation-variant SVD;
  *   quadratic_bending w = k, y = Σ K_i x_i, C = {|p| = r0}, p = r0 y/|y| (0 for the flat
  *                     rest state of Bergou 2006, where the element adds only its constant
- *                     Hessian k K Kᵀ ⊗ I₃ to the global matrix; Bouaziz §5 "bending").
+ *                     Hessian k K Kᵀ ⊗ I₃ to the global matrix; Bouaziz's bending constraint).
  * Other terms of the same role are replaced by these elements with the scene's material
  * (membranes and solids by arap with μ = Y or E, hinges by quadratic_bending with D), as PBD
  * solves its own constraints: PD then converges to its own model, and the common residual
  * (of the scene's energies) shows the difference; the substitution is named in the profile.
  * Terms with no such role (a fibre term) are refused.
  *
- * Pins (Bouaziz §5 "positional constraints" as hard constraints): a pinned vertex is a
+ * Pins (Bouaziz's positional constraints, taken as hard constraints): a pinned vertex is a
  * prescribed DOF of the global solve, through the linear solvers' filters (S_i = 0, z_i its
  * scripted position at t + h), so the factorisation depends on which vertices are pinned,
- * not where. Colliders (planes, spheres, boxes) are handled after the iterations, as
- * Liu 2013 §4 does and as PBD's constraints of §3.4 are: a vertex whose motion xₙ → x enters
- * a collider is put back on the tangent plane at the entry point (inside at the end: on
- * the closest surface point), and its velocity gets the shared contact response
+ * not where. Colliders (planes, spheres, boxes) are handled after the iterations, so that
+ * the matrix stays constant (the papers add collision constraints to the system), from
+ * the motion as PBD's constraints of Müller 2006 §3.4 are: a vertex whose motion xₙ → x
+ * enters a collider is put back on the tangent plane at the entry point (inside at the
+ * end: on the closest surface point), and its velocity gets the shared contact response
  * (restitution, Coulomb friction). Cloth–cloth collisions are the post-step stage's
  * ([collision] pipeline = bridson), run after any solver.
  *
- * Chebyshev (Wang 2015 eqs. 8–12, [projective_dynamics] chebyshev_rho = ρ ∈ (0, 1)): with x̂
- * the plain iterate, ω = 1 for the first S iterations (chebyshev_delay), then
+ * Chebyshev (Wang 2015, [projective_dynamics] chebyshev_rho = ρ ∈ (0, 1)): with x̂
+ * the plain iterate, ω = 1 for the iterations k < S (S: chebyshev_delay), then
  *   ω_S = 2/(2 − ρ²),  ω_{k+1} = 4/(4 − ρ² ω_k),
  *   x_{k+1} = ω_{k+1} (γ (x̂_{k+1} − x_k) + x_k − x_{k−1}) + x_{k−1}   (γ: chebyshev_gamma).
  * ρ is the spectral radius of the plain iteration near the solution: run with ρ = 0 and
@@ -68,8 +70,8 @@
 /* Settings: [solver] iterations, threads; [projective_dynamics] the rest. */
 typedef struct pd_settings {
     weft_solver_common common;
-    int linear;             /* index into weft_linear_registry (default cholmod) */
-    double tolerance;       /* stop at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖; 0 = run every iteration */
+    int linear;       /* index into weft_linear_registry (default cholmod) */
+    double tolerance; /* stop at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖; 0 = run every iteration */
     double chebyshev_rho;   /* Wang 2015's ρ; 0 = off */
     int chebyshev_delay;    /* S: iterations before the acceleration starts */
     double chebyshev_gamma; /* γ: under-relaxation of the accelerated update */
@@ -127,16 +129,16 @@ typedef struct pd_state {
     pd_settings set;
     int n, ne;
     pd_elem *e;
-    weft_bsr A;  /* M/h² + Σ w AᵀA, constant */
-    double h;    /* the dt A was built for, s */
+    weft_bsr A; /* M/h² + Σ w AᵀA, constant */
+    double h;   /* the dt A was built for, s */
     weft_filter f;
-    bool *pinned;     /* n: the pin set A was factorised with */
+    bool *pinned; /* n: the pin set A was factorised with */
     bool factored;
     const weft_linear_type *linear;
     void *lin;
     double *xt, *x, *xprev, *xhat, *b, *g, *x0; /* 3n each */
-    int *contact;     /* n: collider index touched after the iterations, −1 if none */
-    double *cn, *vnb; /* 3n normals, n normal velocities before the projection */
+    int *contact;               /* n: collider index touched after the iterations, −1 if none */
+    double *cn, *vnb;           /* 3n normals, n normal velocities before the projection */
     const char *substituted[3]; /* names of replaced terms: membrane, bending, volume */
     pd_counters stats;
     int step;
@@ -169,8 +171,8 @@ static void strain_rows(pd_elem *p, const weft_element *e, int d) {
 
 /* Builds the projective element of element e of term t (type `type`, which may substitute
  * t's own), with stiffness k (the term's own or the substitute's). */
-static void make_elem(pd_elem *p, const weft_element *e, const weft_energy_type *type,
-                      double k_sub, bool substitute) {
+static void make_elem(pd_elem *p, const weft_element *e, const weft_energy_type *type, double k_sub,
+                      bool substitute) {
     memset(p, 0, sizeof *p);
     memcpy(p->v, e->v, sizeof p->v);
     if (type == &weft_mass_spring) {
@@ -367,8 +369,8 @@ static int prepare_global(pd_state *st, const weft_model *m, const double *zpin,
         weft_solve_status s = st->linear->factor(st->lin, &st->A, &st->f, err);
         st->stats.global_s += weft_now() - t0;
         if (s != WEFT_SOLVE_CONVERGED)
-            return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: %s",
-                             st->step, err ? err->msg : "factorisation failed");
+            return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: %s", st->step,
+                             err ? err->msg : "factorisation failed");
     }
     st->stats.refactors++;
     st->factored = true;
@@ -430,7 +432,8 @@ static void resolve_collisions(pd_state *st, const weft_model *m, double *x) {
                 pr[k] = moving ? p[k] - u[k] * t1 : p[k];
             }
             if (dx >= 0.0 && weft_collider_segment_entry(col, xr, pr, margin, &t, n)) {
-                for (int k = 0; k < 3; k++) q[k] = xr[k] + t * (pr[k] - xr[k]) + (moving ? u[k] * t1 : 0.0);
+                for (int k = 0; k < 3; k++)
+                    q[k] = xr[k] + t * (pr[k] - xr[k]) + (moving ? u[k] * t1 : 0.0);
             } else if (dp < 0.0) {
                 for (int k = 0; k < 3; k++) n[k] = np[k], q[k] = p[k] - dp * np[k];
             } else {
@@ -568,8 +571,7 @@ static void pd_stats(const void *state, weft_profile *out) {
     weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
     weft_profile_add(out, "contacts", WEFT_PROFILE_COUNT, (double)st->stats.contacts);
     weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");
-    static const char *const role[3] = {"membrane_replaces", "bending_replaces",
-                                        "volume_replaces"};
+    static const char *const role[3] = {"membrane_replaces", "bending_replaces", "volume_replaces"};
     for (int r = 0; r < 3; r++)
         if (st->substituted[r]) weft_profile_label(out, role[r], st->substituted[r]);
 }

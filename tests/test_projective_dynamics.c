@@ -94,9 +94,14 @@ static void test_newton_agreement(void) {
     for (int c = 0; c < 2; c++) {
         char mem[64];
         snprintf(mem, sizeof mem, "material.membrane=%s", membranes[c]);
-        const char *sets[] = {"mesh.nx=6", "mesh.ny=6", "mesh.width=0.3", "mesh.height=0.3",
+        const char *sets[] = {"mesh.nx=6",
+                              "mesh.ny=6",
+                              "mesh.width=0.3",
+                              "mesh.height=0.3",
                               "material.bending=quadratic_bending",
-                              "material.bending_stiffness=1e-3", mem, NULL};
+                              "material.bending_stiffness=1e-3",
+                              mem,
+                              NULL};
         const char *newton[] = {"solver.iterations=100", "solver.tolerance=1e-12", NULL};
         const char *many[] = {"solver.iterations=40000", NULL};
         const char *few[] = {"solver.iterations=10", NULL};
@@ -107,8 +112,10 @@ static void test_newton_agreement(void) {
         CHECK(n > 0 && n == n2 && n == n3);
         if (n > 0 && n == n2 && n == n3) {
             double d = max_dist(xn, xp, n), df = max_dist(xn, xf, n);
-            fprintf(stderr, "%s + quadratic_bending: |PD - Newton| = %.3e m after 40000 "
-                    "iterations per step, %.3e m after 10\n", membranes[c], d, df);
+            fprintf(stderr,
+                    "%s + quadratic_bending: |PD - Newton| = %.3e m after 40000 "
+                    "iterations per step, %.3e m after 10\n",
+                    membranes[c], d, df);
             CHECK(d <= 1e-8);
             CHECK(df > 1e-6); /* the comparison can tell an unconverged PD */
         }
@@ -177,8 +184,13 @@ static double iterations_to(double tol, double rho, int steps) {
     char t[64], r[64];
     snprintf(t, sizeof t, "projective_dynamics.tolerance=%.17g", tol);
     snprintf(r, sizeof r, "projective_dynamics.chebyshev_rho=%.17g", rho);
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "material.bending=quadratic_bending",
-                          "solver.iterations=100000", t, r, NULL};
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "material.bending=quadratic_bending",
+                          "solver.iterations=100000",
+                          t,
+                          r,
+                          NULL};
     double *x = NULL;
     weft_profile p;
     int n = run_scene("hanging_cloth", sets, NULL, PD, steps, &x, &p);
@@ -195,9 +207,10 @@ static void test_chebyshev(void) {
     CHECK(k4 > k2 && k2 > 0);
     double rho = pow(1e-2, 1.0 / (k4 - k2));
     double plain = iterations_to(1e-4, 0.0, 2), cheb = iterations_to(1e-4, rho, 2);
-    fprintf(stderr, "rho estimate %.5f (k(1e-2) = %g, k(1e-4) = %g); iterations to 1e-4 over "
-            "2 steps: plain %g, Chebyshev %g (%.2fx fewer)\n", rho, k2, k4, plain, cheb,
-            plain / cheb);
+    fprintf(stderr,
+            "rho estimate %.5f (k(1e-2) = %g, k(1e-4) = %g); iterations to 1e-4 over "
+            "2 steps: plain %g, Chebyshev %g (%.2fx fewer)\n",
+            rho, k2, k4, plain, cheb, plain / cheb);
     CHECK(rho > 0.0 && rho < 1.0);
     CHECK(cheb < plain);
 }
@@ -205,8 +218,9 @@ static void test_chebyshev(void) {
 /* A logged run: every iteration is a row (0 .. iterations in every step), and within a
  * step the residual at the last iteration is below that at iteration 0. */
 static void test_monitor(void) {
-    const char *sets[] = {"mesh.nx=8", "mesh.ny=8", "material.bending=quadratic_bending",
-                          "solver.iterations=7", "scene.steps=4", NULL};
+    const char *sets[] = {
+        "mesh.nx=8",           "mesh.ny=8",     "material.bending=quadratic_bending",
+        "solver.iterations=7", "scene.steps=4", NULL};
     weft_model m;
     weft_config *cfg = NULL;
     if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) return;
@@ -295,8 +309,9 @@ static void test_colliders(void) {
         CHECK(PD->step(st, &m, NULL, &err) == WEFT_OK);
         for (int i = 0; i < m.n; i++)
             for (int c = 0; c < m.ncolliders; c++)
-                worst = fmin(worst, weft_collider_distance_at(&m.colliders[c], &m.x[3 * i], m.t,
-                                                              NULL) - m.contact_margin);
+                worst =
+                    fmin(worst, weft_collider_distance_at(&m.colliders[c], &m.x[3 * i], m.t, NULL) -
+                                    m.contact_margin);
     }
     weft_profile p;
     if (st) weft_solver_stats(PD, st, &p);
