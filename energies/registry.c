@@ -9,6 +9,7 @@ const weft_energy_type *const weft_energy_registry[] = {
     &weft_mass_spring,
     &weft_dihedral_bending,
     &weft_discrete_shells,
+    &weft_quadratic_bending,
     &weft_stvk_membrane,
     &weft_neo_hookean_membrane,
     &weft_stable_neo_hookean_membrane,

@@ -17,8 +17,8 @@
 #define WEFT_PI 3.14159265358979323846
 
 /* The registered energy types, NULL-terminated (mass_spring, dihedral_bending,
- * discrete_shells, then the membrane and tetrahedral finite-element energies, then the
- * contact penalties below). */
+ * discrete_shells, quadratic_bending, then the membrane and tetrahedral finite-element
+ * energies, then the contact penalties below). */
 extern const weft_energy_type *const weft_energy_registry[];
 
 /* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. Exact
@@ -32,6 +32,10 @@ extern const weft_energy_type weft_dihedral_bending;
 /* dihedral_bending with Grinspun et al. 2003's hinge weight k = D·3|ē|²/Ā, three times
  * the calibrated one (papers/calibration.md): the paper's form, kept as an option. */
 extern const weft_energy_type weft_discrete_shells;
+
+/* Bergou et al. 2006's isometric bending Ψ = ½ k |Σ K_i x_i|², K the rest diamond's
+ * cotangent weights, k = D/Ā: a constant Hessian (curved rest: ½ k (|v| − |v̄|)²). */
+extern const weft_energy_type weft_quadratic_bending;
 
 /* Membrane (triangle, 3×2 F) finite-element energies Ψ = W ψ(F), W the rest area (m²),
  * with exact, analytic-PSD and clamped Hessians (fem.h, fem_tri.c). Scene names: stvk,

@@ -19,6 +19,7 @@
     X(bdf2_newton)        \
     X(xpbd)               \
     X(vbd)                \
+    X(projective_dynamics) \
     /* one line per solver above; this line ends the list */
 
 #define WEFT_DECLARE_SOLVER(name) extern const weft_solver_type weft_##name;

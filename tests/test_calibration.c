@@ -282,6 +282,23 @@ static void test_cylinder(void) {
     CHECK_NEAR(cylinder_density("discrete_shells", "alternating"), 2.5, 0.025);
 }
 
+/* quadratic_bending (Bergou et al. 2006), k = D/Ā: near flat its curvature vector's
+ * normal part is L θ, so it is the calibrated dihedral_bending to leading order and must
+ * give the same closed forms: the cylinder's ½Dκ² per area (5/6 of it on the alternating
+ * grid, whose checkerboard mode relaxes it the same way) and the wide cantilever's
+ * qL⁴/(8D) (1.047 for the hinges, the clamp and the plate's width as above). The paper's
+ * weight 3/Ā (Grinspun's) would give 3 and 1/3. Tolerances as for the hinges. */
+static void test_quadratic_bending(void) {
+    double reg = cylinder_density("quadratic_bending", "regular");
+    double alt = cylinder_density("quadratic_bending", "alternating");
+    double tip = cantilever_tip("quadratic_bending");
+    fprintf(stderr, "quadratic_bending: cylinder regular %.4f, alternating %.4f; cantilever %.4f\n",
+            reg, alt, tip);
+    CHECK_NEAR(reg, 1.0, 0.01);
+    CHECK_NEAR(alt, 5.0 / 6.0, 0.01);
+    CHECK_NEAR(tip, 1.0, 0.06);
+}
+
 /* ------------------------------------------------------------------------------ */
 /* Solids: the hanging bar                                                         */
 /* ------------------------------------------------------------------------------ */
@@ -325,6 +342,7 @@ int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"membrane_strip", test_membrane_strip}, {"spring_strip", test_spring_strip},
         {"cantilever", test_cantilever},         {"cylinder", test_cylinder},
+        {"quadratic_bending", test_quadratic_bending},
         {"solid_bar", test_solid_bar},           {NULL, NULL},
     };
     return check_main(argc, argv, cases);

@@ -1147,6 +1147,82 @@ static void test_closed_forms(void) {
     }
 }
 
+/* quadratic_bending on a flat rest diamond (Bergou et al. 2006): the exactly quadratic
+ * model. The diamond is laid in a random plane at a random place. Checks:
+ * - the cotangent weights K: Σ K_i = 0, and K_i/L n̂ is ∇θ_i of weft_hinge_angle at the
+ *   flat rest state (the linearisation the calibration k = D/Ā rests on), to 1e-12;
+ * - the rest diamond counts as flat (r0 = 0 exactly) and k = D/(A_A + A_B);
+ * - the Hessian is the same matrix at every configuration, bit for bit and in every
+ *   mode, and equals k K Kᵀ ⊗ I₃ (to rounding, 1e-14 of ‖H‖);
+ * - Ψ(x) = ½ xᵀ H x at deformed shapes (1e-12 relative), and a small fold φ about the
+ *   edge costs ½ D L² φ²/Ā to O(φ²) relative. */
+static void test_quadratic_flat(void) {
+    lcg g = {777};
+    const weft_energy_type *t = &weft_quadratic_bending;
+    for (int trial = 0; trial < 20; trial++) {
+        double e1[3], tmp[3], e2[3], n[3], c[3];
+        rnd_unit(&g, e1);
+        do {
+            rnd_unit(&g, tmp);
+            cross3(e1, tmp, n);
+        } while (norm3(n) < 0.3);
+        double ln = norm3(n);
+        for (int k = 0; k < 3; k++) n[k] /= ln;
+        cross3(n, e1, e2); /* (e1, e2) span the plane, n its normal */
+        for (int k = 0; k < 3; k++) c[k] = rnd_in(&g, -1.0, 1.0);
+        double L = rnd_in(&g, 0.05, 2.0);
+        double uv[4][2] = {{0, 0}, {L, 0}, {rnd_in(&g, -0.3, 1.3) * L, rnd_in(&g, 0.3, 1.0) * L},
+                           {rnd_in(&g, -0.3, 1.3) * L, -rnd_in(&g, 0.3, 1.0) * L}};
+        double xr[12];
+        for (int a = 0; a < 4; a++)
+            for (int k = 0; k < 3; k++) xr[3 * a + k] = c[k] + uv[a][0] * e1[k] + uv[a][1] * e2[k];
+        weft_element e = {.v = {0, 1, 2, 3}};
+        t->init(&e, xr, &PARAMS);
+        const double *K = e.rest;
+        double area = 0.5 * L * (uv[2][1] - uv[3][1]);
+        CHECK(e.rest[4] == 0.0);
+        CHECK_NEAR(e.k, COEFFICIENT / area, 1e-12 * e.k);
+        CHECK_NEAR(K[0] + K[1] + K[2] + K[3], 0.0, 1e-12 * (fabs(K[2]) + fabs(K[3])));
+        double gt[12];
+        weft_hinge_angle(xr, xr + 3, xr + 6, xr + 9, gt);
+        double gmax = max_abs(gt, 12), nA[3], a2[3], ed[3];
+        for (int k = 0; k < 3; k++) ed[k] = xr[3 + k] - xr[k], a2[k] = xr[6 + k] - xr[k];
+        cross3(ed, a2, nA);
+        double lA = norm3(nA);
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 3; k++)
+                CHECK_NEAR(gt[3 * i + k], K[i] / L * nA[k] / lA, 1e-12 * gmax);
+        /* Constant Hessian, equal to k K Kᵀ ⊗ I₃. */
+        double H0[144], H[144], x[12], gr[12];
+        t->hessian(&e, xr, WEFT_HESSIAN_EXACT, NULL, H0);
+        double hn = norm_n(H0, 144);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; b < 3; b++)
+                        CHECK_NEAR(H0[12 * (3 * i + a) + 3 * j + b],
+                                   a == b ? e.k * K[i] * K[j] : 0.0, 1e-14 * hn);
+        for (int s = 0; s < 3; s++) {
+            deform(&g, xr, 4, L, x);
+            if (s == 2) squash(&g, WEFT_ELEM_HINGE, 4, 0.05, x);
+            for (int m = 0; m < 3; m++) {
+                t->hessian(&e, x, MODES[m], gr, H);
+                CHECK(memcmp(H, H0, sizeof H) == 0);
+            }
+            double psi = t->energy(&e, x), quad = 0.0;
+            for (int i = 0; i < 12; i++)
+                for (int j = 0; j < 12; j++) quad += 0.5 * x[i] * H0[12 * i + j] * x[j];
+            CHECK_NEAR(psi, quad, 1e-10 * psi); /* quad sums terms of size |x|² ≫ Ψ */
+        }
+        /* A fold by φ: p3 turned about the edge; Ψ → ½ D L² φ² / Ā as φ → 0. */
+        const double phi = 1e-3;
+        memcpy(x, xr, sizeof x);
+        rotate_wing(x, phi);
+        double want = 0.5 * COEFFICIENT * L * L * phi * phi / area;
+        CHECK_NEAR(t->energy(&e, x), want, 1e-4 * want);
+    }
+}
+
 /* H (6×6) = [[K, −K], [−K, K]] from a 3×3 K. */
 static void spring_blocks(const double K[9], double H[36]) {
     for (int i = 0; i < 3; i++)
@@ -1853,6 +1929,7 @@ int main(int argc, char **argv) {
         {"registry_constraints", test_registry_constraints},
         {"registry_degenerate", test_registry_degenerate},
         {"closed_forms", test_closed_forms},
+        {"quadratic_flat", test_quadratic_flat},
         {"spring_hessian", test_spring_hessian},
         {"hinge_hessian", test_hinge_hessian},
         {"hinge_projection", test_hinge_projection},

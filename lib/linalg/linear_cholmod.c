@@ -2,7 +2,9 @@
  * matrix K = S A S + (I − S) as a linear-solver plug-in (weft_cholmod_solver_solve in
  * linsolve.c does the work): the symbolic analysis (fill-reducing ordering) once per
  * sparsity pattern, a numeric factorisation and two triangular solves per system. It
- * reports the true relative residual of each solve, and the ordering when it analysed. */
+ * reports the true relative residual of each solve, and the ordering when it analysed.
+ * factor / solve_factored split a solve for a matrix reused over many right-hand sides
+ * (Projective Dynamics): one factorisation, then two triangular solves per system. */
 #include "weft_linsolve.h"
 
 #include <math.h>
@@ -81,12 +83,26 @@ static weft_solve_status chol_solve(void *state, const weft_bsr *A, const weft_f
     return s;
 }
 
+static weft_solve_status chol_factor(void *state, const weft_bsr *A, const weft_filter *f,
+                                     weft_error *err) {
+    chol_state *st = state;
+    return weft_cholmod_solver_factor(st->chol, A, f, err);
+}
+
+static weft_solve_status chol_solve_factored(void *state, const weft_bsr *A, const weft_filter *f,
+                                             const double *b, double *x, weft_error *err) {
+    chol_state *st = state;
+    st->stats.solves++;
+    return weft_cholmod_solver_apply(st->chol, A, f, b, x, err);
+}
+
 static void chol_stats(const void *state, weft_linear_stats *out) {
     const chol_state *st = state;
     *out = st->stats;
     weft_cholmod_timings total;
     weft_cholmod_solver_timings(st->chol, NULL, &total);
     out->setups = weft_cholmod_solver_analyses(st->chol);
+    out->factorisations = weft_cholmod_solver_factorisations(st->chol);
     out->ordering = weft_cholmod_solver_ordering(st->chol);
     out->setup_s = total.analyse_s;
     out->factor_s = total.factor_s;
@@ -99,6 +115,8 @@ const weft_linear_type weft_linear_cholmod = {
     .summary = "sparse Cholesky of the filtered matrix: analysis once per pattern",
     .create = chol_create,
     .solve = chol_solve,
+    .factor = chol_factor,
+    .solve_factored = chol_solve_factored,
     .stats = chol_stats,
     .destroy = chol_destroy,
 };

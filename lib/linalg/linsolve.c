@@ -246,6 +246,8 @@ struct weft_cholmod_solver {
     cholmod_dense *B, *X, *Y, *E;
     double *t;             /* 3n scratch */
     int analyses;
+    long factorisations;   /* numeric factorisations attempted */
+    bool factored;         /* L holds a successful factorisation of K */
     int ordering;          /* L->ordering after the analysis, -1 before */
     weft_cholmod_timings last, total; /* stage times of the last solve and their sums */
 };
@@ -273,6 +275,7 @@ void weft_cholmod_solver_reset(weft_cholmod_solver *s) {
     free(s->t);
     s->t = NULL;
     s->ordering = -1;
+    s->factored = false;
 }
 
 void weft_cholmod_solver_free(weft_cholmod_solver **s) {
@@ -348,18 +351,18 @@ static weft_solve_status analyse(weft_cholmod_solver *s, const weft_bsr *A, weft
     return WEFT_SOLVE_CONVERGED;
 }
 
-/* The solve, with the time of each stage it reaches added to *t (zeroed by the caller). */
-static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_bsr *A,
-                                             const weft_filter *f, const double *b, double *x,
-                                             weft_cholmod_timings *t, weft_error *err) {
+/* The numeric factorisation of K = S A S + (I − S) (after the analysis when A's pattern is
+ * new), with the time of each stage it reaches added to *t (zeroed by the caller). */
+static weft_solve_status cholmod_factor_timed(weft_cholmod_solver *s, const weft_bsr *A,
+                                              const weft_filter *f, weft_cholmod_timings *t,
+                                              weft_error *err) {
+    s->factored = false;
     if (f->n != A->n) {
         weft_fail(err, WEFT_ERR_INPUT, "cholmod solver: A has %d vertices, filter %d", A->n,
                   f->n);
         return WEFT_SOLVE_INPUT;
     }
     size_t n3 = 3 * (size_t)A->n;
-    memset(x, 0, n3 * sizeof *x);
-    safe_compose(f, x, x); /* x = z (y = 0) until the solve succeeds */
     double t0 = weft_now();
     if (!same_pattern(&s->K, A)) {
         weft_solve_status st = analyse(s, A, err);
@@ -382,20 +385,13 @@ static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: the filtered matrix is not finite");
         return WEFT_SOLVE_NONFINITE;
     }
-    double *c = s->B->x;
-    filtered_rhs(A, f, b, c, s->t, 1);
-    if (!all_finite(c, n3)) {
-        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: the filtered right-hand side "
-                  "S (b - A z) is not finite (NaN or inf in b, z or A)");
-        return WEFT_SOLVE_NONFINITE;
-    }
     int rc = weft_bsr_cholmod_values(K, s->Ks, err);
     double t1 = weft_now();
-    t->filter_s = t1 - t0;
+    t->filter_s += t1 - t0;
     if (rc != WEFT_OK) return WEFT_SOLVE_INPUT;
     int ok = cholmod_factorize(s->Ks, s->L, &s->cc);
-    t0 = weft_now();
-    t->factor_s = t0 - t1;
+    t->factor_s = weft_now() - t1;
+    s->factorisations++;
     /* A simplicial LDLᵀ factorisation stops only at a zero pivot: it factorises many
      * indefinite matrices without a status. K is positive definite iff every pivot
      * D(j,j) (the first entry of column j of L) is positive. */
@@ -419,9 +415,35 @@ static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_
                   s->cc.status);
         return s->cc.status == CHOLMOD_OUT_OF_MEMORY ? WEFT_SOLVE_NOMEM : WEFT_SOLVE_INPUT;
     }
-    ok = cholmod_solve2(CHOLMOD_A, s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->cc);
+    s->factored = true;
+    return WEFT_SOLVE_CONVERGED;
+}
+
+/* The two triangular solves with the last factorisation: x = y + z, K y = S (b − A z). */
+static weft_solve_status cholmod_apply_timed(weft_cholmod_solver *s, const weft_bsr *A,
+                                             const weft_filter *f, const double *b, double *x,
+                                             weft_cholmod_timings *t, weft_error *err) {
+    size_t n3 = 3 * (size_t)A->n;
+    memset(x, 0, n3 * sizeof *x);
+    safe_compose(f, x, x); /* x = z (y = 0) until the solve succeeds */
+    if (!s->factored || f->n != A->n || !same_pattern(&s->K, A)) {
+        weft_fail(err, WEFT_ERR_INPUT, "cholmod solver: no factorisation of this matrix to "
+                  "solve with");
+        return WEFT_SOLVE_INPUT;
+    }
+    double t0 = weft_now();
+    double *c = s->B->x;
+    filtered_rhs(A, f, b, c, s->t, 1);
+    double t1 = weft_now();
+    t->filter_s += t1 - t0;
+    if (!all_finite(c, n3)) {
+        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: the filtered right-hand side "
+                  "S (b - A z) is not finite (NaN or inf in b, z or A)");
+        return WEFT_SOLVE_NONFINITE;
+    }
+    int ok = cholmod_solve2(CHOLMOD_A, s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->cc);
     if (!ok) {
-        t->solve_s = weft_now() - t0;
+        t->solve_s = weft_now() - t1;
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: solve failed (status %d)",
                   s->cc.status);
         return WEFT_SOLVE_INPUT;
@@ -429,7 +451,7 @@ static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_
     const double *y = s->X->x;
     bool finite = all_finite(y, n3);
     if (finite) safe_compose(f, y, x);
-    t->solve_s = weft_now() - t0;
+    t->solve_s = weft_now() - t1;
     if (!finite) {
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: the solution is not finite");
         return WEFT_SOLVE_NONFINITE;
@@ -437,15 +459,64 @@ static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_
     return WEFT_SOLVE_CONVERGED;
 }
 
+/* The solve, with the time of each stage it reaches added to *t (zeroed by the caller). */
+static weft_solve_status cholmod_solve_timed(weft_cholmod_solver *s, const weft_bsr *A,
+                                             const weft_filter *f, const double *b, double *x,
+                                             weft_cholmod_timings *t, weft_error *err) {
+    /* A non-finite b or z makes S (b − A z) non-finite whatever A is: said first. */
+    if (f->n == A->n && (!all_finite(b, 3 * (size_t)A->n) || !all_finite(f->z, 3 * (size_t)A->n))) {
+        memset(x, 0, 3 * (size_t)A->n * sizeof *x);
+        safe_compose(f, x, x);
+        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: the filtered right-hand side "
+                  "S (b - A z) is not finite (NaN or inf in b, z or A)");
+        return WEFT_SOLVE_NONFINITE;
+    }
+    weft_solve_status st = cholmod_factor_timed(s, A, f, t, err);
+    if (st != WEFT_SOLVE_CONVERGED) {
+        if (f->n == A->n) { /* x = z (0 where z is not finite), as a failed solve leaves it */
+            memset(x, 0, 3 * (size_t)A->n * sizeof *x);
+            safe_compose(f, x, x);
+        }
+        return st;
+    }
+    return cholmod_apply_timed(s, A, f, b, x, t, err);
+}
+
+/* Adds the stage times of s->last to s->total. */
+static void add_timings(weft_cholmod_solver *s) {
+    s->total.analyse_s += s->last.analyse_s;
+    s->total.filter_s += s->last.filter_s;
+    s->total.factor_s += s->last.factor_s;
+    s->total.solve_s += s->last.solve_s;
+    s->total.solves += s->last.solves;
+}
+
+weft_solve_status weft_cholmod_solver_factor(weft_cholmod_solver *s, const weft_bsr *A,
+                                             const weft_filter *f, weft_error *err) {
+    s->last = (weft_cholmod_timings){0};
+    weft_solve_status st = cholmod_factor_timed(s, A, f, &s->last, err);
+    add_timings(s);
+    return st;
+}
+
+weft_solve_status weft_cholmod_solver_apply(weft_cholmod_solver *s, const weft_bsr *A,
+                                            const weft_filter *f, const double *b, double *x,
+                                            weft_error *err) {
+    s->last = (weft_cholmod_timings){.solves = 1};
+    weft_solve_status st = cholmod_apply_timed(s, A, f, b, x, &s->last, err);
+    add_timings(s);
+    return st;
+}
+
+long weft_cholmod_solver_factorisations(const weft_cholmod_solver *s) {
+    return s->factorisations;
+}
+
 weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_bsr *A,
                                             const weft_filter *f, const double *b, double *x,
                                             weft_error *err) {
     s->last = (weft_cholmod_timings){.solves = 1};
     weft_solve_status st = cholmod_solve_timed(s, A, f, b, x, &s->last, err);
-    s->total.analyse_s += s->last.analyse_s;
-    s->total.filter_s += s->last.filter_s;
-    s->total.factor_s += s->last.factor_s;
-    s->total.solve_s += s->last.solve_s;
-    s->total.solves++;
+    add_timings(s);
     return st;
 }

@@ -187,6 +187,23 @@ weft_solve_status weft_cholmod_solver_solve(weft_cholmod_solver *s, const weft_b
                                             const weft_filter *f, const double *b, double *x,
                                             weft_error *err);
 
+/* The first half of weft_cholmod_solver_solve, for a matrix reused over many right-hand
+ * sides: builds K = S A S + (I − S), analyses it when A's pattern is new and factorises
+ * it. WEFT_SOLVE_INDEFINITE when K is not positive definite. */
+weft_solve_status weft_cholmod_solver_factor(weft_cholmod_solver *s, const weft_bsr *A,
+                                             const weft_filter *f, weft_error *err);
+
+/* The second half: x = y + z with K y = S (b − A z), K from the last successful
+ * weft_cholmod_solver_factor, which must have seen this A (values and pattern) and f's
+ * projectors S; b and the prescribed values f->z may be new. WEFT_SOLVE_INPUT when there
+ * is no factorisation (x is then z). */
+weft_solve_status weft_cholmod_solver_apply(weft_cholmod_solver *s, const weft_bsr *A,
+                                            const weft_filter *f, const double *b, double *x,
+                                            weft_error *err);
+
+/* Numeric factorisations attempted so far (weft_cholmod_solver_solve makes one each). */
+long weft_cholmod_solver_factorisations(const weft_cholmod_solver *s);
+
 /* Symbolic analyses done so far (one per pattern). */
 int weft_cholmod_solver_analyses(const weft_cholmod_solver *s);
 
@@ -224,6 +241,8 @@ typedef struct weft_linear_stats {
     long solves;          /* systems solved */
     long iterations;      /* iterations summed (0 for a direct solver) */
     int setups;           /* analyses or preconditioner set-ups: one per sparsity pattern */
+    long factorisations;  /* numeric factorisations (a direct solver: one per solve, or one
+                             per `factor` call); 0 for an iterative solver */
     const char *ordering; /* a direct solver's fill-reducing ordering, else "none" */
     double setup_s;       /* symbolic analysis / set-up per pattern, s */
     double factor_s;      /* numeric factorisation / preconditioner update per matrix, s */
@@ -246,6 +265,16 @@ typedef struct weft_linear_type {
     weft_solve_status (*solve)(void *state, const weft_bsr *A, const weft_filter *f,
                                const double *b, double *x, weft_linear_progress progress,
                                void *user, int *iterations, weft_error *err);
+    /* Optional (NULL when the solver has no such split; callers then use solve): for one
+     * matrix reused over many right-hand sides, as Projective Dynamics' constant system.
+     * factor prepares A on f's free subspace once (a direct solver analyses a new pattern
+     * and factorises K = S A S + (I − S)); solve_factored then solves A x = b with it for
+     * any b and prescribed values f->z, as long as A's values and f's projectors S are
+     * those factor saw. */
+    weft_solve_status (*factor)(void *state, const weft_bsr *A, const weft_filter *f,
+                                weft_error *err);
+    weft_solve_status (*solve_factored)(void *state, const weft_bsr *A, const weft_filter *f,
+                                        const double *b, double *x, weft_error *err);
     /* Its counters and timers so far. */
     void (*stats)(const void *state, weft_linear_stats *out);
     /* Frees the state; NULL is a no-op. */

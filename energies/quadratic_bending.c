@@ -1,0 +1,165 @@
+/* quadratic_bending.c — the isometric bending model of Bergou, Wardetzky, Harmon, Zorin
+ * & Grinspun 2006, "A quadratic bending model for inextensible surfaces" (§3–4): on each
+ * interior edge (hinge: edge p0 p1, opposite p2 in triangle A, p3 in triangle B)
+ *   v = Σ_i K_i p_i   (a 3-vector, m),   Ψ = ½ k |v|²  =  ½ xᵀ (Q_e ⊗ I₃) x,  Q_e = k K Kᵀ,
+ * with the cotangent weights of the REST diamond (α_jX the rest angle at p_j in triangle X)
+ *   K = (cot α1A + cot α1B,  cot α0A + cot α0B,  −cot α0A − cot α1A,  −cot α0B − cot α1B),
+ * computed once, so the Hessian Q_e ⊗ I₃ is constant: the paper's point, and what
+ * Projective Dynamics puts straight into its global matrix. Σ K_i = 0 and Σ K_i p_i = 0 for
+ * any planar diamond (K is the diamond's share of the cotangent Laplacian), so Ψ measures
+ * bending only, and it is invariant under rigid motions.
+ *
+ * Calibration (papers/calibration.md §2, papers/bergou2006-quadratic-bending.md). Near a
+ * flat rest state v·n̂ = L θ to first order (L the edge length, θ the dihedral angle:
+ * K/L are exactly the coefficients of ∇θ along the normal, weft_hinge_angle), so with
+ *   k = D / (A_A + A_B)   (N/m; D the bending stiffness in N·m, A_A + A_B the rest area)
+ * Ψ = ½ D L² θ² / Ā, the calibrated dihedral_bending to leading order: D is the flexural
+ * rigidity of cylindrical bending (test_calibration.cylinder_quadratic, .cantilever).
+ * The paper's Q_e = 3/Ā K Kᵀ is Grinspun's weight, three times this (as discrete_shells).
+ *
+ * Curved rest states. The quadratic model assumes a flat rest state (the paper's §4):
+ * there v̄ = Σ K_i p̄_i = 0. A hinge whose rest diamond is bent has |v̄| = r0 > 0, and
+ * ½ k |v|² would push it flat. weft then uses the rotation-invariant form
+ *   Ψ = ½ k (|v| − r0)²,
+ * the bending element of Bouaziz et al. 2014 §5 (project the curvature vector v onto
+ * the sphere of its rest length). It equals ½ k |v|² when r0 = 0; a rest diamond counts as
+ * flat when r0 ≤ 1e-10 Σ|K_i||p̄_i − p̄_0| (rounding), so every flat cloth gets the exact
+ * quadratic model. For r0 > 0 the Hessian is K Kᵀ ⊗ S with the spring-like 3×3
+ *   S = k [v̂v̂ᵀ + (1 − r0/|v|)(I − v̂v̂ᵀ)],
+ * whose PSD projection (ANALYTIC) clamps the transverse factor at 0 (K Kᵀ ⊗ S has the
+ * eigenvalues |K|² λ(S) and zeros), the same as CLAMP. At v = 0 with r0 > 0 (a cone
+ * point) S = k I and the gradient is 0, as mass_spring does at coincident ends.
+ * Native constraint (XPBD, Ψ = ½ k C²): C = |v| − r0, ∇_i C = K_i v̂ (0 at v = 0).
+ * Element data: v = (p0, p1, p2, p3) of the hinge, rest[0..3] = K (dimensionless),
+ * rest[4] = r0 (m), k (N/m). A degenerate rest triangle gives k = 0 (no energy). */
+#include "fem.h"
+
+#include <math.h>
+#include <string.h>
+
+/* cot of the angle at o between o→a and o→b, and |(a − o) × (b − o)| in *twice_area. */
+static double cot_at(const double *o, const double *a, const double *b, double *twice_area) {
+    double u[3] = {a[0] - o[0], a[1] - o[1], a[2] - o[2]};
+    double w[3] = {b[0] - o[0], b[1] - o[1], b[2] - o[2]};
+    double c[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    double s = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    *twice_area = s;
+    return (u[0] * w[0] + u[1] * w[1] + u[2] * w[2]) / s;
+}
+
+/* v = Σ_i K_i (p_i − p_0) (= Σ K_i p_i since Σ K_i = 0, with less rounding). */
+static void curvature_vector(const weft_element *e, const double *xe, double v[3]) {
+    for (int k = 0; k < 3; k++) {
+        v[k] = 0.0;
+        for (int i = 1; i < 4; i++) v[k] += e->rest[i] * (xe[3 * i + k] - xe[k]);
+    }
+}
+
+static void qb_init(weft_element *e, const double *xe, const weft_energy_params *p) {
+    const double *p0 = xe, *p1 = xe + 3, *p2 = xe + 6, *p3 = xe + 9;
+    double sA0, sA1, sB0, sB1;
+    double c0A = cot_at(p0, p1, p2, &sA0), c1A = cot_at(p1, p0, p2, &sA1);
+    double c0B = cot_at(p0, p1, p3, &sB0), c1B = cot_at(p1, p0, p3, &sB1);
+    memset(e->rest, 0, sizeof e->rest);
+    e->k = e->k2 = 0.0;
+    double L2 = (p1[0] - p0[0]) * (p1[0] - p0[0]) + (p1[1] - p0[1]) * (p1[1] - p0[1]) +
+                (p1[2] - p0[2]) * (p1[2] - p0[2]);
+    /* Degenerate rest triangle (height ≤ 1e-12 of the edge): no weights, no energy. */
+    if (!(sA0 > 1e-12 * L2) || !(sB0 > 1e-12 * L2) || !isfinite(c0A + c1A + c0B + c1B)) return;
+    (void)sA1, (void)sB1;
+    e->rest[0] = c1A + c1B;
+    e->rest[1] = c0A + c0B;
+    e->rest[2] = -(c0A + c1A);
+    e->rest[3] = -(c0B + c1B);
+    e->k = p->stiffness / (0.5 * (sA0 + sB0)); /* D / (A_A + A_B) */
+    double v[3], scale = 0.0;
+    curvature_vector(e, xe, v);
+    for (int i = 1; i < 4; i++) {
+        double d[3] = {xe[3 * i] - p0[0], xe[3 * i + 1] - p0[1], xe[3 * i + 2] - p0[2]};
+        scale += fabs(e->rest[i]) * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    }
+    double r0 = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    e->rest[4] = r0 > 1e-10 * scale ? r0 : 0.0; /* flat up to rounding: exactly quadratic */
+}
+
+/* C = |v| − r0 with v̂ in vh (0 at v = 0); |v| in *len. */
+static double qb_stretch(const weft_element *e, const double *xe, double vh[3], double *len) {
+    double v[3];
+    curvature_vector(e, xe, v);
+    double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    double il = l > 0.0 ? 1.0 / l : 0.0;
+    for (int k = 0; k < 3; k++) vh[k] = v[k] * il;
+    *len = l;
+    return l - e->rest[4];
+}
+
+static double qb_constraint(const weft_element *e, const double *xe, double *grad) {
+    double vh[3], l;
+    double C = qb_stretch(e, xe, vh, &l);
+    if (grad)
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 3; k++) grad[3 * i + k] = e->rest[i] * vh[k];
+    return C;
+}
+
+static double qb_energy(const weft_element *e, const double *xe) {
+    double vh[3], l;
+    double C = qb_stretch(e, xe, vh, &l);
+    return 0.5 * e->k * C * C;
+}
+
+/* g_i = k K_i (|v| − r0) v̂, which is k K_i v exactly when r0 = 0. */
+static double qb_gradient(const weft_element *e, const double *xe, double *g) {
+    double v[3];
+    curvature_vector(e, xe, v);
+    double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), r0 = e->rest[4];
+    double f = r0 == 0.0 ? 1.0 : (l > 0.0 ? (l - r0) / l : 0.0); /* force along v per |v| */
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 3; k++) g[3 * i + k] = e->k * f * e->rest[i] * v[k];
+    double C = l - r0;
+    return 0.5 * e->k * C * C;
+}
+
+static double qb_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode, double *g,
+                         double *H) {
+    double gl[12];
+    double psi = qb_gradient(e, xe, g ? g : gl);
+    double S[9] = {e->k, 0, 0, 0, e->k, 0, 0, 0, e->k}; /* r0 = 0: S = k I, constant */
+    double r0 = e->rest[4];
+    if (r0 > 0.0) {
+        double vh[3], l;
+        qb_stretch(e, xe, vh, &l);
+        double r = r0 / l;
+        if (l > 0.0 && isfinite(r)) { /* else a cone point: S = k I (see the top) */
+            double t = e->k * (1.0 - r);
+            if (mode == WEFT_HESSIAN_ANALYTIC && t < 0.0) t = 0.0;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    S[3 * a + b] = (e->k - t) * vh[a] * vh[b] + (a == b ? t : 0.0);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double kk = e->rest[i] * e->rest[j];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) H[12 * (3 * i + a) + 3 * j + b] = kk * S[3 * a + b];
+        }
+    if (mode == WEFT_HESSIAN_CLAMP && r0 > 0.0) weft_psd_clamp(H, 12);
+    return psi;
+}
+
+const weft_energy_type weft_quadratic_bending = {
+    .name = "quadratic_bending",
+    .paper = "Bergou, Wardetzky, Harmon, Zorin & Grinspun 2006 (isometric bending), "
+             "weight calibrated (papers/bergou2006-quadratic-bending.md)",
+    .summary = "hinge bending 1/2 k |sum K_i x_i|^2, K rest cotangent weights, k = D / A: "
+               "constant Hessian; flexural rigidity D (curved rest: 1/2 k (|v| - |v0|)^2)",
+    .kind = WEFT_ELEM_HINGE,
+    .nv = 4,
+    .init = qb_init,
+    .energy = qb_energy,
+    .gradient = qb_gradient,
+    .hessian = qb_hessian,
+    .analytic_psd = true,
+    .constraint = qb_constraint,
+};
