@@ -119,11 +119,17 @@ struct im_state {
     double *dmass;  /* n: the mass coefficient added to A's diagonal */
     int *contact;   /* n: collider index of an active contact, -1 if none */
     double *cn;     /* 3n: the contact's unit normal */
+    int *tcontact;  /* n, 3n: Newton's contacts and normals at its line-search trial point */
+    double *tcn;
     bool have_prev; /* BDF2: x_{n−1}, v_{n−1} are known */
     bool warned_indefinite;
     int step;
     weft_monitor *mon; /* for the PPCG callback */
     int iter;          /* current inner iteration, for the linear log */
+    /* Newton's last step: the residual (weft_residual, N) at its start point and where it
+     * stopped, and its status word ("converged", "cap", "stalled") */
+    double r0, r;
+    const char *stop;
     im_stats stats;
 };
 

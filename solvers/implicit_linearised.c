@@ -99,7 +99,8 @@ int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
             if (!changed) break;
         }
         if (s == WEFT_SOLVE_INDEFINITE && !projected &&
-            st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT) {
+            (st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
+             st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE)) {
             im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
             projected = true;
             continue;
