@@ -13,7 +13,7 @@
 #define F(field) offsetof(weft_implicit_settings, field)
 static const char *const hessian_names[] = {"projected", "exact", "clamp", "adaptive", NULL};
 
-const weft_param im_linearised_params[] = {
+const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
      .name_at = weft_linear_name_at, .dflt = 0,
      .doc = "a registered linear solver for each system (its own section has its settings)"},
@@ -22,20 +22,30 @@ const weft_param im_linearised_params[] = {
      .doc = "Rayleigh damping D = alpha M + beta K"},
     {.key = "damping_beta", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_beta), .unit = "s",
      .lo = 0, .hi = 1e6, .dflt = 0, .doc = "Rayleigh damping's stiffness part"},
+    {0},
+};
+
+const weft_param im_linearised_params[] = {
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = 0,
-     .doc = "element Hessians: PSD-projected, exact, clamped by the generic eigensolver, or "
-            "adaptive (Newton: exact while SPD, else projected)"},
+     .names = hessian_names, .dflt = WEFT_SOLVER_HESSIAN_PROJECTED,
+     .doc = "element Hessians: PSD-projected, exact (retried projected when not SPD), clamped "
+            "by the generic eigensolver; adaptive is exact here"},
     {0},
 };
 
 const weft_param im_newton_params[] = {
     {.key = "tolerance", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance), .unit = "1",
      .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-6,
-     .doc = "relative: stop once the residual r <= tolerance r(x0) and r <= tolerance_abs"},
+     .doc = "relative: Newton stops once its residual r <= tolerance max(r(x0), tolerance_abs) "
+            "and r <= tolerance_abs"},
     {.key = "tolerance_abs", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance_abs), .unit = "N",
-     .lo = 0, .hi = 1e12, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-6,
-     .doc = "absolute: stop once r <= tolerance_abs and r <= tolerance r(x0) (r: README Logs)"},
+     .lo = 0, .hi = 1e12, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-5,
+     .doc = "absolute: Newton stops only once r <= tolerance_abs (r: README Logs, residual)"},
+    {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
+     .names = hessian_names, .dflt = WEFT_SOLVER_HESSIAN_ADAPTIVE,
+     .doc = "element Hessians: adaptive (exact in the iterations whose system is SPD, else "
+            "projected), projected, exact (projected for the rest of a step after a not-SPD "
+            "system), clamped by the generic eigensolver"},
     {0},
 };
 #undef F

@@ -133,8 +133,10 @@ struct im_state {
     im_stats stats;
 };
 
-/* The [solver] rows of weft_implicit_settings: those of every implicit solver, and
- * Newton's own (iterations, tolerance) (implicit_common.c). */
+/* The [solver] rows of weft_implicit_settings: those of every implicit solver (linear,
+ * damping), the linearised solvers' hessian (default projected), and Newton's own
+ * (tolerance, tolerance_abs, hessian with default adaptive) (implicit_common.c). */
+extern const weft_param im_implicit_params[];
 extern const weft_param im_linearised_params[];
 extern const weft_param im_newton_params[];
 

@@ -107,19 +107,6 @@ static void update_contacts(im_state *st, const weft_model *m, const double *gra
         }
 }
 
-/* ‖M (x − x̃)‖/ĥ² over the free DOFs, N: the size of the forces that balance in ∇G. */
-static double inertial_norm(const im_state *st, const weft_model *m, const double *x,
-                            double hh) {
-    double s = 0.0;
-    for (int i = 0; i < m->n; i++)
-        if (m->pin[i] < 0)
-            for (int k = 0; k < 3; k++) {
-                double f = m->mass[i] * (x[3 * i + k] - st->xt[3 * i + k]) / (hh * hh);
-                s += f * f;
-            }
-    return sqrt(s);
-}
-
 /* Catches the free vertices of x inside a collider (the start point). */
 static void catch_all(im_state *st, const weft_model *m, double t1, double *x) {
     for (int i = 0; i < m->n; i++) st->contact[i] = -1;
@@ -171,10 +158,12 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     double r0 = weft_residual(m, st->x, t1, hh, st->g, NULL), r = r0;
     st->r0 = r0, st->r = r;
     const char *stop = NULL; /* the step's status word */
-    /* A start point that solves the step to rounding (the inertial forces M (x − x̃)/ĥ²
-     * balanced by elastic and contact forces to 1e-12 of their size, e.g. a cloth at rest
-     * on the ground) is converged: no relative reduction of rounding is meaningful. */
-    if ((r <= tol * r0 || r <= 1e-12 * inertial_norm(st, m, st->x, hh)) && r <= tol_abs) {
+    /* Converged: r ≤ tolerance_abs and r ≤ tolerance · max(r0, tolerance_abs). A step that
+     * starts within tolerance_abs (a cloth at rest on the ground, a free fall at rounding
+     * level) asks for no reduction below tolerance · tolerance_abs: none of rounding is
+     * meaningful. */
+    const double r_stop = fmin(tol_abs, tol * fmax(r0, tol_abs));
+    if (r <= r_stop) {
         weft_monitor_stop(mon, st->x, 0, "converged");
         stop = "converged";
     } else {
@@ -291,7 +280,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
                              "%s: step %d, iteration %d: non-finite "
                              "residual",
                              name, st->step, k);
-        if (r <= tol * r0 && r <= tol_abs)
+        if (r <= r_stop)
             stop = "converged";
         else if (k == cap)
             stop = "cap";
@@ -330,7 +319,7 @@ static const weft_param_table newton_tables[] = {
     {"solver", weft_iterations_params, offsetof(weft_implicit_settings, common)},
     {"solver", weft_threads_params, offsetof(weft_implicit_settings, common)},
     {"solver", im_newton_params, 0},
-    {"solver", im_linearised_params, 0},
+    {"solver", im_implicit_params, 0},
     {0},
 };
 
@@ -346,7 +335,7 @@ const weft_solver_type weft_newton_euler = {
     .paper = "Kim & Eberle 2020, ch. 8 (backward Euler by Newton on G)",
     .iteration = "one Newton step with line search",
     .summary = "backward Euler solved to tolerance: Newton on the incremental potential with "
-               "PSD Hessians and a backtracking line search",
+               "exact Hessians where SPD (else projected) and a backtracking line search",
     .settings_size = sizeof(weft_implicit_settings),
     .settings = newton_tables,
     .create = create_ne,
