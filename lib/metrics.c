@@ -3,10 +3,12 @@
  *   x̃ = xn + h vn + h² g                        (inertial target; f_ext = M g)
  *   G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x)    (backward-Euler incremental potential;
  *                                               BDF2: its own x̃ and h = 2/3 dt)
- *   residual = ‖S ∇G(x)‖₂ over free DOFs, N;  residual_rel = residual / residual(step start)
+ *   residual = ‖r(x)‖₂, N: ∇G with the step's active constraints taken out
+ *              (weft_residual, papers/residual.md); residual_rel = residual / residual(x⁰)
  *   strain = |ℓ − ℓ₀| / ℓ₀ per mesh edge (max, RMS)
  *   energy = ½ Σ m |(x − xn)/h|² − Σ m g·x + E(x), J
- * Gravity enters G through x̃ (an affine shift), so ∇G is the same as with −Σ m g·x in E. */
+ * Gravity enters G through x̃ (an affine shift), so ∇G is the same as with −Σ m g·x in E.
+ * One report costs one pass over the elements: E and ∇E together. */
 #include "weft.h"
 
 #include <math.h>
@@ -28,11 +30,12 @@ double weft_incremental_potential(const weft_model *m, const double *x, const do
     return weft_incremental_potential_h(m, x, xt, m->dt, grad);
 }
 
-double weft_incremental_potential_h(const weft_model *m, const double *x, const double *xt,
-                                    double h, double *grad) {
+/* G(x) and ∇G(x) (pinned DOFs zeroed) with E(x) in *E: one pass over the elements. */
+static double potential_parts(const weft_model *m, const double *x, const double *xt, double h,
+                              double *grad, double *E) {
     double h2 = h * h, inertia = 0.0;
     memset(grad, 0, 3 * (size_t)m->n * sizeof *grad);
-    double E = weft_model_gradient(m, x, grad);
+    *E = weft_model_gradient(m, x, grad);
     for (int i = 0; i < m->n; i++) {
         for (int k = 0; k < 3; k++) {
             double d = x[3 * i + k] - xt[3 * i + k];
@@ -43,7 +46,61 @@ double weft_incremental_potential_h(const weft_model *m, const double *x, const 
                 grad[3 * i + k] += m->mass[i] * d / h2;
         }
     }
-    return inertia + E;
+    return inertia + *E;
+}
+
+double weft_incremental_potential_h(const weft_model *m, const double *x, const double *xt,
+                                    double h, double *grad) {
+    double E;
+    return potential_parts(m, x, xt, h, grad, &E);
+}
+
+int weft_residual_contact(const weft_model *m, const double *x, int i, double t, double *gap,
+                          double n[3]) {
+    int best = -1;
+    for (int c = 0; c < m->ncolliders; c++) {
+        const weft_collider *col = &m->colliders[c];
+        if (!weft_collider_type_of(col)->smooth) continue;
+        double nc[3];
+        double g = weft_collider_distance_at(col, &x[3 * i], t, nc) - m->contact_margin;
+        if (best < 0 || g < *gap) {
+            best = c, *gap = g;
+            n[0] = nc[0], n[1] = nc[1], n[2] = nc[2];
+        }
+    }
+    return best;
+}
+
+/* The residual (papers/residual.md). Per free vertex i with a contact candidate (the
+ * nearest plane or sphere, gap g ≥ 0 outside), f_n = ∇G_i·n̂ and s = m_i/h²:
+ *     r_i = ∇G_i + (min(f_n, s g) − f_n) n̂   when s g < f_n,   else r_i = ∇G_i.
+ * On the surface (g = 0) a pushing contact (f_n > 0) loses its normal component and a
+ * pulling one (f_n < 0) keeps it; s g is the force that would close the gap in one step
+ * of the inertia metric, so a vertex a little off the surface counts that much, and one
+ * inside (g < 0) counts s |g|. */
+double weft_residual(const weft_model *m, const double *x, double t, double h,
+                     const double *grad, double *r) {
+    const double h2 = h * h;
+    double r2 = 0.0;
+    for (int i = 0; i < m->n; i++) {
+        double ri[3] = {grad[3 * i], grad[3 * i + 1], grad[3 * i + 2]};
+        if (m->pin[i] >= 0) {
+            ri[0] = ri[1] = ri[2] = 0.0;
+        } else if (m->ncolliders > 0) {
+            double g = 0.0, n[3] = {0.0, 0.0, 0.0};
+            if (weft_residual_contact(m, x, i, t, &g, n) >= 0) {
+                double fn = ri[0] * n[0] + ri[1] * n[1] + ri[2] * n[2];
+                double sg = m->mass[i] * g / h2;
+                if (sg < fn)
+                    for (int k = 0; k < 3; k++) ri[k] += (sg - fn) * n[k];
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            r2 += ri[k] * ri[k];
+            if (r) r[3 * i + k] = ri[k];
+        }
+    }
+    return sqrt(r2);
 }
 
 void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms) {
@@ -68,13 +125,11 @@ void weft_strain(const weft_model *m, const double *x, double *cmax, double *crm
 }
 
 void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
-                          const double *xt, double h_target, double r0, double *scratch,
-                          weft_metrics *out) {
-    double h = m->dt;
-    weft_incremental_potential_h(m, x, xt, h_target, scratch);
-    double r2 = 0.0;
-    for (int i = 0; i < 3 * m->n; i++) r2 += scratch[i] * scratch[i];
-    out->residual = sqrt(r2);
+                          const double *xt, double h_target, double t, double r0,
+                          double *scratch, weft_metrics *out) {
+    double h = m->dt, E;
+    potential_parts(m, x, xt, h_target, scratch, &E);
+    out->residual = weft_residual(m, x, t, h_target, scratch, NULL);
     /* A step that starts at its own solution (r0 = 0: free fall, where x̃ solves G) has no
      * residual to reduce; rounding may still leave ~1e-15 N, which must not read as an
      * infinite relative residual in the logs. */
@@ -88,6 +143,6 @@ void weft_metrics_compute(const weft_model *m, const double *x, const double *xn
             grav -= m->mass[i] * m->gravity[k] * x[3 * i + k];
         }
     }
-    out->energy = kinetic + grav + weft_model_energy(m, x);
+    out->energy = kinetic + grav + E;
     out->volume = m->mesh.closed ? weft_mesh_volume(&m->mesh, x) : 0.0;
 }

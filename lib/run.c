@@ -42,15 +42,103 @@ struct weft_monitor {
     int step, last_iter, last_step;
     double *xn, *xt, *scratch; /* state at step start, inertial target, gradient scratch */
     double h_target; /* step h of the residual's G (m->dt unless the solver sets it) */
+    double t1;       /* the step's end time: where moving colliders stand, s */
     double r0;
     double t_start, t_excluded;
     weft_metrics last;
     bool have_last;
     bool nonfinite; /* a metric came out NaN or inf */
+    /* The last reported iteration, not yet written: a solver may still find that it ends
+     * the step (weft_monitor_stop with x = NULL), so that no row repeats a state. */
+    double *pend_x;
+    int pend_iter;
+    double pend_wall;
+    bool pending;
+    int capped, stalled; /* steps that ended with status "cap", "stalled" */
 };
 
 void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
     if (mon) weft_monitor_report(mon, x, iter, iter == mon->last_iter);
+}
+
+/* Metrics of iteration iter at x and its row, reported at solver time wall (s); status:
+ * NULL for a row that does not end its step, else "fixed" (a solver without a stopping
+ * test) or the stop's word, written on a '#' line after the row. */
+static void emit(weft_monitor *mon, const double *x, int iter, double wall, const char *status) {
+    const bool final = status != NULL;
+    /* Iteration 0 gives r0 to the rows that follow; with logging off only the last step's
+     * metrics are taken (for the run's summary). */
+    const bool last_step = mon->step == mon->last_step;
+    bool want = mon->level == WEFT_LOG_ITERATIONS ||
+                (mon->level == WEFT_LOG_STEPS && (iter == 0 || final)) ||
+                (last_step && (iter == 0 || final));
+    if (final) {
+        if (!strcmp(status, "cap")) mon->capped++;
+        if (!strcmp(status, "stalled")) mon->stalled++;
+    }
+    if (!want) return;
+    weft_metrics mm;
+    weft_metrics_compute(mon->m, x, mon->xn, mon->xt, mon->h_target, mon->t1, mon->r0,
+                         mon->scratch, &mm);
+    if (iter == 0) {
+        mon->r0 = mm.residual;
+        mm.residual_rel = mm.residual > 0 ? 1.0 : 0.0;
+    }
+    if (!isfinite(mm.residual) || !isfinite(mm.residual_rel) || !isfinite(mm.energy) ||
+        !isfinite(mm.cmax)) {
+        mon->nonfinite = true; /* never write NaN: the run loop stops with a message */
+        return;
+    }
+    if (mon->log &&
+        (mon->level == WEFT_LOG_ITERATIONS || (mon->level == WEFT_LOG_STEPS && final))) {
+        weft_log_row(mon->log, mon->step, iter, wall, &mm);
+        if (final && strcmp(status, "fixed") != 0)
+            weft_log_printf(mon->log, "# step %d iter %d stop=%s\n", mon->step, iter, status);
+    }
+    if (final) {
+        mon->last = mm;
+        mon->have_last = true;
+    }
+}
+
+/* Writes the pending row, if any, as one that does not end its step. */
+static void flush(weft_monitor *mon) {
+    if (!mon->pending) return;
+    mon->pending = false;
+    emit(mon, mon->pend_x, mon->pend_iter, mon->pend_wall, NULL);
+}
+
+void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
+    if (!mon) return;
+    double t0 = weft_now();
+    /* A solver reports iterations 0 .. its count per step (weft_solver_iterations). */
+    WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
+    WEFT_ASSERT(iter > 0 || !mon->pending); /* the previous step ended with a final row */
+    double wall = t0 - mon->t_start - mon->t_excluded;
+    flush(mon);
+    if (final) {
+        emit(mon, x, iter, wall, "fixed");
+    } else {
+        memcpy(mon->pend_x, x, 3 * (size_t)mon->m->n * sizeof *x);
+        mon->pend_iter = iter, mon->pend_wall = wall, mon->pending = true;
+    }
+    mon->t_excluded += weft_now() - t0;
+}
+
+void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char *status) {
+    if (!mon) return;
+    double t0 = weft_now();
+    if (!x) {
+        WEFT_ASSERT(mon->pending);
+        mon->pending = false;
+        emit(mon, mon->pend_x, mon->pend_iter, mon->pend_wall, status);
+    } else {
+        WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
+        double wall = t0 - mon->t_start - mon->t_excluded;
+        flush(mon);
+        emit(mon, x, iter, wall, status);
+    }
+    mon->t_excluded += weft_now() - t0;
 }
 
 void weft_monitor_set_target(weft_monitor *mon, const double *xt, double h) {
@@ -66,38 +154,6 @@ void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double re
     /* Never write NaN: a non-finite residual is logged as -1 with its status word. */
     weft_log_printf(mon->linear, "%d %d %d %.6e %s\n", mon->step, iter, linear_iter,
                     isfinite(rel_residual) ? rel_residual : -1.0, status);
-    mon->t_excluded += weft_now() - t0;
-}
-
-void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
-    if (!mon) return;
-    /* A solver reports iterations 0 .. its count per step (weft_solver_iterations). */
-    WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
-    double t0 = weft_now();
-    bool want = iter == 0 || mon->level == WEFT_LOG_ITERATIONS ||
-                (final && (mon->level == WEFT_LOG_STEPS || mon->step == mon->last_step));
-    if (want) {
-        weft_metrics mm;
-        weft_metrics_compute(mon->m, x, mon->xn, mon->xt, mon->h_target, mon->r0, mon->scratch,
-                             &mm);
-        if (iter == 0) {
-            mon->r0 = mm.residual;
-            mm.residual_rel = mm.residual > 0 ? 1.0 : 0.0;
-        }
-        if (!isfinite(mm.residual) || !isfinite(mm.residual_rel) || !isfinite(mm.energy) ||
-            !isfinite(mm.cmax)) {
-            mon->nonfinite = true; /* never write NaN: the run loop stops with a message */
-        } else {
-            double wall = t0 - mon->t_start - mon->t_excluded;
-            if (mon->log && (mon->level == WEFT_LOG_ITERATIONS ||
-                             (mon->level == WEFT_LOG_STEPS && final)))
-                weft_log_row(mon->log, mon->step, iter, wall, &mm);
-            if (final) {
-                mon->last = mm;
-                mon->have_last = true;
-            }
-        }
-    }
     mon->t_excluded += weft_now() - t0;
 }
 
@@ -311,10 +367,11 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     mon.xn = malloc(n3 * sizeof(double));
     mon.xt = malloc(n3 * sizeof(double));
     mon.scratch = malloc(n3 * sizeof(double));
+    mon.pend_x = malloc((n3 ? n3 : 1) * sizeof(double));
     void *state = NULL;
     stage_run st[MAX_STAGES] = {{0}};
     int nst = 0;
-    if (!mon.xn || !mon.xt || !mon.scratch) {
+    if (!mon.xn || !mon.xt || !mon.scratch || !mon.pend_x) {
         rc = weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -344,13 +401,16 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         memcpy(mon.xn, m->x, n3 * sizeof(double));
         weft_inertial_target(m, m->x, m->v, mon.xt);
         mon.h_target = m->dt;
-        /* With logging off, metrics are still taken on the last step for the summary. */
-        bool monitored = opt->log_level != WEFT_LOG_NONE || s == steps - 1;
-        rc = solver->step(state, m, monitored ? &mon : NULL, err);
+        mon.t1 = t_begin + m->dt;
+        /* With logging off, the monitor still counts the steps' stops and takes the last
+         * step's metrics for the summary. */
+        rc = solver->step(state, m, &mon, err);
         if (rc) {
+            flush(&mon); /* the failing step's last iteration, for the diagnosis */
             reason = "solver-error";
             break;
         }
+        WEFT_ASSERT(!mon.pending); /* every step ends with a final row */
         if (!state_ok(m) || mon.nonfinite) {
             rc = weft_fail(err, WEFT_ERR_DIVERGED,
                            "%s diverged at step %d (t = %.4g s): non-finite or exploding state; "
@@ -414,6 +474,8 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     if (last_print > 0.0) fprintf(stderr, "\r%*s\r", 70, "");
     res->ms_per_step = res->steps_done ? 1e3 * res->wall_s / res->steps_done : 0.0;
     res->last = mon.last;
+    res->steps_capped = mon.capped;
+    res->steps_stalled = mon.stalled;
     weft_solver_stats(solver, state, &res->profile);
 done:
     close_log(&mon.log, &rc, reason, err);
@@ -424,6 +486,6 @@ done:
         free(st[i].settings);
     }
     if (state) solver->destroy(state);
-    free(mon.xn), free(mon.xt), free(mon.scratch);
+    free(mon.xn), free(mon.xt), free(mon.scratch), free(mon.pend_x);
     return rc;
 }

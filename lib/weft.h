@@ -632,7 +632,7 @@ extern const weft_builtin_scene weft_builtin_scenes[];
 
 /* The metrics of one inner iteration. */
 typedef struct weft_metrics {
-    double residual;     /* ‖S ∇G(x)‖₂ over free DOFs, N */
+    double residual;     /* ‖r(x)‖₂, ∇G with the active constraints out (weft_residual), N */
     double residual_rel; /* residual / residual at the start of the step */
     double cmax;         /* max relative strain |l - l0| / l0 over stretch elements */
     double crms;         /* RMS relative strain */
@@ -656,14 +656,34 @@ double weft_incremental_potential(const weft_model *m, const double *x, const do
 double weft_incremental_potential_h(const weft_model *m, const double *x, const double *xt,
                                     double h, double *grad);
 
+/* The residual of backward Euler's optimality conditions at x with the step's active
+ * constraints (README "Logs", papers/residual.md), N: the norm of r = ∇G(x) with pinned
+ * DOFs removed and, at a free vertex whose nearest plane or sphere collider (at time t, s)
+ * is within reach, the normal component f_n = ∇G_i·n̂ replaced by min(f_n, m_i g_i/h²),
+ * g_i the gap beyond the contact margin (m): on the surface a pushing contact (f_n > 0) is
+ * active and its normal force removed, a pulling one counts. grad: ∇G(x) (3n, N); h: the
+ * scheme's step (s); r: the vector r (3n, N), or NULL. The one residual of weft: the logs
+ * and every implicit solver's stopping test call it. */
+double weft_residual(const weft_model *m, const double *x, double t, double h,
+                     const double *grad, double *r);
+
+/* The contact candidate of vertex i at x for weft_residual: the plane or sphere collider
+ * (at time t, s) with the smallest gap beyond the contact margin (first in scene order on
+ * a tie), its gap in *gap (m, negative inside) and outward normal in n; -1 when the model
+ * has none. */
+int weft_residual_contact(const weft_model *m, const double *x, int i, double t, double *gap,
+                          double n[3]);
+
 /* Relative strain of the stretch elements at x: max and RMS. */
 void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms);
 
-/* Computes every metric at positions x of a step that started at xn; the residual is that
- * of G with target xt and step h_target (s; m->dt for backward Euler). */
+/* Computes every metric at positions x of a step that started at xn and ends at time t
+ * (s; where moving colliders stand); the residual is weft_residual of G with target xt and
+ * step h_target (s; m->dt for backward Euler), residual_rel its ratio to r0. One pass over
+ * the elements (E and ∇E together); scratch: 3n doubles. */
 void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
-                          const double *xt, double h_target, double r0, double *scratch,
-                          weft_metrics *out);
+                          const double *xt, double h_target, double t, double r0,
+                          double *scratch, weft_metrics *out);
 
 /* ------------------------------------------------------------------------------ */
 /* Logs                                                                            */
@@ -767,12 +787,20 @@ void weft_profile_print(FILE *f, const weft_profile *p, const char *indent);
 typedef struct weft_monitor weft_monitor;
 
 /* Called by a solver after inner iteration `iter` (0 = before the first) with the
- * current positions x; a NULL monitor is allowed and does nothing. */
+ * current positions x; a NULL monitor is allowed and does nothing. Its last iteration
+ * (iter = the solver's count) ends the step. */
 void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter);
 
-/* Like weft_monitor_iteration, for a solver that stops early (Newton at its tolerance):
- * final marks the step's last iteration. */
+/* Like weft_monitor_iteration, with the step's end marked by final. */
 void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final);
+
+/* Ends the step at iteration iter with positions x, for a solver with a stopping test:
+ * after the step's last row the log gets the line "# step S iter I stop=STATUS", status a
+ * static word without spaces ("converged", "cap", "stalled"; README "Logs"). With x NULL,
+ * the iteration reported last ends the step (a solver that finds it can go no further
+ * writes no row repeating an unchanged state). "cap" and "stalled" are counted in
+ * weft_run_result. */
+void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char *status);
 
 /* Replaces, for the current step, the inertial target x̃ (3n values, m) and step h (s) of
  * the residual metric: BDF2 minimises G with its own x̃ and h = 2/3 dt. Call before
@@ -909,6 +937,10 @@ typedef struct weft_run_result {
     weft_metrics last;        /* metrics after the last iteration of the last step */
     int collision_failures;   /* steps whose post-step stage (collision pipeline) left work
                                  unresolved */
+    int steps_capped;         /* steps the solver ended at its iteration cap short of its
+                                 tolerance (log status "cap") */
+    int steps_stalled;        /* steps it ended short of its tolerance because its objective
+                                 no longer decreased beyond rounding (status "stalled") */
     double collision_s;       /* time in the post-step stages, s (included in wall_s) */
     weft_profile profile;     /* the solver's timers and counters over the run (stats hook) */
 } weft_run_result;

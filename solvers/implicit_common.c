@@ -11,9 +11,9 @@
 /* clang-format off: one row per setting reads as a table. */
 // clang-format off
 #define F(field) offsetof(weft_implicit_settings, field)
-static const char *const hessian_names[] = {"projected", "exact", "clamp", NULL};
+static const char *const hessian_names[] = {"projected", "exact", "clamp", "adaptive", NULL};
 
-const weft_param im_linearised_params[] = {
+const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
      .name_at = weft_linear_name_at, .dflt = 0,
      .doc = "a registered linear solver for each system (its own section has its settings)"},
@@ -22,16 +22,30 @@ const weft_param im_linearised_params[] = {
      .doc = "Rayleigh damping D = alpha M + beta K"},
     {.key = "damping_beta", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_beta), .unit = "s",
      .lo = 0, .hi = 1e6, .dflt = 0, .doc = "Rayleigh damping's stiffness part"},
+    {0},
+};
+
+const weft_param im_linearised_params[] = {
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = 0,
-     .doc = "element Hessians: PSD-projected, exact, or clamped by the generic eigensolver"},
+     .names = hessian_names, .dflt = WEFT_SOLVER_HESSIAN_PROJECTED,
+     .doc = "element Hessians: PSD-projected, exact (retried projected when not SPD), clamped "
+            "by the generic eigensolver; adaptive is exact here"},
     {0},
 };
 
 const weft_param im_newton_params[] = {
     {.key = "tolerance", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance), .unit = "1",
      .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-6,
-     .doc = "stop at |S grad G| <= tolerance |S grad G(x0)|"},
+     .doc = "relative: Newton stops once its residual r <= tolerance max(r(x0), tolerance_abs) "
+            "and r <= tolerance_abs"},
+    {.key = "tolerance_abs", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance_abs), .unit = "N",
+     .lo = 0, .hi = 1e12, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-5,
+     .doc = "absolute: Newton stops only once r <= tolerance_abs (r: README Logs, residual)"},
+    {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
+     .names = hessian_names, .dflt = WEFT_SOLVER_HESSIAN_ADAPTIVE,
+     .doc = "element Hessians: adaptive (exact in the iterations whose system is SPD, else "
+            "projected), projected, exact (projected for the rest of a step after a not-SPD "
+            "system), clamped by the generic eigensolver"},
     {0},
 };
 #undef F
@@ -44,9 +58,11 @@ void im_destroy(void *state) {
     weft_filter_destroy(&st->f);
     if (st->lin) st->linear->destroy(st->lin);
     double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
-                   st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn};
+                   st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn,
+                   st->tcn};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st->contact);
+    free(st->tcontact);
     free(st);
 }
 
@@ -59,12 +75,14 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
     weft_config_settings(cfg, tables, &st->set);
     size_t n = m->n > 0 ? (size_t)m->n : 1, n3 = 3 * n;
     double **v[] = {&st->x,    &st->g, &st->gE, &st->dx,     &st->rhs,   &st->xt,    &st->a,
-                    &st->vbar, &st->w, &st->q,  &st->xtrial, &st->xprev, &st->vprev, &st->cn};
+                    &st->vbar, &st->w, &st->q,  &st->xtrial, &st->xprev, &st->vprev, &st->cn,
+                    &st->tcn};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!(*v[i] = calloc(n3, sizeof(double)))) goto nomem;
-    if (!(st->dmass = calloc(n, sizeof(double))) || !(st->contact = malloc(n * sizeof(int))))
+    if (!(st->dmass = calloc(n, sizeof(double))) || !(st->contact = malloc(n * sizeof(int))) ||
+        !(st->tcontact = malloc(n * sizeof(int))))
         goto nomem;
-    for (size_t i = 0; i < n; i++) st->contact[i] = -1;
+    for (size_t i = 0; i < n; i++) st->contact[i] = st->tcontact[i] = -1;
     if (weft_filter_create(&st->f, m->n, err)) goto fail;
     st->as = weft_assembly_create(m, err);
     if (!st->as) goto fail;
@@ -229,7 +247,9 @@ weft_solve_status im_linear_solve(im_state *st, const double *b, double *x, weft
 double im_assemble(im_state *st, const weft_model *m, const double *x, bool force_projected,
                    weft_error *err) {
     double t0 = weft_now();
-    weft_hessian_mode mode = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT && !force_projected
+    const bool exact = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
+                       st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
+    weft_hessian_mode mode = exact && !force_projected
                                  ? WEFT_HESSIAN_EXACT
                              : st->set.hessian == WEFT_SOLVER_HESSIAN_CLAMP ? WEFT_HESSIAN_CLAMP
                                                                             : WEFT_HESSIAN_ANALYTIC;

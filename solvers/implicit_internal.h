@@ -36,10 +36,14 @@
  * backtracks (halving, Armijo constant 1e-4) until G decreases, so G never increases
  * within a step beyond rounding: once the predicted decrease −∇G·Δx is below G's rounding
  * (1e-12 |G|, reached at a relative residual of about √ε), the full step is taken while
- * it halves ‖S ∇G‖, and the step ends when it does not. It starts from x̃ (with pins and contacts
- * applied; from x_n when G(x̃) is not finite, e.g. an inverted element) and stops when ‖S ∇G‖ ≤
- * tolerance ‖S ∇G(x⁰)‖, at the iteration cap ([solver] iterations), or when G stagnates at rounding
- * level. v_{n+1} = (x_{n+1} − a)/ĥ.
+ * it halves the residual, and the step ends when it does not. It starts from x̃ or from the
+ * constant-velocity prediction a + ĥ b̄, whichever has the lower G (with pins and contacts
+ * applied; from x_n when G(x̃) is not finite, e.g. an inverted element), and stops when the
+ * residual r of the logs (weft_residual: ∇G with pins and pushing contacts' normal forces
+ * out) satisfies r ≤ tolerance_abs and r ≤ tolerance · max(r(x⁰), tolerance_abs)
+ * ("converged"), at the iteration cap ([solver] iterations, "cap"), or when G stagnates at
+ * rounding level ("stalled"); the log gets one "# step S iter I stop=WORD" line per step.
+ * v_{n+1} = (x_{n+1} − a)/ĥ.
  *
  * Constraints (Baraff & Witkin's constraints section, Kim & Eberle §9.1) are filters
  * (lib/linalg/weft_linsolve.h):
@@ -50,8 +54,11 @@
  *     force is F = (A Δv − rhs)/ĥ (linearised) or ∇G (Newton, the unfiltered gradient the
  *     filter absorbed); where n̂·F < 0 the collider would pull, so the filter is released;
  *     a free vertex that ends inside a collider is projected and constrained. The solve is
- *     repeated up to 4 times while the contact set changes (for Newton, the set is updated
- *     after each iteration). Coulomb friction then takes up to μ ĥ (n̂·F)/m_i off the
+ *     repeated up to 4 times while the contact set changes. Newton instead linearises the
+ *     contacts afresh at every iterate: its line search measures G on the path projected
+ *     onto the colliders (active contacts back onto the surface along the current normal,
+ *     vertices that went in caught), and releases pulling contacts after each iteration.
+ *     Coulomb friction then takes up to μ ĥ (n̂·F)/m_i off the
  *     tangential velocity relative to the collider. A moving collider is taken where it
  *     stands at t + h.
  * Box colliders and triangle-mesh obstacles are left to the collision pipeline
@@ -119,16 +126,24 @@ struct im_state {
     double *dmass;  /* n: the mass coefficient added to A's diagonal */
     int *contact;   /* n: collider index of an active contact, -1 if none */
     double *cn;     /* 3n: the contact's unit normal */
+    int *tcontact;  /* n, 3n: Newton's contacts and normals at its line-search trial point */
+    double *tcn;
     bool have_prev; /* BDF2: x_{n−1}, v_{n−1} are known */
     bool warned_indefinite;
     int step;
     weft_monitor *mon; /* for the PPCG callback */
     int iter;          /* current inner iteration, for the linear log */
+    /* Newton's last step: the residual (weft_residual, N) at its start point and where it
+     * stopped, and its status word ("converged", "cap", "stalled") */
+    double r0, r;
+    const char *stop;
     im_stats stats;
 };
 
-/* The [solver] rows of weft_implicit_settings: those of every implicit solver, and
- * Newton's own (iterations, tolerance) (implicit_common.c). */
+/* The [solver] rows of weft_implicit_settings: those of every implicit solver (linear,
+ * damping), the linearised solvers' hessian (default projected), and Newton's own
+ * (tolerance, tolerance_abs, hessian with default adaptive) (implicit_common.c). */
+extern const weft_param im_implicit_params[];
 extern const weft_param im_linearised_params[];
 extern const weft_param im_newton_params[];
 

@@ -99,7 +99,8 @@ int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
             if (!changed) break;
         }
         if (s == WEFT_SOLVE_INDEFINITE && !projected &&
-            st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT) {
+            (st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
+             st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE)) {
             im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
             projected = true;
             continue;
@@ -134,6 +135,7 @@ int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
 
 static const weft_param_table linearised_tables[] = {
     {"solver", weft_threads_params, offsetof(weft_implicit_settings, common)},
+    {"solver", im_implicit_params, 0},
     {"solver", im_linearised_params, 0},
     {0},
 };

@@ -2,10 +2,14 @@
  * tolerance by Newton's method on the incremental potential (Kim & Eberle 2020, ch. 8):
  *     G(x) = ½ (x − x̃)ᵀ M (x − x̃) / ĥ² + E(x) + (x − a)ᵀ D (x − a) / (2ĥ),
  * one filtered solve of (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) per iteration, then a
- * backtracking line search on G (implicit_internal.h has the whole method).
+ * backtracking line search on G along the path projected onto the colliders; it stops on
+ * the residual of the logs, weft_residual (papers/residual.md; implicit_internal.h has the
+ * whole method).
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
- * linear solve, and one energy pass per line-search trial (usually one).
+ * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
+ * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate. Per
+ * step: two E, ∇E passes to choose the start point.
  */
 #include "implicit_internal.h"
 
@@ -15,71 +19,103 @@
 /* Newton on the incremental potential                                             */
 /* ------------------------------------------------------------------------------ */
 
-/* G(x) and, if grad is non-NULL, ∇G(x) (3n, unfiltered) with E's gradient from gE when
- * gE_known, else computed here. Kn: the damping matrix values (β > 0), else NULL. */
-static double potential(im_state *st, const weft_model *m, const double *x, double hh, double *grad,
-                        bool gE_known) {
+/* G(x) and, if grad is non-NULL, ∇G(x) (3n, pinned DOFs zeroed). The undamped part is
+ * lib/metrics.c's weft_incremental_potential_h, so that the residual Newton stops on is
+ * the logs' residual bit for bit; Rayleigh damping (α, β > 0) adds its terms. */
+static double potential(im_state *st, const weft_model *m, const double *x, double hh,
+                        double *grad) {
     const int n = m->n;
-    const double al = st->set.damping_alpha, be = st->set.damping_beta;
-    double E;
+    const double al = st->set.damping_alpha, be = st->set.damping_beta, h2 = hh * hh;
+    double G;
     if (grad) {
-        if (!gE_known) {
-            memset(st->gE, 0, 3 * (size_t)n * sizeof *st->gE);
-            E = weft_model_gradient(m, x, st->gE);
-        } else {
-            E = NAN; /* the caller adds E */
-        }
+        G = weft_incremental_potential_h(m, x, st->xt, hh, grad);
     } else {
-        E = weft_model_energy(m, x);
+        double inertia = 0.0;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                double d = x[3 * i + k] - st->xt[3 * i + k];
+                inertia += 0.5 * m->mass[i] * d * d / h2;
+            }
+        G = inertia + weft_model_energy(m, x);
     }
-    double inertia = 0.0, damp = 0.0;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++) {
-            size_t j = 3 * (size_t)i + k;
-            double d = x[j] - st->xt[j], e = x[j] - st->a[j];
-            inertia += 0.5 * m->mass[i] * d * d / (hh * hh);
-            damp += 0.5 * al * m->mass[i] * e * e / hh;
-            if (grad) grad[j] = st->gE[j] + m->mass[i] * (d / (hh * hh) + al * e / hh);
-        }
-    if (be > 0.0) { /* (β/2ĥ) eᵀ K_n e, e = x − a */
+    if (al > 0.0) { /* (α/2ĥ) eᵀ M e, e = x − a */
+        double damp = 0.0;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                size_t j = 3 * (size_t)i + k;
+                double e = x[j] - st->a[j];
+                damp += 0.5 * al * m->mass[i] * e * e / hh;
+                if (grad && m->pin[i] < 0) grad[j] += al * m->mass[i] * e / hh;
+            }
+        G += damp;
+    }
+    if (be > 0.0) { /* (β/2ĥ) eᵀ K_n e */
         weft_bsr Kn = *st->A;
         Kn.val = st->Kn_val;
         for (size_t j = 0; j < 3 * (size_t)n; j++) st->w[j] = x[j] - st->a[j];
         weft_bsr_spmv(&Kn, st->w, st->q, st->set.common.threads);
-        double s = 0.0;
-        for (size_t j = 0; j < 3 * (size_t)n; j++) {
-            s += st->w[j] * st->q[j];
-            if (grad) grad[j] += be * st->q[j] / hh;
-        }
-        damp += 0.5 * be * s / hh;
-    }
-    return (isnan(E) ? 0.0 : E) + inertia + damp;
-}
-
-/* ‖S ∇G‖ over the unconstrained DOFs (scratch: w). */
-static double filtered_norm(im_state *st, const double *grad) {
-    weft_filter_apply(&st->f, grad, st->w);
-    return weft_norm(st->w, 3 * (size_t)st->n);
-}
-
-/* Updates the contact set at the Newton iterate x: releases contacts whose constraint force
- * ∇G_i·n̂ pulls, catches free vertices inside a collider. Returns true on a change. */
-static bool update_contacts(im_state *st, const weft_model *m, double t1, double *x,
-                            const double *grad) {
-    bool changed = false;
-    for (int i = 0; i < m->n; i++) {
-        if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
-        if (st->contact[i] >= 0) {
-            if (weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
-                st->contact[i] = -1;
-                st->stats.contact_releases++;
-                changed = true;
+        double sum = 0.0;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                size_t j = 3 * (size_t)i + k;
+                sum += st->w[j] * st->q[j];
+                if (grad && m->pin[i] < 0) grad[j] += be * st->q[j] / hh;
             }
-        } else if (im_catch_contact(st, m, i, t1, x)) {
-            changed = true;
+        G += 0.5 * be * sum / hh;
+    }
+    return G;
+}
+
+/* The projection of a trial point x (in place) onto the feasible set, at time t: every
+ * active contact back onto its collider's surface (offset by the margin) along the
+ * collider's normal there (a step along a sphere's tangent plane leaves it), and every
+ * other free vertex inside a plane or sphere onto its surface. The line search measures G
+ * on this projected path, so no projection after it can raise G. The contacts of the
+ * projected point (the active ones and those just caught) and their normals go to
+ * st->tcontact, st->tcn. */
+static void project_trial(im_state *st, const weft_model *m, double t, double *x) {
+    for (int i = 0; i < m->n; i++) {
+        st->tcontact[i] = -1;
+        if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
+        double *xi = &x[3 * i], *n = &st->tcn[3 * i];
+        int c = st->contact[i];
+        if (c >= 0) {
+            double d = weft_collider_distance_at(&m->colliders[c], xi, t, n) - m->contact_margin;
+            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
+            st->tcontact[i] = c;
+            continue;
+        }
+        for (c = 0; c < m->ncolliders; c++) {
+            const weft_collider *col = &m->colliders[c];
+            if (!weft_collider_type_of(col)->smooth) continue;
+            double d = weft_collider_distance_at(col, xi, t, n) - m->contact_margin;
+            if (!(d < 0.0)) continue;
+            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
+            st->tcontact[i] = c;
+            break;
         }
     }
-    return changed;
+}
+
+/* Takes the contacts of the accepted trial point (project_trial's), then releases those
+ * whose constraint force ∇G_i·n̂ pulls. */
+static void update_contacts(im_state *st, const weft_model *m, const double *grad) {
+    int *c = st->contact;
+    st->contact = st->tcontact, st->tcontact = c;
+    double *cn = st->cn;
+    st->cn = st->tcn, st->tcn = cn;
+    for (int i = 0; i < m->n; i++)
+        if (st->contact[i] >= 0 && weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
+            st->contact[i] = -1;
+            st->stats.contact_releases++;
+        }
+}
+
+/* Catches the free vertices of x inside a collider (the start point). */
+static void catch_all(im_state *st, const weft_model *m, double t1, double *x) {
+    for (int i = 0; i < m->n; i++) st->contact[i] = -1;
+    for (int i = 0; i < m->n; i++)
+        if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, x);
 }
 
 int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
@@ -90,6 +126,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     const double al = st->set.damping_alpha, be = st->set.damping_beta;
     const int cap = st->set.common.iterations;
     const char *name = st->type->name;
+    const bool adaptive = st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
     if (st->bdf2) weft_monitor_set_target(mon, st->xt, hh);
 
     if (be > 0.0) { /* K_n for the damping term, frozen over the step */
@@ -102,17 +139,13 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
      * not finite there (an element outside its domain). */
     memcpy(st->x, st->xt, n3 * sizeof *st->x);
     weft_model_apply_pins(m, t1, st->x);
-    for (int i = 0; i < n; i++) st->contact[i] = -1;
-    for (int i = 0; i < n; i++)
-        if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, st->x);
-    double G = potential(st, m, st->x, hh, st->g, false);
+    catch_all(st, m, t1, st->x);
+    double G = potential(st, m, st->x, hh, st->g);
     if (!isfinite(G)) {
         memcpy(st->x, m->x, n3 * sizeof *st->x);
         weft_model_apply_pins(m, t1, st->x);
-        for (int i = 0; i < n; i++) st->contact[i] = -1;
-        for (int i = 0; i < n; i++)
-            if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, st->x);
-        G = potential(st, m, st->x, hh, st->g, false);
+        catch_all(st, m, t1, st->x);
+        G = potential(st, m, st->x, hh, st->g);
         if (!isfinite(G)) {
             double E = im_assemble(st, m, st->x, true, err);
             if (isfinite(E)) weft_fail(err, WEFT_ERR_DIVERGED, "non-finite positions");
@@ -122,15 +155,53 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
                                    name, st->step);
         }
     }
+    /* Or at the constant-velocity prediction a + ĥ b̄ (x̃ without gravity's ĥ² g), when G is
+     * lower there: on a contact scene x̃ pushes the whole cloth ĥ² g into the colliders,
+     * and catching the vertices that went in strains the springs to the ones that did not
+     * (9 % at 60 Hz on a 32² cloth at rest on a sphere), which Newton then spends its
+     * first iterations undoing. Contacts of the candidate go to tcontact, tcn. */
+    if (isfinite(G)) {
+        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->a[j] + hh * st->vbar[j];
+        weft_model_apply_pins(m, t1, st->xtrial);
+        int *c0 = st->contact;
+        double *n0 = st->cn;
+        st->contact = st->tcontact, st->cn = st->tcn;
+        catch_all(st, m, t1, st->xtrial);
+        double G1 = potential(st, m, st->xtrial, hh, st->rhs);
+        if (G1 < G) {
+            memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
+            memcpy(st->g, st->rhs, n3 * sizeof *st->g);
+            G = G1;
+            st->tcontact = c0, st->tcn = n0;
+        } else {
+            st->tcontact = st->contact, st->tcn = st->cn;
+            st->contact = c0, st->cn = n0;
+        }
+    }
     int rc = im_build_filters(st, m, NULL, NULL, err);
     if (rc) return rc;
-    double r0 = filtered_norm(st, st->g), r = r0;
-    const double tol = st->set.tolerance;
-    weft_monitor_report(mon, st->x, 0, r0 == 0.0);
+    /* The stopping test is on the residual of the logs (weft_residual). */
+    const double tol = st->set.tolerance, tol_abs = st->set.tolerance_abs;
+    double r0 = weft_residual(m, st->x, t1, hh, st->g, NULL), r = r0;
+    st->r0 = r0, st->r = r;
+    const char *stop = NULL; /* the step's status word */
+    /* Converged: r ≤ tolerance_abs and r ≤ tolerance · max(r0, tolerance_abs). A step that
+     * starts within tolerance_abs (a cloth at rest on the ground, a free fall at rounding
+     * level) asks for no reduction below tolerance · tolerance_abs: none of rounding is
+     * meaningful. */
+    const double r_stop = fmin(tol_abs, tol * fmax(r0, tol_abs));
+    if (r <= r_stop) {
+        weft_monitor_stop(mon, st->x, 0, "converged");
+        stop = "converged";
+    } else {
+        weft_monitor_report(mon, st->x, 0, false);
+    }
 
-    bool projected = false;
-    for (int k = 1; k <= cap && r0 > 0.0; k++) {
+    bool projected = false, retry = false;
+    for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
+        if (adaptive && !retry) projected = false; /* exact again, at every iteration */
+        retry = false;
         double E = im_assemble(st, m, st->x, projected, err);
         if (!isfinite(E))
             return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d", name,
@@ -146,9 +217,14 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         st->stats.filter_s += weft_now() - t0;
         weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
         if (s == WEFT_SOLVE_INDEFINITE && !projected &&
-            st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT) {
-            im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
-            projected = true; /* for the rest of this step: no second failed factorisation */
+            (st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT || adaptive)) {
+            /* exact: for the rest of this step (no second failed factorisation), reported
+             * once; adaptive: for this iteration, as designed (counted only) */
+            if (adaptive)
+                st->stats.fallbacks++;
+            else
+                im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
+            projected = retry = true;
             k--;
             continue;
         }
@@ -164,8 +240,9 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         double slope = 0.0;
         for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
         if (!(slope < 0.0)) {
-            if (r <= 1e3 * tol * r0 || slope == 0.0) { /* at rounding level: done */
-                weft_monitor_report(mon, st->x, k, true);
+            if (r <= 1e3 * tol * r0 || slope == 0.0) { /* at rounding level */
+                stop = "stalled";
+                weft_monitor_stop(mon, NULL, k - 1, stop);
                 break;
             }
             return weft_fail(err, WEFT_ERR_DIVERGED,
@@ -179,20 +256,24 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         if (-slope <= G_ROUNDING * fabs(G)) {
             /* G cannot resolve this step (its decrease is about −slope/2): near the
              * solution, at a relative residual of about √ε, rounding decides Armijo's
-             * test. Take the full step while it halves ‖S ∇G‖ without raising G beyond
-             * rounding; otherwise the residual is at rounding too: done (scratch: rhs,
-             * free after the solve). */
+             * test. Take the full step while it halves the residual without raising G
+             * beyond rounding; otherwise the residual is at rounding too: the step ends
+             * here (scratch: rhs, free after the solve). */
             for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
-            Gt = potential(st, m, st->xtrial, hh, st->rhs, false);
-            if (!(Gt <= G + G_ROUNDING * fabs(G) && filtered_norm(st, st->rhs) <= 0.5 * r)) {
-                weft_monitor_report(mon, st->x, k, true);
+            if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
+            Gt = potential(st, m, st->xtrial, hh, st->rhs);
+            if (!(Gt <= G + G_ROUNDING * fabs(G) &&
+                  weft_residual(m, st->xtrial, t1, hh, st->rhs, NULL) <= 0.5 * r)) {
+                stop = "stalled";
+                weft_monitor_stop(mon, NULL, k - 1, stop);
                 break;
             }
             bt = -1; /* no line search */
         }
         for (; bt >= 0 && bt <= MAX_BACKTRACKS; bt++) {
             for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
-            Gt = potential(st, m, st->xtrial, hh, NULL, false);
+            if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
+            Gt = potential(st, m, st->xtrial, hh, NULL);
             if (Gt <= G + ARMIJO * alpha * slope) break;
             alpha *= 0.5;
         }
@@ -200,7 +281,8 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         if (bt > MAX_BACKTRACKS) {
             /* G cannot decrease along a descent direction: rounding has taken over. */
             if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G)) {
-                weft_monitor_report(mon, st->x, k, true);
+                stop = "stalled";
+                weft_monitor_stop(mon, NULL, k - 1, stop);
                 break;
             }
             return weft_fail(err, WEFT_ERR_DIVERGED,
@@ -212,23 +294,29 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         if (bt < 0) bt = 0;
         st->stats.backtracks += bt;
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
-        G = potential(st, m, st->x, hh, st->g, false);
-        bool changed = false;
-        if (m->ncolliders > 0 && update_contacts(st, m, t1, st->x, st->g)) {
-            changed = true;
-            G = potential(st, m, st->x, hh, st->g, false);
+        /* The contact set of the new iterate: the projected path's, less those that pull. */
+        G = potential(st, m, st->x, hh, st->g);
+        if (m->ncolliders > 0) {
+            update_contacts(st, m, st->g);
             if ((rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
         }
-        r = filtered_norm(st, st->g);
+        r = weft_residual(m, st->x, t1, hh, st->g, NULL);
+        st->r = r;
         if (!isfinite(r) || !isfinite(G))
             return weft_fail(err, WEFT_ERR_DIVERGED,
                              "%s: step %d, iteration %d: non-finite "
                              "residual",
                              name, st->step, k);
-        bool done = !changed && r <= tol * r0;
-        weft_monitor_report(mon, st->x, k, done || k == cap);
-        if (done) break;
+        if (r <= r_stop)
+            stop = "converged";
+        else if (k == cap)
+            stop = "cap";
+        if (stop)
+            weft_monitor_stop(mon, st->x, k, stop);
+        else
+            weft_monitor_report(mon, st->x, k, false);
     }
+    st->stop = stop;
     if (st->bdf2) {
         memcpy(st->xprev, m->x, n3 * sizeof *st->xprev);
         memcpy(st->vprev, m->v, n3 * sizeof *st->vprev);
@@ -238,7 +326,19 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         m->v[j] = (st->x[j] - st->a[j]) / hh;
         m->x[j] = st->x[j];
     }
-    if (m->ncolliders > 0) im_apply_friction(st, m, st->g, hh, m->x, m->v);
+    if (m->ncolliders > 0) {
+        /* Friction moves a contact along its tangent plane, which leaves a sphere: the
+         * contact goes back onto the surface, where the step's answer has it. */
+        im_apply_friction(st, m, st->g, hh, m->x, m->v);
+        for (int i = 0; i < n; i++) {
+            int c = st->contact[i];
+            if (c < 0) continue;
+            double nn[3];
+            double d = weft_collider_distance_at(&m->colliders[c], &m->x[3 * i], t1, nn) -
+                       m->contact_margin;
+            for (int k = 0; k < 3; k++) m->x[3 * i + k] -= d * nn[k];
+        }
+    }
     m->t = t1;
     return WEFT_OK;
 }
@@ -246,7 +346,7 @@ static const weft_param_table newton_tables[] = {
     {"solver", weft_iterations_params, offsetof(weft_implicit_settings, common)},
     {"solver", weft_threads_params, offsetof(weft_implicit_settings, common)},
     {"solver", im_newton_params, 0},
-    {"solver", im_linearised_params, 0},
+    {"solver", im_implicit_params, 0},
     {0},
 };
 
@@ -262,7 +362,7 @@ const weft_solver_type weft_newton_euler = {
     .paper = "Kim & Eberle 2020, ch. 8 (backward Euler by Newton on G)",
     .iteration = "one Newton step with line search",
     .summary = "backward Euler solved to tolerance: Newton on the incremental potential with "
-               "PSD Hessians and a backtracking line search",
+               "exact Hessians where SPD (else projected) and a backtracking line search",
     .settings_size = sizeof(weft_implicit_settings),
     .settings = newton_tables,
     .create = create_ne,

@@ -48,17 +48,22 @@ typedef enum {
     WEFT_SOLVER_HESSIAN_CLAMP,         /* every element Hessian clamped by the generic
                                           eigen-solver (WEFT_HESSIAN_CLAMP): the reference
                                           the structured projections are compared with */
+    WEFT_SOLVER_HESSIAN_ADAPTIVE,      /* Newton: exact while the system is SPD, else the
+                                          projected one for that iteration (linearised
+                                          solvers: as exact) */
 } weft_solver_hessian;
 
 /* Settings of the implicit integrators ([solver] section; solvers/implicit_common.c). */
 typedef struct weft_implicit_settings {
     weft_solver_common common; /* iterations (Newton's cap), threads */
-    double tolerance;     /* Newton stops at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖ (default 1e-6) */
+    double tolerance;     /* Newton stops when r ≤ tolerance max(r(x⁰), tolerance_abs) and
+                             r ≤ tolerance_abs, r the residual of weft_residual (default 1e-6) */
+    double tolerance_abs; /* N (default 1e-5) */
     int linear;           /* index into weft_linear_registry (default 0, cholmod); the linear
                              solver's own section ([ppcg]) has its settings */
     double damping_alpha; /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
     double damping_beta;  /* β, s (default 0) */
-    int hessian;          /* a weft_solver_hessian (default PROJECTED) */
+    int hessian;          /* a weft_solver_hessian (default PROJECTED; Newton: ADAPTIVE) */
 } weft_implicit_settings;
 
 /* ------------------------------------------------------------------------------ */

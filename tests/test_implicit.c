@@ -538,7 +538,10 @@ static void check_agreement(const weft_solver_type *solver) {
         CHECK(pins == 2);
         /* Contact-filtered vertices on the surface along the normal: the step moves them
          * only tangentially, n̂·(x_{n+1} − q) = 0 (friction acts along the tangent too).
-         * A released contact (the collider would pull) may leave; no vertex ends inside. */
+         * Newton linearises the contact afresh at every iterate, so its contacts end on
+         * the collider's surface itself (gap 0), not on the tangent plane at q, which
+         * leaves a sphere by |t|²/2R after a tangential move t. A released contact (the
+         * collider would pull) may leave; no vertex ends inside. */
         int on = 0;
         for (int i = 0; i < n; i++) {
             if (m.pin[i] >= 0) continue;
@@ -546,7 +549,8 @@ static void check_agreement(const weft_solver_type *solver) {
             if (caught[i] < 0) continue;
             double d[3] = {m.x[3 * i] - q[3 * i], m.x[3 * i + 1] - q[3 * i + 1],
                            m.x[3 * i + 2] - q[3 * i + 2]};
-            double along = dot3(d, &qn[3 * i]);
+            double along = solver == &weft_newton_euler ? gap(&m, caught[i], &m.x[3 * i], NULL)
+                                                        : dot3(d, &qn[3 * i]);
             if (fabs(along) <= 1e-12) on++;
             else CHECK(along > 0.0); /* released: it left the surface outward */
         }

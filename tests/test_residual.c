@@ -1,0 +1,366 @@
+/* test_residual.c — the one residual of weft (weft_residual, lib/metrics.c;
+ * papers/residual.md): the residual of backward Euler's optimality conditions with the
+ * step's active constraints, which the logs report and Newton stops on.
+ *
+ *   ground_rest     a cloth resting flat on the ground plane at equilibrium has residual 0
+ *                   to rounding for every implicit solver and both PBD solvers, while its
+ *                   contact forces (its weight) are large: the pins-only residual of the
+ *                   same point is the weight
+ *   sphere_pull     a cloth touching a sphere from below (the contact would have to pull
+ *                   it up against gravity) counts that force; touching from above (the
+ *                   contact pushes) it does not; a small gap g counts m g/h², a
+ *                   penetration m |g|/h² (closed forms)
+ *   newton_bitwise  on drape_sphere with active contacts, the residual the metrics compute
+ *                   at Newton's last iterate equals the one Newton stopped on, bit for bit,
+ *                   and a step that says "converged" meets both tolerances
+ *   newton_header   the log header lists [solver] tolerance and tolerance_abs
+ *   newton_cap      an unreachable tolerance: every step ends "cap", each with one
+ *                   "# step S iter I stop=cap" line after its last row, counted in
+ *                   weft_run_result.steps_capped
+ *   newton_no_repeat at a tolerance below rounding Newton stops "stalled"; no step's rows
+ *                   repeat an unchanged state, and the stalled steps are counted
+ */
+#include "check.h"
+#include "implicit_internal.h"
+#include "scene_build.h"
+#include "tmp_files.h"
+#include "weft.h"
+#include "weft_energies.h"
+#include "weft_solvers.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <unistd.h>
+
+/* A 9 × 9 cloth of 10 kg/m² lying flat at the contact margin on the ground plane. */
+static const char ground_scene[] =
+    "[scene]\nname = ground_rest\ndt = 0.016666666666666666\nsteps = 3\ngravity = 0 -9.81 0\n"
+    "[mesh]\ntype = grid\nwidth = 0.5\nheight = 0.5\nnx = 9\nny = 9\ndiagonals = alternating\n"
+    "plane = xz\norigin = -0.25 0.002 0.25\n"
+    "[material]\ndensity = 10\nstretch_stiffness = 1000\nbending_stiffness = 1e-5\n"
+    "[collision]\nmargin = 0.002\n"
+    "[collider.ground]\ntype = plane\npoint = 0 0 0\nnormal = 0 1 0\nfriction = 0.5\n"
+    "restitution = 0\n";
+
+/* Removes d's scene file and d. */
+static void tmp_close(tmp_dir *d) {
+    char path[128];
+    remove(tmp_file(d, "scene.ini", path, sizeof path));
+    rmdir(d->path);
+}
+
+/* Writes text to a scene file in d, builds it with the overrides. */
+static bool build_text(tmp_dir *d, const char *text, const char *const *sets, weft_model *m,
+                       weft_config **cfg) {
+    char path[128];
+    tmp_file(d, "scene.ini", path, sizeof path);
+    write_text(path, text);
+    return scene_build_cfg(path, sets, weft_energy_registry, m, cfg);
+}
+
+/* ‖M g‖ over the free vertices, N. */
+static double weight_norm(const weft_model *m) {
+    double s = 0.0;
+    for (int i = 0; i < m->n; i++)
+        if (m->pin[i] < 0)
+            for (int k = 0; k < 3; k++) s += pow(m->mass[i] * m->gravity[k], 2);
+    return sqrt(s);
+}
+
+static void test_ground_rest(void) {
+    static const weft_solver_type *const solvers[] = {
+        &weft_implicit_euler, &weft_bdf2, &weft_newton_euler, &weft_bdf2_newton,
+        &weft_pbd_gauss_seidel, &weft_pbd_jacobi};
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    for (size_t k = 0; k < sizeof solvers / sizeof solvers[0]; k++) {
+        weft_model m;
+        weft_config *cfg = NULL;
+        if (!build_text(&d, ground_scene, NULL, &m, &cfg)) continue;
+        const double W = weight_norm(&m);
+        CHECK(W > 2.0); /* large contact forces: the cloth's weight, 2.7 N */
+        weft_run_options opt = weft_run_options_default();
+        opt.log_level = WEFT_LOG_NONE;
+        opt.config = cfg;
+        weft_run_result res;
+        weft_error err = {{0}};
+        int rc = weft_run(solvers[k], &m, &opt, &res, &err);
+        if (rc) fprintf(stderr, "%s: %s\n", solvers[k]->name, err.msg);
+        CHECK(rc == WEFT_OK);
+        /* The residual of the last step's last iterate, from the run's metrics. */
+        fprintf(stderr, "%-18s residual %.3e N against a weight of %.3f N\n", solvers[k]->name,
+                res.last.residual, W);
+        CHECK(res.last.residual <= 1e-12 * W);
+        /* The same point with only the pins taken out: the contact forces are the weight
+         * (the residual before issue 12). At rest x = x_n, x̃ = x_n + h² g. */
+        const size_t n3 = 3 * (size_t)m.n;
+        double *xt = malloc(n3 * sizeof *xt), *g = malloc(n3 * sizeof *g),
+               *zero = calloc(n3, sizeof *zero);
+        weft_inertial_target(&m, m.x, zero, xt);
+        weft_incremental_potential(&m, m.x, xt, g);
+        double pins_only = 0.0;
+        for (size_t j = 0; j < n3; j++) pins_only += g[j] * g[j];
+        CHECK_NEAR(sqrt(pins_only), W, 1e-6 * W);
+        CHECK(weft_residual(&m, m.x, m.t, m.dt, g, NULL) <= 1e-12 * W);
+        free(xt), free(g), free(zero);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+    }
+    tmp_close(&d);
+}
+
+/* A 5 × 5 cloth, 0.4 m wide, flat, its centre vertex (0, y, 0) touching the sphere of
+ * radius 0.3 m at the origin (+ the 2 mm margin) from below (y < 0) or above. */
+static bool touching_cloth(tmp_dir *d, double y, weft_model *m) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[scene]\nname = sphere_touch\ndt = 0.01\ngravity = 0 -9.81 0\n"
+             "[mesh]\ntype = grid\nwidth = 0.4\nheight = 0.4\nnx = 5\nny = 5\nplane = xz\n"
+             "origin = -0.2 %.17g 0.2\n"
+             "[material]\ndensity = 0.1\nstretch_stiffness = 1000\nbending_stiffness = 1e-5\n"
+             "[collision]\nmargin = 0.002\n"
+             "[collider.ball]\ntype = sphere\ncenter = 0 0 0\nradius = 0.3\n",
+             y);
+    return build_text(d, text, NULL, m, NULL);
+}
+
+/* The residual of the cloth at rest at its positions (x = x_n, v = 0): ∇G = −M g. */
+static double rest_residual(const weft_model *m, double *r) {
+    const size_t n3 = 3 * (size_t)m->n;
+    double *xt = malloc(n3 * sizeof *xt), *g = malloc(n3 * sizeof *g),
+           *zero = calloc(n3, sizeof *zero);
+    weft_inertial_target(m, m->x, zero, xt);
+    weft_incremental_potential(m, m->x, xt, g);
+    double res = weft_residual(m, m->x, m->t, m->dt, g, r);
+    /* The metrics compute the same number. */
+    weft_metrics mm;
+    weft_metrics_compute(m, m->x, m->x, xt, m->dt, m->t, res, g, &mm);
+    CHECK(mm.residual == res);
+    free(xt), free(g), free(zero);
+    return res;
+}
+
+static void test_sphere_pull(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    const double R = 0.302; /* radius + margin */
+    weft_model below, above;
+    if (!touching_cloth(&d, -R, &below)) return;
+    if (!touching_cloth(&d, R, &above)) {
+        weft_model_free(&below);
+        return;
+    }
+    int c = -1;
+    for (int i = 0; i < below.n; i++)
+        if (fabs(below.x[3 * i]) < 1e-12 && fabs(below.x[3 * i + 2]) < 1e-12) c = i;
+    CHECK(c >= 0);
+    if (c < 0) goto out;
+    double gap, n[3];
+    CHECK(weft_residual_contact(&below, below.x, c, 0.0, &gap, n) == 0);
+    CHECK(fabs(gap) <= 1e-15 && n[1] == -1.0);
+    const double W = weight_norm(&below), mc = below.mass[c] * 9.81;
+    /* Below: the sphere would have to pull the centre vertex up: its force counts, and
+     * the residual is the whole weight. */
+    double rb = rest_residual(&below, NULL);
+    fprintf(stderr, "below: residual %.6e N, weight %.6e N; ", rb, W);
+    CHECK_NEAR(rb, W, 1e-12 * W);
+    /* Above: the sphere pushes: the centre vertex's normal force is out. */
+    double ra = rest_residual(&above, NULL);
+    fprintf(stderr, "above: residual %.6e N, closed form %.6e N\n", ra, sqrt(W * W - mc * mc));
+    CHECK_NEAR(ra, sqrt(W * W - mc * mc), 1e-12 * W);
+    CHECK(rb - ra > 0.5 * mc * mc / W);
+    /* Lifted by δ (a gap): the centre's normal component is m δ/h², continuous in δ; sunk
+     * by δ (inside) it is −m δ/h². */
+    const double delta = 1e-4, s = above.mass[c] / (above.dt * above.dt);
+    double *r = malloc(3 * (size_t)above.n * sizeof *r);
+    for (int sign = -1; sign <= 1; sign += 2) {
+        for (int i = 0; i < above.n; i++) above.x[3 * i + 1] += sign * delta;
+        rest_residual(&above, r);
+        CHECK_NEAR(r[3 * c + 1], sign * s * delta, 1e-9 * s * delta);
+        CHECK(sign * s * delta < mc); /* below the pushing force: the gap term decides */
+        for (int i = 0; i < above.n; i++) above.x[3 * i + 1] -= sign * delta;
+    }
+    free(r);
+out:
+    weft_model_free(&below);
+    weft_model_free(&above);
+    tmp_close(&d);
+}
+
+static void test_newton_bitwise(void) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", NULL};
+    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
+    const weft_solver_type *s = &weft_newton_euler;
+    weft_error err = {{0}};
+    im_state *st = s->create(&m, cfg, &err);
+    CHECK(st != NULL);
+    if (!st) goto out;
+    const size_t n3 = 3 * (size_t)m.n;
+    double *xn = malloc(n3 * sizeof *xn), *xt = malloc(n3 * sizeof *xt),
+           *scratch = malloc(n3 * sizeof *scratch);
+    int compared = 0, with_contacts = 0;
+    for (int step = 0; step < 20; step++) {
+        memcpy(xn, m.x, n3 * sizeof *xn);
+        weft_inertial_target(&m, m.x, m.v, xt);
+        const double t1 = m.t + m.dt;
+        if (s->step(st, &m, NULL, &err) != WEFT_OK) {
+            fprintf(stderr, "step %d: %s\n", step, err.msg);
+            CHECK(0);
+            break;
+        }
+        if (st->r0 == 0.0) continue; /* free fall */
+        weft_metrics mm;
+        weft_metrics_compute(&m, st->x, xn, xt, m.dt, t1, st->r0, scratch, &mm);
+        CHECK(mm.residual == st->r);
+        CHECK(mm.residual_rel == st->r / st->r0);
+        int nc = 0;
+        for (int i = 0; i < m.n; i++) nc += st->contact[i] >= 0;
+        with_contacts += nc > 0;
+        compared++;
+        if (st->stop && !strcmp(st->stop, "converged"))
+            CHECK(st->r <= st->set.tolerance_abs &&
+                  st->r <= st->set.tolerance * fmax(st->r0, st->set.tolerance_abs));
+    }
+    fprintf(stderr, "%d steps compared, %d with active contacts\n", compared, with_contacts);
+    CHECK(with_contacts >= 5);
+    free(xn), free(xt), free(scratch);
+    s->destroy(st);
+out:
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
+/* Runs newton_euler on hanging_cloth at 8 × 8 with the overrides, logging iterations into
+ * d's "newton.log"; returns the run's status. */
+static int newton_run(tmp_dir *d, const char *const *sets, weft_run_result *res, char *log,
+                      size_t size) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    const char *all[16] = {"mesh.nx=8", "mesh.ny=8", "scene.steps=6"};
+    int k = 3;
+    for (int i = 0; sets[i] && k < 15; i++) all[k++] = sets[i];
+    all[k] = NULL;
+    if (!scene_build_cfg("hanging_cloth", all, weft_energy_registry, &m, &cfg)) return -1;
+    tmp_file(d, "newton.log", log, size);
+    weft_run_options opt = weft_run_options_default();
+    opt.log_path = log;
+    opt.config = cfg;
+    weft_error err = {{0}};
+    int rc = weft_run(&weft_newton_euler, &m, &opt, res, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    return rc;
+}
+
+/* Counts the "# step S iter I stop=WORD" lines of log with that word; checks that each
+ * follows a data row of step S, iteration I. */
+static int stop_lines(const char *log, const char *word) {
+    FILE *f = fopen(log, "r");
+    CHECK(f != NULL);
+    if (!f) return -1;
+    char line[512], prev[512] = "";
+    int count = 0;
+    while (fgets(line, sizeof line, f)) {
+        int s, it;
+        char w[64];
+        if (sscanf(line, "# step %d iter %d stop=%63s", &s, &it, w) == 3) {
+            int ps = -1, pi = -1;
+            CHECK(sscanf(prev, "%d %d", &ps, &pi) == 2 && ps == s && pi == it);
+            count += strcmp(w, word) == 0;
+        }
+        snprintf(prev, sizeof prev, "%s", line);
+    }
+    fclose(f);
+    return count;
+}
+
+static void test_newton_header(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char log[128];
+    weft_run_result res;
+    static const char *const sets[] = {"solver.tolerance_abs=2.5e-7", NULL};
+    CHECK(newton_run(&d, sets, &res, log, sizeof log) == WEFT_OK);
+    FILE *f = fopen(log, "r");
+    char line[1024];
+    bool found = false;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "# [solver]", 10) && strstr(line, " tolerance=1e-06") &&
+            strstr(line, " tolerance_abs=2.5e-07"))
+            found = true;
+    if (f) fclose(f);
+    CHECK(found);
+    /* Every step of this easy scene converges: one stop line each, none capped. */
+    CHECK(stop_lines(log, "converged") == 6);
+    CHECK(res.steps_capped == 0 && res.steps_stalled == 0);
+    remove(log);
+    tmp_close(&d);
+}
+
+static void test_newton_cap(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char log[128];
+    weft_run_result res;
+    static const char *const sets[] = {"solver.iterations=2", "solver.tolerance=1e-13", NULL};
+    CHECK(newton_run(&d, sets, &res, log, sizeof log) == WEFT_OK);
+    CHECK(res.steps_capped == 6);
+    CHECK(stop_lines(log, "cap") == 6);
+    CHECK(stop_lines(log, "converged") == 0);
+    remove(log);
+    tmp_close(&d);
+}
+
+static void test_newton_no_repeat(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char log[128];
+    weft_run_result res;
+    /* Below rounding: Newton converges quadratically, then G and the residual stop
+     * improving and the step ends "stalled" before the cap. */
+    static const char *const sets[] = {"solver.iterations=40", "solver.tolerance=1e-300",
+                                       "solver.tolerance_abs=1e-300", "solver.hessian=exact",
+                                       NULL};
+    CHECK(newton_run(&d, sets, &res, log, sizeof log) == WEFT_OK);
+    int stalled = stop_lines(log, "stalled");
+    fprintf(stderr, "stalled %d, capped %d\n", res.steps_stalled, res.steps_capped);
+    CHECK(stalled == res.steps_stalled);
+    CHECK(stalled + stop_lines(log, "cap") == 6);
+    CHECK(stalled >= 1);
+    /* No row repeats the previous row's state within a step. */
+    FILE *f = fopen(log, "r");
+    char line[512];
+    int ps = -1, repeats = 0, rows = 0;
+    double prev[6] = {0};
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        int s, it;
+        double w, v[6];
+        if (sscanf(line, "%d %d %lf %lf %lf %lf %lf %lf %lf", &s, &it, &w, &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5]) != 9)
+            continue;
+        rows++;
+        if (s == ps && v[0] == prev[0] && v[2] == prev[2] && v[3] == prev[3] && v[4] == prev[4])
+            repeats++;
+        ps = s;
+        memcpy(prev, v, sizeof prev);
+    }
+    if (f) fclose(f);
+    CHECK(rows > 6);
+    CHECK(repeats == 0);
+    remove(log);
+    tmp_close(&d);
+}
+
+int main(int argc, char **argv) {
+    static const check_case cases[] = {
+        {"ground_rest", test_ground_rest},       {"sphere_pull", test_sphere_pull},
+        {"newton_bitwise", test_newton_bitwise}, {"newton_header", test_newton_header},
+        {"newton_cap", test_newton_cap},         {"newton_no_repeat", test_newton_no_repeat},
+        {0},
+    };
+    return check_main(argc, argv, cases);
+}
