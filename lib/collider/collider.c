@@ -1,5 +1,5 @@
 /* collider.c — the collider types weft knows (one file each: plane.c, sphere.c, box.c,
- * plus one line in weft_collider_registry), the queries every solver and the collision
+ * plus one line in WEFT_COLLIDERS below and one in CMakeLists.txt), the queries every solver and the collision
  * pipeline ask of a collider through them, and the one contact response they share.
  *
  * A collider translates with constant velocity u: at time t its reference point is
@@ -17,12 +17,19 @@
 #include <stddef.h>
 #include <string.h>
 
-const weft_collider_type *const weft_collider_registry[] = {
-    &weft_collider_plane,
-    &weft_collider_sphere,
-    &weft_collider_box,
-    NULL,
-};
+/* The collider shapes, in listing order: a new shape is its file (NAME.c, defining
+ * weft_collider_NAME), one line here, which also declares it, and one in CMakeLists.txt. */
+#define WEFT_COLLIDERS(X) \
+    X(plane)              \
+    X(sphere)             \
+    X(box)                \
+    /* one line per shape above; this line ends the list */
+
+#define WEFT_DECLARE_COLLIDER(name) extern const weft_collider_type weft_collider_##name;
+#define WEFT_LIST_COLLIDER(name) &weft_collider_##name,
+WEFT_COLLIDERS(WEFT_DECLARE_COLLIDER)
+
+const weft_collider_type *const weft_collider_registry[] = {WEFT_COLLIDERS(WEFT_LIST_COLLIDER) NULL};
 
 const weft_collider_type *weft_collider_type_of(const weft_collider *c) {
     WEFT_ASSERT(c->type != NULL);

@@ -1,5 +1,5 @@
 /* registry.c — the linear solvers and PPCG preconditioners weft knows. A new one is one
- * file (linear_NAME.c, precond_NAME.c) plus one line here. */
+ * file (linear_NAME.c, precond_NAME.c) plus one line here and one in CMakeLists.txt. */
 #include "weft_linsolve.h"
 
 #include <string.h>
@@ -16,12 +16,20 @@ const char *weft_linear_name_at(int i) {
     return NULL;
 }
 
+/* The preconditioners, in listing order: a new one is its file (precond_NAME.c, defining
+ * weft_precond_NAME), one line here, which also declares it, and one in CMakeLists.txt. */
+#define WEFT_PRECONDITIONERS(X) \
+    X(none)                     \
+    X(jacobi)                   \
+    X(block_jacobi)             \
+    /* one line per preconditioner above; this line ends the list */
+
+#define WEFT_DECLARE_PRECOND(name) extern const weft_precond_type weft_precond_##name;
+#define WEFT_LIST_PRECOND(name) &weft_precond_##name,
+WEFT_PRECONDITIONERS(WEFT_DECLARE_PRECOND)
+
 const weft_precond_type *const weft_precond_registry[] = {
-    &weft_precond_none,
-    &weft_precond_jacobi,
-    &weft_precond_block_jacobi,
-    NULL,
-};
+    WEFT_PRECONDITIONERS(WEFT_LIST_PRECOND) NULL};
 
 const weft_precond_type *weft_precond_find(const char *name) {
     for (const weft_precond_type *const *p = weft_precond_registry; *p; p++)
