@@ -20,13 +20,15 @@ case $seconds in
 esac
 
 # The limits of every run: 2 GiB of memory (a size check that is missing shows up as an
-# out-of-memory crash), 10 s per input, and an input size that holds the largest seed.
+# out-of-memory crash), 30 s per input (the largest models a scene may build take about
+# 2.5 s under the sanitizers alone, and a loaded CI machine slows that several times: a
+# 10 s limit reported such inputs as hangs), and an input size that holds the largest seed.
 case $target in
   compare) max_len=512 ;;
   scene) max_len=4096 ;;
   *) max_len=8192 ;;
 esac
-limits="-rss_limit_mb=2048 -timeout=10 -max_len=$max_len"
+limits="-rss_limit_mb=2048 -timeout=30 -max_len=$max_len"
 
 mkdir -p "$work/corpus" "$work/crashes" || exit 2
 log="$work/last.log"
@@ -41,7 +43,7 @@ if [ "$n" -eq 0 ]; then
   exit 1
 fi
 # shellcheck disable=SC2086  # $limits is a list of options
-if ! find "$seeds" "$work/corpus" -type f -exec "$fuzzer" -rss_limit_mb=2048 -timeout=10 {} + \
+if ! find "$seeds" "$work/corpus" -type f -exec "$fuzzer" -rss_limit_mb=2048 -timeout=30 {} + \
      >"$log" 2>&1; then
   grep -v '^Running: \|^Executed ' "$log" | tail -n 60
   echo "FAIL: fuzz.$target: an input of the corpus fails (log: $log)"
