@@ -22,7 +22,7 @@
  * are bitwise identical for any number of threads.
  *
  * Chebyshev (Wang 2015, "A Chebyshev semi-iterative approach for accelerating projective
- * and position-based dynamics", §6; [pbd] chebyshev_rho = ρ ∈ [0, 1), 0 = off, the
+ * and position-based dynamics"; [pbd] chebyshev_rho = ρ ∈ [0, 1), 0 = off, the
  * default), with the conventions of projective_dynamics.c: q̂_{k+1} the Jacobi sweep of
  * q_k (stretch, bending, balloon and self-collision constraints), ω = 1 for the
  * iterations k < S (S: chebyshev_delay), then
