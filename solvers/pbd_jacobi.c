@@ -20,8 +20,25 @@
  * that way, none this way); the colliders' contacts stay out of the average for the
  * same reason. Every gather adds a vertex's corrections in a fixed order, so results
  * are bitwise identical for any number of threads.
+ *
+ * Chebyshev (Wang 2015, "A Chebyshev semi-iterative approach for accelerating projective
+ * and position-based dynamics"; [pbd] chebyshev_rho = ρ ∈ [0, 1), 0 = off, the
+ * default), with the conventions of projective_dynamics.c: q̂_{k+1} the Jacobi sweep of
+ * q_k (stretch, bending, balloon and self-collision constraints), ω = 1 for the
+ * iterations k < S (S: chebyshev_delay), then
+ *   ω_S = 2/(2 − ρ²),  ω_{k+1} = 4/(4 − ρ² ω_k),
+ *   q_{k+1} = ω_{k+1} (γ (q̂_{k+1} − q_k) + q_k − q_{k−1}) + q_{k−1}   (γ: chebyshev_gamma),
+ * on the free vertices (w_i > 0), restarted every step (q_{−1} = q_0, the prediction);
+ * the collider contacts are then projected as in every sweep, so each iterate q_k is
+ * feasible and is what the recurrence remembers. ρ is the spectral radius of the plain
+ * iteration: run with ρ = 0 and read the rate at which the log's constraint violation
+ * (crms) falls late in a step, ρ ≈ (c_K / c_k)^{1/(K − k)}; too large a ρ diverges.
+ * The update is per vertex, so results stay bitwise identical for any thread count; ρ = 0
+ * runs exactly the plain code. papers/wang2015-chebyshev.md maps the paper to the code.
+ *
  * Passes per step: 3 over vertices + n_s × (1 over constraints + 1 over vertices), and
- * with self-collision one more pass over its constraints and one over the vertices.
+ * with self-collision one more pass over its constraints and one over the vertices;
+ * Chebyshev adds a copy and a pass over the vertices per iteration.
  */
 #include "pbd_internal.h"
 
@@ -43,6 +60,8 @@ typedef struct jacobi_state {
     int *self_start;     /* n + 1: CSR offsets of each vertex's slots */
     int *self_slot;      /* slots 4c + a (vertex a of constraint c), in constraint order */
     double omega;        /* over-relaxation ω ([solver] omega) */
+    /* Chebyshev ([pbd] chebyshev_rho > 0): the iterates q_k and q_{k−1}, 3n each. */
+    double *cheb_cur, *cheb_prev;
 } jacobi_state;
 
 static void jacobi_destroy(void *state) {
@@ -51,10 +70,11 @@ static void jacobi_destroy(void *state) {
     pbd_state_free(&js->base);
     free(js->corr), free(js->start), free(js->slot), free(js->inv_count), free(js->dball);
     free(js->self_corr), free(js->self_on), free(js->self_start), free(js->self_slot);
+    free(js->cheb_cur), free(js->cheb_prev);
     free(js);
 }
 
-/* Settings: [solver] iterations, threads, omega; [pbd]. */
+/* Settings: [solver] iterations, threads, omega; [pbd] the shared rows and Chebyshev's. */
 static const weft_param jacobi_params[] = {
     {.key = "omega", .type = WEFT_PARAM_DOUBLE, .offset = offsetof(weft_pbd_settings, omega),
      .unit = "1", .lo = 0, .hi = 2, .flags = WEFT_PARAM_LO_OPEN | WEFT_PARAM_HI_OPEN,
@@ -62,11 +82,29 @@ static const weft_param jacobi_params[] = {
     {0},
 };
 
+// clang-format off
+#define F(field) offsetof(weft_pbd_settings, field)
+static const weft_param jacobi_chebyshev_params[] = {
+    {.key = "chebyshev_rho", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_rho), .unit = "1",
+     .lo = 0, .hi = 1, .flags = WEFT_PARAM_HI_OPEN, .dflt = 0,
+     .doc = "pbd_jacobi: Wang 2015 Chebyshev acceleration, the plain iteration's spectral radius; 0: off"},
+    {.key = "chebyshev_delay", .type = WEFT_PARAM_INT, .offset = F(chebyshev_delay), .unit = "",
+     .lo = 1, .hi = 1000000, .dflt = 10,
+     .doc = "pbd_jacobi Chebyshev: plain iterations before the acceleration starts (Wang's S)"},
+    {.key = "chebyshev_gamma", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_gamma),
+     .unit = "1", .lo = 0, .hi = 2, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1,
+     .doc = "pbd_jacobi Chebyshev: under-relaxation gamma of the accelerated update"},
+    {0},
+};
+#undef F
+// clang-format on
+
 static const weft_param_table jacobi_tables[] = {
     {"solver", weft_iterations_params, offsetof(weft_pbd_settings, common)},
     {"solver", weft_threads_params, offsetof(weft_pbd_settings, common)},
     {"solver", jacobi_params, 0},
     {"pbd", pbd_params, 0},
+    {"pbd", jacobi_chebyshev_params, 0},
     {0},
 };
 
@@ -89,8 +127,13 @@ static void *jacobi_create(const weft_model *m, weft_config *cfg, weft_error *er
     js->inv_count = malloc((size_t)n * sizeof *js->inv_count);
     js->dball = st->balloon ? malloc(3 * (size_t)n * sizeof *js->dball) : NULL;
     js->self_start = st->self ? malloc(((size_t)n + 1) * sizeof *js->self_start) : NULL;
+    bool cheb = st->set.chebyshev_rho > 0.0;
+    if (cheb) {
+        js->cheb_cur = malloc(3 * (size_t)n * sizeof *js->cheb_cur);
+        js->cheb_prev = malloc(3 * (size_t)n * sizeof *js->cheb_prev);
+    }
     if (!js->corr || !js->start || !js->slot || !js->inv_count || (st->balloon && !js->dball) ||
-        (st->self && !js->self_start)) {
+        (st->self && !js->self_start) || (cheb && (!js->cheb_cur || !js->cheb_prev))) {
         jacobi_destroy(js);
         weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the Jacobi solver");
         return NULL;
@@ -209,8 +252,28 @@ static void self_sweep(jacobi_state *js) {
     st->timers.projections += nc;
 }
 
-/* One Jacobi sweep: all corrections from the same p, then the averaged update. */
-static void jacobi_sweep(jacobi_state *js, const weft_model *m) {
+/* Wang 2015's update of the free vertices: p holds q̂_{k+1}, cheb_cur q_k and cheb_prev
+ * q_{k−1}; p becomes ω (γ (q̂ − q_k) + q_k − q_{k−1}) + q_{k−1} (omega = 1: the plain or
+ * under-relaxed q_k + γ (q̂ − q_k)). Each vertex on its own: the same bits for any
+ * thread count. */
+static void chebyshev_update(jacobi_state *js, double omega) {
+    pbd_state *st = &js->base;
+    double *p = st->p;
+    const double *w = st->w, *cur = js->cheb_cur, *prev = js->cheb_prev;
+    const double gamma = st->set.chebyshev_gamma;
+    int n = st->n;
+#pragma omp parallel for num_threads(st->threads) schedule(static)
+    for (int i = 0; i < n; i++) {
+        if (w[i] == 0.0) continue; /* pinned: on its scripted path */
+        for (int k = 3 * i; k < 3 * i + 3; k++)
+            p[k] = omega * (gamma * (p[k] - cur[k]) + cur[k] - prev[k]) + prev[k];
+    }
+}
+
+/* One Jacobi sweep: all corrections from the same p, then the averaged update; with
+ * Chebyshev (omega > 0: its ω for this iteration) the extrapolation before the collider
+ * contacts. */
+static void jacobi_sweep(jacobi_state *js, const weft_model *m, double cheb_omega) {
     pbd_state *st = &js->base;
     double *p = st->p, *corr = js->corr;
     const double *w = st->w;
@@ -249,6 +312,7 @@ static void jacobi_sweep(jacobi_state *js, const weft_model *m) {
         for (int k = 0; k < 3; k++) p[3 * i + k] += js->inv_count[i] * s[k];
     }
     if (st->self) self_sweep(js);
+    if (cheb_omega > 0.0) chebyshev_update(js, cheb_omega);
     pbd_project_contacts(st, p);
 }
 
@@ -259,9 +323,26 @@ static int jacobi_step(void *state, weft_model *m, weft_monitor *mon, weft_error
     if (rc == WEFT_OK && st->self) rc = self_prepare(js, err);
     if (rc != WEFT_OK) return rc;
     weft_monitor_iteration(mon, st->p, 0);
+    const double rho = st->set.chebyshev_rho;
+    const int delay = st->set.chebyshev_delay;
+    const size_t bytes = 3 * (size_t)st->n * sizeof *st->p;
+    double omega = 1.0; /* Chebyshev's ω_k */
+    if (rho > 0.0) memcpy(js->cheb_prev, st->p, bytes); /* q_{−1} = q_0 */
     for (int it = 1; it <= js->base.set.common.iterations; it++) {
         double t0 = weft_now();
-        jacobi_sweep(js, m);
+        double cheb = 0.0; /* 0: no Chebyshev update this iteration */
+        if (rho > 0.0) {
+            memcpy(js->cheb_cur, st->p, bytes); /* q_k, before the sweep */
+            if (it >= delay) /* ω_S = 2/(2 − ρ²), then ω_{k+1} = 4/(4 − ρ² ω_k) */
+                omega = it == delay ? 2.0 / (2.0 - rho * rho) : 4.0 / (4.0 - rho * rho * omega);
+            if (it >= delay || st->set.chebyshev_gamma != 1.0) cheb = omega;
+        }
+        jacobi_sweep(js, m, cheb);
+        if (rho > 0.0) { /* q_k becomes the next iteration's q_{k−1} */
+            double *tmp = js->cheb_prev;
+            js->cheb_prev = js->cheb_cur;
+            js->cheb_cur = tmp;
+        }
         st->timers.project += weft_now() - t0;
         st->timers.projections += (st->k_stretch > 0.0 ? st->ndist : 0) +
                                   (st->k_bend > 0.0 ? st->nbend : 0);
@@ -273,7 +354,8 @@ static int jacobi_step(void *state, weft_model *m, weft_monitor *mon, weft_error
 
 const weft_solver_type weft_pbd_jacobi = {
     .name = "pbd_jacobi",
-    .paper = "Macklin et al. 2014 §4.2 (constraint averaging, over-relaxation)",
+    .paper = "Macklin et al. 2014 §4.2 (constraint averaging, over-relaxation); Chebyshev: "
+             "Wang 2015",
     .iteration = "one Jacobi sweep: all corrections from the same positions, averaged",
     .summary = "parallel position based dynamics (OpenMP), deterministic gather",
     .settings_size = sizeof(weft_pbd_settings),

@@ -24,8 +24,8 @@ extern const weft_param weft_iterations_params[];
 /* [solver] threads, a row of a weft_solver_common. */
 extern const weft_param weft_threads_params[];
 
-/* Settings of the position-based solvers (Müller 2006; pbd_jacobi adds omega). The
- * stiffnesses k are non-dimensional in [0, 1]. */
+/* Settings of the position-based solvers (Müller 2006; pbd_jacobi adds omega and the
+ * chebyshev_* keys). The stiffnesses k are non-dimensional in [0, 1]. */
 typedef struct weft_pbd_settings {
     weft_solver_common common; /* [solver] iterations, threads */
     double omega;           /* [solver] Jacobi over-relaxation ω in (0, 2) (default 1.5) */
@@ -37,6 +37,9 @@ typedef struct weft_pbd_settings {
     bool self_collision;    /* [pbd] §4.3 vertex-triangle self-collision (default false) */
     double self_thickness;  /* [pbd] §4.3 thickness h kept between a vertex and a triangle,
                                m (default 0.005) */
+    double chebyshev_rho;   /* [pbd] pbd_jacobi only: Wang 2015's ρ in [0, 1); 0 = off */
+    int chebyshev_delay;    /* [pbd] pbd_jacobi only: Wang's S (default 10) */
+    double chebyshev_gamma; /* [pbd] pbd_jacobi only: under-relaxation γ (default 1) */
 } weft_pbd_settings;
 
 /* Hessian the implicit integrators assemble ([solver] hessian). */
