@@ -4,7 +4,7 @@
  * XPBD gives every constraint C_j a compliance α_j (inverse stiffness) and a Lagrange
  * multiplier λ_j, so that the answer no longer depends on the iteration count. For an
  * energy Ψ_j = ½ k_j C_j² (every energy term whose descriptor has a `constraint` hook:
- * mass_spring, dihedral_bending, discrete_shells) the compliance is α_j = 1/k_j, so XPBD
+ * mass_spring, dihedral_bending, discrete_shells, quadratic_bending) the compliance is α_j = 1/k_j, so XPBD
  * simulates the scene's physical model, the same one the implicit solvers minimise.
  * With α̃ = α/h² (eq. 4) each projection is one Gauss-Seidel step on
  *   Δλ_j = (−C_j − α̃_j λ_j − γ_j ∇C_j·(p − x)) / ((1 + γ_j) Σ_i w_i |∇_i C_j|² + α̃_j)   (eq. 26)
@@ -41,6 +41,7 @@
 #include "pbd_internal.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,10 +108,15 @@ static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err)
     for (int t = 0; t < m->nterms; t++) {
         const weft_term *term = &m->terms[t];
         if (!term->type->constraint) {
+            char names[256] = ""; /* the registered energies xpbd can project */
+            for (const weft_energy_type *const *e = weft_energy_registry; *e; e++) {
+                size_t l = strlen(names);
+                if ((*e)->constraint && !strstr(names, (*e)->name))
+                    snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", (*e)->name);
+            }
             weft_fail(err, WEFT_ERR_INPUT,
-                      "xpbd: energy '%s' has no constraint form (Psi = 1/2 k C^2); xpbd "
-                      "projects mass_spring, dihedral_bending and discrete_shells",
-                      term->type->name);
+                      "energy '%s' has no constraint form (Psi = 1/2 k C^2); xpbd "
+                      "projects %s", term->type->name, names);
             free(st);
             return NULL;
         }
