@@ -4,8 +4,9 @@
  * XPBD gives every constraint C_j a compliance α_j (inverse stiffness) and a Lagrange
  * multiplier λ_j, so that the answer no longer depends on the iteration count. For an
  * energy Ψ_j = ½ k_j C_j² (every energy term whose descriptor has a `constraint` hook:
- * mass_spring, dihedral_bending, discrete_shells, quadratic_bending) the compliance is α_j = 1/k_j, so XPBD
- * simulates the scene's physical model, the same one the implicit solvers minimise.
+ * mass_spring, dihedral_bending, discrete_shells, quadratic_bending) the compliance is
+ * α_j = 1/k_j, so XPBD simulates the scene's physical model, the same one the implicit
+ * solvers minimise.
  * With α̃ = α/h² (eq. 4) each projection is one Gauss-Seidel step on
  *   Δλ_j = (−C_j − α̃_j λ_j − γ_j ∇C_j·(p − x)) / ((1 + γ_j) Σ_i w_i |∇_i C_j|² + α̃_j)   (eq. 26)
  *   λ_j += Δλ_j,   Δp_i = w_i ∇_i C_j Δλ_j                                              (eq. 17)
