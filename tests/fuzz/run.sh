@@ -66,7 +66,7 @@ rc=0
 "$fuzzer" $limits -max_total_time="$seconds" -print_final_stats=1 -close_fd_mask=2 \
   -artifact_prefix="$work/crashes/" "$work/corpus" "$seeds" >"$log" 2>&1 || rc=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-done_line=$(grep '^#[0-9]*[[:space:]]*DONE' "$log" | tail -n 1)
+done_line=$(grep -a '^#[0-9]*[[:space:]]*DONE' "$log" | tail -n 1) # -a: inputs printed into the log may hold NUL bytes
 cov=$(echo "$done_line" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 ft=$(echo "$done_line" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 if [ "$rc" -ne 0 ]; then
