@@ -88,6 +88,9 @@
 #define ARMIJO 1e-4
 #define MAX_BACKTRACKS 40
 #define G_ROUNDING 1e-12 /* relative change of G taken as rounding */
+/* A capped Newton step whose contact set changed in one of its last CONTACT_WINDOW
+ * iterations is logged "cap contacts_changing". */
+#define CONTACT_WINDOW 2
 
 /* Counters and timers of an implicit solver's run, summed over its steps; im_profile
  * reports them with the linear solver's (analyses, ordering, factor and solve times). */

@@ -98,17 +98,45 @@ static void project_trial(im_state *st, const weft_model *m, double t, double *x
 }
 
 /* Takes the contacts of the accepted trial point (project_trial's), then releases those
- * whose constraint force ∇G_i·n̂ pulls. */
-static void update_contacts(im_state *st, const weft_model *m, const double *grad) {
-    int *c = st->contact;
+ * whose constraint force ∇G_i·n̂ pulls. Returns how many vertices changed contact (caught,
+ * released or moved to another collider) since the previous iterate. */
+static int update_contacts(im_state *st, const weft_model *m, const double *grad) {
+    int *c = st->contact, changed = 0;
     st->contact = st->tcontact, st->tcontact = c;
     double *cn = st->cn;
     st->cn = st->tcn, st->tcn = cn;
-    for (int i = 0; i < m->n; i++)
+    for (int i = 0; i < m->n; i++) {
         if (st->contact[i] >= 0 && weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
             st->contact[i] = -1;
             st->stats.contact_releases++;
         }
+        changed += st->contact[i] != st->tcontact[i];
+    }
+    return changed;
+}
+
+/* The curvature of the active contacts in the exact system: on a sphere the constraint
+ * g(x) = |x − c| − R − η has ∇²g = (I − n̂n̂ᵀ)/ρ, ρ = |x − c|, so the Hessian of the
+ * Lagrangian G − λ g adds −(λ/ρ)(I − n̂n̂ᵀ) to vertex i's diagonal block, λ = ∇G_i·n̂ the
+ * contact's force (Nocedal & Wright 2006, §12.4, the second-order conditions). Without it
+ * Newton's tangent-plane model misses the surface's bending away under a pushing contact,
+ * and on a sphere struck at speed (λ/ρ of the order of M/ĥ²) it converges linearly. Planes
+ * have none. */
+static void add_contact_curvature(im_state *st, const weft_model *m, double t) {
+    for (int i = 0; i < m->n; i++) {
+        int c = st->contact[i];
+        if (c < 0 || m->pin[i] >= 0) continue;
+        const weft_collider *col = &m->colliders[c];
+        if (weft_collider_type_of(col) != &weft_collider_sphere) continue;
+        const double *n = &st->cn[3 * i];
+        double lam = weft_dot3(&st->g[3 * i], n);
+        if (!(lam > 0.0)) continue;
+        double rho = weft_collider_distance_at(col, &st->x[3 * i], t, NULL) + col->radius;
+        if (!(rho > 0.0)) continue;
+        double *B = &st->A->val[9 * (size_t)st->A->diag[i]], w = lam / rho;
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) B[3 * a + b] -= w * ((a == b) - n[a] * n[b]);
+    }
 }
 
 /* Catches the free vertices of x inside a collider (the start point). */
@@ -198,9 +226,14 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     }
 
     bool projected = false, retry = false;
+    /* For the status of a capped step: the last iteration whose new iterate changed the
+     * contact set, and whether the last iteration's exact system was not SPD. */
+    int last_change = -1;
+    bool indefinite = false;
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
         if (adaptive && !retry) projected = false; /* exact again, at every iteration */
+        if (!retry) indefinite = false;
         retry = false;
         double E = im_assemble(st, m, st->x, projected, err);
         if (!isfinite(E))
@@ -213,6 +246,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
                 st->A->val[j] += be / hh * st->Kn_val[j];
         for (int i = 0; i < n; i++) st->dmass[i] = m->mass[i] * (1.0 / (hh * hh) + al / hh);
         im_form_system(st, 1.0);
+        if (!projected && m->ncolliders > 0) add_contact_curvature(st, m, t1);
         for (size_t j = 0; j < n3; j++) st->rhs[j] = -st->g[j];
         st->stats.filter_s += weft_now() - t0;
         weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
@@ -224,7 +258,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
                 st->stats.fallbacks++;
             else
                 im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
-            projected = retry = true;
+            projected = retry = indefinite = true;
             k--;
             continue;
         }
@@ -297,7 +331,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         /* The contact set of the new iterate: the projected path's, less those that pull. */
         G = potential(st, m, st->x, hh, st->g);
         if (m->ncolliders > 0) {
-            update_contacts(st, m, st->g);
+            if (update_contacts(st, m, st->g) > 0) last_change = k;
             if ((rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
         }
         r = weft_residual(m, st->x, t1, hh, st->g, NULL);
@@ -310,7 +344,9 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         if (r <= r_stop)
             stop = "converged";
         else if (k == cap)
-            stop = "cap";
+            stop = last_change >= k - CONTACT_WINDOW + 1 ? "cap contacts_changing"
+                   : indefinite || projected          ? "cap indefinite"
+                                                      : "cap slow";
         if (stop)
             weft_monitor_stop(mon, st->x, k, stop);
         else
