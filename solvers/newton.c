@@ -115,30 +115,6 @@ static int update_contacts(im_state *st, const weft_model *m, const double *grad
     return changed;
 }
 
-/* The curvature of the active contacts in the exact system: on a sphere the constraint
- * g(x) = |x − c| − R − η has ∇²g = (I − n̂n̂ᵀ)/ρ, ρ = |x − c|, so the Hessian of the
- * Lagrangian G − λ g adds −(λ/ρ)(I − n̂n̂ᵀ) to vertex i's diagonal block, λ = ∇G_i·n̂ the
- * contact's force (Nocedal & Wright 2006, §12.4, the second-order conditions). Without it
- * Newton's tangent-plane model misses the surface's bending away under a pushing contact,
- * and on a sphere struck at speed (λ/ρ of the order of M/ĥ²) it converges linearly. Planes
- * have none. */
-static void add_contact_curvature(im_state *st, const weft_model *m, double t) {
-    for (int i = 0; i < m->n; i++) {
-        int c = st->contact[i];
-        if (c < 0 || m->pin[i] >= 0) continue;
-        const weft_collider *col = &m->colliders[c];
-        if (weft_collider_type_of(col) != &weft_collider_sphere) continue;
-        const double *n = &st->cn[3 * i];
-        double lam = weft_dot3(&st->g[3 * i], n);
-        if (!(lam > 0.0)) continue;
-        double rho = weft_collider_distance_at(col, &st->x[3 * i], t, NULL) + col->radius;
-        if (!(rho > 0.0)) continue;
-        double *B = &st->A->val[9 * (size_t)st->A->diag[i]], w = lam / rho;
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++) B[3 * a + b] -= w * ((a == b) - n[a] * n[b]);
-    }
-}
-
 /* Catches the free vertices of x inside a collider (the start point). */
 static void catch_all(im_state *st, const weft_model *m, double t1, double *x) {
     for (int i = 0; i < m->n; i++) st->contact[i] = -1;
@@ -246,7 +222,6 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
                 st->A->val[j] += be / hh * st->Kn_val[j];
         for (int i = 0; i < n; i++) st->dmass[i] = m->mass[i] * (1.0 / (hh * hh) + al / hh);
         im_form_system(st, 1.0);
-        if (!projected && m->ncolliders > 0) add_contact_curvature(st, m, t1);
         for (size_t j = 0; j < n3; j++) st->rhs[j] = -st->g[j];
         st->stats.filter_s += weft_now() - t0;
         weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
