@@ -49,8 +49,10 @@ static const char usage[] =
     "(residual: |grad G| of the backward-Euler incremental potential over free DOFs, with\n"
     " the normal force of every pushing contact taken out, N; cmax/crms: max/RMS relative\n"
     " edge strain; energy: kinetic+gravity+elastic, J). A solver with a stopping test\n"
-    " ends each step with a line '# step S iter I stop=converged|cap|stalled'; summary.tsv\n"
-    " counts the steps_capped and steps_stalled.\n";
+    " ends each step with a line '# step S iter I stop=converged|cap|stalled', a capped\n"
+    " Newton step with ' reason=contacts_changing|indefinite|slow'; summary.tsv counts the\n"
+    " steps_capped and steps_stalled, and of the capped ones cap_contacts_changing and\n"
+    " cap_indefinite.\n";
 
 /* Writes the triangles of positions x as closed loops for gnuplot's splot. */
 static int write_shape(const weft_model *m, const char *path) {
@@ -255,7 +257,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     fprintf(summary, "solver\titerations\tms_per_step\tfinal_cmax\tfinal_residual\tfinal_residual_rel"
-                     "\tsteps_capped\tsteps_stalled\n");
+                     "\tsteps_capped\tsteps_stalled\tcap_contacts_changing\tcap_indefinite\n");
     int status = 0;
     char frame_files[2048] = "";
     int frame_count = 0, frame_blocks = 0, every = weft_frames_every(steps, 41);
@@ -315,16 +317,19 @@ int main(int argc, char **argv) {
                     "%d step(s); see the unresolved column of %s.collisions\n", solvers[k]->name,
                     res.collision_failures, log_path);
         if (res.steps_capped > 0 || res.steps_stalled > 0)
-            fprintf(stderr, "warning: %s: %d step(s) reached the iteration cap and %d stalled "
-                    "short of the tolerance; see the 'stop=' lines of %s\n", solvers[k]->name,
-                    res.steps_capped, res.steps_stalled, log_path);
+            fprintf(stderr, "warning: %s: %d step(s) reached the iteration cap (%d with the "
+                    "contact set changing, %d indefinite) and %d stalled short of the "
+                    "tolerance; see the 'stop=' lines of %s\n", solvers[k]->name,
+                    res.steps_capped, res.steps_cap_contacts, res.steps_cap_indefinite,
+                    res.steps_stalled, log_path);
         int its = weft_solver_iterations(solvers[k], cfg);
         printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, its,
                res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
         if (cli.profile) weft_profile_print(stdout, &res.profile, "    ");
-        fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\t%d\t%d\n", solvers[k]->name, its,
-                res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel,
-                res.steps_capped, res.steps_stalled);
+        fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\t%d\t%d\t%d\t%d\n", solvers[k]->name,
+                its, res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel,
+                res.steps_capped, res.steps_stalled, res.steps_cap_contacts,
+                res.steps_cap_indefinite);
         if (write_shape(&m, shape_path) != 0) status = 1;
         if (k == 0) box_grow(m.x_start, m.n, start_lo, start_hi);
         box_grow(m.x, m.n, shape_lo[k], shape_hi[k]);

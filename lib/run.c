@@ -55,6 +55,7 @@ struct weft_monitor {
     double pend_wall;
     bool pending;
     int capped, stalled; /* steps that ended with status "cap", "stalled" */
+    int cap_contacts, cap_indefinite; /* "cap" steps with reason contacts_changing, indefinite */
 };
 
 void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
@@ -72,9 +73,16 @@ static void emit(weft_monitor *mon, const double *x, int iter, double wall, cons
     bool want = mon->level == WEFT_LOG_ITERATIONS ||
                 (mon->level == WEFT_LOG_STEPS && (iter == 0 || final)) ||
                 (last_step && (iter == 0 || final));
+    /* status: a word, optionally followed by one space and a reason word */
+    const char *reason = final ? strchr(status, ' ') : NULL;
+    const int wlen = final ? (reason ? (int)(reason - status) : (int)strlen(status)) : 0;
     if (final) {
-        if (!strcmp(status, "cap")) mon->capped++;
-        if (!strcmp(status, "stalled")) mon->stalled++;
+        if (wlen == 3 && !strncmp(status, "cap", 3)) {
+            mon->capped++;
+            if (reason && !strcmp(reason + 1, "contacts_changing")) mon->cap_contacts++;
+            if (reason && !strcmp(reason + 1, "indefinite")) mon->cap_indefinite++;
+        }
+        if (wlen == 7 && !strncmp(status, "stalled", 7)) mon->stalled++;
     }
     if (!want) return;
     weft_metrics mm;
@@ -93,7 +101,8 @@ static void emit(weft_monitor *mon, const double *x, int iter, double wall, cons
         (mon->level == WEFT_LOG_ITERATIONS || (mon->level == WEFT_LOG_STEPS && final))) {
         weft_log_row(mon->log, mon->step, iter, wall, &mm);
         if (final && strcmp(status, "fixed") != 0)
-            weft_log_printf(mon->log, "# step %d iter %d stop=%s\n", mon->step, iter, status);
+            weft_log_printf(mon->log, "# step %d iter %d stop=%.*s%s%s\n", mon->step, iter, wlen,
+                            status, reason ? " reason=" : "", reason ? reason + 1 : "");
     }
     if (final) {
         mon->last = mm;
@@ -476,6 +485,8 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     res->last = mon.last;
     res->steps_capped = mon.capped;
     res->steps_stalled = mon.stalled;
+    res->steps_cap_contacts = mon.cap_contacts;
+    res->steps_cap_indefinite = mon.cap_indefinite;
     weft_solver_stats(solver, state, &res->profile);
 done:
     close_log(&mon.log, &rc, reason, err);

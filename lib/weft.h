@@ -796,7 +796,9 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
 
 /* Ends the step at iteration iter with positions x, for a solver with a stopping test:
  * after the step's last row the log gets the line "# step S iter I stop=STATUS", status a
- * static word without spaces ("converged", "cap", "stalled"; README "Logs"). With x NULL,
+ * static word without spaces ("converged", "cap", "stalled"; README "Logs"), optionally
+ * followed by one space and a reason word, logged as "stop=WORD reason=REASON" (a capped
+ * Newton step: "contacts_changing", "indefinite" or "slow"). With x NULL,
  * the iteration reported last ends the step (a solver that finds it can go no further
  * writes no row repeating an unchanged state). "cap" and "stalled" are counted in
  * weft_run_result. */
@@ -941,6 +943,10 @@ typedef struct weft_run_result {
                                  tolerance (log status "cap") */
     int steps_stalled;        /* steps it ended short of its tolerance because its objective
                                  no longer decreased beyond rounding (status "stalled") */
+    int steps_cap_contacts;   /* of steps_capped: reason contacts_changing (the contact set
+                                 still changed in the step's last iterations) */
+    int steps_cap_indefinite; /* of steps_capped: reason indefinite (the exact Hessian was not
+                                 SPD at the last iteration); the rest: reason slow */
     double collision_s;       /* time in the post-step stages, s (included in wall_s) */
     weft_profile profile;     /* the solver's timers and counters over the run (stats hook) */
 } weft_run_result;

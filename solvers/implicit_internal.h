@@ -42,7 +42,10 @@
  * residual r of the logs (weft_residual: ∇G with pins and pushing contacts' normal forces
  * out) satisfies r ≤ tolerance_abs and r ≤ tolerance · max(r(x⁰), tolerance_abs)
  * ("converged"), at the iteration cap ([solver] iterations, "cap"), or when G stagnates at
- * rounding level ("stalled"); the log gets one "# step S iter I stop=WORD" line per step.
+ * rounding level ("stalled"); the log gets one "# step S iter I stop=WORD" line per step,
+ * a capped one with why: "cap contacts_changing" (the contact set changed in one of the
+ * last CONTACT_WINDOW iterations), "cap indefinite" (the last exact system was not SPD),
+ * "cap slow" (neither).
  * v_{n+1} = (x_{n+1} − a)/ĥ.
  *
  * Constraints (Baraff & Witkin's constraints section, Kim & Eberle §9.1) are filters
@@ -88,6 +91,9 @@
 #define ARMIJO 1e-4
 #define MAX_BACKTRACKS 40
 #define G_ROUNDING 1e-12 /* relative change of G taken as rounding */
+/* A capped Newton step whose contact set changed in one of its last CONTACT_WINDOW
+ * iterations is logged "cap contacts_changing". */
+#define CONTACT_WINDOW 2
 
 /* Counters and timers of an implicit solver's run, summed over its steps; im_profile
  * reports them with the linear solver's (analyses, ordering, factor and solve times). */
@@ -134,7 +140,7 @@ struct im_state {
     weft_monitor *mon; /* for the PPCG callback */
     int iter;          /* current inner iteration, for the linear log */
     /* Newton's last step: the residual (weft_residual, N) at its start point and where it
-     * stopped, and its status word ("converged", "cap", "stalled") */
+     * stopped, and its status ("converged", "cap REASON", "stalled") */
     double r0, r;
     const char *stop;
     im_stats stats;

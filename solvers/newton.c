@@ -98,17 +98,21 @@ static void project_trial(im_state *st, const weft_model *m, double t, double *x
 }
 
 /* Takes the contacts of the accepted trial point (project_trial's), then releases those
- * whose constraint force ∇G_i·n̂ pulls. */
-static void update_contacts(im_state *st, const weft_model *m, const double *grad) {
-    int *c = st->contact;
+ * whose constraint force ∇G_i·n̂ pulls. Returns how many vertices changed contact (caught,
+ * released or moved to another collider) since the previous iterate. */
+static int update_contacts(im_state *st, const weft_model *m, const double *grad) {
+    int *c = st->contact, changed = 0;
     st->contact = st->tcontact, st->tcontact = c;
     double *cn = st->cn;
     st->cn = st->tcn, st->tcn = cn;
-    for (int i = 0; i < m->n; i++)
+    for (int i = 0; i < m->n; i++) {
         if (st->contact[i] >= 0 && weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
             st->contact[i] = -1;
             st->stats.contact_releases++;
         }
+        changed += st->contact[i] != st->tcontact[i];
+    }
+    return changed;
 }
 
 /* Catches the free vertices of x inside a collider (the start point). */
@@ -198,9 +202,14 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     }
 
     bool projected = false, retry = false;
+    /* For the status of a capped step: the last iteration whose new iterate changed the
+     * contact set, and whether the last iteration's exact system was not SPD. */
+    int last_change = -1;
+    bool indefinite = false;
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
         if (adaptive && !retry) projected = false; /* exact again, at every iteration */
+        if (!retry) indefinite = false;
         retry = false;
         double E = im_assemble(st, m, st->x, projected, err);
         if (!isfinite(E))
@@ -224,7 +233,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
                 st->stats.fallbacks++;
             else
                 im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
-            projected = retry = true;
+            projected = retry = indefinite = true;
             k--;
             continue;
         }
@@ -297,7 +306,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         /* The contact set of the new iterate: the projected path's, less those that pull. */
         G = potential(st, m, st->x, hh, st->g);
         if (m->ncolliders > 0) {
-            update_contacts(st, m, st->g);
+            if (update_contacts(st, m, st->g) > 0) last_change = k;
             if ((rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
         }
         r = weft_residual(m, st->x, t1, hh, st->g, NULL);
@@ -310,7 +319,9 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         if (r <= r_stop)
             stop = "converged";
         else if (k == cap)
-            stop = "cap";
+            stop = last_change >= k - CONTACT_WINDOW + 1 ? "cap contacts_changing"
+                   : indefinite || projected          ? "cap indefinite"
+                                                      : "cap slow";
         if (stop)
             weft_monitor_stop(mon, st->x, k, stop);
         else
