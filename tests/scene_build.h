@@ -86,4 +86,33 @@ static inline void scene_expect_error(const char *scene, const char *const *sets
     weft_model_free(&m);
 }
 
+/* Applies one "section.key=value" assignment to every plug-in of cfg that has the key
+ * (origin `who` in messages); a failed check (with the message) otherwise. */
+static inline bool cfg_assign(weft_config *cfg, const char *assignment, const char *who) {
+    weft_error err = {{0}};
+    int rc = weft_config_set(cfg, assignment, who, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    return rc == WEFT_OK;
+}
+
+/* Steps solver s on m `steps` times with the settings of cfg (a fresh state, no monitor);
+ * false with a failed check (and the message) when create or a step fails. stats (may be
+ * NULL) receives the solver's profile. */
+static inline bool solver_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg,
+                                int steps, weft_profile *stats) {
+    weft_error err = {{0}};
+    void *st = s->create(m, cfg, &err);
+    if (!st) fprintf(stderr, "%s: create: %s\n", s->name, err.msg);
+    CHECK(st != NULL);
+    if (!st) return false;
+    int rc = WEFT_OK;
+    for (int i = 0; i < steps && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, &err);
+    if (rc) fprintf(stderr, "%s: %s\n", s->name, err.msg);
+    CHECK(rc == WEFT_OK);
+    if (stats) weft_solver_stats(s, st, stats);
+    s->destroy(st);
+    return rc == WEFT_OK;
+}
+
 #endif

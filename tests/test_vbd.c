@@ -49,30 +49,13 @@ static bool build(const char *scene, const char *const *sets, weft_model *m, wef
 
 /* Applies "section.key=value" to cfg; a failed check otherwise. */
 static bool cfg_set(weft_config *cfg, const char *assignment) {
-    weft_error err = {{0}};
-    int rc = weft_config_set(cfg, assignment, "test_vbd", &err);
-    if (rc) fprintf(stderr, "%s\n", err.msg);
-    CHECK(rc == WEFT_OK);
-    return rc == WEFT_OK;
+    return cfg_assign(cfg, assignment, "test_vbd");
 }
 
-/* Steps solver s on m `steps` times with the settings of cfg (a fresh state, no monitor);
- * false with a failed check (and the message) when a step fails. stats (may be NULL)
- * receives the solver's profile. */
+/* solver_steps (scene_build.h). */
 static bool run_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg, int steps,
                       weft_profile *stats) {
-    weft_error err = {{0}};
-    void *st = s->create(m, cfg, &err);
-    if (!st) fprintf(stderr, "%s: create: %s\n", s->name, err.msg);
-    CHECK(st != NULL);
-    if (!st) return false;
-    int rc = WEFT_OK;
-    for (int i = 0; i < steps && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, &err);
-    if (rc) fprintf(stderr, "%s: %s\n", s->name, err.msg);
-    CHECK(rc == WEFT_OK);
-    if (stats) weft_solver_stats(s, st, stats);
-    s->destroy(st);
-    return rc == WEFT_OK;
+    return solver_steps(s, m, cfg, steps, stats);
 }
 
 /* Largest distance |a_i − b_i| over the n vertices, m. */

@@ -34,27 +34,12 @@ static const weft_solver_type *xpbd(void) {
 
 /* Applies "section.key=value" to every plug-in of cfg that has the key. */
 static bool cfg_set(weft_config *cfg, const char *assignment) {
-    weft_error err = {{0}};
-    int rc = weft_config_set(cfg, assignment, "test_xpbd", &err);
-    if (rc) fprintf(stderr, "%s\n", err.msg);
-    CHECK(rc == WEFT_OK);
-    return rc == WEFT_OK;
+    return cfg_assign(cfg, assignment, "test_xpbd");
 }
 
-/* Creates s's state for m with cfg's settings, then steps it `steps` times without a
- * monitor; false (with a failed check and the message) on any error. */
+/* solver_steps (scene_build.h) without the profile. */
 static bool run_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg, int steps) {
-    weft_error err = {{0}};
-    void *st = s->create(m, cfg, &err);
-    if (!st) fprintf(stderr, "%s: create: %s\n", s->name, err.msg);
-    CHECK(st != NULL);
-    if (!st) return false;
-    int rc = WEFT_OK;
-    for (int i = 0; i < steps && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, &err);
-    if (rc) fprintf(stderr, "%s: step: %s\n", s->name, err.msg);
-    CHECK(rc == WEFT_OK);
-    s->destroy(st);
-    return rc == WEFT_OK;
+    return solver_steps(s, m, cfg, steps, NULL);
 }
 
 /* Largest |a_i − b_i| over n values. */
