@@ -234,8 +234,8 @@ weft_solve_status im_linear_solve(im_state *st, const double *b, double *x, weft
     double t0 = weft_now();
     st->stats.linear_solves++;
     int it = 0;
-    weft_solve_status s = st->linear->solve(st->lin, st->A, &st->f, b, x, linear_progress, st,
-                                            &it, err);
+    weft_solve_status s = st->linear->solve(st->lin, st->A, &st->f, b, x, st->assembled_at,
+                                            linear_progress, st, &it, err);
     st->stats.linear_iterations += it;
     if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED;
     st->stats.linear_s += weft_now() - t0;
@@ -254,6 +254,7 @@ double im_assemble(im_state *st, const weft_model *m, const double *x, bool forc
                              : st->set.hessian == WEFT_SOLVER_HESSIAN_CLAMP ? WEFT_HESSIAN_CLAMP
                                                                             : WEFT_HESSIAN_ANALYTIC;
     double E = weft_assembly_run(st->as, m, x, mode, st->gE, st->set.common.threads);
+    st->assembled_at = x;
     if (!isfinite(E)) weft_assembly_check(st->as, err);
     st->stats.assemble_s += weft_now() - t0;
     return E;

@@ -123,6 +123,9 @@ struct im_state {
     int n;
     weft_assembly *as;
     weft_bsr *A;    /* the assembly's matrix: K, then the system matrix */
+    const double *assembled_at; /* positions of the last assembly (3n, m; the caller's
+                                   array, alive until the solve): the preconditioner's
+                                   near-null space */
     double *Kn_val; /* K(x_n) values for stiffness-proportional damping (β > 0) */
     weft_filter f;
     const weft_linear_type *linear; /* the linear solver ([solver] linear) and its state */

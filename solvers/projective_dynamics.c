@@ -384,7 +384,7 @@ static int global_step(pd_state *st, double *x, weft_error *err) {
     if (st->linear->solve_factored)
         s = st->linear->solve_factored(st->lin, &st->A, &st->f, st->b, x, err);
     else
-        s = st->linear->solve(st->lin, &st->A, &st->f, st->b, x, NULL, NULL, NULL, err);
+        s = st->linear->solve(st->lin, &st->A, &st->f, st->b, x, st->x, NULL, NULL, NULL, err);
     st->stats.solves++;
     st->stats.global_s += weft_now() - t0;
     if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED; /* an inexact iterative solve */

@@ -64,8 +64,10 @@ static double filtered_residual(chol_state *st, const weft_bsr *A, const weft_fi
 }
 
 static weft_solve_status chol_solve(void *state, const weft_bsr *A, const weft_filter *f,
-                                    const double *b, double *x, weft_linear_progress progress,
-                                    void *user, int *iterations, weft_error *err) {
+                                    const double *b, double *x, const double *positions,
+                                    weft_linear_progress progress, void *user, int *iterations,
+                                    weft_error *err) {
+    (void)positions; /* a direct solve needs no near-null space */
     chol_state *st = state;
     int before = weft_cholmod_solver_analyses(st->chol);
     weft_solve_status s = weft_cholmod_solver_solve(st->chol, A, f, b, x, err);

@@ -79,8 +79,9 @@ static void relay_iteration(int iter, double rel, void *user) {
 }
 
 static weft_solve_status ppcg_solve(void *state, const weft_bsr *A, const weft_filter *f,
-                                    const double *b, double *x, weft_linear_progress progress,
-                                    void *user, int *iterations, weft_error *err) {
+                                    const double *b, double *x, const double *positions,
+                                    weft_linear_progress progress, void *user, int *iterations,
+                                    weft_error *err) {
     ppcg_state *st = state;
     double t0 = weft_now();
     relay r = {progress, user};
@@ -90,6 +91,7 @@ static weft_solve_status ppcg_solve(void *state, const weft_bsr *A, const weft_f
     o.tol = st->set.tolerance;
     o.max_iter = st->set.iterations;
     o.threads = st->threads;
+    o.positions = positions;
     o.callback = relay_iteration;
     o.user = &r;
     int it = 0;

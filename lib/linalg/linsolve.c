@@ -120,7 +120,8 @@ static void apply_K(const weft_bsr *A, const weft_filter *f, const double *p, do
  * the type changed, setting it up when A's sparsity pattern is new (once per pattern), and
  * refreshing it from A's values and the filter (every solve). */
 static int prepare_precond(weft_ppcg *s, const weft_precond_type *pt, const void *settings,
-                           const weft_bsr *A, const weft_filter *f, weft_error *err) {
+                           const weft_bsr *A, const weft_filter *f, const double *positions,
+                           weft_error *err) {
     if (pt != s->pt) {
         if (s->ps) s->pt->destroy(s->ps);
         s->ps = NULL;
@@ -143,11 +144,11 @@ static int prepare_precond(weft_ppcg *s, const weft_precond_type *pt, const void
         s->pattern_nnzb = A->nnzb;
         s->setups++;
         if (pt->setup) {
-            int rc = pt->setup(s->ps, A, err);
+            int rc = pt->setup(s->ps, A, positions, err);
             if (rc) return rc;
         }
     }
-    return pt->update(s->ps, A, f, err);
+    return pt->update(s->ps, A, f, positions, err);
 }
 
 
@@ -173,7 +174,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
     }
     if (cnorm == 0.0) return WEFT_SOLVE_CONVERGED; /* y = 0 */
     const weft_precond_type *pt = o.precond ? o.precond : &weft_precond_block_jacobi;
-    int prc = prepare_precond(s, pt, o.precond_settings, A, f, err);
+    int prc = prepare_precond(s, pt, o.precond_settings, A, f, o.positions, err);
     if (prc == WEFT_ERR_NOMEM) return WEFT_SOLVE_NOMEM;
     if (prc != WEFT_OK) return WEFT_SOLVE_INDEFINITE;
     memcpy(s->r, s->c, n3 * sizeof *s->r);

@@ -31,7 +31,9 @@ static void *block_create(int n, const void *settings, weft_error *err) {
     return st;
 }
 
-static int block_update(void *state, const weft_bsr *A, const weft_filter *f, weft_error *err) {
+static int block_update(void *state, const weft_bsr *A, const weft_filter *f,
+                        const double *positions, weft_error *err) {
+    (void)positions;
     block_state *st = state;
     for (int i = 0; i < A->n; i++) {
         double B[9];

@@ -29,7 +29,9 @@ static void *jacobi_create(int n, const void *settings, weft_error *err) {
     return st;
 }
 
-static int jacobi_update(void *state, const weft_bsr *A, const weft_filter *f, weft_error *err) {
+static int jacobi_update(void *state, const weft_bsr *A, const weft_filter *f,
+                         const double *positions, weft_error *err) {
+    (void)positions;
     jacobi_state *st = state;
     for (int i = 0; i < A->n; i++) {
         double B[9];

@@ -17,7 +17,9 @@ static void *none_create(int n, const void *settings, weft_error *err) {
     return st;
 }
 
-static int none_update(void *state, const weft_bsr *A, const weft_filter *f, weft_error *err) {
+static int none_update(void *state, const weft_bsr *A, const weft_filter *f,
+                       const double *positions, weft_error *err) {
+    (void)positions;
     (void)state, (void)A, (void)f, (void)err;
     return WEFT_OK;
 }

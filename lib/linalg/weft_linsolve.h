@@ -104,11 +104,14 @@ typedef struct weft_precond_type {
     const weft_param_table *settings;
     /* Allocates its state for n vertices with its settings (may be NULL: defaults). */
     void *(*create)(int n, const void *settings, weft_error *err);
-    /* Once per sparsity pattern of A; NULL when there is nothing to do. */
-    int (*setup)(void *state, const weft_bsr *A, weft_error *err);
-    /* Once per matrix: from A's values and the filter. A non-SPD part fails with
-     * WEFT_ERR_DIVERGED and a message naming the vertex. */
-    int (*update)(void *state, const weft_bsr *A, const weft_filter *f, weft_error *err);
+    /* Once per sparsity pattern of A; NULL when there is nothing to do. positions (3n, m)
+     * are the vertex positions at which A was assembled, NULL when the caller has none:
+     * a multigrid method builds its near-null space (rigid modes) from them. */
+    int (*setup)(void *state, const weft_bsr *A, const double *positions, weft_error *err);
+    /* Once per matrix: from A's values, the filter and the positions (as in setup). A
+     * non-SPD part fails with WEFT_ERR_DIVERGED and a message naming the vertex. */
+    int (*update)(void *state, const weft_bsr *A, const weft_filter *f,
+                  const double *positions, weft_error *err);
     /* z = M⁻¹ r (3n values each). */
     void (*apply)(const void *state, const double *r, double *z);
     /* Frees the state; NULL is a no-op. */
@@ -137,6 +140,9 @@ typedef struct weft_ppcg_options {
     double tol;   /* stop when ‖S c − K y‖ ≤ tol ‖S c‖ (checked on the true residual) */
     int max_iter; /* iteration cap */
     int threads;  /* OpenMP threads for the products */
+    /* Vertex positions at which A was assembled (3n, m), handed to the preconditioner;
+     * NULL when unknown (a multigrid preconditioner then uses translations only). */
+    const double *positions;
     /* Called after each iteration with the relative residual ‖r‖/‖S c‖; may be NULL. */
     void (*callback)(int iter, double rel_residual, void *user);
     void *user;
@@ -260,11 +266,14 @@ typedef struct weft_linear_type {
     /* Allocates a solver for n vertices, taking its settings (and those of anything it
      * uses, a preconditioner) from cfg (NULL: defaults); threads for its products. */
     void *(*create)(int n, weft_config *cfg, int threads, weft_error *err);
-    /* Solves A x = b on f's free subspace with (I − S) x = (I − S) z. WEFT_SOLVE_MAX_ITER
-     * leaves the last iterate in x. *iterations (may be NULL) gets its iterations. */
+    /* Solves A x = b on f's free subspace with (I − S) x = (I − S) z. positions (3n, m;
+     * may be NULL) are where A was assembled, for a preconditioner's near-null space.
+     * WEFT_SOLVE_MAX_ITER leaves the last iterate in x. *iterations (may be NULL) gets its
+     * iterations. */
     weft_solve_status (*solve)(void *state, const weft_bsr *A, const weft_filter *f,
-                               const double *b, double *x, weft_linear_progress progress,
-                               void *user, int *iterations, weft_error *err);
+                               const double *b, double *x, const double *positions,
+                               weft_linear_progress progress, void *user, int *iterations,
+                               weft_error *err);
     /* Optional (NULL when the solver has no such split; callers then use solve): for one
      * matrix reused over many right-hand sides, as Projective Dynamics' constant system.
      * factor prepares A on f's free subspace once (a direct solver analyses a new pattern
