@@ -5,7 +5,8 @@
 # WEFT_FUZZ_SECONDS is a number > 0, that many seconds of fuzzing from those inputs: new
 # inputs go to WORK/corpus, a failing input to WORK/crashes/ (replay it with
 # "FUZZER FILE"). ctest runs it with WORK in build-fuzz/, "./weft fuzz" with WORK =
-# results/fuzz/TARGET. Ends with one line: replayed inputs, executions, coverage.
+# results/fuzz/TARGET. Ends with one line: replayed inputs, executions, coverage, and the
+# executions of all runs that WORK/history.tsv records.
 # POSIX sh.
 set -u
 usage="usage: run.sh TARGET FUZZER SEEDS WORK"
@@ -74,5 +75,13 @@ if [ "$rc" -ne 0 ]; then
   echo "FAIL: fuzz.$target: the fuzzer found a failing input (exit $rc); see $work/crashes/"
   exit 1
 fi
+# The run's figures, one line appended to WORK/history.tsv, so the executions of many runs
+# add up (the total is printed): date (UTC), seconds, executions, edges, features.
+hist="$work/history.tsv"
+[ -f "$hist" ] || printf 'date\tseconds\texecutions\tedges\tfeatures\n' >"$hist"
+printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$seconds" "${execs:-0}" \
+  "${cov:-?}" "${ft:-?}" >>"$hist"
+total=$(awk -F'\t' 'NR > 1 { s += $3 } END { printf "%d", s }' "$hist")
 echo "ok: fuzz.$target: replayed $n inputs; fuzzed ${seconds} s: ${execs:-?} executions," \
-     "coverage ${cov:-?} edges, ${ft:-?} features; corpus $work/corpus"
+     "coverage ${cov:-?} edges, ${ft:-?} features; corpus $work/corpus;" \
+     "$total executions in all runs ($hist)"
