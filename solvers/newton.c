@@ -4,12 +4,17 @@
  * one filtered solve of (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) per iteration, then a
  * backtracking line search on G along the path projected onto the colliders; it stops on
  * the residual of the logs, weft_residual (papers/residual.md; implicit_internal.h has the
- * whole method).
+ * whole method). With [solver] globalisation = trust_region each iteration instead takes a
+ * trust-region step on the exact Hessian (Steihaug-Toint CG preconditioned by the
+ * projected system; Nocedal & Wright 2006, ch. 4 and §7.1; Steihaug 1983), measured on
+ * the same projected path and stopped by the same residual: newton_trust.c has its
+ * equations.
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
- * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate. Per
- * step: two E, ∇E passes to choose the start point.
+ * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate (trust
+ * region: two assemblies, one factorisation, a few CG products and solves, one energy pass
+ * per trial). Per step: two E, ∇E passes to choose the start point.
  */
 #include "implicit_internal.h"
 
