@@ -146,7 +146,8 @@ struct im_state {
     int *tcontact;  /* n, 3n: Newton's contacts and normals at its line-search trial point */
     double *tcn;
     /* globalisation = trust_region (newton_trust.c): the model's system values (A's
-     * pattern), the CG's vectors (3n) and the radius (in the projected system's norm, m·√(N/m)) */
+     * pattern), the CG's vectors and the kept trial step (3n), and the radius in the
+     * projected system's norm √(sᵀPs) (√J) */
     double *H_val, *tr_r, *tr_y, *tr_d, *tr_Bd, *tr_s;
     double radius;
     bool have_prev; /* BDF2: x_{n−1}, v_{n−1} are known */

@@ -84,9 +84,8 @@ static double to_boundary(double ss, double sd, double dd, double radius) {
  * to st->dx, −m(s) to *pred, ‖s‖_P to *snorm; *boundary says whether s is on the
  * boundary, *negative whether the CG met dᵀBd ≤ 0. Returns the linear solver's status
  * (CONVERGED unless P's solve failed). */
-weft_solve_status im_steihaug(im_state *st, const double *g, double eta, int max_iter,
-                              double *pred, double *snorm, bool *boundary, bool *negative,
-                              weft_error *err) {
+weft_solve_status im_steihaug(im_state *st, const double *g, double eta, int max_iter, double *pred,
+                              double *snorm, bool *boundary, bool *negative, weft_error *err) {
     const size_t n3 = 3 * (size_t)st->n;
     double *s = st->dx, *r = st->tr_r, *y = st->tr_y, *d = st->tr_d, *Bd = st->tr_Bd;
     double t0 = weft_now();
