@@ -169,6 +169,21 @@ static int trust_iteration(im_state *st, const weft_model *m, double t1, double 
     const char *name = st->type->name;
     const bool two = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
                      st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
+    /* A contact whose force pulls is not active (the residual counts its normal force):
+     * released before the step, or the filtered model would not see that force at all
+     * (a start point caught into a collider it is pulled out of) and the step would stall.
+     * The line search releases them after each iteration (update_contacts). */
+    if (m->ncolliders > 0) {
+        int released = 0;
+        for (int i = 0; i < n; i++)
+            if (st->contact[i] >= 0 && weft_dot3(&st->g[3 * i], &st->cn[3 * i]) < 0.0) {
+                st->contact[i] = -1;
+                st->stats.contact_releases++;
+                released++;
+            }
+        int rc = released ? im_build_filters(st, m, NULL, NULL, err) : WEFT_OK;
+        if (rc) return rc;
+    }
     /* B (model), then P (preconditioner and norm): K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ) */
     for (int pass = 0; pass < (two ? 2 : 1); pass++) {
         double E = im_assemble(st, m, st->x, pass == 1, err);
