@@ -170,9 +170,9 @@ static int trust_iteration(im_state *st, const weft_model *m, double t1, double 
     const bool two = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
                      st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
     /* A contact whose force pulls is not active (the residual counts its normal force):
-     * released before the step, or the filtered model would not see that force at all
-     * (a start point caught into a collider it is pulled out of) and the step would stall.
-     * The line search releases them after each iteration (update_contacts). */
+     * released before the step, so that the filtered model sees that force (the line
+     * search releases such contacts after each iteration, update_contacts). Without this
+     * the balloon at cap 10 stalled 70 steps (papers/residual.md). */
     if (m->ncolliders > 0) {
         int released = 0;
         for (int i = 0; i < n; i++)

@@ -46,7 +46,8 @@
  * backtrack, not as an iteration. Each time step starts with Δ = ‖P⁻¹g‖_P, the projected
  * Newton step's length.
  *
- * The model B also holds the curvature of the active sphere contacts, −(λ/ρ)(I − n̂n̂ᵀ)
+ * Before each step the contacts whose force ∇G_i·n̂ pulls are released (newton.c). The
+ * model B also holds the curvature of the active sphere contacts, −(λ/ρ)(I − n̂n̂ᵀ)
  * (newton.c, add_contact_curvature): the trial is projected back onto the sphere, and G
  * measures what that costs.
  *
