@@ -12,6 +12,7 @@
 // clang-format off
 #define F(field) offsetof(weft_implicit_settings, field)
 static const char *const hessian_names[] = {"projected", "exact", "clamp", "adaptive", NULL};
+static const char *const globalisation_names[] = {"line_search", "trust_region", NULL};
 
 const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
@@ -46,6 +47,11 @@ const weft_param im_newton_params[] = {
      .doc = "element Hessians: adaptive (exact in the iterations whose system is SPD, else "
             "projected), projected, exact (projected for the rest of a step after a not-SPD "
             "system), clamped by the generic eigensolver"},
+    {.key = "globalisation", .type = WEFT_PARAM_NAME, .offset = F(globalisation), .unit = "",
+     .names = globalisation_names, .dflt = WEFT_SOLVER_LINE_SEARCH,
+     .doc = "line_search (backtracking on G along the Newton step) or trust_region "
+            "(Steihaug-Toint CG on the hessian's model within a radius in the projected "
+            "system's norm; needs a factorising linear solver, cholmod)"},
     {0},
 };
 #undef F
@@ -59,7 +65,7 @@ void im_destroy(void *state) {
     if (st->lin) st->linear->destroy(st->lin);
     double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
                    st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn,
-                   st->tcn};
+                   st->tcn,    st->H_val, st->tr_r, st->tr_y, st->tr_d, st->tr_Bd, st->tr_s};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st->contact);
     free(st->tcontact);
@@ -91,6 +97,22 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
         !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
         goto nomem;
     st->linear = weft_linear_registry[st->set.linear];
+    if (newton && st->set.globalisation == WEFT_SOLVER_TRUST_REGION) {
+        if (!st->linear->factor || !st->linear->solve_factored) {
+            weft_fail(err, WEFT_ERR_INPUT,
+                      "%s: globalisation = trust_region preconditions its CG with a "
+                      "factorisation of the projected system; linear = %s has none (use "
+                      "cholmod)",
+                      type->name, st->linear->name);
+            goto fail;
+        }
+        double **t[] = {&st->tr_r, &st->tr_y, &st->tr_d, &st->tr_Bd, &st->tr_s};
+        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+            if (!(*t[i] = calloc(n3, sizeof(double)))) goto nomem;
+        if (!(st->H_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) *
+                                 sizeof(double))))
+            goto nomem;
+    }
     if (!(st->lin = st->linear->create(m->n, cfg, st->set.common.threads, err))) goto fail;
     return st;
 nomem:

@@ -94,6 +94,14 @@
 /* A capped Newton step whose contact set changed in one of its last CONTACT_WINDOW
  * iterations is logged "cap contacts_changing". */
 #define CONTACT_WINDOW 2
+/* globalisation = trust_region (newton_trust.c): a trial is accepted when ρ > TR_ACCEPT;
+ * the CG stops at √(rᵀP⁻¹r) ≤ η √(r₀ᵀP⁻¹r₀), η = min(TR_ETA_MAX, √(r/r(x⁰))) (r the
+ * residual), or after TR_CG_MAX iterations. */
+#define TR_ACCEPT 1e-4
+#define TR_ETA_MAX 0.1
+#define TR_CG_MAX 200
+/* At most TR_DOUBLINGS internal doublings of the radius per iteration (newton_trust.c). */
+#define TR_DOUBLINGS 4
 
 /* Counters and timers of an implicit solver's run, summed over its steps; im_profile
  * reports them with the linear solver's (analyses, ordering, factor and solve times). */
@@ -137,6 +145,11 @@ struct im_state {
     double *cn;     /* 3n: the contact's unit normal */
     int *tcontact;  /* n, 3n: Newton's contacts and normals at its line-search trial point */
     double *tcn;
+    /* globalisation = trust_region (newton_trust.c): the model's system values (A's
+     * pattern), the CG's vectors and the kept trial step (3n), and the radius in the
+     * projected system's norm √(sᵀPs) (√J) */
+    double *H_val, *tr_r, *tr_y, *tr_d, *tr_Bd, *tr_s;
+    double radius;
     bool have_prev; /* BDF2: x_{n−1}, v_{n−1} are known */
     bool warned_indefinite;
     int step;
@@ -209,6 +222,19 @@ void im_form_system(im_state *st, double s);
 
 /* Reports a not-SPD system once per run on stderr. */
 void im_note_indefinite(im_state *st, const char *msg);
+
+/* Steihaug-Toint CG on Newton's model m(s) = gᵀs + ½ sᵀ B s (B: A's pattern with the
+ * values st->H_val) within ‖s‖_P ≤ st->radius (set to ‖P⁻¹g‖_P when ≤ 0), P the linear
+ * solver's last factorisation: the step to st->dx, −m(s) to *pred, ‖s‖_P to *snorm,
+ * whether it ended on the boundary to *boundary and whether it met dᵀBd ≤ 0 to *negative
+ * (newton_trust.c). */
+weft_solve_status im_steihaug(im_state *st, const double *g, double eta, int max_iter,
+                              double *pred, double *snorm, bool *boundary, bool *negative,
+                              weft_error *err);
+
+/* The trust radius after a trial with ratio ρ (actual / predicted decrease of G) and
+ * length ‖s‖_P (Nocedal & Wright Algorithm 4.1). */
+void im_trust_update(im_state *st, double rho, double snorm, bool boundary);
 
 /* Coulomb friction on the active contacts: the tangential velocity relative to the collider
  * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x

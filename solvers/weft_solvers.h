@@ -56,6 +56,13 @@ typedef enum {
                                           solvers: as exact) */
 } weft_solver_hessian;
 
+/* How Newton makes each iteration decrease G ([solver] globalisation). */
+typedef enum weft_solver_globalisation {
+    WEFT_SOLVER_LINE_SEARCH = 0, /* backtracking line search on the Newton step (default) */
+    WEFT_SOLVER_TRUST_REGION,    /* trust region on the exact Hessian, Steihaug-Toint CG
+                                    preconditioned by the projected system (newton_trust.c) */
+} weft_solver_globalisation;
+
 /* Settings of the implicit integrators ([solver] section; solvers/implicit_common.c). */
 typedef struct weft_implicit_settings {
     weft_solver_common common; /* iterations (Newton's cap), threads */
@@ -67,6 +74,7 @@ typedef struct weft_implicit_settings {
     double damping_alpha; /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
     double damping_beta;  /* β, s (default 0) */
     int hessian;          /* a weft_solver_hessian (default PROJECTED; Newton: ADAPTIVE) */
+    int globalisation;    /* Newton: a weft_solver_globalisation (default LINE_SEARCH) */
 } weft_implicit_settings;
 
 /* ------------------------------------------------------------------------------ */

@@ -191,10 +191,12 @@ out:
     tmp_close(&d);
 }
 
-static void test_newton_bitwise(void) {
+/* newton_bitwise with the extra overrides `more` (NULL-terminated; may be empty). */
+static void newton_bitwise(const char *const *more) {
     weft_model m;
     weft_config *cfg = NULL;
-    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", NULL};
+    const char *sets[8] = {"mesh.nx=8", "mesh.ny=8"};
+    for (int i = 0, k = 2; more[i] && k < 7; i++) sets[k++] = more[i];
     if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
     const weft_solver_type *s = &weft_newton_euler;
     weft_error err = {{0}};
@@ -236,11 +238,24 @@ out:
     weft_config_free(&cfg);
 }
 
-static void test_newton_drape(void) {
+static void test_newton_bitwise(void) {
+    static const char *const none[] = {NULL};
+    newton_bitwise(none);
+}
+
+static void test_trust_bitwise(void) {
+    static const char *const trust[] = {"solver.globalisation=trust_region", NULL};
+    newton_bitwise(trust);
+}
+
+/* newton_drape with the extra overrides `more`; returns the total iterations. */
+static long newton_drape(const char *const *more) {
     weft_model m;
     weft_config *cfg = NULL;
-    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=15", NULL};
-    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
+    const char *sets[8] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=15"};
+    for (int i = 0, k = 3; more[i] && k < 7; i++) sets[k++] = more[i];
+    long total = 0;
+    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return 0;
     const weft_solver_type *s = &weft_newton_euler;
     weft_error err = {{0}};
     im_state *st = s->create(&m, cfg, &err);
@@ -264,16 +279,94 @@ static void test_newton_drape(void) {
         converged += ok && rel <= 1e-6;
         if (rel > worst) worst = rel;
         if (st->iter > most) most = st->iter;
+        total += st->iter;
         int nc = 0;
         for (int i = 0; i < m.n; i++) nc += st->contact[i] >= 0;
         with_contacts += nc > 0;
     }
-    fprintf(stderr, "%d of %d steps converged (worst residual_rel %.3g, at most %d iterations), "
-            "%d with active contacts\n", converged, steps, worst, most, with_contacts);
+    fprintf(stderr, "%d of %d steps converged (worst residual_rel %.3g, at most %d iterations, "
+            "%ld in all), %d with active contacts\n", converged, steps, worst, most, total,
+            with_contacts);
     CHECK(converged == steps);
     CHECK(with_contacts >= 30);
     s->destroy(st);
 out:
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    return total;
+}
+
+static void test_newton_drape(void) {
+    static const char *const none[] = {NULL};
+    newton_drape(none);
+}
+
+static void test_trust_drape(void) {
+    static const char *const trust[] = {"solver.globalisation=trust_region", NULL};
+    newton_drape(trust);
+}
+
+/* hanging_cloth at 8 × 8 (no contacts, convex enough for one answer) stepped by
+ * newton_euler with the overrides; the positions after `steps` steps into x (3n). */
+static bool hanging_positions(const char *const *more, int steps, double *x, int *n) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    const char *sets[8] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=40",
+                           "solver.tolerance=1e-9", "solver.tolerance_abs=1e-9"};
+    for (int i = 0, k = 5; more[i] && k < 7; i++) sets[k++] = more[i];
+    if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) return false;
+    weft_error err = {{0}};
+    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    bool ok = st != NULL;
+    CHECK(ok);
+    for (int k = 0; st && k < steps && ok; k++) {
+        ok = weft_newton_euler.step(st, &m, NULL, &err) == WEFT_OK;
+        if (!ok) fprintf(stderr, "step %d: %s\n", k, err.msg);
+        CHECK(ok);
+        if (ok && st->stop) CHECK(!strcmp(st->stop, "converged"));
+    }
+    if (st) weft_newton_euler.destroy(st);
+    if (ok) memcpy(x, m.x, 3 * (size_t)m.n * sizeof *x), *n = m.n;
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    return ok;
+}
+
+/* The trust region solves the same backward-Euler step as the line search: on
+ * hanging_cloth both reach one answer, to the tolerance. */
+static void test_trust_agrees(void) {
+    static const char *const none[] = {NULL};
+    static const char *const trust[] = {"solver.globalisation=trust_region", NULL};
+    enum { cap = 3 * 81 };
+    static double a[cap], b[cap];
+    int na = 0, nb = 0;
+    if (!hanging_positions(none, 10, a, &na) || !hanging_positions(trust, 10, b, &nb)) {
+        CHECK(0);
+        return;
+    }
+    CHECK(na == nb && 3 * na <= cap);
+    double diff = 0.0, moved = 0.0;
+    for (int j = 0; j < 3 * na; j++) diff = fmax(diff, fabs(a[j] - b[j]));
+    for (int j = 0; j < 3 * na; j++) moved = fmax(moved, fabs(a[j]));
+    fprintf(stderr, "line search vs trust region: max |dx| %.3g m\n", diff);
+    CHECK(diff <= 1e-7);
+    CHECK(moved > 0.1);
+}
+
+/* globalisation = trust_region needs a factorisation for its preconditioner: with PPCG
+ * as the linear solver the solver is refused, and the message says what to use. */
+static void test_trust_refuses_ppcg(void) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"mesh.nx=4", "mesh.ny=4",
+                                       "solver.globalisation=trust_region",
+                                       "solver.linear=ppcg", NULL};
+    if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) return;
+    weft_error err = {{0}};
+    void *st = weft_newton_euler.create(&m, cfg, &err);
+    CHECK(st == NULL);
+    CHECK(strstr(err.msg, "cholmod") != NULL);
+    if (st) weft_newton_euler.destroy(st);
     weft_model_free(&m);
     weft_config_free(&cfg);
 }
@@ -422,7 +515,9 @@ int main(int argc, char **argv) {
         {"ground_rest", test_ground_rest},       {"sphere_pull", test_sphere_pull},
         {"newton_bitwise", test_newton_bitwise}, {"newton_header", test_newton_header},
         {"newton_cap", test_newton_cap},         {"newton_no_repeat", test_newton_no_repeat},
-        {"newton_drape", test_newton_drape},     {0},
+        {"newton_drape", test_newton_drape},     {"trust_bitwise", test_trust_bitwise},
+        {"trust_drape", test_trust_drape},       {"trust_agrees", test_trust_agrees},
+        {"trust_refuses_ppcg", test_trust_refuses_ppcg}, {0},
     };
     return check_main(argc, argv, cases);
 }
