@@ -45,7 +45,8 @@
  *   rss_mib         peak resident memory the method added, MiB: the kernel's high-water
  *                   mark VmHWM of /proc/self/status, reset (write "5" to
  *                   /proc/self/clear_refs) just before the method's measurement, minus
- *                   the VmRSS at that moment; so it counts the method's own peak working
+ *                   the VmRSS at that moment (after malloc_trim, so that heap memory
+ *                   freed by earlier methods is not counted as held); so it counts the method's own peak working
  *                   set (a factor, a hierarchy, PCG's vectors) over the model, matrix and
  *                   earlier methods' memory still held. "-" where the kernel does not
  *                   allow the reset (the high-water mark would then be the process's).
@@ -73,6 +74,9 @@
 #include "weft_solvers.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +84,7 @@
 static const char usage[] =
     "usage: bench_implicit [--sizes N,N,...] [--steps N] [--threads N] [--out DIR]\n"
     "                      [--ppcg-cap N] [--max-factor-gib G] [--no-newton]\n"
+    "                      [--preconditioners NAME,...]\n"
     "                      [--no-plot] [--set SECTION.KEY=VAL]...\n"
     "Times the linear solve of one backward-Euler Newton iteration of the hanging cloth at\n"
     "N^2 vertices: assembly, CHOLMOD analyse/factorise/solve, and PPCG with every registered\n"
@@ -90,6 +95,7 @@ static const char usage[] =
     "  --max-factor-gib G  skip CHOLMOD when its predicted factor exceeds G GiB (default\n"
     "                 half of MemAvailable)\n"
     "  --no-newton    leave out the newton_euler rows\n"
+    "  --preconditioners NAME,...  only these registered preconditioners (default all)\n"
     "  --steps N      pbd_gauss_seidel steps that deform the cloth first (default 15)\n"
     "  --threads N    threads of PPCG (default 1) and of the second assembly timing\n"
     "                 (default 2; the first uses 1)\n"
@@ -189,6 +195,9 @@ static double proc_kib(const char *file, const char *key) {
 /* Resets the high-water mark VmHWM to the current VmRSS; returns that VmRSS (KiB), or -1
  * when the reset is not allowed (then nothing is measured). */
 static double rss_begin(void) {
+#ifdef __GLIBC__
+    malloc_trim(0); /* heap memory freed by earlier methods back to the kernel first */
+#endif
     FILE *f = fopen("/proc/self/clear_refs", "w");
     if (!f) return -1;
     bool ok = fputs("5", f) >= 0;
@@ -710,6 +719,35 @@ static int take_option(int *argc, char **argv, const char *name, bool is_flag, d
     return found;
 }
 
+/* Removes "--NAME TEXT" / "--NAME=TEXT" from argv; returns TEXT (the last given) or NULL. */
+static const char *take_text(int *argc, char **argv, const char *name) {
+    const char *text = NULL;
+    int w = 1;
+    size_t k = strlen(name);
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], name) && i + 1 < *argc)
+            text = argv[++i];
+        else if (!strncmp(argv[i], name, k) && argv[i][k] == '=')
+            text = argv[i] + k + 1;
+        else
+            argv[w++] = argv[i];
+    }
+    *argc = w;
+    argv[w] = NULL;
+    return text;
+}
+
+/* Whether the comma-separated list holds name. */
+static bool in_list(const char *list, const char *name) {
+    size_t k = strlen(name);
+    for (const char *q = list; *q;) {
+        size_t len = strcspn(q, ",");
+        if (len == k && !strncmp(q, name, k)) return true;
+        q += len + (q[len] == ',');
+    }
+    return false;
+}
+
 int main(int argc, char **argv) {
     int sizes[MAX_SIZES] = {32, 64, 128, 256}, nsizes = 4;
     int ns = take_sizes(&argc, argv, sizes);
@@ -721,6 +759,21 @@ int main(int argc, char **argv) {
     int rc_newton = take_option(&argc, argv, "--no-newton", true, 0, 0, &dummy);
     if (rc_cap < 0 || rc_gib < 0 || rc_newton < 0) return 2;
     int cap = (int)cap_v;
+    /* --preconditioners LIST: a subset of the registry (default: all). */
+    const char *only = take_text(&argc, argv, "--preconditioners");
+    for (const char *q = only; q && *q;) {
+        size_t len = strcspn(q, ",");
+        bool known = false;
+        for (int j = 0; weft_precond_registry[j]; j++)
+            known |= strlen(weft_precond_registry[j]->name) == len &&
+                     !strncmp(weft_precond_registry[j]->name, q, len);
+        if (!known) {
+            fprintf(stderr, "error: --preconditioners: '%.*s' is not a registered "
+                    "preconditioner\n", (int)len, q);
+            return 2;
+        }
+        q += len + (q[len] == ',');
+    }
     bool newton = rc_newton == 0;
     if (rc_gib == 0) gib = 0.5 * fmax(proc_kib("/proc/meminfo", "MemAvailable"), 0) / (1024.0 * 1024.0);
     weft_cli cli;
@@ -795,9 +848,11 @@ int main(int argc, char **argv) {
                     limit / 1048576.0);
         }
         chol_cold[si] = cold;
+        for (int p = 0; p < 16; p++) pc_it[si][p] = -2; /* -2: not run */
         bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
         for (int p = 0; p < npc && !failed; p++) {
             const weft_precond_type *pc = weft_precond_registry[p];
+            if (only && !in_list(only, pc->name)) continue;
             /* Its settings: defaults, the scene's and --set's (e.g. boomeramg.*). */
             void *pset = pc->settings_size ? calloc(1, pc->settings_size) : NULL;
             if (pset) weft_config_settings(s.cfg, pc->settings, pset);
@@ -878,7 +933,8 @@ int main(int argc, char **argv) {
         printf("  %4d^2 (%d unknowns): CHOLMOD %.1f ms, %.1f MiB\n", sizes[si],
                3 * sizes[si] * sizes[si], chol_cold[si], chol_rss[si]);
         for (int p = 0; p < npc && p < 16; p++)
-            printf("    %-16s %6d iterations, set-up %9.1f ms, first solve %10.1f ms, "
+            if (pc_it[si][p] != -2)
+                printf("    %-16s %6d iterations, set-up %9.1f ms, first solve %10.1f ms, "
                    "ratio %7.3f, %8.1f MiB\n", weft_precond_registry[p]->name, pc_it[si][p],
                    pc_setup[si][p], pc_first[si][p], pc_ratio[si][p], pc_rss[si][p]);
     }
