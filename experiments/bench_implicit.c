@@ -37,11 +37,17 @@
  *                   what one Newton system costs from nothing; first_ms − setup_ms is
  *                   the iterations' time. `ms` stays the median over every solve of the
  *                   method (the later ones keep the set-up and redo only the update);
- *   ratio           first_ms / CHOLMOD's analyse + filter + factorise + solve (each the
- *                   median of its row; the filter, building K = S A S + (I − S), is part
- *                   of CHOLMOD's cost as it is part of a preconditioner's update), on the
- *                   PPCG rows and on cholmod_factor_solve (1 by definition of the sum's
- *                   own row, written there for reference as that sum over itself);
+ *   first_cpu_ms    the first solve's process CPU time; on cholmod_factor_solve, that of
+ *                   a whole cold CHOLMOD solve (median), where first_ms holds the sum of
+ *                   the analyse, filter, factor and solve rows' medians (the filter,
+ *                   building K = S A S + (I − S), is part of CHOLMOD's cost as it is part
+ *                   of a preconditioner's update);
+ *   ratio           first_cpu_ms / CHOLMOD's cold first_cpu_ms: a Newton system from
+ *                   nothing, PPCG against analyse + filter + factorise + solve. By CPU
+ *                   time because both run on one thread (OpenBLAS is pinned to one, PPCG
+ *                   uses --threads, default 1), and on a machine shared with other jobs
+ *                   wall time also counts the time the process waited (cpu_ms beside ms
+ *                   shows how much); 1 on cholmod_factor_solve;
  *   rss_mib         peak resident memory the method added, MiB: the kernel's high-water
  *                   mark VmHWM of /proc/self/status, reset (write "5" to
  *                   /proc/self/clear_refs) just before the method's measurement, minus
@@ -126,6 +132,7 @@ static const weft_bench_column columns[] = {
     {"status", "%s", "status", "  %s"},
     {"setup_ms", "%.4f", "setup_ms", " %9.3f"},
     {"first_ms", "%.4f", "first_ms", " %10.3f"},
+    {"first_cpu_ms", "%.4f", "first_cpu", " %10.3f"},
     {"ratio", "%.4f", "ratio", " %7.3f"},
     {"rss_mib", "%.2f", "rss_MiB", " %8.1f"},
 };
@@ -160,7 +167,8 @@ typedef struct row {
     const char *status;
     double setup_ms;     /* preconditioner set-up + first update, ms; NAN otherwise */
     double first_ms;     /* first (cold) PPCG solve, ms; NAN otherwise */
-    double ratio;        /* first_ms / CHOLMOD analyse+filter+factor+solve; NAN otherwise */
+    double first_cpu_ms; /* its process CPU time, ms; NAN otherwise */
+    double ratio;        /* first_cpu_ms / CHOLMOD's cold solve's CPU time; NAN otherwise */
     double rss_mib;      /* peak resident memory added by the method, MiB; NAN unknown */
 } row;
 
@@ -170,8 +178,8 @@ typedef struct table {
 } table;
 
 /* A row without the issue-14 figures (set-up, first solve, ratio, memory). */
-#define ROW(...) ((row){__VA_ARGS__, .setup_ms = NAN, .first_ms = NAN, .ratio = NAN, \
-                        .rss_mib = NAN})
+#define ROW(...) ((row){__VA_ARGS__, .setup_ms = NAN, .first_ms = NAN, .first_cpu_ms = NAN, \
+                        .ratio = NAN, .rss_mib = NAN})
 
 /* --- peak resident memory around a method (Linux /proc) ------------------------------ */
 
@@ -386,11 +394,14 @@ static int run_cholmod(cholmod_run *c) {
     return WEFT_BENCH_FAIL;
 }
 
-/* A fresh analysis and solve (a weft_bench_fn): figure the analysis time, s. */
+/* A fresh analysis and solve (a weft_bench_fn): figures the analysis time and the whole
+ * cold call's process CPU time (analyse + filter + factor + solve), s. */
 static int time_analyse(void *user, double *out) {
     cholmod_run *c = user;
     weft_cholmod_solver_reset(c->ch);
+    double c0 = weft_bench_process_cpu();
     int rc = run_cholmod(c);
+    out[1] = weft_bench_process_cpu() - c0;
     weft_cholmod_timings tm;
     weft_cholmod_solver_timings(c->ch, &tm, NULL);
     out[0] = tm.analyse_s;
@@ -437,7 +448,8 @@ static double predict_factor_bytes(const weft_bsr *A, double *lnz) {
 /* CHOLMOD: analyse (reset before each run), then factor/solve/filter with the analysis
  * kept. Leaves the solution in dx. Returns factor+solve median in ms, or NAN on failure;
  * *cold_ms gets analyse + filter + factor + solve (medians), ms. */
-static double bench_cholmod(newton_sys *s, table *t, double *dx, double *cold_ms) {
+static double bench_cholmod(newton_sys *s, table *t, double *dx, double *cold_ms,
+                            double *cold_cpu_ms) {
     weft_error err = {{0}};
     double base = rss_begin();
     cholmod_run c = {s, weft_cholmod_solver_create(&err), dx};
@@ -447,7 +459,7 @@ static double bench_cholmod(newton_sys *s, table *t, double *dx, double *cold_ms
     }
     weft_bench_stats an, fs;
     weft_bench_plan pa = plan(1), pf = plan(0);
-    if (weft_bench_measure(&pa, 1, time_analyse, &c, &an) != 0 ||
+    if (weft_bench_measure(&pa, 2, time_analyse, &c, &an) != 0 ||
         weft_bench_measure(&pf, 5, time_factor_solve, &c, &fs) != 0) {
         weft_cholmod_solver_free(&c.ch);
         return NAN;
@@ -467,9 +479,10 @@ static double bench_cholmod(newton_sys *s, table *t, double *dx, double *cold_ms
      * total analyse + filter + factor + solve in first_ms. */
     double fs_ms = 1e3 * fs.median[3];
     *cold_ms = 1e3 * (an.median[0] + fs.median[0] + fs.median[1] + fs.median[2]);
+    *cold_cpu_ms = 1e3 * an.median[1];
     row r = ROW("cholmod_factor_solve", 1, NAN, -1, fs_ms, 1e3 * fs.median[4], fs.reps,
                 NAN, "ok");
-    r.first_ms = *cold_ms, r.ratio = 1.0, r.rss_mib = rss;
+    r.first_ms = *cold_ms, r.first_cpu_ms = *cold_cpu_ms, r.ratio = 1.0, r.rss_mib = rss;
     add_row(t, r);
     weft_cholmod_solver_free(&c.ch);
     return fs_ms;
@@ -519,6 +532,7 @@ typedef struct ppcg_run {
     weft_solve_status st;   /* status of the last solve */
     weft_error err;
     double first_s;         /* wall time of the first solve (fresh solver), s */
+    double first_cpu_s;     /* its process CPU time, s */
     int calls;
 } ppcg_run;
 
@@ -529,7 +543,7 @@ static int time_ppcg(void *user, double *out) {
     double t0 = weft_now(), c0 = weft_bench_process_cpu();
     r->st = weft_ppcg_solve(r->p, r->s->A, &r->s->f, r->s->b, r->dx, &r->o, &r->iters, &r->err);
     out[0] = weft_now() - t0, out[1] = weft_bench_process_cpu() - c0;
-    if (r->calls++ == 0) r->first_s = out[0];
+    if (r->calls++ == 0) r->first_s = out[0], r->first_cpu_s = out[1];
     return r->st == WEFT_SOLVE_CONVERGED ? WEFT_BENCH_MORE : WEFT_BENCH_LAST;
 }
 
@@ -539,7 +553,7 @@ static int time_ppcg(void *user, double *out) {
  * did not converge); *agree_ok false on a 1e-8 disagreement of a converged solve. */
 static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc,
                          const void *settings, const char *name,
-                         double tol, int cap, double setup_ms, double cold_ms,
+                         double tol, int cap, double setup_ms, double cold_cpu_ms,
                          const double *dx_ref, double *dx, bool *agree_ok) {
     ppcg_run r = {.s = s, .dx = dx, .o = weft_ppcg_defaults(), .st = WEFT_SOLVE_CONVERGED};
     double base = rss_begin();
@@ -568,7 +582,8 @@ static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc,
     row w = ROW(name, s->ppcg_threads, tol, r.iters, ms, 1e3 * st.median[1], st.reps, d,
                 weft_solve_status_name(r.st));
     w.setup_ms = setup_ms, w.first_ms = 1e3 * r.first_s, w.rss_mib = rss;
-    w.ratio = w.first_ms / cold_ms; /* NAN without CHOLMOD */
+    w.first_cpu_ms = 1e3 * r.first_cpu_s;
+    w.ratio = w.first_cpu_ms / cold_cpu_ms; /* NAN without CHOLMOD */
     add_row(t, w);
     return r.st == WEFT_SOLVE_CONVERGED ? ms : NAN;
 }
@@ -676,6 +691,7 @@ static void write_rows(weft_bench_table *out, const newton_sys *s, const table *
             weft_bench_text(r->status),
             isnan(r->setup_ms) ? weft_bench_none() : weft_bench_num(r->setup_ms),
             isnan(r->first_ms) ? weft_bench_none() : weft_bench_num(r->first_ms),
+            isnan(r->first_cpu_ms) ? weft_bench_none() : weft_bench_num(r->first_cpu_ms),
             isnan(r->ratio) ? weft_bench_none() : weft_bench_num(r->ratio),
             isnan(r->rss_mib) ? weft_bench_none() : weft_bench_num(r->rss_mib)};
         weft_bench_row(out, v);
@@ -795,7 +811,10 @@ int main(int argc, char **argv) {
     weft_bench_comment(&tab, "ppcg_* rows: setup_ms: the preconditioner's setup + first update on "
                        "a fresh state (median); first_ms: the first solve on a fresh solver "
                        "(set-up + iterations; on cholmod_factor_solve: CHOLMOD's analyse + "
-                       "filter + factor + solve); ratio: first_ms / that CHOLMOD sum; rss_mib: "
+                       "filter + factor + solve); first_cpu_ms: its process CPU time (CHOLMOD: "
+                       "of a whole cold solve); ratio: first_cpu_ms / CHOLMOD's (CPU time: "
+                       "both run on one thread, and on a shared machine CPU time is the "
+                       "steady measure of their work); rss_mib: "
                        "peak resident memory the method's measurement added (VmHWM reset via "
                        "/proc/self/clear_refs, minus VmRSS then), MiB; PPCG cap %d iterations",
                        cap);
@@ -811,7 +830,8 @@ int main(int argc, char **argv) {
      * to CHOLMOD's cold solve, memory. */
     static int pc_it[MAX_SIZES][16];
     static double pc_setup[MAX_SIZES][16], pc_first[MAX_SIZES][16], pc_ratio[MAX_SIZES][16],
-        pc_rss[MAX_SIZES][16], chol_cold[MAX_SIZES], chol_rss[MAX_SIZES];
+        pc_rss[MAX_SIZES][16], chol_cold[MAX_SIZES], chol_rss[MAX_SIZES],
+        chol_cold_cpu[MAX_SIZES], pc_first_cpu[MAX_SIZES][16];
     /* One PPCG row pair per registered preconditioner, named ppcg_<name> (row names are
      * kept as pointers, so they live as long as the program). */
     static char pc_names[16][48];
@@ -836,10 +856,10 @@ int main(int argc, char **argv) {
         weft_bench_comment(&tab, "%d^2: CHOLMOD's analysis predicts nnz(L) = %.4g, factor "
                            "%.1f MiB (limit %.1f MiB): %s", sizes[si], lnz, pred / 1048576.0,
                            limit / 1048576.0, chol ? "factorised" : "CHOLMOD skipped");
-        double cold = NAN;
+        double cold = NAN, cold_cpu = NAN;
         fs_ms[si] = fs_cpu[si] = chol_rss[si] = NAN;
         if (chol) {
-            fs_ms[si] = ref && dx ? bench_cholmod(&s, &t, ref, &cold) : NAN;
+            fs_ms[si] = ref && dx ? bench_cholmod(&s, &t, ref, &cold, &cold_cpu) : NAN;
             if (isnan(fs_ms[si])) failed = true;
             else fs_cpu[si] = t.r[t.n - 1].cpu_ms, chol_rss[si] = t.r[t.n - 1].rss_mib;
         } else {
@@ -847,7 +867,7 @@ int main(int argc, char **argv) {
                     "%.1f MiB, --max-factor-gib)\n", sizes[si], pred / 1048576.0,
                     limit / 1048576.0);
         }
-        chol_cold[si] = cold;
+        chol_cold[si] = cold, chol_cold_cpu[si] = cold_cpu;
         for (int p = 0; p < 16; p++) pc_it[si][p] = -2; /* -2: not run */
         bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
         for (int p = 0; p < npc && !failed; p++) {
@@ -864,12 +884,13 @@ int main(int argc, char **argv) {
             }
             for (int k = 0; k < 2; k++) {
                 double tol = k == 0 ? 1e-6 : 1e-8;
-                double ms = bench_ppcg(&s, &t, pc, pset, pc_names[p], tol, cap, setup_ms, cold,
+                double ms = bench_ppcg(&s, &t, pc, pset, pc_names[p], tol, cap, setup_ms, cold_cpu,
                                        chol ? ref : NULL, dx, &agree_ok);
                 const row *w = &t.r[t.n - 1];
                 if (k == 0 && p < 16)
                     pc_it[si][p] = w->iterations, pc_setup[si][p] = setup_ms,
                     pc_first[si][p] = w->first_ms, pc_ratio[si][p] = w->ratio,
+                    pc_first_cpu[si][p] = w->first_cpu_ms,
                     pc_rss[si][p] = w->rss_mib;
                 if (pc == &weft_precond_block_jacobi && k == 0) {
                     bj_ms[si] = ms;
@@ -930,13 +951,14 @@ int main(int argc, char **argv) {
            "solve from nothing (set-up + iterations), its ratio to CHOLMOD's analyse + filter + "
            "factorise + solve, peak memory added:\n");
     for (int si = 0; si < done; si++) {
-        printf("  %4d^2 (%d unknowns): CHOLMOD %.1f ms, %.1f MiB\n", sizes[si],
-               3 * sizes[si] * sizes[si], chol_cold[si], chol_rss[si]);
+        printf("  %4d^2 (%d unknowns): CHOLMOD %.1f ms (CPU %.1f ms), %.1f MiB\n", sizes[si],
+               3 * sizes[si] * sizes[si], chol_cold[si], chol_cold_cpu[si], chol_rss[si]);
         for (int p = 0; p < npc && p < 16; p++)
             if (pc_it[si][p] != -2)
-                printf("    %-16s %6d iterations, set-up %9.1f ms, first solve %10.1f ms, "
-                   "ratio %7.3f, %8.1f MiB\n", weft_precond_registry[p]->name, pc_it[si][p],
-                   pc_setup[si][p], pc_first[si][p], pc_ratio[si][p], pc_rss[si][p]);
+                printf("    %-16s %6d iterations, set-up %9.1f ms, first solve %10.1f ms (CPU "
+                   "%10.1f ms), CPU ratio %7.3f, %8.1f MiB\n", weft_precond_registry[p]->name,
+                   pc_it[si][p], pc_setup[si][p], pc_first[si][p], pc_first_cpu[si][p],
+                   pc_ratio[si][p], pc_rss[si][p]);
     }
 
     if (newton) {

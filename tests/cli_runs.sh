@@ -536,7 +536,7 @@ collision_scenes)
     ;;
 
 bench_implicit)
-    # The linear-solver benchmark at tiny sizes: a complete table (17 columns; per size the
+    # The linear-solver benchmark at tiny sizes: a complete table (18 columns; per size the
     # fixed assembly, CHOLMOD and newton rows and a 1e-6 and a 1e-8 PPCG row for every
     # preconditioner `list` names as registered), no .partial left, PPCG at 1e-8 agreeing
     # with CHOLMOD, set-up / first-solve / ratio / memory figures on every PPCG row, and
@@ -551,8 +551,8 @@ bench_implicit)
         exit 1
     fi
     [ -f "$tsv.partial" ] && fail "$tsv.partial left after a complete run"
-    bad=$(awk -F '\t' '!/^#/ && NF != 17 { print NR; exit }' "$tsv")
-    [ -z "$bad" ] || fail "line $bad of the table does not have 17 columns"
+    bad=$(awk -F '\t' '!/^#/ && NF != 18 { print NR; exit }' "$tsv")
+    [ -z "$bad" ] || fail "line $bad of the table does not have 18 columns"
     # The registered preconditioners, as `list` prints them.
     pcs=$("$list" | awk -F '\t' '$1 == "preconditioner" { print $2 }')
     [ -n "$pcs" ] || fail "list names no preconditioner"
@@ -572,9 +572,9 @@ bench_implicit)
         "$tsv" || fail "a PPCG row did not converge or disagrees with CHOLMOD"
     awk -F '\t' '!/^#/ && $1 != "res" && !($9 > 0) { exit 1 }' "$tsv" ||
         fail "a time that is not positive"
-    # Every PPCG row: a set-up time >= 0, a positive first solve and ratio to CHOLMOD, and
+    # Every PPCG row: a set-up time >= 0, a positive first solve (its CPU time >= 0) and ratio to CHOLMOD, and
     # a memory figure >= 0 (no order between times: they are separate measurements).
-    awk -F '\t' '$5 ~ /^ppcg/ && !($14 >= 0 && $15 > 0 && $16 > 0 && $17 >= 0) { print; exit 1 }' \
+    awk -F '\t' '$5 ~ /^ppcg/ && !($14 >= 0 && $15 > 0 && $16 >= 0 && $17 > 0 && $18 >= 0) { print; exit 1 }' \
         "$tsv" || fail "a PPCG row without its set-up, first-solve, ratio or memory figure"
     [ "$(nonfinite_rows "$tsv")" -eq 0 ] || fail "nan or inf in the table"
     grep -q '^PPCG (1e-8) and CHOLMOD agree within' "$tmp/bench.out" || fail "no agreement line"

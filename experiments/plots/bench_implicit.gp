@@ -10,7 +10,7 @@
 # Usage (experiments/bench_implicit.c calls it):
 #   gnuplot -e "file='results/bench_implicit.tsv'; out='results/bench_implicit.png'" bench_implicit.gp
 # Columns: res vertices dofs blocks method threads tol iterations ms cpu_ms reps rel_diff
-# status setup_ms first_ms ratio rss_mib.
+# status setup_ms first_ms first_cpu_ms ratio rss_mib.
 set datafile separator tab
 set terminal pngcairo size 1500,650 font ",11"
 set output out
