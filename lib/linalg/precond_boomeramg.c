@@ -402,7 +402,6 @@ static int amg_update(void *state, const weft_bsr *A, const weft_filter *f,
     memcpy(st->S, f->S, 9 * (size_t)st->n * sizeof *st->S);
     /* K_ij = S_i A_ij S_j, K_ii += I − S_i, scattered into the scalar rows. */
     for (int i = 0; i < A->n; i++) {
-        int len = A->row_ptr[i + 1] - A->row_ptr[i];
         const double *Si = &f->S[9 * (size_t)i];
         for (int k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             double T[9], B[9];
@@ -416,7 +415,6 @@ static int amg_update(void *state, const weft_bsr *A, const weft_filter *f,
                 for (int b = 0; b < 3; b++) row[3 * kk + b] = B[3 * a + b];
             }
         }
-        (void)len;
     }
     /* Pack: drop exact zeros off the diagonal (the couplings a filter removed); check
      * that every diagonal entry is positive and everything is finite. */
