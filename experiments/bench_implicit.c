@@ -1,7 +1,8 @@
 /* bench_implicit.c — cost of the linear solves of an implicit step (weft issue 4):
  * filtered CHOLMOD (analyse / factorise / solve) against pre-filtered PCG (Tamstorf,
- * Jones, McCormick 2015) with no, Jacobi and block-Jacobi preconditioning, on the
- * hanging cloth at 32², 64², 128², 256² vertices (--sizes).
+ * Jones, McCormick 2015) with every registered preconditioner (weft_precond_registry:
+ * none, Jacobi, block Jacobi, HYPRE's BoomerAMG, ...; weft issue 14), on the hanging
+ * cloth at 32², 64², 128², 256² vertices (--sizes; 512², 262 144 vertices, too).
  *
  * The system is the first Newton iteration of a backward-Euler step (Baraff & Witkin
  * 1998; Kim & Eberle 2020 §4.2), with incremental potential
@@ -27,32 +28,80 @@
  *   ppcg_*          weft_ppcg_solve to relative residual 1e-6 and 1e-8 with --threads
  *                   threads (1 when not given: on a shared two-core machine, OpenMP
  *                   barriers per product made 2 threads several times slower), its
- *                   iterations, and its difference from CHOLMOD's Δx.
+ *                   iterations, and its difference from CHOLMOD's Δx; the vertex
+ *                   positions x go to the preconditioner (a multigrid one builds its
+ *                   rigid-body modes from them);
+ *   setup_ms        per preconditioner: its set-up and first update (setup + update on a
+ *                   fresh state: a multigrid hierarchy, the block inverses), median;
+ *   first_ms        the first PPCG solve on a fresh solver: set-up + update + iterations,
+ *                   what one Newton system costs from nothing; first_ms − setup_ms is
+ *                   the iterations' time. `ms` stays the median over every solve of the
+ *                   method (the later ones keep the set-up and redo only the update);
+ *   first_cpu_ms    the first solve's process CPU time; on cholmod_factor_solve, that of
+ *                   a whole cold CHOLMOD solve (median), where first_ms holds the sum of
+ *                   the analyse, filter, factor and solve rows' medians (the filter,
+ *                   building K = S A S + (I − S), is part of CHOLMOD's cost as it is part
+ *                   of a preconditioner's update);
+ *   ratio           first_cpu_ms / CHOLMOD's cold first_cpu_ms: a Newton system from
+ *                   nothing, PPCG against analyse + filter + factorise + solve. By CPU
+ *                   time because both run on one thread (OpenBLAS is pinned to one, PPCG
+ *                   uses --threads, default 1), and on a machine shared with other jobs
+ *                   wall time also counts the time the process waited (cpu_ms beside ms
+ *                   shows how much); 1 on cholmod_factor_solve;
+ *   rss_mib         peak resident memory the method added, MiB: the kernel's high-water
+ *                   mark VmHWM of /proc/self/status, reset (write "5" to
+ *                   /proc/self/clear_refs) just before the method's measurement, minus
+ *                   the VmRSS at that moment (after malloc_trim, so that heap memory
+ *                   freed by earlier methods is not counted as held); so it counts the method's own peak working
+ *                   set (a factor, a hierarchy, PCG's vectors) over the model, matrix and
+ *                   earlier methods' memory still held. "-" where the kernel does not
+ *                   allow the reset (the high-water mark would then be the process's).
  * CHOLMOD runs with whatever threads its BLAS uses (OPENBLAS_NUM_THREADS). Beside the
  * wall clock, each whole call's process CPU time (all threads) is written: on a shared,
  * loaded machine it is the steadier measure of the work done.
  * A PPCG solve to 1e-8 whose Δx differs from CHOLMOD's by more than AGREE_TOL (relative,
  * 2-norm) fails the benchmark (exit 1), after the table is written.
+ * A PPCG solve that reaches --ppcg-cap iterations (default 100 000) is written with status
+ * max_iter and is not compared (a cap below the iterations needed is a way to bound the
+ * unpreconditioned rows at 512²).
+ * CHOLMOD's memory: before factorising, the symbolic analysis (cholmod_analyze on K's
+ * pattern, as the solver does) predicts L's size; when it exceeds --max-factor-gib
+ * (default half of MemAvailable) the CHOLMOD rows are skipped with a comment saying what
+ * was predicted, and PPCG is then not compared with anything (rel_diff "-").
+ * --no-newton leaves out the newton_euler rows (each is several factorisations).
  * Writes <out>/bench_implicit.tsv (renamed into place when complete) and, unless
- * --no-plot, <out>/bench_implicit.png (experiments/plots/bench_implicit.gp). */
+ * --no-plot, <out>/bench_implicit.png (experiments/plots/bench_implicit.gp): iterations,
+ * and time against unknowns on log-log axes with the least-squares slope of each curve
+ * in its key. */
 #include "bench.h"
 
+#include "weft_cholmod.h"
 #include "weft_linsolve.h"
 #include "weft_solvers.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
     "usage: bench_implicit [--sizes N,N,...] [--steps N] [--threads N] [--out DIR]\n"
+    "                      [--ppcg-cap N] [--max-factor-gib G] [--no-newton]\n"
+    "                      [--preconditioners NAME,...]\n"
     "                      [--no-plot] [--set SECTION.KEY=VAL]...\n"
     "Times the linear solve of one backward-Euler Newton iteration of the hanging cloth at\n"
-    "N^2 vertices: assembly, CHOLMOD analyse/factorise/solve, and PPCG (none, Jacobi,\n"
-    "block-Jacobi) to relative residual 1e-6 and 1e-8. Writes DIR/bench_implicit.tsv and\n"
-    "DIR/bench_implicit.png (default results/).\n"
-    "  --sizes N,...  grid sizes (default 32,64,128,256)\n"
+    "N^2 vertices: assembly, CHOLMOD analyse/factorise/solve, and PPCG with every registered\n"
+    "preconditioner to relative residual 1e-6 and 1e-8, with set-up time and peak memory.\n"
+    "Writes DIR/bench_implicit.tsv and DIR/bench_implicit.png (default results/).\n"
+    "  --sizes N,...  grid sizes 2..2048 (default 32,64,128,256; 512 is 262 144 vertices)\n"
+    "  --ppcg-cap N   PPCG iteration cap (default 100000); capped rows say max_iter\n"
+    "  --max-factor-gib G  skip CHOLMOD when its predicted factor exceeds G GiB (default\n"
+    "                 half of MemAvailable)\n"
+    "  --no-newton    leave out the newton_euler rows\n"
+    "  --preconditioners NAME,...  only these registered preconditioners (default all)\n"
     "  --steps N      pbd_gauss_seidel steps that deform the cloth first (default 15)\n"
     "  --threads N    threads of PPCG (default 1) and of the second assembly timing\n"
     "                 (default 2; the first uses 1)\n"
@@ -81,6 +130,11 @@ static const weft_bench_column columns[] = {
     {"reps", "%ld", "reps", " %4ld"},
     {"rel_diff", "%.3e", "rel_diff", " %9.2e"},
     {"status", "%s", "status", "  %s"},
+    {"setup_ms", "%.4f", "setup_ms", " %9.3f"},
+    {"first_ms", "%.4f", "first_ms", " %10.3f"},
+    {"first_cpu_ms", "%.4f", "first_cpu", " %10.3f"},
+    {"ratio", "%.4f", "ratio", " %7.3f"},
+    {"rss_mib", "%.2f", "rss_MiB", " %8.1f"},
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 
@@ -111,12 +165,60 @@ typedef struct row {
     int reps;
     double rel_diff;     /* ‖Δx − Δx_cholmod‖ / ‖Δx_cholmod‖, NAN when not a solve */
     const char *status;
+    double setup_ms;     /* preconditioner set-up + first update, ms; NAN otherwise */
+    double first_ms;     /* first (cold) PPCG solve, ms; NAN otherwise */
+    double first_cpu_ms; /* its process CPU time, ms; NAN otherwise */
+    double ratio;        /* first_cpu_ms / CHOLMOD's cold solve's CPU time; NAN otherwise */
+    double rss_mib;      /* peak resident memory added by the method, MiB; NAN unknown */
 } row;
 
 typedef struct table {
-    row r[64];
+    row r[96];
     int n;
 } table;
+
+/* A row without the issue-14 figures (set-up, first solve, ratio, memory). */
+#define ROW(...) ((row){__VA_ARGS__, .setup_ms = NAN, .first_ms = NAN, .first_cpu_ms = NAN, \
+                        .ratio = NAN, .rss_mib = NAN})
+
+/* --- peak resident memory around a method (Linux /proc) ------------------------------ */
+
+/* A "KEY: N kB" figure of a /proc file (/proc/self/status, /proc/meminfo), KiB; -1 if
+ * unreadable. */
+static double proc_kib(const char *file, const char *key) {
+    FILE *f = fopen(file, "r");
+    if (!f) return -1;
+    char line[256];
+    double v = -1;
+    size_t k = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, k) && line[k] == ':') {
+            v = strtod(line + k + 1, NULL);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
+/* Resets the high-water mark VmHWM to the current VmRSS; returns that VmRSS (KiB), or -1
+ * when the reset is not allowed (then nothing is measured). */
+static double rss_begin(void) {
+#ifdef __GLIBC__
+    malloc_trim(0); /* heap memory freed by earlier methods back to the kernel first */
+#endif
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return -1;
+    bool ok = fputs("5", f) >= 0;
+    ok = fclose(f) == 0 && ok;
+    return ok ? proc_kib("/proc/self/status", "VmRSS") : -1;
+}
+
+/* Peak resident memory added since rss_begin returned base, MiB; NAN when unknown. */
+static double rss_end(double base) {
+    double hwm = proc_kib("/proc/self/status", "VmHWM");
+    if (base < 0 || hwm < 0) return NAN;
+    return fmax(0.0, hwm - base) / 1024.0;
+}
 
 static double rel_diff(const double *a, const double *b, int n3) {
     double d = 0.0, r = 0.0;
@@ -269,8 +371,8 @@ static int bench_assembly(newton_sys *s, table *t) {
         weft_bench_plan p = plan(1);
         weft_bench_stats st;
         if (weft_bench_measure(&p, 2, time_assembly, s, &st) != 0) return -1;
-        add_row(t, (row){"assembly", counts[c], NAN, -1, 1e3 * st.median[0],
-                         1e3 * st.median[1], st.reps, NAN, "ok"});
+        add_row(t, ROW("assembly", counts[c], NAN, -1, 1e3 * st.median[0],
+                         1e3 * st.median[1], st.reps, NAN, "ok"));
     }
     return 0;
 }
@@ -292,11 +394,14 @@ static int run_cholmod(cholmod_run *c) {
     return WEFT_BENCH_FAIL;
 }
 
-/* A fresh analysis and solve (a weft_bench_fn): figure the analysis time, s. */
+/* A fresh analysis and solve (a weft_bench_fn): figures the analysis time and the whole
+ * cold call's process CPU time (analyse + filter + factor + solve), s. */
 static int time_analyse(void *user, double *out) {
     cholmod_run *c = user;
     weft_cholmod_solver_reset(c->ch);
+    double c0 = weft_bench_process_cpu();
     int rc = run_cholmod(c);
+    out[1] = weft_bench_process_cpu() - c0;
     weft_cholmod_timings tm;
     weft_cholmod_solver_timings(c->ch, &tm, NULL);
     out[0] = tm.analyse_s;
@@ -317,10 +422,36 @@ static int time_factor_solve(void *user, double *out) {
     return rc;
 }
 
-/* CHOLMOD: analyse (reset before each run), then factor/solve/filter with the analysis
- * kept. Leaves the solution in dx. Returns factor+solve median in ms, or NAN on failure. */
-static double bench_cholmod(newton_sys *s, table *t, double *dx) {
+/* CHOLMOD's predicted memory for K's factor, bytes: the symbolic analysis the solver would
+ * do (cholmod_analyze, default orderings) on A's pattern, which is K's; L's numeric
+ * values (xsize doubles, supernodal or simplicial) and its integer structure. Negative
+ * when the analysis fails. */
+static double predict_factor_bytes(const weft_bsr *A, double *lnz) {
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cc.print = 0;
     weft_error err = {{0}};
+    double bytes = -1;
+    cholmod_sparse *S = weft_bsr_cholmod_pattern(A, &cc, &err);
+    cholmod_factor *L = S ? cholmod_analyze(S, &cc) : NULL;
+    if (L) {
+        double x = (double)L->xsize, ints = L->is_super ? (double)L->ssize : x;
+        bytes = 8.0 * x + (double)sizeof(int) * ints;
+        *lnz = cc.lnz;
+    }
+    cholmod_free_factor(&L, &cc);
+    cholmod_free_sparse(&S, &cc);
+    cholmod_finish(&cc);
+    return bytes;
+}
+
+/* CHOLMOD: analyse (reset before each run), then factor/solve/filter with the analysis
+ * kept. Leaves the solution in dx. Returns factor+solve median in ms, or NAN on failure;
+ * *cold_ms gets analyse + filter + factor + solve (medians), ms. */
+static double bench_cholmod(newton_sys *s, table *t, double *dx, double *cold_ms,
+                            double *cold_cpu_ms) {
+    weft_error err = {{0}};
+    double base = rss_begin();
     cholmod_run c = {s, weft_cholmod_solver_create(&err), dx};
     if (!c.ch) {
         fprintf(stderr, "error: %s\n", err.msg);
@@ -328,26 +459,67 @@ static double bench_cholmod(newton_sys *s, table *t, double *dx) {
     }
     weft_bench_stats an, fs;
     weft_bench_plan pa = plan(1), pf = plan(0);
-    if (weft_bench_measure(&pa, 1, time_analyse, &c, &an) != 0 ||
+    if (weft_bench_measure(&pa, 2, time_analyse, &c, &an) != 0 ||
         weft_bench_measure(&pf, 5, time_factor_solve, &c, &fs) != 0) {
         weft_cholmod_solver_free(&c.ch);
         return NAN;
     }
+    double rss = rss_end(base);
     const char *ord = weft_cholmod_solver_ordering(c.ch);
-    add_row(t, (row){"cholmod_analyse", 1, NAN, -1, 1e3 * an.median[0], NAN, an.reps, NAN,
-                     ord});
-    add_row(t, (row){"cholmod_filter", 1, NAN, -1, 1e3 * fs.median[0], NAN, fs.reps, NAN,
-                     "ok"});
-    add_row(t, (row){"cholmod_factor", 1, NAN, -1, 1e3 * fs.median[1], NAN, fs.reps, NAN,
-                     "ok"});
-    add_row(t, (row){"cholmod_solve", 1, NAN, -1, 1e3 * fs.median[2], NAN, fs.reps, NAN,
-                     "ok"});
-    /* Its CPU time is that of the whole call: filter + factor + solve. */
+    add_row(t, ROW("cholmod_analyse", 1, NAN, -1, 1e3 * an.median[0], NAN, an.reps, NAN,
+                     ord));
+    add_row(t, ROW("cholmod_filter", 1, NAN, -1, 1e3 * fs.median[0], NAN, fs.reps, NAN,
+                     "ok"));
+    add_row(t, ROW("cholmod_factor", 1, NAN, -1, 1e3 * fs.median[1], NAN, fs.reps, NAN,
+                     "ok"));
+    add_row(t, ROW("cholmod_solve", 1, NAN, -1, 1e3 * fs.median[2], NAN, fs.reps, NAN,
+                     "ok"));
+    /* Its CPU time is that of the whole call: filter + factor + solve. Its row carries the
+     * memory of the whole CHOLMOD measurement (analysis, factor, solves) and the cold
+     * total analyse + filter + factor + solve in first_ms. */
     double fs_ms = 1e3 * fs.median[3];
-    add_row(t, (row){"cholmod_factor_solve", 1, NAN, -1, fs_ms, 1e3 * fs.median[4], fs.reps,
-                     NAN, "ok"});
+    *cold_ms = 1e3 * (an.median[0] + fs.median[0] + fs.median[1] + fs.median[2]);
+    *cold_cpu_ms = 1e3 * an.median[1];
+    row r = ROW("cholmod_factor_solve", 1, NAN, -1, fs_ms, 1e3 * fs.median[4], fs.reps,
+                NAN, "ok");
+    r.first_ms = *cold_ms, r.first_cpu_ms = *cold_cpu_ms, r.ratio = 1.0, r.rss_mib = rss;
+    add_row(t, r);
     weft_cholmod_solver_free(&c.ch);
     return fs_ms;
+}
+
+/* A preconditioner's set-up on a system, for time_setup. */
+typedef struct setup_run {
+    newton_sys *s;
+    const weft_precond_type *pc;
+    const void *settings;   /* its settings (the scene's and --set's [section] keys) */
+    weft_error err;
+} setup_run;
+
+/* setup + update on a fresh state (a weft_bench_fn): figures wall time, s (create and
+ * destroy outside the clock). */
+static int time_setup(void *user, double *out) {
+    setup_run *r = user;
+    void *st = r->pc->create(r->s->m.n, r->settings, &r->err);
+    if (!st) return WEFT_BENCH_FAIL;
+    double t0 = weft_now();
+    int rc = r->pc->setup ? r->pc->setup(st, r->s->A, r->s->x, &r->err) : WEFT_OK;
+    if (rc == WEFT_OK) rc = r->pc->update(st, r->s->A, &r->s->f, r->s->x, &r->err);
+    out[0] = weft_now() - t0;
+    r->pc->destroy(st);
+    return rc == WEFT_OK ? WEFT_BENCH_MORE : WEFT_BENCH_FAIL;
+}
+
+/* The median set-up + first update of pc, ms; NAN (with a message) when it fails. */
+static double bench_setup(newton_sys *s, const weft_precond_type *pc, const void *settings) {
+    setup_run r = {.s = s, .pc = pc, .settings = settings};
+    weft_bench_plan p = plan(0);
+    weft_bench_stats st;
+    if (weft_bench_measure(&p, 1, time_setup, &r, &st) != 0 || st.reps < 1) {
+        fprintf(stderr, "error: %d^2 %s set-up: %s\n", s->res, pc->name, r.err.msg);
+        return NAN;
+    }
+    return 1e3 * st.median[0];
 }
 
 /* A PPCG solver on a system, for time_ppcg. */
@@ -359,6 +531,9 @@ typedef struct ppcg_run {
     int iters;              /* iterations of the last solve */
     weft_solve_status st;   /* status of the last solve */
     weft_error err;
+    double first_s;         /* wall time of the first solve (fresh solver), s */
+    double first_cpu_s;     /* its process CPU time, s */
+    int calls;
 } ppcg_run;
 
 /* One PPCG solve (a weft_bench_fn): figures wall and process CPU time, s; the last
@@ -368,34 +543,48 @@ static int time_ppcg(void *user, double *out) {
     double t0 = weft_now(), c0 = weft_bench_process_cpu();
     r->st = weft_ppcg_solve(r->p, r->s->A, &r->s->f, r->s->b, r->dx, &r->o, &r->iters, &r->err);
     out[0] = weft_now() - t0, out[1] = weft_bench_process_cpu() - c0;
+    if (r->calls++ == 0) r->first_s = out[0], r->first_cpu_s = out[1];
     return r->st == WEFT_SOLVE_CONVERGED ? WEFT_BENCH_MORE : WEFT_BENCH_LAST;
 }
 
-/* PPCG with preconditioner pc to tol; compares with CHOLMOD's dx. Returns the median ms
- * (NAN if the first solve failed other than by the cap); *agree_ok false on a 1e-8
- * disagreement. */
-static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc, const char *name,
-                         double tol, const double *dx_ref, double *dx, bool *agree_ok) {
+/* PPCG with preconditioner pc to tol (iteration cap `cap`); compares with CHOLMOD's dx
+ * (dx_ref NULL: no comparison). setup_ms is pc's measured set-up, cold_ms CHOLMOD's
+ * analyse + filter + factor + solve (NAN: none). Returns the median ms (NAN if the solve
+ * did not converge); *agree_ok false on a 1e-8 disagreement of a converged solve. */
+static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc,
+                         const void *settings, const char *name,
+                         double tol, int cap, double setup_ms, double cold_cpu_ms,
+                         const double *dx_ref, double *dx, bool *agree_ok) {
     ppcg_run r = {.s = s, .dx = dx, .o = weft_ppcg_defaults(), .st = WEFT_SOLVE_CONVERGED};
+    double base = rss_begin();
     if (!(r.p = weft_ppcg_create(s->m.n, &r.err))) {
         fprintf(stderr, "error: %s\n", r.err.msg);
         return NAN;
     }
-    r.o.precond = pc, r.o.tol = tol, r.o.max_iter = PPCG_CAP, r.o.threads = s->ppcg_threads;
+    r.o.precond = pc, r.o.tol = tol, r.o.max_iter = cap, r.o.threads = s->ppcg_threads;
+    r.o.positions = s->x, r.o.precond_settings = settings;
     weft_bench_plan p = plan(0);
     weft_bench_stats st;
     weft_bench_measure(&p, 2, time_ppcg, &r, &st);
     weft_ppcg_free(&r.p);
-    double d = rel_diff(dx, dx_ref, 3 * s->m.n);
-    if (tol <= 1e-8 && !(d <= AGREE_TOL)) {
+    double rss = rss_end(base);
+    double d = dx_ref ? rel_diff(dx, dx_ref, 3 * s->m.n) : NAN;
+    if (dx_ref && tol <= 1e-8 && r.st != WEFT_SOLVE_MAX_ITER && !(d <= AGREE_TOL)) {
         fprintf(stderr, "error: %d^2 %s to %g: |dx - dx_cholmod| / |dx_cholmod| = %.3g > %g "
                 "(%s after %d iterations)\n", s->res, name, tol, d, AGREE_TOL,
                 weft_solve_status_name(r.st), r.iters);
         *agree_ok = false;
     }
+    if (r.st == WEFT_SOLVE_MAX_ITER)
+        fprintf(stderr, "note: %d^2 %s to %g: stopped at the cap of %d iterations\n", s->res,
+                name, tol, cap);
     double ms = 1e3 * st.median[0];
-    add_row(t, (row){name, s->ppcg_threads, tol, r.iters, ms, 1e3 * st.median[1], st.reps, d,
-                     weft_solve_status_name(r.st)});
+    row w = ROW(name, s->ppcg_threads, tol, r.iters, ms, 1e3 * st.median[1], st.reps, d,
+                weft_solve_status_name(r.st));
+    w.setup_ms = setup_ms, w.first_ms = 1e3 * r.first_s, w.rss_mib = rss;
+    w.first_cpu_ms = 1e3 * r.first_cpu_s;
+    w.ratio = w.first_cpu_ms / cold_cpu_ms; /* NAN without CHOLMOD */
+    add_row(t, w);
     return r.st == WEFT_SOLVE_CONVERGED ? ms : NAN;
 }
 
@@ -443,7 +632,7 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
     static const char *const hname[3] = {"projected", "exact", "clamp"};
     const char *const *nm = names[hessian % 3];
 #define NEWTON_ROW(idx, iters, ms, cpu_ms, status) \
-    add_row(t, (row){nm[idx], th, NAN, iters, ms, cpu_ms, 1, NAN, status})
+    add_row(t, ROW(nm[idx], th, NAN, iters, ms, cpu_ms, 1, NAN, status))
     /* "fallback": some system was not positive definite with the exact Hessian and was
      * solved again with the projected one (two assemblies and factorisations). */
     double fallbacks = weft_profile_value(p, "fallbacks");
@@ -499,9 +688,80 @@ static void write_rows(weft_bench_table *out, const newton_sys *s, const table *
             isnan(r->cpu_ms) ? weft_bench_none() : weft_bench_num(r->cpu_ms),
             weft_bench_int(r->reps),
             isnan(r->rel_diff) ? weft_bench_none() : weft_bench_num(r->rel_diff),
-            weft_bench_text(r->status)};
+            weft_bench_text(r->status),
+            isnan(r->setup_ms) ? weft_bench_none() : weft_bench_num(r->setup_ms),
+            isnan(r->first_ms) ? weft_bench_none() : weft_bench_num(r->first_ms),
+            isnan(r->first_cpu_ms) ? weft_bench_none() : weft_bench_num(r->first_cpu_ms),
+            isnan(r->ratio) ? weft_bench_none() : weft_bench_num(r->ratio),
+            isnan(r->rss_mib) ? weft_bench_none() : weft_bench_num(r->rss_mib)};
         weft_bench_row(out, v);
     }
+}
+
+/* Removes "--NAME VALUE" / "--NAME=VALUE" (value: a number in [lo, hi]) or, with
+ * is_flag, "--NAME" from argv (weft_cli_parse does not know them). Returns 1 if found
+ * (value in *v), 0 if not, -1 with a message if malformed. */
+static int take_option(int *argc, char **argv, const char *name, bool is_flag, double lo,
+                       double hi, double *v) {
+    int found = 0, w = 1;
+    size_t k = strlen(name);
+    for (int i = 1; i < *argc; i++) {
+        const char *text = NULL;
+        if (!strcmp(argv[i], name)) {
+            found = 1;
+            if (is_flag) continue;
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "error: %s: missing its value (see --help)\n", name);
+                return -1;
+            }
+            text = argv[++i];
+        } else if (!is_flag && !strncmp(argv[i], name, k) && argv[i][k] == '=') {
+            found = 1;
+            text = argv[i] + k + 1;
+        } else {
+            argv[w++] = argv[i];
+            continue;
+        }
+        char *end;
+        errno = 0;
+        *v = strtod(text, &end);
+        if (end == text || *end || errno || !(*v >= lo && *v <= hi)) {
+            fprintf(stderr, "error: %s: '%s' is not a number in [%g, %g]\n", name, text, lo, hi);
+            return -1;
+        }
+    }
+    *argc = w;
+    argv[w] = NULL;
+    return found;
+}
+
+/* Removes "--NAME TEXT" / "--NAME=TEXT" from argv; returns TEXT (the last given) or NULL. */
+static const char *take_text(int *argc, char **argv, const char *name) {
+    const char *text = NULL;
+    int w = 1;
+    size_t k = strlen(name);
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], name) && i + 1 < *argc)
+            text = argv[++i];
+        else if (!strncmp(argv[i], name, k) && argv[i][k] == '=')
+            text = argv[i] + k + 1;
+        else
+            argv[w++] = argv[i];
+    }
+    *argc = w;
+    argv[w] = NULL;
+    return text;
+}
+
+/* Whether the comma-separated list holds name. */
+static bool in_list(const char *list, const char *name) {
+    size_t k = strlen(name);
+    for (const char *q = list; *q;) {
+        size_t len = strcspn(q, ",");
+        if (len == k && !strncmp(q, name, k)) return true;
+        q += len + (q[len] == ',');
+    }
+    return false;
 }
 
 int main(int argc, char **argv) {
@@ -509,6 +769,29 @@ int main(int argc, char **argv) {
     int ns = take_sizes(&argc, argv, sizes);
     if (ns < 0) return 2;
     if (ns > 0) nsizes = ns;
+    double cap_v = PPCG_CAP, gib = -1, dummy = 0;
+    int rc_cap = take_option(&argc, argv, "--ppcg-cap", false, 1, 1e8, &cap_v);
+    int rc_gib = take_option(&argc, argv, "--max-factor-gib", false, 0.001, 1e6, &gib);
+    int rc_newton = take_option(&argc, argv, "--no-newton", true, 0, 0, &dummy);
+    if (rc_cap < 0 || rc_gib < 0 || rc_newton < 0) return 2;
+    int cap = (int)cap_v;
+    /* --preconditioners LIST: a subset of the registry (default: all). */
+    const char *only = take_text(&argc, argv, "--preconditioners");
+    for (const char *q = only; q && *q;) {
+        size_t len = strcspn(q, ",");
+        bool known = false;
+        for (int j = 0; weft_precond_registry[j]; j++)
+            known |= strlen(weft_precond_registry[j]->name) == len &&
+                     !strncmp(weft_precond_registry[j]->name, q, len);
+        if (!known) {
+            fprintf(stderr, "error: --preconditioners: '%.*s' is not a registered "
+                    "preconditioner\n", (int)len, q);
+            return 2;
+        }
+        q += len + (q[len] == ',');
+    }
+    bool newton = rc_newton == 0;
+    if (rc_gib == 0) gib = 0.5 * fmax(proc_kib("/proc/meminfo", "MemAvailable"), 0) / (1024.0 * 1024.0);
     weft_cli cli;
     weft_bench_parse(argc, argv, &cli, usage, 2);
     int steps = cli.steps >= 0 ? cli.steps : DEFAULT_STEPS;
@@ -525,6 +808,16 @@ int main(int argc, char **argv) {
                        "method; assembly and CHOLMOD after one warm-up); rel_diff: |dx - "
                        "dx_cholmod| / |dx_cholmod|; cpu_ms: process CPU time, all threads "
                        "(CHOLMOD: of the whole filter+factor+solve call)", REPEATS, BUDGET_S);
+    weft_bench_comment(&tab, "ppcg_* rows: setup_ms: the preconditioner's setup + first update on "
+                       "a fresh state (median); first_ms: the first solve on a fresh solver "
+                       "(set-up + iterations; on cholmod_factor_solve: CHOLMOD's analyse + "
+                       "filter + factor + solve); first_cpu_ms: its process CPU time (CHOLMOD: "
+                       "of a whole cold solve); ratio: first_cpu_ms / CHOLMOD's (CPU time: "
+                       "both run on one thread, and on a shared machine CPU time is the "
+                       "steady measure of their work); rss_mib: "
+                       "peak resident memory the method's measurement added (VmHWM reset via "
+                       "/proc/self/clear_refs, minus VmRSS then), MiB; PPCG cap %d iterations",
+                       cap);
     char load[64];
     weft_bench_comment(&tab, "load average at the start: %s", load_average(load, sizeof load));
     weft_bench_header(&tab);
@@ -533,6 +826,12 @@ int main(int argc, char **argv) {
     /* Newton iteration / factor+solve: projected (default), exact, clamp */
     double nw_ratio[MAX_SIZES], nx_ratio[MAX_SIZES], nc_ratio[MAX_SIZES];
     int bj_it[MAX_SIZES], done = 0;
+    /* Per size and preconditioner, the 1e-6 solve: iterations, set-up, first solve, ratio
+     * to CHOLMOD's cold solve, memory. */
+    static int pc_it[MAX_SIZES][16];
+    static double pc_setup[MAX_SIZES][16], pc_first[MAX_SIZES][16], pc_ratio[MAX_SIZES][16],
+        pc_rss[MAX_SIZES][16], chol_cold[MAX_SIZES], chol_rss[MAX_SIZES],
+        chol_cold_cpu[MAX_SIZES], pc_first_cpu[MAX_SIZES][16];
     /* One PPCG row pair per registered preconditioner, named ppcg_<name> (row names are
      * kept as pointers, so they live as long as the program). */
     static char pc_names[16][48];
@@ -551,24 +850,60 @@ int main(int argc, char **argv) {
         }
         size_t n3 = 3 * (size_t)s.m.n;
         double *ref = malloc(n3 * sizeof *ref), *dx = malloc(n3 * sizeof *dx);
-        fs_ms[si] = ref && dx ? bench_cholmod(&s, &t, ref) : NAN;
-        if (isnan(fs_ms[si])) failed = true;
-        else fs_cpu[si] = t.r[t.n - 1].cpu_ms;
+        /* CHOLMOD only when its predicted factor fits the memory limit. */
+        double lnz = 0, pred = predict_factor_bytes(s.A, &lnz), limit = gib * 1073741824.0;
+        bool chol = pred >= 0 && pred <= limit;
+        weft_bench_comment(&tab, "%d^2: CHOLMOD's analysis predicts nnz(L) = %.4g, factor "
+                           "%.1f MiB (limit %.1f MiB): %s", sizes[si], lnz, pred / 1048576.0,
+                           limit / 1048576.0, chol ? "factorised" : "CHOLMOD skipped");
+        double cold = NAN, cold_cpu = NAN;
+        fs_ms[si] = fs_cpu[si] = chol_rss[si] = NAN;
+        if (chol) {
+            fs_ms[si] = ref && dx ? bench_cholmod(&s, &t, ref, &cold, &cold_cpu) : NAN;
+            if (isnan(fs_ms[si])) failed = true;
+            else fs_cpu[si] = t.r[t.n - 1].cpu_ms, chol_rss[si] = t.r[t.n - 1].rss_mib;
+        } else {
+            fprintf(stderr, "note: %d^2: CHOLMOD skipped, its factor would take %.1f MiB (limit "
+                    "%.1f MiB, --max-factor-gib)\n", sizes[si], pred / 1048576.0,
+                    limit / 1048576.0);
+        }
+        chol_cold[si] = cold, chol_cold_cpu[si] = cold_cpu;
+        for (int p = 0; p < 16; p++) pc_it[si][p] = -2; /* -2: not run */
         bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
-        for (int p = 0; p < npc && !failed; p++)
+        for (int p = 0; p < npc && !failed; p++) {
+            const weft_precond_type *pc = weft_precond_registry[p];
+            if (only && !in_list(only, pc->name)) continue;
+            /* Its settings: defaults, the scene's and --set's (e.g. boomeramg.*). */
+            void *pset = pc->settings_size ? calloc(1, pc->settings_size) : NULL;
+            if (pset) weft_config_settings(s.cfg, pc->settings, pset);
+            double setup_ms = bench_setup(&s, pc, pset);
+            if (isnan(setup_ms)) {
+                free(pset);
+                failed = true;
+                break;
+            }
             for (int k = 0; k < 2; k++) {
                 double tol = k == 0 ? 1e-6 : 1e-8;
-                const weft_precond_type *pc = weft_precond_registry[p];
-                double ms = bench_ppcg(&s, &t, pc, pc_names[p], tol, ref, dx, &agree_ok);
+                double ms = bench_ppcg(&s, &t, pc, pset, pc_names[p], tol, cap, setup_ms, cold_cpu,
+                                       chol ? ref : NULL, dx, &agree_ok);
+                const row *w = &t.r[t.n - 1];
+                if (k == 0 && p < 16)
+                    pc_it[si][p] = w->iterations, pc_setup[si][p] = setup_ms,
+                    pc_first[si][p] = w->first_ms, pc_ratio[si][p] = w->ratio,
+                    pc_first_cpu[si][p] = w->first_cpu_ms,
+                    pc_rss[si][p] = w->rss_mib;
                 if (pc == &weft_precond_block_jacobi && k == 0) {
                     bj_ms[si] = ms;
-                    bj_cpu[si] = t.r[t.n - 1].cpu_ms;
-                    bj_it[si] = t.r[t.n - 1].iterations;
+                    bj_cpu[si] = w->cpu_ms;
+                    bj_it[si] = w->iterations;
                 }
             }
+            free(pset);
+        }
         nw_ratio[si] = nx_ratio[si] = nc_ratio[si] = NAN;
         /* Projected Hessian (the default), exact, and the generic clamp. */
-        if (!failed && (bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_PROJECTED, &nw_ratio[si]) != 0 ||
+        if (!failed && newton &&
+            (bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_PROJECTED, &nw_ratio[si]) != 0 ||
                         bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_EXACT, &nx_ratio[si]) != 0 ||
                         bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_CLAMP, &nc_ratio[si]) != 0))
             failed = true;
@@ -612,11 +947,27 @@ int main(int argc, char **argv) {
                faster, faster[0] ? " only, CHOLMOD at the other sizes." : "");
     }
 
+    printf("\nEach preconditioner to 1e-6: iterations, set-up (setup + first update), first "
+           "solve from nothing (set-up + iterations), its ratio to CHOLMOD's analyse + filter + "
+           "factorise + solve, peak memory added:\n");
+    for (int si = 0; si < done; si++) {
+        printf("  %4d^2 (%d unknowns): CHOLMOD %.1f ms (CPU %.1f ms), %.1f MiB\n", sizes[si],
+               3 * sizes[si] * sizes[si], chol_cold[si], chol_cold_cpu[si], chol_rss[si]);
+        for (int p = 0; p < npc && p < 16; p++)
+            if (pc_it[si][p] != -2)
+                printf("    %-16s %6d iterations, set-up %9.1f ms, first solve %10.1f ms (CPU "
+                   "%10.1f ms), CPU ratio %7.3f, %8.1f MiB\n", weft_precond_registry[p]->name,
+                   pc_it[si][p], pc_setup[si][p], pc_first[si][p], pc_first_cpu[si][p],
+                   pc_ratio[si][p], pc_rss[si][p]);
+    }
+
+    if (newton) {
     printf("\nOne newton_euler iteration (CHOLMOD, analysis kept) over its own factorise + "
            "solve (issue 4 asks for at most 1.3):\n");
     for (int si = 0; si < done; si++)
         printf("  %4d^2: hessian=projected %.2f, hessian=exact %.2f, hessian=clamp %.2f\n",
                sizes[si], nw_ratio[si], nx_ratio[si], nc_ratio[si]);
+    }
 
     if (!cli.no_plot) {
         char script[1100], defs[2400];

@@ -536,9 +536,11 @@ collision_scenes)
     ;;
 
 bench_implicit)
-    # The linear-solver benchmark at tiny sizes: a complete table (13 columns, the same 18
-    # methods per size), no .partial left, PPCG at 1e-8 agreeing with CHOLMOD, and bad
-    # --sizes refused. No timing is asserted.
+    # The linear-solver benchmark at tiny sizes: a complete table (18 columns; per size the
+    # fixed assembly, CHOLMOD and newton rows and a 1e-6 and a 1e-8 PPCG row for every
+    # preconditioner `list` names as registered), no .partial left, PPCG at 1e-8 agreeing
+    # with CHOLMOD, set-up / first-solve / ratio / memory figures on every PPCG row, and
+    # bad --sizes refused. No timing is asserted.
     bench="$(dirname "$compare")/bench_implicit"
     "$bench" --sizes 8,12 --steps 3 --threads 2 --no-plot --out "$tmp/out" >"$tmp/bench.out" 2>"$tmp/bench.err"
     rc=$?
@@ -549,11 +551,17 @@ bench_implicit)
         exit 1
     fi
     [ -f "$tsv.partial" ] && fail "$tsv.partial left after a complete run"
-    bad=$(awk -F '\t' '!/^#/ && NF != 13 { print NR; exit }' "$tsv")
-    [ -z "$bad" ] || fail "line $bad of the table does not have 13 columns"
+    bad=$(awk -F '\t' '!/^#/ && NF != 18 { print NR; exit }' "$tsv")
+    [ -z "$bad" ] || fail "line $bad of the table does not have 18 columns"
+    # The registered preconditioners, as `list` prints them.
+    pcs=$("$list" | awk -F '\t' '$1 == "preconditioner" { print $2 }')
+    [ -n "$pcs" ] || fail "list names no preconditioner"
+    echo "$pcs" | grep -qx boomeramg || fail "boomeramg is not a registered preconditioner"
+    pc_rows=$(for p in $pcs; do printf 'ppcg_%s@2@1e-06\nppcg_%s@2@1e-08\n' "$p" "$p"; done)
     for res in 8 12; do
         got=$(awk -F '\t' -v r=$res '$1 == r { print $5 "@" $6 "@" $7 }' "$tsv" | LC_ALL=C sort | tr '\n' ' ')
-        want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_clamp_assemble@2@- newton_clamp_factor_solve@2@- newton_clamp_filter@2@- newton_clamp_iteration@2@- newton_clamp_line_search@2@- newton_clamp_linear@2@- newton_exact_assemble@2@- newton_exact_factor_solve@2@- newton_exact_filter@2@- newton_exact_iteration@2@- newton_exact_line_search@2@- newton_exact_linear@2@- newton_factor_solve@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
+        fixed="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_clamp_assemble@2@- newton_clamp_factor_solve@2@- newton_clamp_filter@2@- newton_clamp_iteration@2@- newton_clamp_line_search@2@- newton_clamp_linear@2@- newton_exact_assemble@2@- newton_exact_factor_solve@2@- newton_exact_filter@2@- newton_exact_iteration@2@- newton_exact_line_search@2@- newton_exact_linear@2@- newton_factor_solve@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@-"
+        want=$(printf '%s\n%s\n' "$(echo $fixed | tr ' ' '\n')" "$pc_rows" | LC_ALL=C sort | tr '\n' ' ')
         [ "$got" = "$want" ] || fail "size $res: rows '$got'"
         verts=$(awk -F '\t' -v r=$res '$1 == r { print $2; exit }' "$tsv")
         [ "$verts" = $((res * res)) ] || fail "size $res: $verts vertices, expected $((res * res))"
@@ -564,6 +572,10 @@ bench_implicit)
         "$tsv" || fail "a PPCG row did not converge or disagrees with CHOLMOD"
     awk -F '\t' '!/^#/ && $1 != "res" && !($9 > 0) { exit 1 }' "$tsv" ||
         fail "a time that is not positive"
+    # Every PPCG row: a set-up time >= 0, a positive first solve (its CPU time >= 0) and ratio to CHOLMOD, and
+    # a memory figure >= 0 (no order between times: they are separate measurements).
+    awk -F '\t' '$5 ~ /^ppcg/ && !($14 >= 0 && $15 > 0 && $16 >= 0 && $17 > 0 && $18 >= 0) { print; exit 1 }' \
+        "$tsv" || fail "a PPCG row without its set-up, first-solve, ratio or memory figure"
     [ "$(nonfinite_rows "$tsv")" -eq 0 ] || fail "nan or inf in the table"
     grep -q '^PPCG (1e-8) and CHOLMOD agree within' "$tmp/bench.out" || fail "no agreement line"
     grep -qE '^PPCG (overtakes|does not overtake) CHOLMOD' "$tmp/bench.out" || fail "no overtake line"

@@ -1,45 +1,57 @@
-# bench_implicit.gp — the linear-solver figure of weft issue 4, from bench_implicit.tsv:
-# left, PPCG iterations to relative residual 1e-6 (solid) and 1e-8 (dashed) against the
-# number of vertices, per preconditioner; right, the time of the same solves against
-# CHOLMOD's analyse, numeric factorisation, triangular solve and factor+solve, and one
-# iteration of newton_euler with CHOLMOD. Log-log.
+# bench_implicit.gp — the linear-solver figure of weft issues 4 and 14, from
+# bench_implicit.tsv: left, PPCG iterations to relative residual 1e-6 (solid) and 1e-8
+# (dashed) against the number of unknowns (3 × vertices), one curve per registered
+# preconditioner (whatever ppcg_* rows the table holds); right, the cost of one Newton
+# system from nothing against unknowns: each preconditioner's first PPCG solve to 1e-6
+# (set-up + first update + iterations) by its process CPU time (first_cpu_ms), its
+# set-up alone (setup_ms, wall clock, dotted), and a whole cold CHOLMOD solve, analyse +
+# filter + factorise + solve (first_cpu_ms of the cholmod_factor_solve row). CPU time,
+# because on a machine shared with other jobs the wall clock also counts waiting; both run
+# on one thread. Log-log; every curve's key gives its least-squares slope in
+# log-log (time ∝ unknowns^slope over the sizes measured), in closed form by awk.
 # Usage (experiments/bench_implicit.c calls it):
 #   gnuplot -e "file='results/bench_implicit.tsv'; out='results/bench_implicit.png'" bench_implicit.gp
 # Columns: res vertices dofs blocks method threads tol iterations ms cpu_ms reps rel_diff
-# status.
+# status setup_ms first_ms first_cpu_ms ratio rss_mib.
 set datafile separator tab
-set terminal pngcairo size 1400,600 font ",11"
+set terminal pngcairo size 1500,650 font ",11"
 set output out
-set multiplot layout 1,2 title "hanging cloth, one backward-Euler Newton system" noenhanced
 set grid
 set logscale xy
-set xlabel "vertices"
-set key below
+set xlabel "unknowns (3 x vertices)"
 set format x "10^{%L}"
 set format y "10^{%L}"
 
-pcs = "ppcg_none ppcg_jacobi ppcg_block_jacobi"
-pnames = "none jacobi block-Jacobi"
-# The rows of method m at tolerance t (the tol column as written, "-" for CHOLMOD).
-rows(m, t) = sprintf("< awk -F '\t' '$5 == \"%s\" && $7 == \"%s\"' '%s'", m, t, file)
+# The registered preconditioners present in the table, in order of appearance.
+pcs = system(sprintf("awk -F '\t' '$5 ~ /^ppcg_/ && !seen[$5]++ { printf \"%%s \", $5 }' '%s'", file))
+npc = words(pcs)
+# The rows of method m at tolerance t (the tol column as written, "-" for CHOLMOD) with a
+# number in column c.
+rows(m, t, c) = sprintf("< awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\"' '%s'", m, t, c, file)
+label(m) = m[6:]
 
+# Least-squares slope of log(column c) against log(unknowns) over the rows of method m at
+# tolerance t with a positive number in column c (closed form, in awk; NaN below two
+# sizes).
+lsq(m, t, c) = system(sprintf("awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\" && $%d > 0 { x = log($3); y = log($%d); n++; sx += x; sy += y; sxx += x * x; sxy += x * y } END { d = n * sxx - sx * sx; if (n >= 2 && d > 0) printf \"%%.6f\", (n * sxy - sx * sy) / d; else printf \"NaN\" }' '%s'", m, t, c, c, c, file))
+slope(v) = v eq "NaN" ? "" : sprintf(" (slope %.2f)", v + 0)
+# The rows of (m, t) with a positive number in column c (set-up times of 0 ms are left
+# out of a log axis).
+pos(m, t, c) = sprintf("< awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\" && $%d > 0' '%s'", m, t, c, c, file)
+
+set multiplot layout 1,2 title "hanging cloth, one backward-Euler Newton system" noenhanced
+set key below noenhanced
 set ylabel "PPCG iterations"
-plot for [i=1:3] rows(word(pcs, i), '1e-06') using 2:8 with linespoints lw 2 lc i pt 7 \
-         title word(pnames, i)." 1e-6", \
-     for [i=1:3] rows(word(pcs, i), '1e-08') using 2:8 with linespoints lw 2 lc i dt 2 pt 6 \
-         title word(pnames, i)." 1e-8"
+plot for [i=1:npc] rows(word(pcs, i), '1e-06', 8) using 3:8 with linespoints lw 2 lc i pt 7 \
+         title label(word(pcs, i))." 1e-6", \
+     for [i=1:npc] rows(word(pcs, i), '1e-08', 8) using 3:8 with linespoints lw 2 lc i dt 2 pt 6 \
+         title label(word(pcs, i))." 1e-8"
 
-chol = "cholmod_analyse cholmod_factor cholmod_solve"
-set ylabel "ms"
-set key below
-plot for [i=1:3] rows(word(pcs, i), '1e-06') using 2:9 with linespoints lw 2 lc i pt 7 \
-         title "PPCG ".word(pnames, i)." 1e-6", \
-     for [i=1:3] rows(word(pcs, i), '1e-08') using 2:9 with linespoints lw 2 lc i dt 2 pt 6 \
-         title "PPCG ".word(pnames, i)." 1e-8", \
-     for [i=1:3] rows(word(chol, i), '-') using 2:9 with linespoints lw 3 lc (i + 3) pt 5 \
-         title "CHOLMOD ".word("analyse factorise solve", i), \
-     rows("cholmod_factor_solve", '-') using 2:9 with linespoints lw 2 lc 7 dt 2 pt 4 \
-         title "CHOLMOD factor+solve", \
-     rows("newton_iteration", '-') using 2:9 with linespoints lw 2 lc rgb "black" pt 9 \
-         title "one newton_euler iteration (CHOLMOD)" noenhanced
+set ylabel "ms (CPU time; set-up: wall clock)"
+plot for [i=1:npc] rows(word(pcs, i), '1e-06', 16) using 3:16 with linespoints lw 2 lc i pt 7 \
+         title "PPCG ".label(word(pcs, i))." 1e-6, first solve".slope(lsq(word(pcs, i), '1e-06', 16)), \
+     for [i=1:npc] pos(word(pcs, i), '1e-06', 14) using 3:14 with linespoints lw 1 lc i dt 3 pt 1 \
+         title label(word(pcs, i))." set-up".slope(lsq(word(pcs, i), '1e-06', 14)), \
+     rows("cholmod_factor_solve", '-', 16) using 3:16 with linespoints lw 3 lc rgb "black" pt 5 \
+         title "CHOLMOD analyse+filter+factorise+solve".slope(lsq("cholmod_factor_solve", '-', 16))
 unset multiplot
