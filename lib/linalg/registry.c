@@ -22,6 +22,7 @@ const char *weft_linear_name_at(int i) {
     X(none)                     \
     X(jacobi)                   \
     X(block_jacobi)             \
+    X(sa_amg)                   \
     /* one line per preconditioner above; this line ends the list */
 
 #define WEFT_DECLARE_PRECOND(name) extern const weft_precond_type weft_precond_##name;
