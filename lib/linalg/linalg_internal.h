@@ -28,7 +28,7 @@ enum { WEFT_SA_AMG_GAUSS_SEIDEL = 0, WEFT_SA_AMG_JACOBI = 1 };
 
 /* The settings of sa_amg ([sa_amg] section). */
 typedef struct weft_sa_amg_settings {
-    double strength; /* strength-of-connection threshold θ, 1 (default 0) */
+    double strength; /* strength-of-connection threshold θ, 1 (default 0.05) */
     int smoother;    /* WEFT_SA_AMG_GAUSS_SEIDEL (default) or WEFT_SA_AMG_JACOBI */
     int sweeps;      /* smoothing sweeps before and after a coarse correction (default 1) */
     int levels;      /* most levels, fine included (default 10) */

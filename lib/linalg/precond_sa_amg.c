@@ -14,9 +14,11 @@
  *    strong neighbours is taken starts an aggregate with all of them; (2) a node left over
  *    joins the aggregate of a strong neighbour (the strongest); (3) the rest form
  *    aggregates with their free strong neighbours (or alone).
- * 3. Near-null space B_0 (3n × k): per vertex i with d_i = x_i − x̄_a (x̄_a the centroid of
- *    its aggregate a, positions in m), the translations e_1, e_2, e_3 and the rotations
- *    e_m × d_i (m = 1, 2, 3): the rigid-body modes, which A's elastic part leaves unloaded.
+ * 3. Near-null space B_0 (3n × k): per vertex i with d_i = x_i − x̄ (x̄ the centroid of
+ *    all positions, m), the translations e_1, e_2, e_3 and the rotations e_m × d_i
+ *    (m = 1, 2, 3): the rigid-body modes, which A's elastic part leaves unloaded. One
+ *    global x̄ (not one per aggregate), so the coarse rows R below describe the same six
+ *    global modes on every aggregate.
  *    On level l ≥ 1, B_l = R_{l−1} (below).
  * 4. Tentative prolongator: per aggregate a, the rows of S B_l on a (S only on level 0)
  *    are factorised S B_a = Q_a R_a (modified Gram-Schmidt, orthogonalised twice); T_l is
@@ -26,8 +28,12 @@
  *    aggregate of pins) is kept as a zero column, so the coarse sizes stay fixed per
  *    pattern; its coarse DOF is "dropped" (below).
  * 5. Prolongator smoothing (damped block Jacobi):
- *        P_l = (I − ω/ρ_l D_l⁻¹ K_l) T_l,   ρ_l ≈ λ_max(D_l⁻¹ K_l) by 15 power iterations,
- *    ω = 4/3 by default ([sa_amg] omega), D_l the b×b diagonal blocks of K_l.
+ *        P_l = (I − ω/ρ_l D_l⁻¹ K^F_l) T_l,   ρ_l ≈ λ_max(D_l⁻¹ K_l) by 15 power iterations,
+ *    ω = 4/3 by default ([sa_amg] omega), D_l the b×b diagonal blocks of K_l, and K^F_l
+ *    Vaněk et al.'s filtered matrix: K_l without its weak off-diagonal blocks, each added
+ *    to its row's diagonal block (row sums, hence translations, kept). It keeps P's
+ *    stencil to the strong graph: the weak bending couplings of the hinge stencil
+ *    (distance 2) would otherwise widen P and every coarse operator.
  * 6. Galerkin coarse operators: K_{l+1} = P_lᵀ K_l P_l + E_{l+1}, E the identity on dropped
  *    coarse DOFs (whose P column is zero): a coarse filter, as (I − S) is on level 0.
  *    Products by CHOLMOD (cholmod_ssmult, cholmod_transpose), symmetrised ½(C + Cᵀ) so the
@@ -80,7 +86,7 @@ static const char *const smoother_names[] = {"gauss_seidel", "jacobi", NULL};
 #define F(field) offsetof(weft_sa_amg_settings, field)
 static const weft_param sa_params[] = {
     {.key = "strength", .type = WEFT_PARAM_DOUBLE, .offset = F(strength), .unit = "1", .lo = 0,
-     .hi = 1, .dflt = 0.0,
+     .hi = 1, .dflt = 0.05,
      .doc = "strength threshold: j is a strong neighbour of i if |K_ij| >= strength "
             "sqrt(|K_ii| |K_jj|) (Frobenius norms of 3x3 / kxk blocks)"},
     {.key = "smoother", .type = WEFT_PARAM_NAME, .offset = F(smoother), .unit = "",
@@ -118,6 +124,7 @@ typedef struct level {
     int nagg;                /* aggregates (nodes of level + 1) */
     int *agg;                /* nodes: aggregate of each node (setup) */
     int *agg_ptr, *agg_node; /* members of aggregate a: agg_node[agg_ptr[a] .. agg_ptr[a+1]) */
+    int *sptr, *sadj;        /* strong neighbours of node i: sadj[sptr[i] .. sptr[i+1]) */
     double *B;               /* ndof × k near-null space, row-major (level ≥ 1) */
     double *Dinv;            /* b² per node: inverse diagonal blocks, row-major */
     double rho;              /* λ_max(D⁻¹ K) estimate */
@@ -139,6 +146,7 @@ typedef struct sa_state {
     int *tr;                   /* A's blocks: index of the transposed block */
     double *Kb;                /* 9 nnzb: filtered blocks of K_0 */
     double *x0;                /* 3n: positions at setup (NULL: none) */
+    double xc[3];              /* centroid of the positions, m: the rotations' axis point */
     sa_work *w;
 } sa_state;
 
@@ -151,7 +159,7 @@ static void level_free(level *lv, cholmod_common *cc) {
     level_free_numeric(lv, cc);
     cholmod_free_sparse(&lv->K, cc);
     cholmod_free_sparse(&lv->D, cc);
-    free(lv->agg), free(lv->agg_ptr), free(lv->agg_node);
+    free(lv->agg), free(lv->agg_ptr), free(lv->agg_node), free(lv->sptr), free(lv->sadj);
     free(lv->B), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
     memset(lv, 0, sizeof *lv);
 }
@@ -412,6 +420,7 @@ static int aggregate(sa_state *st, int l, weft_error *err) {
     lv->agg_ptr[0] = 0;
     rc = WEFT_OK;
 done:
+    if (rc == WEFT_OK) lv->sptr = sptr, lv->sadj = sadj, sptr = NULL, sadj = NULL;
     free(dn), free(acc), free(touched), free(sptr), free(sadj), free(sw);
     if (rc) weft_fail(err, rc, "sa_amg: out of memory aggregating level %d", l);
     return rc;
@@ -542,17 +551,11 @@ static int tentative(sa_state *st, int l, const weft_filter *f, const double *x,
         int nm = lv->agg_ptr[a + 1] - lv->agg_ptr[a], m = b * nm;
         /* M (m × k, column-major: column c at M + c m) = the rows of S B on a. */
         if (l == 0) {
-            double xc[3] = {0, 0, 0};
-            if (x) {
-                for (int q = 0; q < nm; q++)
-                    for (int d = 0; d < 3; d++) xc[d] += x[3 * (size_t)mem[q] + d];
-                for (int d = 0; d < 3; d++) xc[d] /= nm;
-            }
             for (int q = 0; q < nm; q++) {
                 int i = mem[q];
                 double d[3] = {0, 0, 0};
                 if (x)
-                    for (int e = 0; e < 3; e++) d[e] = x[3 * (size_t)i + e] - xc[e];
+                    for (int e = 0; e < 3; e++) d[e] = x[3 * (size_t)i + e] - st->xc[e];
                 /* Columns: e_1, e_2, e_3, e_1 × d, e_2 × d, e_3 × d (rows 3q .. 3q + 2). */
                 double cols[6][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1},
                                      {0, -d[2], d[1]}, {d[2], 0, -d[0]}, {-d[1], d[0], 0}};
@@ -619,6 +622,49 @@ static int tentative(sa_state *st, int l, const weft_filter *f, const double *x,
     return WEFT_OK;
 }
 
+/* Vaněk et al.'s filtered matrix K^F of level l for prolongator smoothing: K's strong
+ * blocks and diagonal blocks, each weak block K_ij (j ≠ i) dropped and added to the
+ * diagonal block K^F_ii (row sums kept, so K^F t = K t for every translation t). With
+ * strength 0 every block is strong and K^F = K. NULL when out of memory. */
+static cholmod_sparse *filtered_matrix(sa_state *st, int l) {
+    level *lv = &st->lev[l];
+    const cholmod_sparse *K = lv->K;
+    const int b = lv->b, *Kp = K->p, *Ki = K->i;
+    const double *Kx = K->x;
+    cholmod_sparse *F = cholmod_allocate_sparse(K->nrow, K->ncol, cholmod_nnz((cholmod_sparse *)K, &st->w->cc),
+                                                1, 1, 0, CHOLMOD_REAL, &st->w->cc);
+    int *mark = malloc(((size_t)lv->nodes + 1) * sizeof *mark);
+    if (!F || !mark) {
+        cholmod_free_sparse(&F, &st->w->cc);
+        free(mark);
+        return NULL;
+    }
+    int *Fp = F->p, *Fi = F->i, q = 0;
+    double *Fx = F->x;
+    for (int i = 0; i < lv->nodes; i++) mark[i] = -1;
+    for (int i = 0; i < lv->nodes; i++) {
+        mark[i] = i;
+        for (int t = lv->sptr[i]; t < lv->sptr[i + 1]; t++) mark[lv->sadj[t]] = i;
+        /* lump[a][c] = Σ_weak K_ij[a][c] = Σ_weak K(j b + c, i b + a). */
+        double lump[36] = {0};
+        for (int a = 0; a < b; a++)
+            for (int p = Kp[i * b + a]; p < Kp[i * b + a + 1]; p++)
+                if (mark[Ki[p] / b] != i) lump[b * a + Ki[p] % b] += Kx[p];
+        for (int c = 0; c < b; c++) {
+            Fp[i * b + c] = q;
+            for (int p = Kp[i * b + c]; p < Kp[i * b + c + 1]; p++) {
+                int j = Ki[p] / b;
+                if (mark[j] != i) continue;
+                Fi[q] = Ki[p];
+                Fx[q++] = Kx[p] + (j == i ? lump[b * (Ki[p] % b) + c] : 0.0);
+            }
+        }
+    }
+    Fp[lv->ndof] = q;
+    free(mark);
+    return F;
+}
+
 /* Level l + 1 from level l: D⁻¹, ρ, T, P = (I − ω/ρ D⁻¹K) T and K_{l+1} = PᵀKP + E. */
 static int build_next(sa_state *st, int l, const weft_filter *f, const double *x,
                       weft_error *err) {
@@ -639,7 +685,9 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
                    *C2 = NULL, *E = NULL;
     double one[2] = {1, 0}, damp[2] = {-st->set.omega / lv->rho, 0}, half[2] = {0.5, 0};
     cholmod_free_sparse(&lv->P, cc);
-    KT = cholmod_ssmult(lv->K, lv->T, 0, 1, 1, cc);
+    cholmod_sparse *KF = st->set.strength > 0.0 ? filtered_matrix(st, l) : NULL;
+    KT = st->set.strength > 0.0 && !KF ? NULL : cholmod_ssmult(KF ? KF : lv->K, lv->T, 0, 1, 1, cc);
+    cholmod_free_sparse(&KF, cc);
     if (KT) DKT = cholmod_ssmult(lv->D, KT, 0, 1, 1, cc);
     if (DKT) lv->P = cholmod_add(lv->T, DKT, one, damp, 1, 1, cc);
     if (lv->P) Pt = cholmod_transpose(lv->P, 1, cc);
@@ -686,6 +734,17 @@ static int factor_coarsest(sa_state *st, weft_error *err) {
     return WEFT_OK;
 }
 
+/* st->xc = the mean of the n positions x (0 when x is NULL). One point for every
+ * aggregate, so that the rotations are the same global modes on all of them: B_{l+1} = R
+ * then holds the coarse coordinates of one near-null space. */
+static void centroid(sa_state *st, const double *x) {
+    st->xc[0] = st->xc[1] = st->xc[2] = 0.0;
+    if (!x || st->n == 0) return;
+    for (int i = 0; i < st->n; i++)
+        for (int e = 0; e < 3; e++) st->xc[e] += x[3 * (size_t)i + e];
+    for (int e = 0; e < 3; e++) st->xc[e] /= st->n;
+}
+
 static int sa_setup(void *state, const weft_bsr *A, const double *positions, weft_error *err) {
     sa_state *st = state;
     hierarchy_free(st);
@@ -701,6 +760,7 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
     int rc = fine_pattern(st, A, err);
     if (rc) return rc;
     fine_values(st, A, NULL);
+    centroid(st, positions);
     int l = 0;
     for (; l + 1 < st->set.levels && l + 1 < SA_MAX_LEVELS; l++) {
         level *lv = &st->lev[l];
@@ -722,6 +782,7 @@ static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
         if (rc) return rc;
     }
     const double *x = st->k == 6 ? (positions ? positions : st->x0) : NULL;
+    centroid(st, x);
     fine_values(st, A, f);
     for (int l = 0; l + 1 < st->nlev; l++) {
         int rc = build_next(st, l, l == 0 ? f : NULL, x, err);
