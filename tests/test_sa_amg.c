@@ -532,6 +532,22 @@ static int measure(int argc, char **argv) {
                    1e3 * (t1 - t0), 1e3 * (t2 - t1));
             weft_ppcg_free(&pc);
         }
+        /* Split: update (per matrix) and one V-cycle against one product with A. */
+        void *st = weft_precond_sa_amg.create(s.m.n, &set, &err);
+        weft_precond_sa_amg.setup(st, s.A, s.m.x, &err);
+        t0 = weft_now();
+        weft_precond_sa_amg.update(st, s.A, &s.f, s.m.x, &err);
+        t1 = weft_now();
+        for (int r = 0; r < 5; r++) weft_precond_sa_amg.apply(st, s.b, s.x);
+        t2 = weft_now();
+        for (int r = 0; r < 5; r++) weft_bsr_spmv(s.A, s.b, s.x, 1);
+        double t3 = weft_now();
+        int L = weft_sa_amg_levels(st);
+        printf("%d^2: sa_amg %d levels (", nx, L);
+        for (int l = 0; l < L; l++) printf("%s%d", l ? " " : "", weft_sa_amg_level_size(st, l, NULL, NULL));
+        printf(" DOFs), update %.1f ms, V-cycle %.2f ms, A x %.2f ms\n", 1e3 * (t1 - t0),
+               1e3 * (t2 - t1) / 5, 1e3 * (t3 - t2) / 5);
+        weft_precond_sa_amg.destroy(st);
         free_sys(&s);
     }
     return 0;

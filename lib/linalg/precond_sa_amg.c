@@ -117,14 +117,27 @@ static const weft_param_table sa_tables[] = {{"sa_amg", sa_params, 0}, {0}};
 
 typedef struct level {
     int nodes, b, ndof;      /* nodes, DOFs a node (3 on level 0, k above), nodes b */
-    cholmod_sparse *K;       /* ndof × ndof, both triangles, stype 0, sorted, exactly
-                                symmetric (so column c is also row c) */
-    cholmod_sparse *T, *P;   /* tentative and smoothed prolongators to level + 1 */
-    cholmod_sparse *D;       /* D⁻¹ as a block-diagonal sparse matrix */
+    cholmod_sparse *K;       /* ndof × ndof, both triangles, exactly symmetric (column c is
+                                also row c), in full b×b blocks: node i's b columns list
+                                the same block rows j in ascending order, b rows each */
+    int *bptr;               /* nodes + 1: K's blocks before node i's columns */
+    int *bnode;              /* per K block: its node j (block q of node i at bptr[i] + q) */
+    unsigned char *strong;   /* per K block: its node is i itself or a strong neighbour */
     int nagg;                /* aggregates (nodes of level + 1) */
     int *agg;                /* nodes: aggregate of each node (setup) */
     int *agg_ptr, *agg_node; /* members of aggregate a: agg_node[agg_ptr[a] .. agg_ptr[a+1]) */
     int *sptr, *sadj;        /* strong neighbours of node i: sadj[sptr[i] .. sptr[i+1]) */
+    /* To level + 1, block rows of b × k blocks (row-major), patterns from setup: */
+    double *T;               /* nodes blocks: T's one block of node i (block column agg[i]) */
+    int *Pptr, *Pcol;        /* P: block columns of node i, Pcol[Pptr[i] .. Pptr[i+1]) */
+    double *Pval;
+    int *Ptptr, *Ptnode, *Ptslot; /* Pᵀ: aggregate I's P blocks (node, slot), by node */
+    int *KPptr, *KPcol;      /* K P, as P */
+    double *KPval;
+    int *Cptr, *Ccol, *Ctr;  /* P_lᵀ K_l P_l in k × k blocks by block rows, and the index of
+                                each block's transpose */
+    double *Cval;
+    unsigned char *dropped;  /* k nagg: coarse DOFs whose tentative column is zero */
     double *B;               /* ndof × k near-null space, row-major (level ≥ 1) */
     double *Dinv;            /* b² per node: inverse diagonal blocks, row-major */
     double rho;              /* λ_max(D⁻¹ K) estimate */
@@ -150,16 +163,14 @@ typedef struct sa_state {
     sa_work *w;
 } sa_state;
 
-static void level_free_numeric(level *lv, cholmod_common *cc) {
-    cholmod_free_sparse(&lv->T, cc);
-    cholmod_free_sparse(&lv->P, cc);
-}
-
 static void level_free(level *lv, cholmod_common *cc) {
-    level_free_numeric(lv, cc);
     cholmod_free_sparse(&lv->K, cc);
-    cholmod_free_sparse(&lv->D, cc);
+    free(lv->bptr), free(lv->bnode), free(lv->strong);
     free(lv->agg), free(lv->agg_ptr), free(lv->agg_node), free(lv->sptr), free(lv->sadj);
+    free(lv->T), free(lv->Pptr), free(lv->Pcol), free(lv->Pval);
+    free(lv->Ptptr), free(lv->Ptnode), free(lv->Ptslot);
+    free(lv->KPptr), free(lv->KPcol), free(lv->KPval);
+    free(lv->Cptr), free(lv->Ccol), free(lv->Ctr), free(lv->Cval), free(lv->dropped);
     free(lv->B), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
     memset(lv, 0, sizeof *lv);
 }
@@ -244,16 +255,9 @@ static bool inv_spd(const double *M, int b, double *inv) {
     return true;
 }
 
-/* y = K x for a level's exactly symmetric K (column c read as row c). */
-static void sym_mv(const cholmod_sparse *K, const double *x, double *y) {
-    const int *Kp = K->p, *Ki = K->i;
-    const double *Kx = K->x;
-    for (size_t c = 0; c < K->ncol; c++) {
-        double s = 0.0;
-        for (int p = Kp[c]; p < Kp[c + 1]; p++) s += Kx[p] * x[Ki[p]];
-        y[c] = s;
-    }
-}
+/* y = K x on a level with block pattern (bptr, bnode): row i of K is column group i, and
+ * K_ij[a][c] = entry q b + c of column i b + a for K's block q = (i, j). */
+static void level_mv(const struct level *lv, const double *x, double *y);
 
 /* ------------------------------------------------------------------------------ */
 /* Level 0: K = S A S + (I − S) in CHOLMOD form                                     */
@@ -440,36 +444,21 @@ static int level_work(level *lv, weft_error *err) {
     return WEFT_OK;
 }
 
-/* D⁻¹ of level l's diagonal blocks (into Dinv and the sparse D); false naming the node
- * if a block is not positive definite. */
+/* D⁻¹ of level l's diagonal blocks (into Dinv); fails naming the node if a block is not
+ * positive definite. */
 static int level_diagonal(sa_state *st, int l, weft_error *err) {
     level *lv = &st->lev[l];
-    cholmod_common *cc = &st->w->cc;
     const int b = lv->b, *Kp = lv->K->p, *Ki = lv->K->i;
     const double *Kx = lv->K->x;
     size_t bb = (size_t)b * b;
     if (!lv->Dinv) lv->Dinv = malloc(bb * ((size_t)lv->nodes + 1) * sizeof *lv->Dinv);
-    if (!lv->D) {
-        lv->D = cholmod_allocate_sparse((size_t)lv->ndof, (size_t)lv->ndof, bb * (size_t)lv->nodes,
-                                        1, 1, 0, CHOLMOD_REAL, cc);
-        if (lv->D) {
-            int *Dp = lv->D->p, *Di = lv->D->i, p = 0;
-            for (int c = 0; c < lv->ndof; c++) {
-                Dp[c] = p;
-                for (int a = 0; a < b; a++) Di[p++] = (c / b) * b + a;
-            }
-            Dp[lv->ndof] = p;
-        }
-    }
-    if (!lv->Dinv || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
-    double *Dx = lv->D->x;
+    if (!lv->Dinv) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
     for (int i = 0; i < lv->nodes; i++) {
         double M[36] = {0};
         for (int c = 0; c < b; c++)
             for (int p = Kp[i * b + c]; p < Kp[i * b + c + 1]; p++)
                 if (Ki[p] / b == i) M[b * (Ki[p] - i * b) + c] = Kx[p];
-        double *inv = &lv->Dinv[bb * (size_t)i];
-        if (!inv_spd(M, b, inv)) {
+        if (!inv_spd(M, b, &lv->Dinv[bb * (size_t)i])) {
             if (l == 0)
                 return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: "
                                  "filtered diagonal block of vertex %d is not positive "
@@ -477,9 +466,6 @@ static int level_diagonal(sa_state *st, int l, weft_error *err) {
             return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: diagonal "
                              "block of node %d on level %d is not positive definite", i, l);
         }
-        /* Column i b + c of D⁻¹ holds rows i b .. i b + b − 1: entries (a, c). */
-        for (int c = 0; c < b; c++)
-            for (int a = 0; a < b; a++) Dx[bb * (size_t)i + (size_t)b * c + a] = inv[b * a + c];
     }
     return WEFT_OK;
 }
@@ -513,7 +499,7 @@ static void level_rho(sa_state *st, int l) {
         nv = sqrt(nv);
         if (!(nv > 0.0)) break;
         for (int c = 0; c < lv->ndof; c++) v[c] /= nv;
-        sym_mv(lv->K, v, w);
+        level_mv(lv, v, w);
         dinv_mv(lv, w, v);
         double nw = 0.0;
         for (int c = 0; c < lv->ndof; c++) nw += v[c] * v[c];
@@ -526,26 +512,19 @@ static void level_rho(sa_state *st, int l) {
  * the rigid modes at positions x, or the translations when k = 3) and, on level 0, the
  * filter f (NULL: none). dropped[c] marks coarse DOFs whose column is zero. */
 static int tentative(sa_state *st, int l, const weft_filter *f, const double *x,
-                     unsigned char *dropped, weft_error *err) {
+                     weft_error *err) {
     level *lv = &st->lev[l], *nx = &st->lev[l + 1];
-    cholmod_common *cc = &st->w->cc;
     const int b = lv->b, k = st->k;
-    size_t nnz = (size_t)b * lv->nodes * k;
-    cholmod_free_sparse(&lv->T, cc);
-    lv->T = cholmod_allocate_sparse((size_t)lv->ndof, (size_t)k * lv->nagg, nnz, 1, 1, 0,
-                                    CHOLMOD_REAL, cc);
+    unsigned char *dropped = lv->dropped;
     if (!nx->B) nx->B = malloc((size_t)k * k * lv->nagg * sizeof *nx->B);
     int maxm = 0;
     for (int a = 0; a < lv->nagg; a++)
         if (lv->agg_ptr[a + 1] - lv->agg_ptr[a] > maxm) maxm = lv->agg_ptr[a + 1] - lv->agg_ptr[a];
     double *M = malloc((size_t)b * maxm * k * sizeof *M + 1);
-    if (!lv->T || !nx->B || !M) {
+    if (!nx->B || !M) {
         free(M);
         return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory for level %d", l);
     }
-    int *Tp = lv->T->p, *Ti = lv->T->i;
-    double *Tx = lv->T->x;
-    int p = 0;
     for (int a = 0; a < lv->nagg; a++) {
         const int *mem = &lv->agg_node[lv->agg_ptr[a]];
         int nm = lv->agg_ptr[a + 1] - lv->agg_ptr[a], m = b * nm;
@@ -608,109 +587,295 @@ static int tentative(sa_state *st, int l, const weft_filter *f, const double *x,
         for (int c = 0; c < k; c++)
             if (dropped[a * k + c])
                 for (int d = 0; d < k; d++) R[k * c + d] = 0.0;
-        for (int c = 0; c < k; c++) {
-            Tp[a * k + c] = p;
-            for (int q = 0; q < nm; q++)
-                for (int e = 0; e < b; e++) {
-                    Ti[p] = b * mem[q] + e;
-                    Tx[p++] = M[(size_t)c * m + (size_t)b * q + e];
-                }
-        }
+        for (int q = 0; q < nm; q++)
+            for (int e = 0; e < b; e++)
+                for (int c = 0; c < k; c++)
+                    lv->T[((size_t)mem[q] * b + e) * k + c] = M[(size_t)c * m + (size_t)b * q + e];
     }
-    Tp[k * lv->nagg] = p;
     free(M);
     return WEFT_OK;
 }
 
-/* Vaněk et al.'s filtered matrix K^F of level l for prolongator smoothing: K's strong
- * blocks and diagonal blocks, each weak block K_ij (j ≠ i) dropped and added to the
- * diagonal block K^F_ii (row sums kept, so K^F t = K t for every translation t). With
- * strength 0 every block is strong and K^F = K. NULL when out of memory. */
-static cholmod_sparse *filtered_matrix(sa_state *st, int l) {
-    level *lv = &st->lev[l];
-    const cholmod_sparse *K = lv->K;
-    const int b = lv->b, *Kp = K->p, *Ki = K->i;
-    const double *Kx = K->x;
-    cholmod_sparse *F = cholmod_allocate_sparse(K->nrow, K->ncol, cholmod_nnz((cholmod_sparse *)K, &st->w->cc),
-                                                1, 1, 0, CHOLMOD_REAL, &st->w->cc);
-    int *mark = malloc(((size_t)lv->nodes + 1) * sizeof *mark);
-    if (!F || !mark) {
-        cholmod_free_sparse(&F, &st->w->cc);
-        free(mark);
-        return NULL;
+/* Sorts a[0 .. n) ascending (short lists: insertion sort). */
+static void sort_ints(int *a, int n) {
+    for (int i = 1; i < n; i++) {
+        int v = a[i], j = i;
+        while (j > 0 && a[j - 1] > v) a[j] = a[j - 1], j--;
+        a[j] = v;
     }
-    int *Fp = F->p, *Fi = F->i, q = 0;
-    double *Fx = F->x;
-    for (int i = 0; i < lv->nodes; i++) mark[i] = -1;
-    for (int i = 0; i < lv->nodes; i++) {
-        mark[i] = i;
-        for (int t = lv->sptr[i]; t < lv->sptr[i + 1]; t++) mark[lv->sadj[t]] = i;
-        /* lump[a][c] = Σ_weak K_ij[a][c] = Σ_weak K(j b + c, i b + a). */
-        double lump[36] = {0};
-        for (int a = 0; a < b; a++)
-            for (int p = Kp[i * b + a]; p < Kp[i * b + a + 1]; p++)
-                if (mark[Ki[p] / b] != i) lump[b * a + Ki[p] % b] += Kx[p];
-        for (int c = 0; c < b; c++) {
-            Fp[i * b + c] = q;
-            for (int p = Kp[i * b + c]; p < Kp[i * b + c + 1]; p++) {
-                int j = Ki[p] / b;
-                if (mark[j] != i) continue;
-                Fi[q] = Ki[p];
-                Fx[q++] = Kx[p] + (j == i ? lump[b * (Ki[p] % b) + c] : 0.0);
-            }
-        }
-    }
-    Fp[lv->ndof] = q;
-    free(mark);
-    return F;
 }
 
-/* Level l + 1 from level l: D⁻¹, ρ, T, P = (I − ω/ρ D⁻¹K) T and K_{l+1} = PᵀKP + E. */
+/* Node j of block q in node i's columns of K (full-block layout). */
+static inline int block_node(const level *lv, int i, int q) { return lv->bnode[lv->bptr[i] + q]; }
+
+/* The union pattern of rows: row r holds the sorted distinct values of
+ * src_col[src_ptr[s] .. src_ptr[s+1]) over the sources s = each(r, t) (t < count(r)).
+ * Two passes (count, fill) with a marker over `width` values. */
+typedef int (*count_fn)(const level *lv, int r);
+typedef int (*each_fn)(const level *lv, int r, int t);
+static int union_pattern(const level *lv, int rows, int width, count_fn count, each_fn each,
+                         const int *src_ptr, const int *src_col, int **ptr_out, int **col_out) {
+    int *mark = malloc(((size_t)width + 1) * sizeof *mark);
+    int *ptr = calloc((size_t)rows + 1, sizeof *ptr), *col = NULL;
+    if (!mark || !ptr) goto fail;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int v = 0; v < width; v++) mark[v] = -1;
+        for (int r = 0; r < rows; r++) {
+            int len = 0, *out = pass ? &col[ptr[r]] : NULL;
+            for (int t = 0; t < count(lv, r); t++) {
+                int s = each(lv, r, t);
+                for (int u = src_ptr[s]; u < src_ptr[s + 1]; u++)
+                    if (mark[src_col[u]] != r) {
+                        mark[src_col[u]] = r;
+                        if (out) out[len] = src_col[u];
+                        len++;
+                    }
+            }
+            if (out)
+                sort_ints(out, len);
+            else
+                ptr[r + 1] = len;
+        }
+        if (pass == 0) {
+            for (int r = 0; r < rows; r++) ptr[r + 1] += ptr[r];
+            if (!(col = malloc(((size_t)ptr[rows] + 1) * sizeof *col))) goto fail;
+        }
+    }
+    free(mark);
+    *ptr_out = ptr, *col_out = col;
+    return WEFT_OK;
+fail:
+    free(mark), free(ptr), free(col);
+    return WEFT_ERR_NOMEM;
+}
+
+/* Sources of P's pattern: row i is the union of {agg[j]} over i's strong blocks; here as
+ * single-entry sources (node j's aggregate, through agg_src below). */
+static int count_blocks(const level *lv, int i) { return lv->bptr[i + 1] - lv->bptr[i]; }
+static int each_strong_node(const level *lv, int i, int q) {
+    return lv->strong[lv->bptr[i] + q] ? block_node(lv, i, q) : lv->nodes; /* nodes: empty */
+}
+static int each_node(const level *lv, int i, int q) { return block_node(lv, i, q); }
+static int count_pt(const level *lv, int I) { return lv->Ptptr[I + 1] - lv->Ptptr[I]; }
+static int each_pt(const level *lv, int I, int t) { return lv->Ptnode[lv->Ptptr[I] + t]; }
+
+/* Level l's patterns for the Galerkin product, once per set-up: K's block offsets and
+ * strong flags, P (self and strong neighbours' aggregates), Pᵀ, K P, Pᵀ K P with the
+ * transposes of its blocks, and level l + 1's K in CHOLMOD form (pattern only). */
+static int symbolic(sa_state *st, int l, weft_error *err) {
+    level *lv = &st->lev[l], *nx = &st->lev[l + 1];
+    const int b = lv->b, k = st->k, nn = lv->nodes, na = lv->nagg;
+    const int *Kp = lv->K->p;
+    int *mark = malloc(((size_t)nn + 1) * sizeof *mark);
+    int *src_ptr = malloc(((size_t)nn + 2) * sizeof *src_ptr);
+    lv->bptr = malloc(((size_t)nn + 1) * sizeof *lv->bptr);
+    if (!mark || !src_ptr || !lv->bptr) goto nomem;
+    lv->bptr[0] = 0;
+    for (int i = 0; i < nn; i++) lv->bptr[i + 1] = lv->bptr[i] + (Kp[i * b + 1] - Kp[i * b]) / b;
+    lv->strong = malloc((size_t)lv->bptr[nn] + 1);
+    lv->bnode = malloc(((size_t)lv->bptr[nn] + 1) * sizeof *lv->bnode);
+    if (!lv->strong || !lv->bnode) goto nomem;
+    for (int i = 0; i < nn; i++)
+        for (int q = 0; q < lv->bptr[i + 1] - lv->bptr[i]; q++)
+            lv->bnode[lv->bptr[i] + q] = ((const int *)lv->K->i)[Kp[i * b] + q * b] / b;
+    for (int i = 0; i < nn; i++) mark[i] = -1;
+    for (int i = 0; i < nn; i++) {
+        mark[i] = i;
+        for (int t = lv->sptr[i]; t < lv->sptr[i + 1]; t++) mark[lv->sadj[t]] = i;
+        for (int q = 0; q < count_blocks(lv, i); q++)
+            lv->strong[lv->bptr[i] + q] = mark[block_node(lv, i, q)] == i;
+    }
+    /* P: node j contributes its aggregate (source j = the one value agg[j]); source nn is
+     * empty. */
+    for (int j = 0; j <= nn; j++) src_ptr[j] = j < nn ? j : nn;
+    src_ptr[nn + 1] = nn;
+    if (union_pattern(lv, nn, na, count_blocks, each_strong_node, src_ptr, lv->agg, &lv->Pptr,
+                      &lv->Pcol))
+        goto nomem;
+    /* Pᵀ: aggregate I's blocks (node i, slot s), by ascending node. */
+    int np = lv->Pptr[nn];
+    lv->Ptptr = calloc((size_t)na + 1, sizeof *lv->Ptptr);
+    lv->Ptnode = malloc(((size_t)np + 1) * sizeof *lv->Ptnode);
+    lv->Ptslot = malloc(((size_t)np + 1) * sizeof *lv->Ptslot);
+    if (!lv->Ptptr || !lv->Ptnode || !lv->Ptslot) goto nomem;
+    for (int s = 0; s < np; s++) lv->Ptptr[lv->Pcol[s] + 1]++;
+    for (int I = 0; I < na; I++) lv->Ptptr[I + 1] += lv->Ptptr[I];
+    for (int i = 0; i < nn; i++)
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++) {
+            int t = lv->Ptptr[lv->Pcol[s]]++;
+            lv->Ptnode[t] = i, lv->Ptslot[t] = s;
+        }
+    for (int I = na; I > 0; I--) lv->Ptptr[I] = lv->Ptptr[I - 1];
+    lv->Ptptr[0] = 0;
+    /* K P: row i is the union of P's rows j over K's blocks (i, j). */
+    if (union_pattern(lv, nn, na, count_blocks, each_node, lv->Pptr, lv->Pcol, &lv->KPptr,
+                      &lv->KPcol))
+        goto nomem;
+    /* Pᵀ K P: row I is the union of K P's rows i over Pᵀ's row I. */
+    if (union_pattern(lv, na, na, count_pt, each_pt, lv->KPptr, lv->KPcol, &lv->Cptr, &lv->Ccol))
+        goto nomem;
+    int nc = lv->Cptr[na];
+    size_t bk = (size_t)b * k, kk = (size_t)k * k;
+    lv->Ctr = malloc(((size_t)nc + 1) * sizeof *lv->Ctr);
+    lv->Pval = malloc(((size_t)np * bk + 1) * sizeof *lv->Pval);
+    lv->KPval = malloc(((size_t)lv->KPptr[nn] * bk + 1) * sizeof *lv->KPval);
+    lv->Cval = malloc(((size_t)nc * kk + 1) * sizeof *lv->Cval);
+    lv->T = malloc(((size_t)nn * bk + 1) * sizeof *lv->T);
+    lv->dropped = calloc((size_t)na * k + 1, 1);
+    if (!lv->Ctr || !lv->Pval || !lv->KPval || !lv->Cval || !lv->T || !lv->dropped) goto nomem;
+    for (int I = 0; I < na; I++)
+        for (int v = lv->Cptr[I]; v < lv->Cptr[I + 1]; v++) {
+            int J = lv->Ccol[v], lo = lv->Cptr[J], hi = lv->Cptr[J + 1] - 1;
+            while (lo < hi) { /* the pattern is symmetric: I is in row J */
+                int mid = (lo + hi) / 2;
+                if (lv->Ccol[mid] < I) lo = mid + 1; else hi = mid;
+            }
+            lv->Ctr[v] = lo;
+        }
+    /* Level l + 1's K: node I's k columns list the blocks J of row I, k rows each. */
+    nx->K = cholmod_allocate_sparse((size_t)na * k, (size_t)na * k, (size_t)nc * kk, 1, 1, 0,
+                                    CHOLMOD_REAL, &st->w->cc);
+    if (!nx->K) goto nomem;
+    int *Cp = nx->K->p, *Ci = nx->K->i, p = 0;
+    for (int I = 0; I < na; I++)
+        for (int c = 0; c < k; c++) {
+            Cp[I * k + c] = p;
+            for (int v = lv->Cptr[I]; v < lv->Cptr[I + 1]; v++)
+                for (int a = 0; a < k; a++) Ci[p++] = lv->Ccol[v] * k + a;
+        }
+    Cp[na * k] = p;
+    nx->nodes = na, nx->b = k, nx->ndof = na * k;
+    free(mark), free(src_ptr);
+    return WEFT_OK;
+nomem:
+    free(mark), free(src_ptr);
+    return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory for the patterns of level %d", l);
+}
+
+/* C (r × c) += A (r × m) B (m × c), row-major. */
+static inline void gemm_acc(const double *A, const double *B, double *C, int r, int m, int c) {
+    for (int i = 0; i < r; i++)
+        for (int q = 0; q < m; q++) {
+            double a = A[i * m + q];
+            for (int j = 0; j < c; j++) C[i * c + j] += a * B[q * c + j];
+        }
+}
+
+/* C (r × c) += Aᵀ B for A (m × r), B (m × c), row-major. */
+static inline void gemm_tn_acc(const double *A, const double *B, double *C, int r, int m, int c) {
+    for (int q = 0; q < m; q++)
+        for (int i = 0; i < r; i++) {
+            double a = A[q * r + i];
+            for (int j = 0; j < c; j++) C[i * c + j] += a * B[q * c + j];
+        }
+}
+
+/* Block K_ij (b × b, row-major) of level lv from node i's columns, block q (node j):
+ * K(i b + a, j b + c) = K(j b + c, i b + a), entry q b + c of column i b + a. */
+static inline void block_of(const level *lv, int i, int q, double *Kij) {
+    const int b = lv->b, *Kp = lv->K->p;
+    const double *Kx = lv->K->x;
+    for (int a = 0; a < b; a++)
+        for (int c = 0; c < b; c++) Kij[b * a + c] = Kx[Kp[i * b + a] + q * b + c];
+}
+
+/* Level l + 1 from level l, per matrix: D⁻¹, ρ, T (and B_{l+1}), P, K P and
+ * K_{l+1} = Pᵀ K P (symmetrised) + E, into the patterns of `symbolic`. */
 static int build_next(sa_state *st, int l, const weft_filter *f, const double *x,
                       weft_error *err) {
     level *lv = &st->lev[l], *nx = &st->lev[l + 1];
-    cholmod_common *cc = &st->w->cc;
-    int k = st->k, ncd = k * lv->nagg;
+    const int b = lv->b, k = st->k, nn = lv->nodes, na = lv->nagg;
+    const size_t bk = (size_t)b * k, kk = (size_t)k * k;
     int rc = level_work(lv, err);
     if (!rc) rc = level_diagonal(st, l, err);
+    if (!rc) level_rho(st, l);
+    if (!rc) rc = tentative(st, l, f, x, err);
     if (rc) return rc;
-    level_rho(st, l);
-    unsigned char *dropped = calloc((size_t)ncd + 1, 1);
-    if (!dropped) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
-    if ((rc = tentative(st, l, f, x, dropped, err))) {
-        free(dropped);
-        return rc;
+    /* P_iJ = δ(J, agg i) T_i − ω/ρ D_i⁻¹ Σ_{j strong or i, agg j = J} K^F_ij T_j, with the
+     * weak blocks lumped into K^F_ii. */
+    const double w = st->set.omega / lv->rho;
+    for (int i = 0; i < nn; i++) {
+        int p0 = lv->Pptr[i], np = lv->Pptr[i + 1] - p0;
+        double *Z = &lv->Pval[(size_t)p0 * bk], lump[36] = {0}, Kij[36];
+        memset(Z, 0, (size_t)np * bk * sizeof *Z);
+        int self = -1;
+        for (int s = 0; s < np; s++)
+            if (lv->Pcol[p0 + s] == lv->agg[i]) self = s;
+        for (int q = 0; q < count_blocks(lv, i); q++) {
+            int j = block_node(lv, i, q);
+            block_of(lv, i, q, Kij);
+            if (!lv->strong[lv->bptr[i] + q]) {
+                for (int e = 0; e < b * b; e++) lump[e] += Kij[e];
+                continue;
+            }
+            int s = 0;
+            while (lv->Pcol[p0 + s] != lv->agg[j]) s++;
+            gemm_acc(Kij, &lv->T[(size_t)j * bk], &Z[(size_t)s * bk], b, b, k);
+        }
+        gemm_acc(lump, &lv->T[(size_t)i * bk], &Z[(size_t)self * bk], b, b, k);
+        const double *Di = &lv->Dinv[(size_t)b * b * i];
+        for (int s = 0; s < np; s++) {
+            double Y[36] = {0}, *Ps = &Z[(size_t)s * bk];
+            gemm_acc(Di, Ps, Y, b, b, k);
+            for (size_t e = 0; e < bk; e++) Ps[e] = -w * Y[e];
+            if (s == self)
+                for (size_t e = 0; e < bk; e++) Ps[e] += lv->T[(size_t)i * bk + e];
+        }
     }
-    cholmod_sparse *KT = NULL, *DKT = NULL, *Pt = NULL, *KP = NULL, *C = NULL, *Ct = NULL,
-                   *C2 = NULL, *E = NULL;
-    double one[2] = {1, 0}, damp[2] = {-st->set.omega / lv->rho, 0}, half[2] = {0.5, 0};
-    cholmod_free_sparse(&lv->P, cc);
-    cholmod_sparse *KF = st->set.strength > 0.0 ? filtered_matrix(st, l) : NULL;
-    KT = st->set.strength > 0.0 && !KF ? NULL : cholmod_ssmult(KF ? KF : lv->K, lv->T, 0, 1, 1, cc);
-    cholmod_free_sparse(&KF, cc);
-    if (KT) DKT = cholmod_ssmult(lv->D, KT, 0, 1, 1, cc);
-    if (DKT) lv->P = cholmod_add(lv->T, DKT, one, damp, 1, 1, cc);
-    if (lv->P) Pt = cholmod_transpose(lv->P, 1, cc);
-    if (Pt) KP = cholmod_ssmult(lv->K, lv->P, 0, 1, 1, cc);
-    if (KP) C = cholmod_ssmult(Pt, KP, 0, 1, 1, cc);
-    if (C) Ct = cholmod_transpose(C, 1, cc);
-    if (Ct) C2 = cholmod_add(C, Ct, half, half, 1, 1, cc);
-    if (C2) E = cholmod_speye((size_t)ncd, (size_t)ncd, CHOLMOD_REAL, cc);
-    if (E) {
-        double *Ex = E->x;
-        for (int c = 0; c < ncd; c++) Ex[c] = dropped[c] ? 1.0 : 0.0;
-        cholmod_free_sparse(&nx->K, cc);
-        nx->K = cholmod_add(C2, E, one, one, 1, 1, cc);
+    /* (K P)_iJ = Σ_j K_ij P_jJ. */
+    int *pos = malloc(((size_t)na + 1) * sizeof *pos); /* block column → slot in a row */
+    if (!pos) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+    for (int i = 0; i < nn; i++) {
+        int u0 = lv->KPptr[i], nu = lv->KPptr[i + 1] - u0;
+        double *KP = &lv->KPval[(size_t)u0 * bk], Kij[36];
+        memset(KP, 0, (size_t)nu * bk * sizeof *KP);
+        for (int u = 0; u < nu; u++) pos[lv->KPcol[u0 + u]] = u;
+        for (int q = 0; q < count_blocks(lv, i); q++) {
+            int j = block_node(lv, i, q);
+            block_of(lv, i, q, Kij);
+            for (int s = lv->Pptr[j]; s < lv->Pptr[j + 1]; s++)
+                gemm_acc(Kij, &lv->Pval[(size_t)s * bk], &KP[(size_t)pos[lv->Pcol[s]] * bk], b,
+                         b, k);
+        }
     }
-    bool ok = E && nx->K;
-    cholmod_free_sparse(&KT, cc), cholmod_free_sparse(&DKT, cc), cholmod_free_sparse(&Pt, cc);
-    cholmod_free_sparse(&KP, cc), cholmod_free_sparse(&C, cc), cholmod_free_sparse(&Ct, cc);
-    cholmod_free_sparse(&C2, cc), cholmod_free_sparse(&E, cc);
-    free(dropped);
-    if (!ok)
-        return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: Galerkin product of level %d failed "
-                         "(CHOLMOD status %d)", l, cc->status);
-    nx->nodes = lv->nagg, nx->b = k, nx->ndof = ncd;
+    /* C_IJ = Σ_{i: P_iI} P_iIᵀ (K P)_iJ. */
+    for (int I = 0; I < na; I++) {
+        int v0 = lv->Cptr[I], nv = lv->Cptr[I + 1] - v0;
+        double *C = &lv->Cval[(size_t)v0 * kk];
+        memset(C, 0, (size_t)nv * kk * sizeof *C);
+        for (int v = 0; v < nv; v++) pos[lv->Ccol[v0 + v]] = v;
+        for (int t = lv->Ptptr[I]; t < lv->Ptptr[I + 1]; t++) {
+            int i = lv->Ptnode[t];
+            const double *PiI = &lv->Pval[(size_t)lv->Ptslot[t] * bk];
+            for (int u = lv->KPptr[i]; u < lv->KPptr[i + 1]; u++)
+                gemm_tn_acc(PiI, &lv->KPval[(size_t)u * bk],
+                            &C[(size_t)pos[lv->KPcol[u]] * kk], k, b, k);
+        }
+    }
+    free(pos);
+    /* Exact symmetry: C_IJ = C_JIᵀ = ½ (C_IJ + C_JIᵀ); then E on dropped DOFs. */
+    for (int I = 0; I < na; I++)
+        for (int v = lv->Cptr[I]; v < lv->Cptr[I + 1]; v++) {
+            int J = lv->Ccol[v], t = lv->Ctr[v];
+            if (J < I) continue;
+            double *X = &lv->Cval[(size_t)v * kk], *Y = &lv->Cval[(size_t)t * kk];
+            for (int a = 0; a < k; a++)
+                for (int c = J == I ? a : 0; c < k; c++) {
+                    double m = 0.5 * (X[a * k + c] + Y[c * k + a]);
+                    X[a * k + c] = Y[c * k + a] = m;
+                    if (J == I) X[c * k + a] = m;
+                }
+            if (J == I)
+                for (int a = 0; a < k; a++)
+                    if (lv->dropped[I * k + a]) X[a * k + a] += 1.0;
+        }
+    /* Into level l + 1's K: column I k + c, entry (v − Cptr[I]) k + a is C_{I,J}[c][a]. */
+    double *Kx = nx->K->x;
+    size_t p = 0;
+    for (int I = 0; I < na; I++)
+        for (int c = 0; c < k; c++)
+            for (int v = lv->Cptr[I]; v < lv->Cptr[I + 1]; v++)
+                for (int a = 0; a < k; a++) Kx[p++] = lv->Cval[(size_t)v * kk + (size_t)c * k + a];
     return WEFT_OK;
 }
 
@@ -768,7 +933,8 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
         if ((rc = aggregate(st, l, err))) return rc;
         /* Stop when the coarse level would not be clearly smaller. */
         if ((double)lv->nagg * st->k > 0.8 * lv->ndof) break;
-        if ((rc = build_next(st, l, NULL, positions, err))) return rc;
+        if ((rc = symbolic(st, l, err)) || (rc = build_next(st, l, NULL, positions, err)))
+            return rc;
     }
     st->nlev = l + 1;
     return level_work(&st->lev[l], err);
@@ -797,20 +963,38 @@ static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
 /* Apply: one V-cycle                                                              */
 /* ------------------------------------------------------------------------------ */
 
+/* r = f_i − Σ_j K_ij x_j over row i (b values). */
+static inline void row_residual(const level *lv, int i, const double *f, const double *x,
+                                double *r) {
+    const int b = lv->b, *Kp = lv->K->p, q0 = lv->bptr[i], nq = lv->bptr[i + 1] - q0;
+    const double *Kx = lv->K->x;
+    for (int a = 0; a < b; a++) {
+        const double *col = &Kx[Kp[i * b + a]];
+        double sum = f ? f[i * b + a] : 0.0;
+        for (int q = 0; q < nq; q++) {
+            const double *xj = &x[(size_t)lv->bnode[q0 + q] * b], *kq = &col[q * b];
+            for (int c = 0; c < b; c++) sum -= kq[c] * xj[c];
+        }
+        r[a] = sum;
+    }
+}
+
+static void level_mv(const level *lv, const double *x, double *y) {
+    for (int i = 0; i < lv->nodes; i++) {
+        double r[6];
+        row_residual(lv, i, NULL, x, r);
+        for (int a = 0; a < lv->b; a++) y[i * lv->b + a] = -r[a];
+    }
+}
+
 /* One block Gauss-Seidel sweep on K x = f, nodes ascending (forward) or descending. */
 static void gauss_seidel(const level *lv, bool forward) {
-    const int b = lv->b, *Kp = lv->K->p, *Ki = lv->K->i;
-    const double *Kx = lv->K->x;
+    const int b = lv->b;
     double *x = lv->x;
     for (int s = 0; s < lv->nodes; s++) {
         int i = forward ? s : lv->nodes - 1 - s;
         double r[6], dx[6];
-        for (int a = 0; a < b; a++) {
-            int c = i * b + a;
-            double sum = lv->f[c];
-            for (int p = Kp[c]; p < Kp[c + 1]; p++) sum -= Kx[p] * x[Ki[p]];
-            r[a] = sum;
-        }
+        row_residual(lv, i, lv->f, x, r);
         const double *M = &lv->Dinv[(size_t)b * b * i];
         for (int a = 0; a < b; a++) {
             double sum = 0.0;
@@ -823,7 +1007,7 @@ static void gauss_seidel(const level *lv, bool forward) {
 
 /* One damped block-Jacobi sweep: x += (4/3ρ) D⁻¹ (f − K x). */
 static void jacobi(const level *lv) {
-    sym_mv(lv->K, lv->x, lv->t);
+    level_mv(lv, lv->x, lv->t);
     for (int c = 0; c < lv->ndof; c++) lv->t[c] = lv->f[c] - lv->t[c];
     const int b = lv->b;
     double w = 4.0 / (3.0 * lv->rho);
@@ -859,19 +1043,21 @@ static void vcycle(const sa_state *st, int l) {
     const level *nx = &st->lev[l + 1];
     memset(lv->x, 0, (size_t)lv->ndof * sizeof *lv->x);
     smooth(st, lv, true);
-    /* t = f − K x, restricted: f_{l+1} = Pᵀ t (column c of P dotted with t). */
-    sym_mv(lv->K, lv->x, lv->t);
+    /* t = f − K x, restricted: f_{l+1} = Pᵀ t. */
+    level_mv(lv, lv->x, lv->t);
     for (int c = 0; c < lv->ndof; c++) lv->t[c] = lv->f[c] - lv->t[c];
-    const int *Pp = lv->P->p, *Pi = lv->P->i;
-    const double *Px = lv->P->x;
-    for (int c = 0; c < nx->ndof; c++) {
-        double s = 0.0;
-        for (int p = Pp[c]; p < Pp[c + 1]; p++) s += Px[p] * lv->t[Pi[p]];
-        nx->f[c] = s;
-    }
+    const int b = lv->b, k = nx->b;
+    const size_t bk = (size_t)b * k;
+    memset(nx->f, 0, (size_t)nx->ndof * sizeof *nx->f);
+    for (int i = 0; i < lv->nodes; i++)
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++)
+            gemm_tn_acc(&lv->Pval[(size_t)s * bk], &lv->t[(size_t)i * b],
+                        &nx->f[(size_t)lv->Pcol[s] * k], k, b, 1);
     vcycle(st, l + 1);
-    for (int c = 0; c < nx->ndof; c++)
-        for (int p = Pp[c]; p < Pp[c + 1]; p++) lv->x[Pi[p]] += Px[p] * nx->x[c];
+    for (int i = 0; i < lv->nodes; i++)
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++)
+            gemm_acc(&lv->Pval[(size_t)s * bk], &nx->x[(size_t)lv->Pcol[s] * k],
+                     &lv->x[(size_t)i * b], b, k, 1);
     smooth(st, lv, false);
 }
 
@@ -909,14 +1095,28 @@ int weft_sa_amg_dense(const void *state, int l, char which, double *out) {
     const sa_state *st = state;
     if (l < 0 || l >= st->nlev) return -1;
     const level *lv = &st->lev[l];
-    const cholmod_sparse *M = which == 'K' ? lv->K : which == 'P' ? lv->P : which == 'T' ? lv->T : NULL;
-    if (!M) return -1;
-    size_t nr = M->nrow, nc = M->ncol;
-    memset(out, 0, nr * nc * sizeof *out);
-    const int *Mp = M->p, *Mi = M->i;
-    const double *Mx = M->x;
-    for (size_t c = 0; c < nc; c++)
-        for (int p = Mp[c]; p < Mp[c + 1]; p++) out[(size_t)Mi[p] * nc + c] = Mx[p];
+    if (which == 'K') {
+        const cholmod_sparse *M = lv->K;
+        size_t n = M->nrow;
+        memset(out, 0, n * n * sizeof *out);
+        const int *Mp = M->p, *Mi = M->i;
+        const double *Mx = M->x;
+        for (size_t c = 0; c < n; c++)
+            for (int p = Mp[c]; p < Mp[c + 1]; p++) out[(size_t)Mi[p] * n + c] = Mx[p];
+        return (int)n;
+    }
+    if ((which != 'P' && which != 'T') || l + 1 >= st->nlev) return -1;
+    const int b = lv->b, k = st->k;
+    size_t nc = (size_t)k * lv->nagg, bk = (size_t)b * k;
+    memset(out, 0, (size_t)lv->ndof * nc * sizeof *out);
+    for (int i = 0; i < lv->nodes; i++)
+        for (int s = which == 'P' ? lv->Pptr[i] : 0; s < (which == 'P' ? lv->Pptr[i + 1] : 1); s++) {
+            int J = which == 'P' ? lv->Pcol[s] : lv->agg[i];
+            const double *blk = which == 'P' ? &lv->Pval[(size_t)s * bk] : &lv->T[(size_t)i * bk];
+            for (int e = 0; e < b; e++)
+                for (int c = 0; c < k; c++)
+                    out[((size_t)i * b + e) * nc + (size_t)J * k + c] = blk[e * k + c];
+        }
     return (int)nc;
 }
 
