@@ -291,7 +291,10 @@ static void check_hierarchy(const sys *s, const void *st) {
     free(A);
 }
 
-/* Two levels on 12 × 12: tentative, filter, Galerkin. */
+/* Two levels on 12 × 12: tentative, filter, Galerkin; then, with the same set-up, a new
+ * filter that pins every vertex of one aggregate and puts one vertex of another on a line
+ * (as contacts would): its 6 coarse columns are zero, the coarse diagonal gets 1 there,
+ * and the facts still hold. */
 static void test_two_level(void) {
     sys s;
     if (!make_sys(&s, 12, 8, 3, 11)) return;
@@ -300,6 +303,29 @@ static void test_two_level(void) {
     void *st = make_amg(&s, &set, true);
     if (st) {
         CHECK(weft_sa_amg_levels(st) == 2);
+        check_hierarchy(&s, st);
+        int nagg;
+        const int *agg = weft_sa_amg_aggregates(st, 0, &nagg);
+        weft_error err = {{0}};
+        for (int i = 0; i < s.m.n; i++)
+            if (agg[i] == 3) weft_filter_pin(&s.f, i, &s.m.x[3 * i]);
+        for (int i = 0; i < s.m.n; i++)
+            if (agg[i] == 5) {
+                double p[3] = {1, 2, 0.5}, q[3] = {-1, 0.3, 2};
+                CHECK(weft_filter_line(&s.f, i, p, q, &s.m.x[3 * i], &err) == WEFT_OK);
+                break;
+            }
+        CHECK(weft_precond_sa_amg.update(st, s.A, &s.f, s.m.x, &err) == WEFT_OK);
+        int r, c, zero_cols = 0;
+        double *P = dense(st, 0, 'P', &r, &c);
+        for (int j = 0; j < c; j++) {
+            bool zero = true;
+            for (int i = 0; i < r && zero; i++) zero = P[(size_t)i * c + j] == 0.0;
+            zero_cols += zero;
+        }
+        printf("pinned aggregate: %d zero columns of P\n", zero_cols);
+        CHECK(zero_cols == 6);
+        free(P);
         check_hierarchy(&s, st);
         weft_precond_sa_amg.destroy(st);
     }
