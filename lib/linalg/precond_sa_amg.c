@@ -462,9 +462,16 @@ static int level_diagonal(sa_state *st, int l, weft_error *err) {
     if (!lv->Dinv) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
     for (int i = 0; i < lv->nodes; i++) {
         double M[36] = {0};
-        for (int c = 0; c < b; c++)
-            for (int p = Kp[i * b + c]; p < Kp[i * b + c + 1]; p++)
-                if (Ki[p] / b == i) M[b * (Ki[p] - i * b) + c] = Kx[p];
+        if (lv->bnode) { /* the block pattern is known: find block (i, i) */
+            int q = 0;
+            while (lv->bnode[lv->bptr[i] + q] != i) q++;
+            for (int c = 0; c < b; c++)
+                for (int a = 0; a < b; a++) M[b * a + c] = Kx[Kp[i * b + c] + q * b + a];
+        } else {
+            for (int c = 0; c < b; c++)
+                for (int p = Kp[i * b + c]; p < Kp[i * b + c + 1]; p++)
+                    if (Ki[p] / b == i) M[b * (Ki[p] - i * b) + c] = Kx[p];
+        }
         if (!inv_spd(M, b, &lv->Dinv[bb * (size_t)i])) {
             if (l == 0)
                 return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: "
