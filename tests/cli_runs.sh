@@ -536,9 +536,10 @@ collision_scenes)
     ;;
 
 bench_implicit)
-    # The linear-solver benchmark at tiny sizes: a complete table (13 columns, the same 18
-    # methods per size), no .partial left, PPCG at 1e-8 agreeing with CHOLMOD, and bad
-    # --sizes refused. No timing is asserted.
+    # The linear-solver benchmark at tiny sizes: a complete table (13 columns, the same
+    # methods per size: the fixed ones and two PPCG rows per registered preconditioner),
+    # no .partial left, PPCG at 1e-8 agreeing with CHOLMOD, and bad --sizes refused. No
+    # timing is asserted.
     bench="$(dirname "$compare")/bench_implicit"
     "$bench" --sizes 8,12 --steps 3 --threads 2 --no-plot --out "$tmp/out" >"$tmp/bench.out" 2>"$tmp/bench.err"
     rc=$?
@@ -553,7 +554,11 @@ bench_implicit)
     [ -z "$bad" ] || fail "line $bad of the table does not have 13 columns"
     for res in 8 12; do
         got=$(awk -F '\t' -v r=$res '$1 == r { print $5 "@" $6 "@" $7 }' "$tsv" | LC_ALL=C sort | tr '\n' ' ')
-        want="assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_clamp_assemble@2@- newton_clamp_factor_solve@2@- newton_clamp_filter@2@- newton_clamp_iteration@2@- newton_clamp_line_search@2@- newton_clamp_linear@2@- newton_exact_assemble@2@- newton_exact_factor_solve@2@- newton_exact_filter@2@- newton_exact_iteration@2@- newton_exact_line_search@2@- newton_exact_linear@2@- newton_factor_solve@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@- ppcg_block_jacobi@2@1e-06 ppcg_block_jacobi@2@1e-08 ppcg_jacobi@2@1e-06 ppcg_jacobi@2@1e-08 ppcg_none@2@1e-06 ppcg_none@2@1e-08 "
+        # The fixed rows, and two PPCG rows (1e-6, 1e-8) for each registered
+        # preconditioner (from `list`, so a new preconditioner needs no edit here).
+        want=$( { printf '%s\n' assembly@1@- assembly@2@- cholmod_analyse@1@- cholmod_factor@1@- cholmod_factor_solve@1@- cholmod_filter@1@- cholmod_solve@1@- newton_assemble@2@- newton_clamp_assemble@2@- newton_clamp_factor_solve@2@- newton_clamp_filter@2@- newton_clamp_iteration@2@- newton_clamp_line_search@2@- newton_clamp_linear@2@- newton_exact_assemble@2@- newton_exact_factor_solve@2@- newton_exact_filter@2@- newton_exact_iteration@2@- newton_exact_line_search@2@- newton_exact_linear@2@- newton_factor_solve@2@- newton_filter@2@- newton_iteration@2@- newton_line_search@2@- newton_linear@2@-
+                  "$list" | awk -F '\t' '$1 == "preconditioner" { print "ppcg_" $2 "@2@1e-06"; print "ppcg_" $2 "@2@1e-08" }'
+                } | LC_ALL=C sort | tr '\n' ' ')
         [ "$got" = "$want" ] || fail "size $res: rows '$got'"
         verts=$(awk -F '\t' -v r=$res '$1 == r { print $2; exit }' "$tsv")
         [ "$verts" = $((res * res)) ] || fail "size $res: $verts vertices, expected $((res * res))"

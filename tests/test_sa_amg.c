@@ -37,7 +37,9 @@ typedef struct sys {
 } sys;
 
 /* The nx × nx hanging cloth system with its pins, `planes` random plane filters and a
- * random b; the cloth is first moved by `steps` newton_euler steps (so it is not flat). */
+ * random b; the cloth is first moved by `steps` newton_euler steps (so it is not flat),
+ * or, with steps < 0, by −steps pbd_gauss_seidel steps and then assembled at the inertial
+ * target x̃ = x + h v + h² g, as bench_implicit does. */
 static bool make_sys(sys *s, int nx, int planes, int steps, uint64_t seed) {
     weft_error err = {{0}};
     memset(s, 0, sizeof *s);
@@ -47,10 +49,18 @@ static bool make_sys(sys *s, int nx, int planes, int steps, uint64_t seed) {
     const char *sets[] = {a, b, NULL};
     weft_config *cfg = NULL;
     if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &s->m, &cfg)) return false;
-    bool ok = steps == 0 || solver_steps(&weft_newton_euler, &s->m, cfg, steps, NULL);
+    bool ok = steps == 0 || solver_steps(steps > 0 ? &weft_newton_euler : &weft_pbd_gauss_seidel,
+                                         &s->m, cfg, steps > 0 ? steps : -steps, NULL);
     weft_config_free(&cfg);
     if (!ok) return false;
     int n = s->m.n;
+    if (steps < 0) { /* x = x̃, pins at their place at t + h */
+        double *xt = malloc(3 * (size_t)n * sizeof *xt);
+        weft_inertial_target(&s->m, s->m.x, s->m.v, xt);
+        weft_model_apply_pins(&s->m, s->m.t + s->m.dt, xt);
+        memcpy(s->m.x, xt, 3 * (size_t)n * sizeof *xt);
+        free(xt);
+    }
     s->as = weft_assembly_create(&s->m, &err);
     CHECK(s->as != NULL);
     if (!s->as) return false;
@@ -527,7 +537,8 @@ static int measure(int argc, char **argv) {
         }
         int nx = atoi(argv[a]);
         sys s;
-        if (!make_sys(&s, nx, 0, 0, 5)) return 1;
+        if (!make_sys(&s, nx, 0, getenv("MEASURE_PBD") ? -atoi(getenv("MEASURE_PBD")) : 0, 5))
+            return 1;
         weft_error err = {{0}};
         for (int i = 0; i < 3 * s.m.n; i++) s.b[i] = 0;
         for (int i = 0; i < s.m.n; i++) s.b[3 * i + 1] = -9.81 * s.m.mass[i];
