@@ -382,6 +382,7 @@ static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc, c
         return NAN;
     }
     r.o.precond = pc, r.o.tol = tol, r.o.max_iter = PPCG_CAP, r.o.threads = s->ppcg_threads;
+    r.o.positions = s->x; /* where A was assembled: sa_amg's rigid modes */
     weft_bench_plan p = plan(0);
     weft_bench_stats st;
     weft_bench_measure(&p, 2, time_ppcg, &r, &st);
