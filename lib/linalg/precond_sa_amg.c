@@ -82,7 +82,8 @@
 
 #define SA_MAX_LEVELS 20
 #define SA_DROP 1e-8     /* relative norm under which a tentative column is dependent */
-#define SA_POWER_ITERS 15
+#define SA_POWER_ITERS 15 /* cold power iterations for ρ (a set-up's first matrix) */
+#define SA_POWER_WARM 4   /* warm ones (later matrices, from the last vector) */
 
 /* ------------------------------------------------------------------------------ */
 /* Settings                                                                        */
@@ -129,6 +130,7 @@ typedef struct level {
                                 the same block rows j in ascending order, b rows each */
     int *bptr;               /* nodes + 1: K's blocks before node i's columns */
     int *bnode;              /* per K block: its node j (block q of node i at bptr[i] + q) */
+    int *bdiag;              /* nodes: q of the diagonal block (i, i) in node i's blocks */
     unsigned char *strong;   /* per K block: its node is i itself or a strong neighbour */
     int nagg;                /* aggregates (nodes of level + 1) */
     int *agg;                /* nodes: aggregate of each node (setup) */
@@ -148,6 +150,7 @@ typedef struct level {
     double *B;               /* ndof × k near-null space, row-major (level ≥ 1) */
     double *Dinv;            /* b² per node: inverse diagonal blocks, row-major */
     double rho;              /* λ_max(D⁻¹ K) estimate */
+    double *ev;              /* ndof: the power iteration's last vector (NULL: none yet) */
     double *x, *f, *t;       /* ndof each: iterate, right-hand side, scratch */
 } level;
 
@@ -172,13 +175,13 @@ typedef struct sa_state {
 
 static void level_free(level *lv, cholmod_common *cc) {
     cholmod_free_sparse(&lv->K, cc);
-    free(lv->bptr), free(lv->bnode), free(lv->strong);
+    free(lv->bptr), free(lv->bnode), free(lv->bdiag), free(lv->strong);
     free(lv->agg), free(lv->agg_ptr), free(lv->agg_node), free(lv->sptr), free(lv->sadj);
     free(lv->T), free(lv->Pptr), free(lv->Pcol), free(lv->Pval);
     free(lv->Ptptr), free(lv->Ptnode), free(lv->Ptslot);
     free(lv->KPptr), free(lv->KPcol), free(lv->KPval);
     free(lv->Cptr), free(lv->Ccol), free(lv->Ctr), free(lv->Cval), free(lv->dropped);
-    free(lv->B), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
+    free(lv->B), free(lv->ev), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
     memset(lv, 0, sizeof *lv);
 }
 
@@ -463,8 +466,7 @@ static int level_diagonal(sa_state *st, int l, weft_error *err) {
     for (int i = 0; i < lv->nodes; i++) {
         double M[36] = {0};
         if (lv->bnode) { /* the block pattern is known: find block (i, i) */
-            int q = 0;
-            while (lv->bnode[lv->bptr[i] + q] != i) q++;
+            int q = lv->bdiag[i];
             for (int c = 0; c < b; c++)
                 for (int a = 0; a < b; a++) M[b * a + c] = Kx[Kp[i * b + c] + q * b + a];
         } else {
@@ -497,17 +499,27 @@ static void dinv_mv(const level *lv, const double *x, double *y) {
     }
 }
 
-/* ρ(D⁻¹K) of level l by power iteration from a fixed pseudo-random start. */
-static void level_rho(sa_state *st, int l) {
+/* ρ(D⁻¹K) of level l by power iteration: SA_POWER_ITERS steps from a fixed pseudo-random
+ * start on a set-up's first matrix, then SA_POWER_WARM steps from the last vector of the
+ * previous matrix (kept in lv->ev): successive matrices of one pattern (Newton iterations,
+ * time steps) have close top eigenvectors, and the 15 cold steps were a third of the
+ * update. */
+static int level_rho(sa_state *st, int l, weft_error *err) {
     level *lv = &st->lev[l];
-    double *v = lv->x, *w = lv->t;
-    uint64_t s = 0x9E3779B97F4A7C15ull;
-    for (int c = 0; c < lv->ndof; c++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        v[c] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+    double *v = lv->ev, *w = lv->t;
+    int iters = SA_POWER_WARM;
+    if (!v) {
+        if (!(v = lv->ev = malloc(((size_t)lv->ndof + 1) * sizeof *v)))
+            return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+        uint64_t s = 0x9E3779B97F4A7C15ull;
+        for (int c = 0; c < lv->ndof; c++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            v[c] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+        }
+        iters = SA_POWER_ITERS;
     }
     double lam = 0.0;
-    for (int it = 0; it < SA_POWER_ITERS; it++) {
+    for (int it = 0; it < iters; it++) {
         double nv = 0.0;
         for (int c = 0; c < lv->ndof; c++) nv += v[c] * v[c];
         nv = sqrt(nv);
@@ -519,7 +531,12 @@ static void level_rho(sa_state *st, int l) {
         for (int c = 0; c < lv->ndof; c++) nw += v[c] * v[c];
         lam = sqrt(nw);
     }
-    lv->rho = lam > 0.0 ? lam : 1.0;
+    if (!(lam > 0.0) || !isfinite(lam)) { /* restart cold next time */
+        free(lv->ev), lv->ev = NULL;
+        lam = 1.0;
+    }
+    lv->rho = lam;
+    return WEFT_OK;
 }
 
 /* Tentative prolongator T_l (ndof_l × k nagg_l) and B_{l+1} (= R), from B_l (level 0:
@@ -688,10 +705,16 @@ static int symbolic(sa_state *st, int l, weft_error *err) {
     for (int i = 0; i < nn; i++) lv->bptr[i + 1] = lv->bptr[i] + (Kp[i * b + 1] - Kp[i * b]) / b;
     lv->strong = malloc((size_t)lv->bptr[nn] + 1);
     lv->bnode = malloc(((size_t)lv->bptr[nn] + 1) * sizeof *lv->bnode);
-    if (!lv->strong || !lv->bnode) goto nomem;
-    for (int i = 0; i < nn; i++)
-        for (int q = 0; q < lv->bptr[i + 1] - lv->bptr[i]; q++)
+    lv->bdiag = malloc(((size_t)nn + 1) * sizeof *lv->bdiag);
+    if (!lv->strong || !lv->bnode || !lv->bdiag) goto nomem;
+    for (int i = 0; i < nn; i++) {
+        lv->bdiag[i] = -1;
+        for (int q = 0; q < lv->bptr[i + 1] - lv->bptr[i]; q++) {
             lv->bnode[lv->bptr[i] + q] = ((const int *)lv->K->i)[Kp[i * b] + q * b] / b;
+            if (lv->bnode[lv->bptr[i] + q] == i) lv->bdiag[i] = q;
+        }
+        if (lv->bdiag[i] < 0) goto nomem; /* K's pattern always holds its diagonal */
+    }
     for (int i = 0; i < nn; i++) mark[i] = -1;
     for (int i = 0; i < nn; i++) {
         mark[i] = i;
@@ -786,28 +809,23 @@ static inline void gemm_tn_acc(const double *A, const double *B, double *C, int 
 
 /* Block K_ij (b × b, row-major) of level lv from node i's columns, block q (node j):
  * K(i b + a, j b + c) = K(j b + c, i b + a), entry q b + c of column i b + a. */
-static inline void block_of(const level *lv, int i, int q, double *Kij) {
-    const int b = lv->b, *Kp = lv->K->p;
+static inline __attribute__((always_inline)) void
+block_of_b(const level *lv, int i, int q, double *Kij, const int b) {
+    const int *Kp = lv->K->p;
     const double *Kx = lv->K->x;
     for (int a = 0; a < b; a++)
         for (int c = 0; c < b; c++) Kij[b * a + c] = Kx[Kp[i * b + a] + q * b + c];
 }
 
-/* Level l + 1 from level l, per matrix: D⁻¹, ρ, T (and B_{l+1}), P, K P and
- * K_{l+1} = Pᵀ K P (symmetrised) + E, into the patterns of `symbolic`. */
-static int build_next(sa_state *st, int l, const weft_filter *f, const double *x,
-                      weft_error *err) {
-    level *lv = &st->lev[l], *nx = &st->lev[l + 1];
-    const int b = lv->b, k = st->k, nn = lv->nodes, na = lv->nagg;
+/* The numeric Galerkin product of build_next for constant b × k blocks (the compiler
+ * unrolls the block kernels): P = (I − w D⁻¹ K^F) T, K P, C = Pᵀ K P (unsymmetrised), pos
+ * a scratch map of nagg ints. */
+static inline __attribute__((always_inline)) void
+galerkin_bk(level *lv, double w, int *pos, const int b, const int k) {
+    const int nn = lv->nodes, na = lv->nagg;
     const size_t bk = (size_t)b * k, kk = (size_t)k * k;
-    int rc = level_work(lv, err);
-    if (!rc) rc = level_diagonal(st, l, err);
-    if (!rc) level_rho(st, l);
-    if (!rc) rc = tentative(st, l, f, x, err);
-    if (rc) return rc;
     /* P_iJ = δ(J, agg i) T_i − ω/ρ D_i⁻¹ Σ_{j strong or i, agg j = J} K^F_ij T_j, with the
      * weak blocks lumped into K^F_ii. */
-    const double w = st->set.omega / lv->rho;
     for (int i = 0; i < nn; i++) {
         int p0 = lv->Pptr[i], np = lv->Pptr[i + 1] - p0;
         double *Z = &lv->Pval[(size_t)p0 * bk], lump[36] = {0}, Kij[36];
@@ -817,7 +835,7 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
             if (lv->Pcol[p0 + s] == lv->agg[i]) self = s;
         for (int q = 0; q < count_blocks(lv, i); q++) {
             int j = block_node(lv, i, q);
-            block_of(lv, i, q, Kij);
+            block_of_b(lv, i, q, Kij, b);
             if (!lv->strong[lv->bptr[i] + q]) {
                 for (int e = 0; e < b * b; e++) lump[e] += Kij[e];
                 continue;
@@ -837,8 +855,6 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
         }
     }
     /* (K P)_iJ = Σ_j K_ij P_jJ. */
-    int *pos = malloc(((size_t)na + 1) * sizeof *pos); /* block column → slot in a row */
-    if (!pos) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
     for (int i = 0; i < nn; i++) {
         int u0 = lv->KPptr[i], nu = lv->KPptr[i + 1] - u0;
         double *KP = &lv->KPval[(size_t)u0 * bk], Kij[36];
@@ -846,7 +862,7 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
         for (int u = 0; u < nu; u++) pos[lv->KPcol[u0 + u]] = u;
         for (int q = 0; q < count_blocks(lv, i); q++) {
             int j = block_node(lv, i, q);
-            block_of(lv, i, q, Kij);
+            block_of_b(lv, i, q, Kij, b);
             for (int s = lv->Pptr[j]; s < lv->Pptr[j + 1]; s++)
                 gemm_acc(Kij, &lv->Pval[(size_t)s * bk], &KP[(size_t)pos[lv->Pcol[s]] * bk], b,
                          b, k);
@@ -866,6 +882,36 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
                             &C[(size_t)pos[lv->KPcol[u]] * kk], k, b, k);
         }
     }
+}
+
+static void galerkin(level *lv, double w, int *pos, int k) {
+    if (lv->b == 3 && k == 6)
+        galerkin_bk(lv, w, pos, 3, 6);
+    else if (lv->b == 6 && k == 6)
+        galerkin_bk(lv, w, pos, 6, 6);
+    else if (lv->b == 3 && k == 3)
+        galerkin_bk(lv, w, pos, 3, 3);
+    else
+        galerkin_bk(lv, w, pos, lv->b, k);
+}
+
+/* Level l + 1 from level l, per matrix: D⁻¹, ρ, T (and B_{l+1}), P, K P and
+ * K_{l+1} = Pᵀ K P (symmetrised) + E, into the patterns of `symbolic`. */
+static int build_next(sa_state *st, int l, const weft_filter *f, const double *x,
+                      weft_error *err) {
+    level *lv = &st->lev[l], *nx = &st->lev[l + 1];
+    const int k = st->k, na = lv->nagg;
+    const size_t kk = (size_t)k * k;
+    int rc = level_work(lv, err);
+    if (!rc) rc = level_diagonal(st, l, err);
+    if (!rc) rc = level_rho(st, l, err);
+    if (!rc) rc = tentative(st, l, f, x, err);
+    if (rc) return rc;
+    /* P_iJ = δ(J, agg i) T_i − ω/ρ D_i⁻¹ Σ_{j strong or i, agg j = J} K^F_ij T_j, with the
+     * weak blocks lumped into K^F_ii; then K P and Pᵀ K P. */
+    int *pos = malloc(((size_t)na + 1) * sizeof *pos); /* block column → slot in a row */
+    if (!pos) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+    galerkin(lv, st->set.omega / lv->rho, pos, k);
     free(pos);
     /* Exact symmetry: C_IJ = C_JIᵀ = ½ (C_IJ + C_JIᵀ); then E on dropped DOFs. */
     for (int I = 0; I < na; I++)
@@ -977,20 +1023,45 @@ static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
 /* Apply: one V-cycle                                                              */
 /* ------------------------------------------------------------------------------ */
 
-/* r = f_i − Σ_j K_ij x_j over row i (b values). */
+/* r = f_i − Σ_j K_ij x_j over row i (b values), blocks q in [qlo, qhi) of the row (f NULL:
+ * 0 − …). Written for a constant b so that the compiler unrolls the block loops: K_ij's
+ * row a is b consecutive entries of column i b + a. */
+static inline __attribute__((always_inline)) void
+row_res_b(const level *lv, int i, const double *f, const double *x, double *r, const int b,
+          int qlo, int qhi) {
+    const int *Kp = lv->K->p, *bn = &lv->bnode[lv->bptr[i]];
+    const double *Kx = lv->K->x;
+    const double *col[6];
+    double acc[6];
+    for (int a = 0; a < b; a++) {
+        col[a] = &Kx[Kp[i * b + a]];
+        acc[a] = f ? f[i * b + a] : 0.0;
+    }
+    for (int q = qlo; q < qhi; q++) {
+        const double *xj = &x[(size_t)bn[q] * b];
+        for (int a = 0; a < b; a++) {
+            const double *kq = &col[a][q * b];
+            double s = 0.0;
+            for (int c = 0; c < b; c++) s += kq[c] * xj[c];
+            acc[a] -= s;
+        }
+    }
+    for (int a = 0; a < b; a++) r[a] = acc[a];
+}
+
+static inline void row_residual_range(const level *lv, int i, const double *f, const double *x,
+                                      double *r, int qlo, int qhi) {
+    switch (lv->b) {
+    case 3: row_res_b(lv, i, f, x, r, 3, qlo, qhi); break;
+    case 6: row_res_b(lv, i, f, x, r, 6, qlo, qhi); break;
+    default: row_res_b(lv, i, f, x, r, lv->b, qlo, qhi); break;
+    }
+}
+
+/* r = f_i − Σ_j K_ij x_j over all of row i. */
 static inline void row_residual(const level *lv, int i, const double *f, const double *x,
                                 double *r) {
-    const int b = lv->b, *Kp = lv->K->p, q0 = lv->bptr[i], nq = lv->bptr[i + 1] - q0;
-    const double *Kx = lv->K->x;
-    for (int a = 0; a < b; a++) {
-        const double *col = &Kx[Kp[i * b + a]];
-        double sum = f ? f[i * b + a] : 0.0;
-        for (int q = 0; q < nq; q++) {
-            const double *xj = &x[(size_t)lv->bnode[q0 + q] * b], *kq = &col[q * b];
-            for (int c = 0; c < b; c++) sum -= kq[c] * xj[c];
-        }
-        r[a] = sum;
-    }
+    row_residual_range(lv, i, f, x, r, 0, lv->bptr[i + 1] - lv->bptr[i]);
 }
 
 static void level_mv(const level *lv, const double *x, double *y) {
@@ -1001,22 +1072,45 @@ static void level_mv(const level *lv, const double *x, double *y) {
     }
 }
 
+/* x_i += D_i⁻¹ r (b values). */
+static inline void dinv_add(const level *lv, int i, const double *r, double *x) {
+    const int b = lv->b;
+    const double *M = &lv->Dinv[(size_t)b * b * i];
+    for (int a = 0; a < b; a++) {
+        double sum = 0.0;
+        for (int c = 0; c < b; c++) sum += M[b * a + c] * r[c];
+        x[i * b + a] += sum;
+    }
+}
+
 /* One block Gauss-Seidel sweep on K x = f, nodes ascending (forward) or descending. */
 static void gauss_seidel(const level *lv, bool forward) {
-    const int b = lv->b;
     double *x = lv->x;
     for (int s = 0; s < lv->nodes; s++) {
         int i = forward ? s : lv->nodes - 1 - s;
-        double r[6], dx[6];
+        double r[6];
         row_residual(lv, i, lv->f, x, r);
-        const double *M = &lv->Dinv[(size_t)b * b * i];
-        for (int a = 0; a < b; a++) {
-            double sum = 0.0;
-            for (int c = 0; c < b; c++) sum += M[b * a + c] * r[c];
-            dx[a] = sum;
-        }
-        for (int a = 0; a < b; a++) x[i * b + a] += dx[a];
+        dinv_add(lv, i, r, x);
     }
+}
+
+/* The first forward Gauss-Seidel sweep from x = 0 and then the residual t = f − K x,
+ * in one pass over K: during the sweep x_j = 0 for j > i, so node i needs only its
+ * blocks left of the diagonal; afterwards K_ii x_i = f_i − Σ_{j<i} K_ij x_j, so
+ * t_i = −Σ_{j>i} K_ij x_j needs only those right of it. The same x and t as the
+ * sweep then the product (up to rounding). */
+static void gauss_seidel_first(const level *lv, bool residual) {
+    double *x = lv->x;
+    for (int i = 0; i < lv->nodes; i++) {
+        double r[6];
+        row_residual_range(lv, i, lv->f, x, r, 0, lv->bdiag[i]);
+        for (int a = 0; a < lv->b; a++) x[i * lv->b + a] = 0.0;
+        dinv_add(lv, i, r, x);
+    }
+    if (!residual) return;
+    for (int i = 0; i < lv->nodes; i++)
+        row_residual_range(lv, i, NULL, x, &lv->t[(size_t)i * lv->b], lv->bdiag[i] + 1,
+                           lv->bptr[i + 1] - lv->bptr[i]);
 }
 
 /* One damped block-Jacobi sweep: x += (4/3ρ) D⁻¹ (f − K x). */
@@ -1035,13 +1129,52 @@ static void jacobi(const level *lv) {
     }
 }
 
-static void smooth(const sa_state *st, const level *lv, bool pre) {
-    for (int s = 0; s < st->set.sweeps; s++) {
-        if (st->set.smoother == WEFT_SA_AMG_JACOBI)
+/* ν smoothing sweeps on level lv (pre: from x = 0, forward; post: backward). Returns
+ * true when t already holds f − K x (the fused first sweep). */
+static bool smooth(const sa_state *st, const level *lv, bool pre) {
+    bool gs = st->set.smoother != WEFT_SA_AMG_JACOBI;
+    int s0 = 0;
+    bool have_t = false;
+    if (pre && gs) {
+        gauss_seidel_first(lv, st->set.sweeps == 1);
+        have_t = st->set.sweeps == 1, s0 = 1;
+    } else if (pre) {
+        memset(lv->x, 0, (size_t)lv->ndof * sizeof *lv->x);
+    }
+    for (int s = s0; s < st->set.sweeps; s++) {
+        if (!gs)
             jacobi(lv);
         else
             gauss_seidel(lv, pre);
     }
+    return have_t;
+}
+
+/* Restriction f_{l+1} = Pᵀ t (up false) or prolongation x += P x_{l+1} (up true), for
+ * constant b × k blocks of P. */
+static inline __attribute__((always_inline)) void
+transfer_bk(const level *lv, const level *nx, bool up, const int b, const int k) {
+    const size_t bk = (size_t)b * k;
+    if (!up) memset(nx->f, 0, (size_t)nx->ndof * sizeof *nx->f);
+    for (int i = 0; i < lv->nodes; i++)
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++) {
+            const double *Ps = &lv->Pval[(size_t)s * bk];
+            if (up)
+                gemm_acc(Ps, &nx->x[(size_t)lv->Pcol[s] * k], &lv->x[(size_t)i * b], b, k, 1);
+            else
+                gemm_tn_acc(Ps, &lv->t[(size_t)i * b], &nx->f[(size_t)lv->Pcol[s] * k], k, b, 1);
+        }
+}
+
+static void transfer(const level *lv, const level *nx, bool up) {
+    if (lv->b == 3 && nx->b == 6)
+        transfer_bk(lv, nx, up, 3, 6);
+    else if (lv->b == 6 && nx->b == 6)
+        transfer_bk(lv, nx, up, 6, 6);
+    else if (lv->b == 3 && nx->b == 3)
+        transfer_bk(lv, nx, up, 3, 3);
+    else
+        transfer_bk(lv, nx, up, lv->b, nx->b);
 }
 
 /* x_l = V-cycle(l) applied to f_l, starting from x_l = 0. */
@@ -1055,23 +1188,14 @@ static void vcycle(const sa_state *st, int l) {
         return;
     }
     const level *nx = &st->lev[l + 1];
-    memset(lv->x, 0, (size_t)lv->ndof * sizeof *lv->x);
-    smooth(st, lv, true);
-    /* t = f − K x, restricted: f_{l+1} = Pᵀ t. */
-    level_mv(lv, lv->x, lv->t);
-    for (int c = 0; c < lv->ndof; c++) lv->t[c] = lv->f[c] - lv->t[c];
-    const int b = lv->b, k = nx->b;
-    const size_t bk = (size_t)b * k;
-    memset(nx->f, 0, (size_t)nx->ndof * sizeof *nx->f);
-    for (int i = 0; i < lv->nodes; i++)
-        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++)
-            gemm_tn_acc(&lv->Pval[(size_t)s * bk], &lv->t[(size_t)i * b],
-                        &nx->f[(size_t)lv->Pcol[s] * k], k, b, 1);
+    /* t = f − K x after pre-smoothing from x = 0, restricted: f_{l+1} = Pᵀ t. */
+    if (!smooth(st, lv, true)) {
+        level_mv(lv, lv->x, lv->t);
+        for (int c = 0; c < lv->ndof; c++) lv->t[c] = lv->f[c] - lv->t[c];
+    }
+    transfer(lv, nx, false);
     vcycle(st, l + 1);
-    for (int i = 0; i < lv->nodes; i++)
-        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++)
-            gemm_acc(&lv->Pval[(size_t)s * bk], &nx->x[(size_t)lv->Pcol[s] * k],
-                     &lv->x[(size_t)i * b], b, k, 1);
+    transfer(lv, nx, true);
     smooth(st, lv, false);
 }
 
