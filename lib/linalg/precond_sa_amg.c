@@ -79,6 +79,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #define SA_MAX_LEVELS 20
 #define SA_DROP 1e-8     /* relative norm under which a tentative column is dependent */
@@ -113,6 +114,10 @@ static const weft_param sa_params[] = {
      .hi = 2, .flags = WEFT_PARAM_HI_OPEN, .dflt = 4.0 / 3.0,
      .doc = "prolongator smoothing P = (I - omega/rho D^-1 K) T, rho = lambda_max(D^-1 K); "
             "0 gives unsmoothed aggregation"},
+    {.key = "radius", .type = WEFT_PARAM_INT, .offset = F(radius), .unit = "", .lo = 1, .hi = 2,
+     .dflt = 2,
+     .doc = "level 0's aggregates: a root with its strong neighbours (1) or with those within "
+            "two strong edges (2: about 3 times fewer, sparser coarse levels)"},
     {0},
 };
 #undef F
@@ -131,6 +136,9 @@ typedef struct level {
     int *bptr;               /* nodes + 1: K's blocks before node i's columns */
     int *bnode;              /* per K block: its node j (block q of node i at bptr[i] + q) */
     int *bdiag;              /* nodes: q of the diagonal block (i, i) in node i's blocks */
+    const double *Kblk;      /* K's blocks K_ij row-major, b² each, block q of node i at
+                                bptr[i] + q: level 0's filtered blocks (sa_state Kb, A's
+                                block order), above the previous level's Cval. Not owned */
     unsigned char *strong;   /* per K block: its node is i itself or a strong neighbour */
     int nagg;                /* aggregates (nodes of level + 1) */
     int *agg;                /* nodes: aggregate of each node (setup) */
@@ -299,6 +307,7 @@ static int fine_pattern(sa_state *st, const weft_bsr *A, weft_error *err) {
     }
     Kp[n3] = p;
     lv->nodes = A->n, lv->b = 3, lv->ndof = (int)n3;
+    lv->Kblk = st->Kb;
     return WEFT_OK;
 }
 
@@ -393,13 +402,23 @@ static int aggregate(sa_state *st, int l, weft_error *err) {
     /* Pass 1: roots whose strong neighbourhood is untouched. */
     int *agg = lv->agg, na = 0;
     for (int i = 0; i < nn; i++) agg[i] = -1;
+    const int radius = l == 0 ? st->set.radius : 1;
     for (int i = 0; i < nn; i++) {
         if (agg[i] >= 0 || sptr[i + 1] == sptr[i]) continue;
         bool free_nb = true;
-        for (int q = sptr[i]; q < sptr[i + 1] && free_nb; q++) free_nb = agg[sadj[q]] < 0;
+        for (int q = sptr[i]; q < sptr[i + 1] && free_nb; q++) {
+            int j = sadj[q];
+            free_nb = agg[j] < 0;
+            for (int u = sptr[j]; radius > 1 && u < sptr[j + 1] && free_nb; u++)
+                free_nb = agg[sadj[u]] < 0 || sadj[u] == i;
+        }
         if (!free_nb) continue;
         agg[i] = na;
-        for (int q = sptr[i]; q < sptr[i + 1]; q++) agg[sadj[q]] = na;
+        for (int q = sptr[i]; q < sptr[i + 1]; q++) {
+            int j = sadj[q];
+            agg[j] = na;
+            for (int u = sptr[j]; radius > 1 && u < sptr[j + 1]; u++) agg[sadj[u]] = na;
+        }
         na++;
     }
     /* Pass 2: join the aggregate of the strongest aggregated neighbour (marked with
@@ -782,6 +801,7 @@ static int symbolic(sa_state *st, int l, weft_error *err) {
         }
     Cp[na * k] = p;
     nx->nodes = na, nx->b = k, nx->ndof = na * k;
+    nx->Kblk = lv->Cval;
     free(mark), free(src_ptr);
     return WEFT_OK;
 nomem:
@@ -807,14 +827,10 @@ static inline void gemm_tn_acc(const double *A, const double *B, double *C, int 
         }
 }
 
-/* Block K_ij (b × b, row-major) of level lv from node i's columns, block q (node j):
- * K(i b + a, j b + c) = K(j b + c, i b + a), entry q b + c of column i b + a. */
+/* Block K_ij (b × b, row-major) of level lv: block q (node j) of node i's row. */
 static inline __attribute__((always_inline)) void
 block_of_b(const level *lv, int i, int q, double *Kij, const int b) {
-    const int *Kp = lv->K->p;
-    const double *Kx = lv->K->x;
-    for (int a = 0; a < b; a++)
-        for (int c = 0; c < b; c++) Kij[b * a + c] = Kx[Kp[i * b + a] + q * b + c];
+    memcpy(Kij, &lv->Kblk[((size_t)lv->bptr[i] + q) * b * b], (size_t)b * b * sizeof *Kij);
 }
 
 /* The numeric Galerkin product of build_next for constant b × k blocks (the compiler
@@ -997,6 +1013,16 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
             return rc;
     }
     st->nlev = l + 1;
+    if (getenv("SA_DEBUG"))
+        for (int q = 0; q < st->nlev; q++) {
+            level *v = &st->lev[q];
+            fprintf(stderr, "level %d: nodes %d b %d nnz(K) %zu blocks/row %.1f", q, v->nodes, v->b,
+                    (size_t)((int *)v->K->p)[v->ndof], (double)((int *)v->K->p)[v->ndof] / v->ndof / v->b);
+            if (q + 1 < st->nlev)
+                fprintf(stderr, " P blocks/row %.2f KP blocks/row %.2f", (double)v->Pptr[v->nodes] / v->nodes,
+                        (double)v->KPptr[v->nodes] / v->nodes);
+            fprintf(stderr, "\n");
+        }
     return level_work(&st->lev[l], err);
 }
 
@@ -1024,25 +1050,20 @@ static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
 /* ------------------------------------------------------------------------------ */
 
 /* r = f_i − Σ_j K_ij x_j over row i (b values), blocks q in [qlo, qhi) of the row (f NULL:
- * 0 − …). Written for a constant b so that the compiler unrolls the block loops: K_ij's
- * row a is b consecutive entries of column i b + a. */
+ * 0 − …), from the row-major blocks Kblk. Written for a constant b so that the compiler
+ * unrolls the block loops. */
 static inline __attribute__((always_inline)) void
 row_res_b(const level *lv, int i, const double *f, const double *x, double *r, const int b,
           int qlo, int qhi) {
-    const int *Kp = lv->K->p, *bn = &lv->bnode[lv->bptr[i]];
-    const double *Kx = lv->K->x;
-    const double *col[6];
+    const int q0 = lv->bptr[i], *bn = &lv->bnode[q0];
+    const double *blk = &lv->Kblk[(size_t)q0 * b * b];
     double acc[6];
-    for (int a = 0; a < b; a++) {
-        col[a] = &Kx[Kp[i * b + a]];
-        acc[a] = f ? f[i * b + a] : 0.0;
-    }
+    for (int a = 0; a < b; a++) acc[a] = f ? f[i * b + a] : 0.0;
     for (int q = qlo; q < qhi; q++) {
-        const double *xj = &x[(size_t)bn[q] * b];
+        const double *xj = &x[(size_t)bn[q] * b], *Kq = &blk[(size_t)q * b * b];
         for (int a = 0; a < b; a++) {
-            const double *kq = &col[a][q * b];
             double s = 0.0;
-            for (int c = 0; c < b; c++) s += kq[c] * xj[c];
+            for (int c = 0; c < b; c++) s += Kq[a * b + c] * xj[c];
             acc[a] -= s;
         }
     }
