@@ -136,6 +136,9 @@ typedef struct level {
     int *bptr;               /* nodes + 1: K's blocks before node i's columns */
     int *bnode;              /* per K block: its node j (block q of node i at bptr[i] + q) */
     int *bdiag;              /* nodes: q of the diagonal block (i, i) in node i's blocks */
+    float *Kf;               /* Kblk in single precision for the smoother (diagonal slots
+                                unused), refreshed per matrix */
+    double *D;               /* b² per node: the diagonal blocks K_ii, double */
     const double *Kblk;      /* K's blocks K_ij row-major, b² each, block q of node i at
                                 bptr[i] + q: level 0's filtered blocks (sa_state Kb, A's
                                 block order), above the previous level's Cval. Not owned */
@@ -176,6 +179,8 @@ typedef struct sa_state {
     level lev[SA_MAX_LEVELS];
     int *tr;                   /* A's blocks: index of the transposed block */
     double *Kb;                /* 9 nnzb: filtered blocks of K_0 */
+    unsigned char *con;        /* n: the last update's filter has S_i ≠ I (NULL: none) */
+    unsigned char *touch;      /* n: some block of row i has a constrained vertex */
     double *x0;                /* 3n: positions at setup (NULL: none) */
     double xc[3];              /* centroid of the positions, m: the rotations' axis point */
     sa_work *w;
@@ -189,7 +194,7 @@ static void level_free(level *lv, cholmod_common *cc) {
     free(lv->Ptptr), free(lv->Ptnode), free(lv->Ptslot);
     free(lv->KPptr), free(lv->KPcol), free(lv->KPval);
     free(lv->Cptr), free(lv->Ccol), free(lv->Ctr), free(lv->Cval), free(lv->dropped);
-    free(lv->B), free(lv->ev), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
+    free(lv->B), free(lv->ev), free(lv->Kf), free(lv->D), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
     memset(lv, 0, sizeof *lv);
 }
 
@@ -200,8 +205,8 @@ static void hierarchy_free(sa_state *st) {
     cholmod_free_dense(&st->w->X, &st->w->cc);
     cholmod_free_dense(&st->w->Y, &st->w->cc);
     cholmod_free_dense(&st->w->E, &st->w->cc);
-    free(st->tr), free(st->Kb), free(st->x0);
-    st->tr = NULL, st->Kb = NULL, st->x0 = NULL;
+    free(st->tr), free(st->Kb), free(st->x0), free(st->con), free(st->touch);
+    st->tr = NULL, st->Kb = NULL, st->x0 = NULL, st->con = NULL, st->touch = NULL;
     st->nlev = 0;
 }
 
@@ -1026,6 +1031,43 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
     return level_work(&st->lev[l], err);
 }
 
+/* The smoother's matrices K̂ (row_smooth) of the levels above the coarsest, per matrix:
+ * single-precision off-diagonal blocks, double diagonal blocks, and level 0's constrained
+ * vertices (f's ndof > 0) with the rows that touch them. */
+static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) {
+    const int n = st->n;
+    bool any = false;
+    for (int i = 0; f && i < n && !any; i++) any = f->ndof[i] > 0;
+    if (any) {
+        if (!st->con) st->con = malloc((size_t)n + 1);
+        if (!st->touch) st->touch = malloc((size_t)n + 1);
+        if (!st->con || !st->touch) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+        for (int i = 0; i < n; i++) st->con[i] = f->ndof[i] > 0;
+        const level *l0 = &st->lev[0];
+        for (int i = 0; i < n; i++) {
+            bool t = st->con[i];
+            for (int q = l0->bptr[i]; q < l0->bptr[i + 1] && !t && l0->bnode; q++)
+                t = st->con[l0->bnode[q]];
+            st->touch[i] = t;
+        }
+    } else {
+        free(st->con), free(st->touch);
+        st->con = NULL, st->touch = NULL;
+    }
+    for (int l = 0; l + 1 < st->nlev; l++) {
+        level *lv = &st->lev[l];
+        const size_t bb = (size_t)lv->b * lv->b, nb = (size_t)lv->bptr[lv->nodes];
+        if (!lv->Kf) lv->Kf = malloc((nb * bb + 1) * sizeof *lv->Kf);
+        if (!lv->D) lv->D = malloc(((size_t)lv->nodes * bb + 1) * sizeof *lv->D);
+        if (!lv->Kf || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+        for (size_t e = 0; e < nb * bb; e++) lv->Kf[e] = (float)lv->Kblk[e];
+        for (int i = 0; i < lv->nodes; i++)
+            memcpy(&lv->D[bb * (size_t)i], &lv->Kblk[bb * ((size_t)lv->bptr[i] + lv->bdiag[i])],
+                   bb * sizeof *lv->D);
+    }
+    return WEFT_OK;
+}
+
 static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
                      const double *positions, weft_error *err) {
     sa_state *st = state;
@@ -1042,6 +1084,7 @@ static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
     }
     /* The coarsest blocks only for the check that names a non-SPD vertex or node. */
     int rc = level_diagonal(st, st->nlev - 1, err);
+    if (!rc) rc = smoother_values(st, f, err);
     return rc ? rc : factor_coarsest(st, err);
 }
 
@@ -1070,6 +1113,54 @@ row_res_b(const level *lv, int i, const double *f, const double *x, double *r, c
     for (int a = 0; a < b; a++) r[a] = acc[a];
 }
 
+/* The smoother's row: r = f_i − Σ_{q in [qlo, qhi)} K̂_ij x_j, K̂ = K with its off-diagonal
+ * blocks rounded to single precision (K̃_ij, half the bytes of the sweeps, which are
+ * bound by memory traffic) except where i or j is a constrained vertex of level 0 (con:
+ * S ≠ I), which keep K's double blocks: then K̂ is exactly symmetric (K̃_ji = K̃_ijᵀ) and
+ * the filter's structure stays exact (a constrained row is S_i A S_j: M⁻¹ keeps range(S)).
+ * The diagonal blocks are double. touch: row i has a constrained vertex among its blocks. */
+static inline __attribute__((always_inline)) void
+row_smooth_b(const level *lv, const unsigned char *con, bool touch, int i, const double *f,
+             const double *x, double *r, const int b, int qlo, int qhi) {
+    const int q0 = lv->bptr[i], *bn = &lv->bnode[q0], qd = lv->bdiag[i];
+    const float *blk = &lv->Kf[(size_t)q0 * b * b];
+    const double *dblk = &lv->Kblk[(size_t)q0 * b * b];
+    double acc[6] = {0};
+    for (int q = qlo; q < qhi; q++) {
+        if (q == qd) continue;
+        const double *xj = &x[(size_t)bn[q] * b];
+        if (touch && (con[i] || con[bn[q]])) {
+            const double *Kq = &dblk[(size_t)q * b * b];
+            for (int a = 0; a < b; a++)
+                for (int c = 0; c < b; c++) acc[a] += Kq[a * b + c] * xj[c];
+            continue;
+        }
+        const float *Kq = &blk[(size_t)q * b * b];
+        for (int a = 0; a < b; a++) {
+            double s = 0.0;
+            for (int c = 0; c < b; c++) s += (double)Kq[a * b + c] * xj[c];
+            acc[a] += s;
+        }
+    }
+    if (qlo <= qd && qd < qhi) {
+        const double *Di = &lv->D[(size_t)b * b * i], *xi = &x[(size_t)i * b];
+        for (int a = 0; a < b; a++)
+            for (int c = 0; c < b; c++) acc[a] += Di[a * b + c] * xi[c];
+    }
+    for (int a = 0; a < b; a++) r[a] = (f ? f[i * b + a] : 0.0) - acc[a];
+}
+
+static inline void row_smooth(const sa_state *st, const level *lv, int i, const double *f,
+                              const double *x, double *r, int qlo, int qhi) {
+    const unsigned char *con = lv == &st->lev[0] ? st->con : NULL;
+    bool touch = con && st->touch[i];
+    switch (lv->b) {
+    case 3: row_smooth_b(lv, con, touch, i, f, x, r, 3, qlo, qhi); break;
+    case 6: row_smooth_b(lv, con, touch, i, f, x, r, 6, qlo, qhi); break;
+    default: row_smooth_b(lv, con, touch, i, f, x, r, lv->b, qlo, qhi); break;
+    }
+}
+
 static inline void row_residual_range(const level *lv, int i, const double *f, const double *x,
                                       double *r, int qlo, int qhi) {
     switch (lv->b) {
@@ -1079,16 +1170,11 @@ static inline void row_residual_range(const level *lv, int i, const double *f, c
     }
 }
 
-/* r = f_i − Σ_j K_ij x_j over all of row i. */
-static inline void row_residual(const level *lv, int i, const double *f, const double *x,
-                                double *r) {
-    row_residual_range(lv, i, f, x, r, 0, lv->bptr[i + 1] - lv->bptr[i]);
-}
-
+/* y = K x on a level (double blocks: the power iteration for ρ). */
 static void level_mv(const level *lv, const double *x, double *y) {
     for (int i = 0; i < lv->nodes; i++) {
         double r[6];
-        row_residual(lv, i, NULL, x, r);
+        row_residual_range(lv, i, NULL, x, r, 0, lv->bptr[i + 1] - lv->bptr[i]);
         for (int a = 0; a < lv->b; a++) y[i * lv->b + a] = -r[a];
     }
 }
@@ -1104,40 +1190,47 @@ static inline void dinv_add(const level *lv, int i, const double *r, double *x) 
     }
 }
 
-/* One block Gauss-Seidel sweep on K x = f, nodes ascending (forward) or descending. */
-static void gauss_seidel(const level *lv, bool forward) {
+/* One block Gauss-Seidel sweep on K̂ x = f (K̂ the smoother's matrix, row_smooth), nodes
+ * ascending (forward) or descending. */
+static void gauss_seidel(const sa_state *st, const level *lv, bool forward) {
     double *x = lv->x;
     for (int s = 0; s < lv->nodes; s++) {
         int i = forward ? s : lv->nodes - 1 - s;
         double r[6];
-        row_residual(lv, i, lv->f, x, r);
+        row_smooth(st, lv, i, lv->f, x, r, 0, lv->bptr[i + 1] - lv->bptr[i]);
         dinv_add(lv, i, r, x);
     }
 }
 
-/* The first forward Gauss-Seidel sweep from x = 0 and then the residual t = f − K x,
- * in one pass over K: during the sweep x_j = 0 for j > i, so node i needs only its
- * blocks left of the diagonal; afterwards K_ii x_i = f_i − Σ_{j<i} K_ij x_j, so
- * t_i = −Σ_{j>i} K_ij x_j needs only those right of it. The same x and t as the
+/* The first forward Gauss-Seidel sweep from x = 0 and then the residual t = f − K̂ x,
+ * in one pass over K̂: during the sweep x_j = 0 for j > i, so node i needs only its
+ * blocks left of the diagonal; afterwards K_ii x_i = f_i − Σ_{j<i} K̂_ij x_j, so
+ * t_i = −Σ_{j>i} K̂_ij x_j needs only those right of it. The same x and t as the
  * sweep then the product (up to rounding). */
-static void gauss_seidel_first(const level *lv, bool residual) {
+static void gauss_seidel_first(const sa_state *st, const level *lv, bool residual) {
     double *x = lv->x;
     for (int i = 0; i < lv->nodes; i++) {
         double r[6];
-        row_residual_range(lv, i, lv->f, x, r, 0, lv->bdiag[i]);
+        row_smooth(st, lv, i, lv->f, x, r, 0, lv->bdiag[i]);
         for (int a = 0; a < lv->b; a++) x[i * lv->b + a] = 0.0;
         dinv_add(lv, i, r, x);
     }
     if (!residual) return;
     for (int i = 0; i < lv->nodes; i++)
-        row_residual_range(lv, i, NULL, x, &lv->t[(size_t)i * lv->b], lv->bdiag[i] + 1,
-                           lv->bptr[i + 1] - lv->bptr[i]);
+        row_smooth(st, lv, i, NULL, x, &lv->t[(size_t)i * lv->b], lv->bdiag[i] + 1,
+                   lv->bptr[i + 1] - lv->bptr[i]);
 }
 
-/* One damped block-Jacobi sweep: x += (4/3ρ) D⁻¹ (f − K x). */
-static void jacobi(const level *lv) {
-    level_mv(lv, lv->x, lv->t);
-    for (int c = 0; c < lv->ndof; c++) lv->t[c] = lv->f[c] - lv->t[c];
+/* t = f − K̂ x on level lv. */
+static void smoother_residual(const sa_state *st, const level *lv) {
+    for (int i = 0; i < lv->nodes; i++)
+        row_smooth(st, lv, i, lv->f, lv->x, &lv->t[(size_t)i * lv->b], 0,
+                   lv->bptr[i + 1] - lv->bptr[i]);
+}
+
+/* One damped block-Jacobi sweep: x += (4/3ρ) D⁻¹ (f − K̂ x). */
+static void jacobi(const sa_state *st, const level *lv) {
+    smoother_residual(st, lv);
     const int b = lv->b;
     double w = 4.0 / (3.0 * lv->rho);
     for (int i = 0; i < lv->nodes; i++) {
@@ -1157,16 +1250,16 @@ static bool smooth(const sa_state *st, const level *lv, bool pre) {
     int s0 = 0;
     bool have_t = false;
     if (pre && gs) {
-        gauss_seidel_first(lv, st->set.sweeps == 1);
+        gauss_seidel_first(st, lv, st->set.sweeps == 1);
         have_t = st->set.sweeps == 1, s0 = 1;
     } else if (pre) {
         memset(lv->x, 0, (size_t)lv->ndof * sizeof *lv->x);
     }
     for (int s = s0; s < st->set.sweeps; s++) {
         if (!gs)
-            jacobi(lv);
+            jacobi(st, lv);
         else
-            gauss_seidel(lv, pre);
+            gauss_seidel(st, lv, pre);
     }
     return have_t;
 }
@@ -1210,10 +1303,7 @@ static void vcycle(const sa_state *st, int l) {
     }
     const level *nx = &st->lev[l + 1];
     /* t = f − K x after pre-smoothing from x = 0, restricted: f_{l+1} = Pᵀ t. */
-    if (!smooth(st, lv, true)) {
-        level_mv(lv, lv->x, lv->t);
-        for (int c = 0; c < lv->ndof; c++) lv->t[c] = lv->f[c] - lv->t[c];
-    }
+    if (!smooth(st, lv, true)) smoother_residual(st, lv);
     transfer(lv, nx, false);
     vcycle(st, l + 1);
     transfer(lv, nx, true);
