@@ -34,7 +34,7 @@ typedef struct weft_sa_amg_settings {
     int levels;      /* most levels, fine included (default 10) */
     int coarsest;    /* stop coarsening at this many nodes (default 64) */
     double omega;    /* prolongator smoothing weight ω, P = (I − ω/ρ D⁻¹K) T (default 4/3) */
-    int radius;      /* level 0's aggregate radius in strong edges, 1 or 2 (default 2) */
+    int radius;      /* level 0's aggregate radius in strong edges, 1 or 2 (default 1) */
 } weft_sa_amg_settings;
 
 /* Levels of an sa_amg state (0 before its set-up). */

@@ -115,9 +115,10 @@ static const weft_param sa_params[] = {
      .doc = "prolongator smoothing P = (I - omega/rho D^-1 K) T, rho = lambda_max(D^-1 K); "
             "0 gives unsmoothed aggregation"},
     {.key = "radius", .type = WEFT_PARAM_INT, .offset = F(radius), .unit = "", .lo = 1, .hi = 2,
-     .dflt = 2,
+     .dflt = 1,
      .doc = "level 0's aggregates: a root with its strong neighbours (1) or with those within "
-            "two strong edges (2: about 3 times fewer, sparser coarse levels)"},
+            "two strong edges (2: about 3 times fewer aggregates and sparser coarse levels, "
+            "cheaper cycles but more iterations)"},
     {0},
 };
 #undef F
@@ -1033,11 +1034,12 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
 
 /* The smoother's matrices K̂ (row_smooth) of the levels above the coarsest, per matrix:
  * single-precision off-diagonal blocks, double diagonal blocks, and level 0's constrained
- * vertices (f's ndof > 0) with the rows that touch them. */
+ * vertices (f's ndof > 0) with the rows that touch them (none on a single level: the
+ * coarsest is solved by CHOLMOD, not smoothed). */
 static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) {
     const int n = st->n;
     bool any = false;
-    for (int i = 0; f && i < n && !any; i++) any = f->ndof[i] > 0;
+    for (int i = 0; f && st->nlev > 1 && i < n && !any; i++) any = f->ndof[i] > 0;
     if (any) {
         if (!st->con) st->con = malloc((size_t)n + 1);
         if (!st->touch) st->touch = malloc((size_t)n + 1);
@@ -1046,7 +1048,7 @@ static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) 
         const level *l0 = &st->lev[0];
         for (int i = 0; i < n; i++) {
             bool t = st->con[i];
-            for (int q = l0->bptr[i]; q < l0->bptr[i + 1] && !t && l0->bnode; q++)
+            for (int q = l0->bptr[i]; q < l0->bptr[i + 1] && !t; q++)
                 t = st->con[l0->bnode[q]];
             st->touch[i] = t;
         }
