@@ -360,20 +360,22 @@ static void test_multi_level(void) {
     free_sys(&s);
 }
 
-/* M⁻¹ symmetric to rounding and positive definite, and range(S) kept, for the smoothers
- * and level counts. */
+/* M⁻¹ symmetric to rounding and positive definite, and range(S) kept, for the smoothers,
+ * level counts and level 0 aggregate radii (variant 4: radius 2; the smoother's
+ * single-precision blocks must keep both exactly in structure). */
 static void test_spd(void) {
     sys s;
     if (!make_sys(&s, 16, 10, 3, 13)) return;
     int n3 = 3 * s.m.n;
     double *x = malloc((size_t)n3 * sizeof *x), *y = malloc((size_t)n3 * sizeof *y);
     double *Mx = malloc((size_t)n3 * sizeof *Mx), *My = malloc((size_t)n3 * sizeof *My);
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
         weft_sa_amg_settings set = defaults();
         set.levels = variant % 2 ? 10 : 2;
         set.coarsest = 4;
-        set.smoother = variant < 2 ? WEFT_SA_AMG_GAUSS_SEIDEL : WEFT_SA_AMG_JACOBI;
+        set.smoother = variant < 2 || variant == 4 ? WEFT_SA_AMG_GAUSS_SEIDEL : WEFT_SA_AMG_JACOBI;
         set.sweeps = variant == 3 ? 2 : 1;
+        set.radius = variant == 4 ? 2 : 1;
         void *st = make_amg(&s, &set, true);
         if (!st) continue;
         lcg g = {100 + (uint64_t)variant};
