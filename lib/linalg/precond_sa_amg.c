@@ -13,7 +13,12 @@
  * 2. Aggregation (Vaněk et al.'s three passes, in node order): (1) a node none of whose
  *    strong neighbours is taken starts an aggregate with all of them; (2) a node left over
  *    joins the aggregate of a strong neighbour (the strongest); (3) the rest form
- *    aggregates with their free strong neighbours (or alone).
+ *    aggregates with their free strong neighbours (or alone). On level 0 with
+ *    [sa_amg] radius = 2, pass (1) takes the nodes within two strong edges of the root
+ *    (about 19 vertices of the cloth grid instead of 7-9): level 1 has about 3 times
+ *    fewer nodes and a sparser stencil (at 128² 4056 instead of 11094 DOFs), set-up and
+ *    cycles are cheaper, but PPCG needs more iterations (51 instead of 31 at 128², 65
+ *    instead of 40 at 64², 34 instead of 25 at 256²), hence radius 1 by default.
  * 3. Near-null space B_0 (3n × k): per vertex i with d_i = x_i − x̄ (x̄ the centroid of
  *    all positions, m), the translations e_1, e_2, e_3 and the rotations e_m × d_i
  *    (m = 1, 2, 3): the rigid-body modes, which A's elastic part leaves unloaded. One
@@ -28,7 +33,9 @@
  *    aggregate of pins) is kept as a zero column, so the coarse sizes stay fixed per
  *    pattern; its coarse DOF is "dropped" (below).
  * 5. Prolongator smoothing (damped block Jacobi):
- *        P_l = (I − ω/ρ_l D_l⁻¹ K^F_l) T_l,   ρ_l ≈ λ_max(D_l⁻¹ K_l) by 15 power iterations,
+ *        P_l = (I − ω/ρ_l D_l⁻¹ K^F_l) T_l,   ρ_l ≈ λ_max(D_l⁻¹ K_l) by power iteration
+ *    (15 steps from a fixed start on a set-up's first matrix, then 4 from the previous
+ *    matrix's last vector: 15 cold steps per level were a third of the update),
  *    ω = 4/3 by default ([sa_amg] omega), D_l the b×b diagonal blocks of K_l, and K^F_l
  *    Vaněk et al.'s filtered matrix: K_l without its weak off-diagonal blocks, each added
  *    to its row's diagonal block (row sums, hence translations, kept). It keeps P's
@@ -42,10 +49,19 @@
  *    sorting and allocation per matrix and was 3-4 times slower at 128²); C is symmetrised
  *    ½(C_IJ + C_JIᵀ) so the coarse matrices are exactly symmetric.
  * 7. Smoother: symmetric block Gauss-Seidel (b×b blocks; ν forward sweeps before the coarse
- *    correction, ν backward sweeps after), or damped block Jacobi x += (4/3ρ) D⁻¹(f − K x)
- *    (ν sweeps each side). Either way the V-cycle's post-smoother is the adjoint of its
- *    pre-smoother, so M⁻¹ is symmetric; both smoothers converge in the K-norm for SPD K,
- *    so M⁻¹ is positive definite.
+ *    correction, ν backward sweeps after), or damped block Jacobi x += (4/3ρ) D⁻¹(f − K̂ x)
+ *    (ν sweeps each side), on K̂: K with its off-diagonal blocks rounded to single
+ *    precision, except the blocks of a row or column of a constrained vertex, which stay
+ *    double, and with double diagonal blocks. The sweeps are bound by memory traffic (a
+ *    V-cycle reads K_0 and K_1 twice each), so half the bytes are most of the gain; K̂ is
+ *    exactly symmetric (rounding commutes with the transpose) and its constrained rows
+ *    are exactly S A S, so M⁻¹ keeps range(S). The residual passed down is f − K̂ x too,
+ *    so M⁻¹ = R + Rᵀ − Rᵀ K̂ R + (I − Rᵀ K̂) P K_c⁻¹ Pᵀ (I − K̂ R) (R the forward sweep,
+ *    Rᵀ the backward one) is symmetric, and its smoother part Rᵀ D R is positive
+ *    definite; the coarse operators are Galerkin products of the double K. The first
+ *    forward sweep starts from x = 0 and is fused with the residual (node i reads its
+ *    blocks left of the diagonal during the sweep and those right of it afterwards: one
+ *    pass over K̂ instead of two).
  * 8. Coarsest level: CHOLMOD's Cholesky factorisation of K_{L−1}.
  *
  * The constraint filter. Tamstorf et al. precondition the pre-filtered system, whose
@@ -68,8 +84,13 @@
  * coarse matrices, building the hierarchy once on the way to reach the coarse values it
  * aggregates; update (once per matrix: new values, filter, positions) recomputes B_0, T,
  * ρ, P, the coarse matrices, the smoother's blocks and the coarsest factorisation into
- * those patterns. Apply allocates nothing. The aggregates thus follow the matrix of the
- * first solve of a pattern; a pattern change (contacts, remeshing) redoes them.
+ * those patterns, and the smoother's single-precision copies. Apply allocates nothing.
+ * The aggregates thus follow the matrix of the first solve of a pattern; a pattern
+ * change (contacts, remeshing) redoes them. The block kernels (row residual, transfers,
+ * Galerkin products) are written for constant 3×3, 6×6 and 3×6 blocks so that the
+ * compiler unrolls them; the levels' blocks are kept row-major (K_0's filtered blocks in
+ * A's order, the coarse ones as the Galerkin product leaves them), CHOLMOD's column form
+ * only for the coarsest factorisation and the tests.
  */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
