@@ -911,7 +911,8 @@ galerkin_bk(level *lv, double w, int *pos, const int b, const int k) {
                          b, k);
         }
     }
-    /* C_IJ = Σ_{i: P_iI} P_iIᵀ (K P)_iJ. */
+    /* C_IJ = Σ_{i: P_iI} P_iIᵀ (K P)_iJ, for J ≥ I only (C is symmetric: build_next
+     * copies the transposes; half the products). */
     for (int I = 0; I < na; I++) {
         int v0 = lv->Cptr[I], nv = lv->Cptr[I + 1] - v0;
         double *C = &lv->Cval[(size_t)v0 * kk];
@@ -920,7 +921,9 @@ galerkin_bk(level *lv, double w, int *pos, const int b, const int k) {
         for (int t = lv->Ptptr[I]; t < lv->Ptptr[I + 1]; t++) {
             int i = lv->Ptnode[t];
             const double *PiI = &lv->Pval[(size_t)lv->Ptslot[t] * bk];
-            for (int u = lv->KPptr[i]; u < lv->KPptr[i + 1]; u++)
+            int u = lv->KPptr[i];
+            while (u < lv->KPptr[i + 1] && lv->KPcol[u] < I) u++; /* K P's rows ascend */
+            for (; u < lv->KPptr[i + 1]; u++)
                 gemm_tn_acc(PiI, &lv->KPval[(size_t)u * bk],
                             &C[(size_t)pos[lv->KPcol[u]] * kk], k, b, k);
         }
@@ -956,7 +959,8 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
     if (!pos) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
     galerkin(lv, st->set.omega / lv->rho, pos, k);
     free(pos);
-    /* Exact symmetry: C_IJ = C_JIᵀ = ½ (C_IJ + C_JIᵀ); then E on dropped DOFs. */
+    /* Exact symmetry: C_JI = C_IJᵀ for J > I (only those were computed), diagonal blocks
+     * ½ (C_II + C_IIᵀ); then E on dropped DOFs. */
     for (int I = 0; I < na; I++)
         for (int v = lv->Cptr[I]; v < lv->Cptr[I + 1]; v++) {
             int J = lv->Ccol[v], t = lv->Ctr[v];
@@ -964,9 +968,8 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
             double *X = &lv->Cval[(size_t)v * kk], *Y = &lv->Cval[(size_t)t * kk];
             for (int a = 0; a < k; a++)
                 for (int c = J == I ? a : 0; c < k; c++) {
-                    double m = 0.5 * (X[a * k + c] + Y[c * k + a]);
+                    double m = J == I ? 0.5 * (X[a * k + c] + X[c * k + a]) : X[a * k + c];
                     X[a * k + c] = Y[c * k + a] = m;
-                    if (J == I) X[c * k + a] = m;
                 }
             if (J == I)
                 for (int a = 0; a < k; a++)
