@@ -100,7 +100,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define SA_MAX_LEVELS 20
 #define SA_DROP 1e-8     /* relative norm under which a tentative column is dependent */
@@ -1043,16 +1042,6 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
             return rc;
     }
     st->nlev = l + 1;
-    if (getenv("SA_DEBUG"))
-        for (int q = 0; q < st->nlev; q++) {
-            level *v = &st->lev[q];
-            fprintf(stderr, "level %d: nodes %d b %d nnz(K) %zu blocks/row %.1f", q, v->nodes, v->b,
-                    (size_t)((int *)v->K->p)[v->ndof], (double)((int *)v->K->p)[v->ndof] / v->ndof / v->b);
-            if (q + 1 < st->nlev)
-                fprintf(stderr, " P blocks/row %.2f KP blocks/row %.2f", (double)v->Pptr[v->nodes] / v->nodes,
-                        (double)v->KPptr[v->nodes] / v->nodes);
-            fprintf(stderr, "\n");
-        }
     return level_work(&st->lev[l], err);
 }
 
