@@ -19,4 +19,36 @@ void weft_filtered_diagonal(const weft_bsr *A, const weft_filter *f, int i, doub
 /* inv = M⁻¹ for a symmetric 3×3 M by Cholesky; false unless M is positive definite. */
 bool weft_inv_spd33(const double M[9], double inv[9]);
 
+/* ------------------------------------------------------------------------------ */
+/* sa_amg (precond_sa_amg.c): its settings and, for tests, a look inside           */
+/* ------------------------------------------------------------------------------ */
+
+/* Smoothers of sa_amg ([sa_amg] smoother). */
+enum { WEFT_SA_AMG_GAUSS_SEIDEL = 0, WEFT_SA_AMG_JACOBI = 1 };
+
+/* The settings of sa_amg ([sa_amg] section). */
+typedef struct weft_sa_amg_settings {
+    double strength; /* strength-of-connection threshold θ, 1 (default 0.05) */
+    int smoother;    /* WEFT_SA_AMG_GAUSS_SEIDEL (default) or WEFT_SA_AMG_JACOBI */
+    int sweeps;      /* smoothing sweeps before and after a coarse correction (default 1) */
+    int levels;      /* most levels, fine included (default 10) */
+    int coarsest;    /* stop coarsening at this many nodes (default 64) */
+    double omega;    /* prolongator smoothing weight ω, P = (I − ω/ρ D⁻¹K) T (default 4/3) */
+    int radius;      /* level 0's aggregate radius in strong edges, 1 or 2 (default 1) */
+} weft_sa_amg_settings;
+
+/* Levels of an sa_amg state (0 before its set-up). */
+int weft_sa_amg_levels(const void *state);
+
+/* DOFs of level l (nodes and DOFs a node into *nodes, *block; either may be NULL), -1 if
+ * there is no such level. */
+int weft_sa_amg_level_size(const void *state, int l, int *nodes, int *block);
+
+/* Level l's aggregate of each node (*nagg: their number), NULL on the coarsest level. */
+const int *weft_sa_amg_aggregates(const void *state, int l, int *nagg);
+
+/* Level l's K ('K', ndof_l²), tentative ('T') or smoothed ('P') prolongator (ndof_l ×
+ * ndof_{l+1}) as a dense row-major matrix in out; returns its columns, -1 if absent. */
+int weft_sa_amg_dense(const void *state, int l, char which, double *out);
+
 #endif

@@ -23,6 +23,7 @@ const char *weft_linear_name_at(int i) {
     X(jacobi)                   \
     X(block_jacobi)             \
     X(boomeramg)                \
+    X(sa_amg)                   \
     /* one line per preconditioner above; this line ends the list */
 
 #define WEFT_DECLARE_PRECOND(name) extern const weft_precond_type weft_precond_##name;

@@ -124,6 +124,9 @@ extern const weft_precond_type weft_precond_none;
 extern const weft_precond_type weft_precond_jacobi;
 /* Block Jacobi: M_i = S_i D_i S_i + (I − S_i), precond_block_jacobi.c. */
 extern const weft_precond_type weft_precond_block_jacobi;
+/* Smoothed-aggregation multigrid V-cycle on K (Tamstorf, Jones & McCormick 2015),
+ * precond_sa_amg.c; its settings are the [sa_amg] section. */
+extern const weft_precond_type weft_precond_sa_amg;
 
 /* The registered preconditioners, NULL-terminated (precond.c). */
 extern const weft_precond_type *const weft_precond_registry[];
