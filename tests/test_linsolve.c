@@ -12,71 +12,7 @@
 #include "weft.h"
 #include "weft_energies.h"
 #include "weft_linsolve.h"
-
-typedef struct sys {
-    weft_model m;
-    weft_assembly *as;
-    weft_bsr *A;
-    weft_filter f;
-    double *b, *x;
-} sys;
-
-/* Builds the 12 × 12 (or nx × nx) hanging cloth system with its filters and a random b. */
-static bool make_sys(sys *s, int nx, uint64_t seed) {
-    weft_error err = {{0}};
-    memset(s, 0, sizeof *s);
-    weft_scene *sc = weft_scene_load("hanging_cloth", &err);
-    CHECK(sc != NULL);
-    if (!sc) return false;
-    char a[32], b[32];
-    snprintf(a, sizeof a, "mesh.nx=%d", nx);
-    snprintf(b, sizeof b, "mesh.ny=%d", nx);
-    int rc = weft_scene_set(sc, a, "test", &err);
-    if (rc == WEFT_OK) rc = weft_scene_set(sc, b, "test", &err);
-    if (rc == WEFT_OK) rc = weft_scene_build(sc, weft_energy_registry, &s->m, &err);
-    weft_scene_free(&sc);
-    if (rc != WEFT_OK) fprintf(stderr, "%s\n", err.msg);
-    CHECK(rc == WEFT_OK);
-    if (rc != WEFT_OK) return false;
-    int n = s->m.n;
-    s->as = weft_assembly_create(&s->m, &err);
-    CHECK(s->as != NULL);
-    if (!s->as) return false;
-    s->A = weft_assembly_matrix(s->as);
-    CHECK(isfinite(weft_assembly_run(s->as, &s->m, s->m.x, WEFT_HESSIAN_ANALYTIC, NULL, 1)));
-    double h = 1.0 / 60.0, *d = malloc((size_t)n * sizeof *d);
-    for (int i = 0; i < n; i++) d[i] = s->m.mass[i] / (h * h);
-    weft_bsr_add_diagonal(s->A, d);
-    free(d);
-    CHECK(weft_filter_create(&s->f, n, &err) == WEFT_OK);
-    int pins = 0;
-    for (int i = 0; i < n; i++)
-        if (s->m.pin[i] >= 0) {
-            weft_filter_pin(&s->f, i, &s->m.x[3 * i]);
-            pins++;
-        }
-    CHECK(pins == 2);
-    lcg g = {seed};
-    for (int c = 0; c < 6; c++) {
-        int i = (int)(rnd(&g) * n);
-        if (s->m.pin[i] >= 0) continue;
-        double nrm[3] = {rnd_in(&g, -1, 1), rnd_in(&g, -1, 1), rnd_in(&g, -1, 1)}, z[3];
-        for (int k = 0; k < 3; k++) z[k] = s->m.x[3 * i + k] + rnd_in(&g, -0.01, 0.01);
-        CHECK(weft_filter_plane(&s->f, i, nrm, z, &err) == WEFT_OK);
-    }
-    s->b = malloc(3 * (size_t)n * sizeof *s->b);
-    s->x = malloc(3 * (size_t)n * sizeof *s->x);
-    for (int k = 0; k < 3 * n; k++) s->b[k] = rnd_in(&g, -1, 1);
-    return true;
-}
-
-static void free_sys(sys *s) {
-    weft_assembly_free(&s->as);
-    weft_model_free(&s->m);
-    weft_filter_destroy(&s->f);
-    free(s->b);
-    free(s->x);
-}
+#include "linsolve_sys.h"
 
 static double rel_diff(const double *a, const double *b, int n) {
     double d = 0, m = 0;

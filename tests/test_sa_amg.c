@@ -26,24 +26,16 @@
 #include "weft.h"
 #include "weft_energies.h"
 #include "weft_linsolve.h"
+#include "linsolve_sys.h"
 
 #include <stdlib.h>
 #include <time.h>
-
-typedef struct sys {
-    weft_model m;
-    weft_assembly *as;
-    weft_bsr *A;
-    weft_filter f;
-    double *b, *x;
-} sys;
 
 /* The nx × nx hanging cloth system with its pins, `planes` random plane filters and a
  * random b; the cloth is first moved by `steps` newton_euler steps (so it is not flat),
  * or, with steps < 0, by −steps pbd_gauss_seidel steps and then assembled at the inertial
  * target x̃ = x + h v + h² g, as bench_implicit does. */
-static bool make_sys(sys *s, int nx, int planes, int steps, uint64_t seed) {
-    weft_error err = {{0}};
+static bool make_moved_sys(sys *s, int nx, int planes, int steps, uint64_t seed) {
     memset(s, 0, sizeof *s);
     char a[32], b[32];
     snprintf(a, sizeof a, "mesh.nx=%d", nx);
@@ -63,38 +55,7 @@ static bool make_sys(sys *s, int nx, int planes, int steps, uint64_t seed) {
         memcpy(s->m.x, xt, 3 * (size_t)n * sizeof *xt);
         free(xt);
     }
-    s->as = weft_assembly_create(&s->m, &err);
-    CHECK(s->as != NULL);
-    if (!s->as) return false;
-    s->A = weft_assembly_matrix(s->as);
-    CHECK(isfinite(weft_assembly_run(s->as, &s->m, s->m.x, WEFT_HESSIAN_ANALYTIC, NULL, 1)));
-    double h = 1.0 / 60.0, *d = malloc((size_t)n * sizeof *d);
-    for (int i = 0; i < n; i++) d[i] = s->m.mass[i] / (h * h);
-    weft_bsr_add_diagonal(s->A, d);
-    free(d);
-    CHECK(weft_filter_create(&s->f, n, &err) == WEFT_OK);
-    for (int i = 0; i < n; i++)
-        if (s->m.pin[i] >= 0) weft_filter_pin(&s->f, i, &s->m.x[3 * i]);
-    lcg g = {seed};
-    for (int c = 0; c < planes; c++) {
-        int i = (int)(rnd(&g) * n);
-        if (s->m.pin[i] >= 0) continue;
-        double nrm[3] = {rnd_in(&g, -1, 1), rnd_in(&g, -1, 1), rnd_in(&g, -1, 1)}, z[3];
-        for (int k = 0; k < 3; k++) z[k] = s->m.x[3 * i + k] + rnd_in(&g, -0.01, 0.01);
-        CHECK(weft_filter_plane(&s->f, i, nrm, z, &err) == WEFT_OK);
-    }
-    s->b = malloc(3 * (size_t)n * sizeof *s->b);
-    s->x = malloc(3 * (size_t)n * sizeof *s->x);
-    for (int k = 0; k < 3 * n; k++) s->b[k] = rnd_in(&g, -1, 1);
-    return true;
-}
-
-static void free_sys(sys *s) {
-    weft_assembly_free(&s->as);
-    weft_model_free(&s->m);
-    weft_filter_destroy(&s->f);
-    free(s->b);
-    free(s->x);
+    return sys_finish(s, planes, seed) >= 0;
 }
 
 /* An sa_amg state for s, set up and updated (positions: s's, or NULL). */
@@ -309,7 +270,7 @@ static void check_hierarchy(const sys *s, const void *st) {
  * and the facts still hold. */
 static void test_two_level(void) {
     sys s;
-    if (!make_sys(&s, 12, 8, 3, 11)) return;
+    if (!make_moved_sys(&s, 12, 8, 3, 11)) return;
     weft_sa_amg_settings set = defaults();
     set.levels = 2;
     void *st = make_amg(&s, &set, true);
@@ -347,7 +308,7 @@ static void test_two_level(void) {
 /* Three or more levels on 16 × 16 (coarsest 4 nodes). */
 static void test_multi_level(void) {
     sys s;
-    if (!make_sys(&s, 16, 10, 3, 12)) return;
+    if (!make_moved_sys(&s, 16, 10, 3, 12)) return;
     weft_sa_amg_settings set = defaults();
     set.coarsest = 4;
     void *st = make_amg(&s, &set, true);
@@ -365,7 +326,7 @@ static void test_multi_level(void) {
  * single-precision blocks must keep both exactly in structure). */
 static void test_spd(void) {
     sys s;
-    if (!make_sys(&s, 16, 10, 3, 13)) return;
+    if (!make_moved_sys(&s, 16, 10, 3, 13)) return;
     int n3 = 3 * s.m.n;
     double *x = malloc((size_t)n3 * sizeof *x), *y = malloc((size_t)n3 * sizeof *y);
     double *Mx = malloc((size_t)n3 * sizeof *Mx), *My = malloc((size_t)n3 * sizeof *My);
@@ -436,7 +397,7 @@ static void test_ppcg(void) {
     int sizes[2] = {12, 32};
     for (int q = 0; q < 2; q++) {
         sys s;
-        if (!make_sys(&s, sizes[q], 6, 3, 7)) return;
+        if (!make_moved_sys(&s, sizes[q], 6, 3, 7)) return;
         int n3 = 3 * s.m.n;
         weft_error err = {{0}};
         weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
@@ -548,7 +509,7 @@ static int measure(int argc, char **argv) {
         }
         int nx = atoi(argv[a]);
         sys s;
-        if (!make_sys(&s, nx, 0, getenv("MEASURE_PBD") ? -atoi(getenv("MEASURE_PBD")) : 0, 5))
+        if (!make_moved_sys(&s, nx, 0, getenv("MEASURE_PBD") ? -atoi(getenv("MEASURE_PBD")) : 0, 5))
             return 1;
         weft_error err = {{0}};
         for (int i = 0; i < 3 * s.m.n; i++) s.b[i] = 0;
