@@ -536,7 +536,7 @@ collision_scenes)
     ;;
 
 bench_implicit)
-    # The linear-solver benchmark at tiny sizes: a complete table (18 columns; per size the
+    # The linear-solver benchmark at tiny sizes: a complete table (19 columns; per size the
     # fixed assembly, CHOLMOD and newton rows and a 1e-6 and a 1e-8 PPCG row for every
     # preconditioner `list` names as registered), no .partial left, PPCG at 1e-8 agreeing
     # with CHOLMOD, set-up / first-solve / ratio / memory figures on every PPCG row, and
@@ -551,8 +551,8 @@ bench_implicit)
         exit 1
     fi
     [ -f "$tsv.partial" ] && fail "$tsv.partial left after a complete run"
-    bad=$(awk -F '\t' '!/^#/ && NF != 18 { print NR; exit }' "$tsv")
-    [ -z "$bad" ] || fail "line $bad of the table does not have 18 columns"
+    bad=$(awk -F '\t' '!/^#/ && NF != 19 { print NR; exit }' "$tsv")
+    [ -z "$bad" ] || fail "line $bad of the table does not have 19 columns"
     # The registered preconditioners, as `list` prints them.
     pcs=$("$list" | awk -F '\t' '$1 == "preconditioner" { print $2 }')
     [ -n "$pcs" ] || fail "list names no preconditioner"
@@ -574,8 +574,13 @@ bench_implicit)
         fail "a time that is not positive"
     # Every PPCG row: a set-up time >= 0, a positive first solve (its CPU time >= 0) and ratio to CHOLMOD, and
     # a memory figure >= 0 (no order between times: they are separate measurements).
+    # Every PPCG row also: at least 3 timed solves after the first (--repeats' default) and
+    # a per-system ratio to CHOLMOD's factorise + solve that is cpu_ms over that row's.
     awk -F '\t' '$5 ~ /^ppcg/ && !($14 >= 0 && $15 > 0 && $16 >= 0 && $17 > 0 && $18 >= 0) { print; exit 1 }' \
         "$tsv" || fail "a PPCG row without its set-up, first-solve, ratio or memory figure"
+    awk -F '\t' '$5 == "cholmod_factor_solve" { fs[$1] = $10 }
+        $5 ~ /^ppcg/ && !($11 >= 3 && $19 > 0 && ($19 - $10 / fs[$1]) ^ 2 <= 1e-6 * $19 ^ 2) { print; exit 1 }' \
+        "$tsv" || fail "a PPCG row with fewer than 3 repeats or a system_ratio that is not cpu_ms / CHOLMOD's"
     [ "$(nonfinite_rows "$tsv")" -eq 0 ] || fail "nan or inf in the table"
     grep -q '^PPCG (1e-8) and CHOLMOD agree within' "$tmp/bench.out" || fail "no agreement line"
     grep -qE '^PPCG (overtakes|does not overtake) CHOLMOD' "$tmp/bench.out" || fail "no overtake line"
