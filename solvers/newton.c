@@ -339,6 +339,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             st->contact = c0, st->cn = n0;
         }
     }
+    im_mixed_start(st, m, st->x); /* springs = mixed: the duals at x⁰ (newton_mixed.c) */
     int rc = im_build_filters(st, m, NULL, NULL, err);
     if (rc) return rc;
     /* The stopping test is on the residual of the logs (weft_residual). */
@@ -365,6 +366,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     bool indefinite = false;
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
+        double step_alpha = 1.0; /* the accepted line-search step (trust region: 1) */
         if (trust) {
             double Gt;
             if (!retry) indefinite = false;
@@ -470,7 +472,9 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             }
             if (bt < 0) bt = 0;
             st->stats.backtracks += bt;
+            step_alpha = alpha;
         }
+        im_mixed_update(st, m, st->x, st->xtrial, step_alpha);
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
         /* The contact set of the new iterate: the projected path's, less those that pull. */
         G = potential(st, m, st->x, hh, st->g);
