@@ -30,6 +30,9 @@
  * curvature in every direction; it is PSD (hence its own projection in all modes),
  * equals the true Hessian when ℓ0 = 0, and goes with the zero gradient the constraint
  * returns there (the mean of the two one-sided slopes ±k ℓ0).
+ * Mixed form (mixed_hessian, for [solver] springs = mixed, solvers/newton_mixed.c): with
+ * ∇C = (d̂, −d̂) and ∇²C = [[Q, −Q], [−Q, Q]], Q = (I − d̂d̂ᵀ)/ℓ, the Hessian k ∇C∇Cᵀ +
+ * λ ∇²C is K above with the transverse stiffness λ/ℓ in place of k (1 − ℓ0/ℓ) = k C/ℓ.
  * Element data: rest[0] = ℓ0 (m). */
 #include "fem.h"
 

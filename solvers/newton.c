@@ -8,7 +8,8 @@
  * trust-region step on the exact Hessian (Steihaug-Toint CG preconditioned by the
  * projected system; Nocedal & Wright 2006, ch. 4 and §7.1; Steihaug 1983), measured on
  * the same projected path and stopped by the same residual: newton_trust.c has its
- * equations.
+ * equations. With [solver] springs = mixed the springs' geometric stiffness comes from a
+ * dual λ per spring, updated after each iteration (primal–dual Newton; newton_mixed.c).
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
