@@ -30,6 +30,9 @@
  * curvature in every direction; it is PSD (hence its own projection in all modes),
  * equals the true Hessian when ℓ0 = 0, and goes with the zero gradient the constraint
  * returns there (the mean of the two one-sided slopes ±k ℓ0).
+ * Mixed form (mixed_hessian, for [solver] springs = mixed, solvers/newton_mixed.c): with
+ * ∇C = (d̂, −d̂) and ∇²C = [[Q, −Q], [−Q, Q]], Q = (I − d̂d̂ᵀ)/ℓ, the Hessian k ∇C∇Cᵀ +
+ * λ ∇²C is K above with the transverse stiffness λ/ℓ in place of k (1 − ℓ0/ℓ) = k C/ℓ.
  * Element data: rest[0] = ℓ0 (m). */
 #include "fem.h"
 
@@ -66,20 +69,21 @@ static double ms_gradient(const weft_element *e, const double *xe, double *g) {
     return 0.5 * e->k * C * C;
 }
 
-static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
-                         double *g, double *H) {
-    double gl[6];
-    double psi = ms_gradient(e, xe, g ? g : gl);
+/* The 6×6 matrix [[K, −K], [−K, K]], K = t I + (k − t) d̂d̂ᵀ: stiffness k along the spring
+ * and t (N/m) across it, the transverse part clamped at 0 in ANALYTIC mode and the whole
+ * matrix by weft_psd_clamp in CLAMP mode; K = k I at coincident ends (the top of the file). */
+static void ms_matrix(const weft_element *e, const double *xe, double t, weft_hessian_mode mode,
+                      double *H) {
     double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
     double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     double r = e->rest[0] / l; /* ℓ0/ℓ; +inf or NaN when ℓ = 0 */
-    /* K = t I + (k − t) d̂d̂ᵀ with the transverse stiffness t = k (1 − ℓ0/ℓ), N/m. */
-    double dh[3] = {0.0, 0.0, 0.0}, t = e->k;
+    double dh[3] = {0.0, 0.0, 0.0};
     if (l > 0.0 && isfinite(r)) {
         for (int k = 0; k < 3; k++) dh[k] = d[k] / l;
-        t = e->k * (1.0 - r);
         if (mode == WEFT_HESSIAN_ANALYTIC && t < 0.0) t = 0.0;
-    } /* else coincident ends: K = k I (see the top of the file) */
+    } else {
+        t = e->k; /* coincident ends: K = k I */
+    }
     memset(H, 0, 36 * sizeof *H);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
@@ -88,6 +92,29 @@ static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_m
             H[6 * i + j + 3] = H[6 * (i + 3) + j] = -K;
         }
     if (mode == WEFT_HESSIAN_CLAMP) weft_psd_clamp(H, 6);
+}
+
+static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                         double *g, double *H) {
+    double gl[6];
+    double psi = ms_gradient(e, xe, g ? g : gl);
+    double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
+    double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    ms_matrix(e, xe, e->k * (1.0 - e->rest[0] / l), mode, H); /* t = k C/ℓ */
+    return psi;
+}
+
+/* Mixed form: ∇²C = [[Q, −Q], [−Q, Q]], Q = (I − d̂d̂ᵀ)/ℓ, so k ∇C∇Cᵀ + λ ∇²C is the
+ * matrix above with the transverse stiffness t = λ/ℓ in place of k C/ℓ: the spring's
+ * force λ, not k C(x), sets its geometric stiffness. Its projection clamps λ at 0 (∇²C is
+ * PSD and its range is orthogonal to ∇C). */
+static double ms_mixed_hessian(const weft_element *e, const double *xe, double lambda,
+                               weft_hessian_mode mode, double *g, double *H) {
+    double gl[6];
+    double psi = ms_gradient(e, xe, g ? g : gl);
+    double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
+    double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    ms_matrix(e, xe, lambda / l, mode, H);
     return psi;
 }
 
@@ -104,4 +131,5 @@ const weft_energy_type weft_mass_spring = {
     .hessian = ms_hessian,
     .analytic_psd = true,
     .constraint = ms_constraint,
+    .mixed_hessian = ms_mixed_hessian,
 };

@@ -150,6 +150,12 @@ struct im_state {
      * projected system's norm √(sᵀPs) (√J) */
     double *H_val, *tr_r, *tr_y, *tr_d, *tr_Bd, *tr_s;
     double radius;
+    /* springs = mixed (newton_mixed.c): per term, its elements' duals λ (N), NULL for a
+     * term without a mixed form; the values the assembly reads (λ, or λ⁺ with
+     * mixed_clamp), and their count; whether λ holds a previous step's duals */
+    double *lam[WEFT_MAX_TERMS], *lam_asm[WEFT_MAX_TERMS];
+    int n_lam[WEFT_MAX_TERMS];
+    bool mixed, lam_set;
     bool have_prev; /* BDF2: x_{n−1}, v_{n−1} are known */
     bool warned_indefinite;
     int step;
@@ -235,6 +241,25 @@ weft_solve_status im_steihaug(im_state *st, const double *g, double eta, int max
 /* The trust radius after a trial with ratio ρ (actual / predicted decrease of G) and
  * length ‖s‖_P (Nocedal & Wright Algorithm 4.1). */
 void im_trust_update(im_state *st, double rho, double snorm, bool boundary);
+
+/* springs = mixed (newton_mixed.c). Allocates the duals of the terms whose energy has a
+ * mixed form and hands them to the assembly (a no-op with springs = primal). */
+int im_mixed_create(im_state *st, const weft_model *m, weft_error *err);
+
+/* Frees the duals. */
+void im_mixed_free(im_state *st);
+
+/* The duals at a step's start point x: λ_e = k_e C_e(x), or the previous step's
+ * (mixed_start = previous, after the first step). */
+void im_mixed_start(im_state *st, const weft_model *m, const double *x);
+
+/* The duals the next assembly reads: λ, or λ⁺ = max(λ, 0) with mixed_clamp. */
+void im_mixed_prepare(im_state *st);
+
+/* The dual step after Newton moved x to xnew with line-search step alpha:
+ * λ_e += alpha (k_e C_e(x) − λ_e) + k_e ∇C_e(x)·(xnew − x)_e. */
+void im_mixed_update(im_state *st, const weft_model *m, const double *x, const double *xnew,
+                     double alpha);
 
 /* Coulomb friction on the active contacts: the tangential velocity relative to the collider
  * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x

@@ -8,7 +8,8 @@
  * trust-region step on the exact Hessian (Steihaug-Toint CG preconditioned by the
  * projected system; Nocedal & Wright 2006, ch. 4 and §7.1; Steihaug 1983), measured on
  * the same projected path and stopped by the same residual: newton_trust.c has its
- * equations.
+ * equations. With [solver] springs = mixed the springs' geometric stiffness comes from a
+ * dual λ per spring, updated after each iteration (primal–dual Newton; newton_mixed.c).
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
@@ -339,6 +340,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             st->contact = c0, st->cn = n0;
         }
     }
+    im_mixed_start(st, m, st->x); /* springs = mixed: the duals at x⁰ (newton_mixed.c) */
     int rc = im_build_filters(st, m, NULL, NULL, err);
     if (rc) return rc;
     /* The stopping test is on the residual of the logs (weft_residual). */
@@ -365,6 +367,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     bool indefinite = false;
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
+        double step_alpha = 1.0; /* the accepted line-search step (trust region: 1) */
         if (trust) {
             double Gt;
             if (!retry) indefinite = false;
@@ -470,7 +473,9 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             }
             if (bt < 0) bt = 0;
             st->stats.backtracks += bt;
+            step_alpha = alpha;
         }
+        im_mixed_update(st, m, st->x, st->xtrial, step_alpha);
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
         /* The contact set of the new iterate: the projected path's, less those that pull. */
         G = potential(st, m, st->x, hh, st->g);

@@ -23,6 +23,11 @@
  *                   of newton_euler ends "converged" within 15 iterations with
  *                   residual_rel ≤ 1e-6 (issue 12, bounded steps for CI), contacts active
  *                   in most of them
+ *   mixed_bitwise   newton_bitwise with [solver] springs = mixed (newton_mixed.c): the
+ *                   primal residual is still the one Newton stops on, bit for bit
+ *   mixed_drape     newton_drape with springs = mixed
+ *   mixed_agrees    springs = mixed finds the line search's answer on hanging_cloth, and
+ *                   at a converged step each spring's dual equals its force k C(x)
  */
 #include "check.h"
 #include "implicit_internal.h"
@@ -353,6 +358,75 @@ static void test_trust_agrees(void) {
     CHECK(moved > 0.1);
 }
 
+static void test_mixed_bitwise(void) {
+    static const char *const mixed[] = {"solver.springs=mixed", NULL};
+    newton_bitwise(mixed);
+}
+
+static void test_mixed_drape(void) {
+    static const char *const mixed[] = {"solver.springs=mixed", NULL};
+    newton_drape(mixed);
+}
+
+/* springs = mixed solves the same backward-Euler step as the primal Newton: on
+ * hanging_cloth both reach one answer, to the tolerance (1e-9 N); and the duals converge
+ * to the springs' forces: after a converged step |λ_e − k_e C_e(x)| ≤ 1e-6 N for every
+ * spring (Δλ_e = k_e (C_e + ∇C_e·Δx) − λ_e → 0 with Δx), while the forces reach 0.1 N. */
+static void test_mixed_agrees(void) {
+    static const char *const none[] = {NULL};
+    static const char *const mixed[] = {"solver.springs=mixed", NULL};
+    enum { cap = 3 * 81 };
+    static double a[cap], b[cap];
+    int na = 0, nb = 0;
+    if (!hanging_positions(none, 10, a, &na) || !hanging_positions(mixed, 10, b, &nb)) {
+        CHECK(0);
+        return;
+    }
+    CHECK(na == nb && 3 * na <= cap);
+    double diff = 0.0, moved = 0.0;
+    for (int j = 0; j < 3 * na; j++) diff = fmax(diff, fabs(a[j] - b[j]));
+    for (int j = 0; j < 3 * na; j++) moved = fmax(moved, fabs(a[j]));
+    fprintf(stderr, "primal vs mixed: max |dx| %.3g m\n", diff);
+    CHECK(diff <= 1e-7);
+    CHECK(moved > 0.1);
+
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=40",
+                                       "solver.tolerance=1e-9", "solver.tolerance_abs=1e-9",
+                                       "solver.springs=mixed", NULL};
+    if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) return;
+    weft_error err = {{0}};
+    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    CHECK(st != NULL && st->mixed);
+    const int ts = m.stretch_term;
+    CHECK(ts >= 0 && st && st->lam[ts] != NULL);
+    int iters = 0;
+    for (int k = 0; st && st->lam[ts] && k < 5; k++) {
+        CHECK(weft_newton_euler.step(st, &m, NULL, &err) == WEFT_OK);
+        CHECK(st->stop && !strcmp(st->stop, "converged"));
+        iters += st->iter;
+        const weft_term *T = &m.terms[ts];
+        double worst = 0.0, fmax_ = 0.0;
+        for (int e = 0; e < T->n; e++) {
+            double xe[6];
+            for (int v = 0; v < 2; v++)
+                for (int c = 0; c < 3; c++) xe[3 * v + c] = st->x[3 * (size_t)T->elem[e].v[v] + c];
+            double f = T->elem[e].k * T->type->constraint(&T->elem[e], xe, NULL);
+            worst = fmax(worst, fabs(st->lam[ts][e] - f));
+            fmax_ = fmax(fmax_, fabs(f));
+        }
+        if (k == 4) fprintf(stderr, "step %d: max |lambda - k C| %.3g N, max |k C| %.3g N\n",
+                            k, worst, fmax_);
+        CHECK(worst <= 1e-6);
+        if (k == 4) CHECK(fmax_ > 0.1);
+    }
+    CHECK(iters > 5); /* the steps did iterate */
+    if (st) weft_newton_euler.destroy(st);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
 /* globalisation = trust_region needs a factorisation for its preconditioner: with PPCG
  * as the linear solver the solver is refused, and the message says what to use. */
 static void test_trust_refuses_ppcg(void) {
@@ -517,7 +591,9 @@ int main(int argc, char **argv) {
         {"newton_cap", test_newton_cap},         {"newton_no_repeat", test_newton_no_repeat},
         {"newton_drape", test_newton_drape},     {"trust_bitwise", test_trust_bitwise},
         {"trust_drape", test_trust_drape},       {"trust_agrees", test_trust_agrees},
-        {"trust_refuses_ppcg", test_trust_refuses_ppcg}, {0},
+        {"trust_refuses_ppcg", test_trust_refuses_ppcg},
+        {"mixed_bitwise", test_mixed_bitwise},   {"mixed_drape", test_mixed_drape},
+        {"mixed_agrees", test_mixed_agrees},     {0},
     };
     return check_main(argc, argv, cases);
 }
