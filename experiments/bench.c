@@ -4,7 +4,9 @@
 
 #include "sweep.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,22 @@
 
 weft_bench_plan weft_bench_repeats(int warmup, int repeats) {
     return (weft_bench_plan){warmup, repeats, repeats, 0.0};
+}
+
+int weft_bench_pin_threads(int threads) {
+    omp_set_num_threads(threads);
+    /* OpenBLAS's own pool (CHOLMOD's supernodal BLAS), found at run time: the build links
+     * LAPACKE/BLAS, not OpenBLAS's extensions, so another BLAS is simply left alone. A
+     * function pointer from dlsym goes through memcpy (ISO C has no object-to-function
+     * pointer conversion). */
+    void (*set)(int) = NULL;
+    int (*get)(void) = NULL;
+    void *p = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (p) memcpy(&set, &p, sizeof set);
+    p = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    if (p) memcpy(&get, &p, sizeof get);
+    if (set) set(threads);
+    return get ? get() : -1;
 }
 
 double weft_bench_thread_cpu(void) {

@@ -61,6 +61,11 @@ typedef struct weft_bench_stats {
 int weft_bench_measure(const weft_bench_plan *plan, int nvalues, weft_bench_fn fn, void *user,
                        weft_bench_stats *out);
 
+/* Sets the OpenMP team size and, when the BLAS is OpenBLAS, its thread pool to `threads`,
+ * so that a library's solve and weft's run on the same number of threads; returns
+ * OpenBLAS's thread count after it, or -1 for another BLAS (its threads unchanged). */
+int weft_bench_pin_threads(int threads);
+
 /* CPU time of the calling thread, s: what a call costs on a machine shared with others. */
 double weft_bench_thread_cpu(void);
 

@@ -48,7 +48,7 @@
  *                   of a preconditioner's update);
  *   ratio           first_cpu_ms / CHOLMOD's cold first_cpu_ms: a Newton system from
  *                   nothing, PPCG against analyse + filter + factorise + solve. By CPU
- *                   time because both run on one thread (OpenBLAS is pinned to one, PPCG
+ *                   time because both run on one thread (CHOLMOD is pinned to PPCG's count, PPCG
  *                   uses --threads, default 1), and on a machine shared with other jobs
  *                   wall time also counts the time the process waited (cpu_ms beside ms
  *                   shows how much); 1 on cholmod_factor_solve;
@@ -64,7 +64,8 @@
  *                   set (a factor, a hierarchy, PCG's vectors) over the model, matrix and
  *                   earlier methods' memory still held. "-" where the kernel does not
  *                   allow the reset (the high-water mark would then be the process's).
- * CHOLMOD runs with whatever threads its BLAS uses (OPENBLAS_NUM_THREADS). Beside the
+ * CHOLMOD runs on the PPCG thread count (--threads, default 1): OpenMP's team size and,
+ * with OpenBLAS, its thread pool are set to it (weft_bench_pin_threads). Beside the
  * wall clock, each whole call's process CPU time (all threads) is written: on a shared,
  * loaded machine it is the steadier measure of the work done.
  * A PPCG solve to 1e-8 whose Δx differs from CHOLMOD's by more than AGREE_TOL (relative,
@@ -841,6 +842,10 @@ int main(int argc, char **argv) {
     int steps = cli.steps >= 0 ? cli.steps : DEFAULT_STEPS;
     int threads = cli.threads > 1 ? cli.threads : 2;
     int ppcg_threads = cli.threads > 0 ? cli.threads : 1;
+    /* CHOLMOD on as many threads as PPCG: its BLAS would otherwise take every core, and
+     * the CPU-time ratios compare one thread with one thread (with more BLAS threads its
+     * CPU time swung 455-1430 ms at 128^2 between runs on the shared machine). */
+    int blas_threads = weft_bench_pin_threads(ppcg_threads);
     weft_bench_table tab;
     if (weft_bench_open(&tab, cli.out, "bench_implicit.tsv", columns, NCOLUMNS) != 0) return 1;
     char png[1100];
@@ -869,6 +874,9 @@ int main(int argc, char **argv) {
                        "pattern, each method's set-up and analysis kept); PPCG cap %d "
                        "iterations", cap);
     char load[64];
+    weft_bench_comment(&tab, "threads: PPCG %d, CHOLMOD's OpenMP and BLAS pinned to the same "
+                       "(OpenBLAS reports %d; -1: another BLAS, left as it is)", ppcg_threads,
+                       blas_threads);
     weft_bench_comment(&tab, "load average at the start: %s", load_average(load, sizeof load));
     weft_bench_header(&tab);
     bool agree_ok = true, failed = false;
