@@ -491,9 +491,28 @@ static double cpu_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Not a test: PPCG iterations and CPU times to 1e-6 for block Jacobi and sa_amg at N². */
+/* Median of v[0 .. n) (sorts v). */
+static double median(double *v, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define MEASURE_MAX_REPS 32
+
+/* Not a test: PPCG iterations and CPU times to 1e-6 for block Jacobi and sa_amg at N².
+ * Each timed figure is the median of MEASURE_REPS repeats (default 3): CHOLMOD's
+ * factorise + solve (analysis from a first solve excluded), sa_amg's PPCG solve on a
+ * set-up state (update + iterations, set-up excluded), its update and one V-cycle.
+ * SKIP_BJ: no block Jacobi; SKIP_CHOLMOD: no CHOLMOD; MEASURE_PBD = steps of PBD. */
 static int measure(int argc, char **argv) {
     weft_sa_amg_settings set = defaults();
+    int reps = getenv("MEASURE_REPS") ? atoi(getenv("MEASURE_REPS")) : 3;
+    if (reps < 1) reps = 1;
+    if (reps > MEASURE_MAX_REPS) reps = MEASURE_MAX_REPS;
     for (int a = 2; a < argc; a++) {
         char *eq = strchr(argv[a], '=');
         if (eq) { /* key=value of [sa_amg] */
@@ -514,48 +533,66 @@ static int measure(int argc, char **argv) {
         weft_error err = {{0}};
         for (int i = 0; i < 3 * s.m.n; i++) s.b[i] = 0;
         for (int i = 0; i < s.m.n; i++) s.b[3 * i + 1] = -9.81 * s.m.mass[i];
-        weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
-        double t0 = cpu_now();
-        weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
-        double t1 = cpu_now();
-        weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
-        double t2 = cpu_now();
-        printf("%d^2: cholmod analyse+factor+solve %.1f ms, factor+solve %.1f ms\n", nx,
-               1e3 * (t1 - t0), 1e3 * (t2 - t1));
-        weft_cholmod_solver_free(&ch);
+        double tv[MEASURE_MAX_REPS], uv[MEASURE_MAX_REPS], vv[MEASURE_MAX_REPS], t0, t1;
+        double chol = 0.0;
+        if (!getenv("SKIP_CHOLMOD")) {
+            weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
+            t0 = cpu_now();
+            weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
+            t1 = cpu_now();
+            for (int r = 0; r < reps; r++) {
+                double u0 = cpu_now();
+                weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
+                tv[r] = cpu_now() - u0;
+            }
+            chol = median(tv, reps);
+            printf("%d^2: cholmod analyse+factor+solve %.1f ms, factor+solve %.1f ms "
+                   "(median of %d)\n", nx, 1e3 * (t1 - t0), 1e3 * chol, reps);
+            weft_cholmod_solver_free(&ch);
+        }
         for (int p = 0; p < 2; p++) {
+            if (p == 0 && getenv("SKIP_BJ")) continue;
             weft_ppcg *pc = weft_ppcg_create(s.m.n, &err);
             weft_ppcg_options o = weft_ppcg_defaults();
             o.precond = p ? &weft_precond_sa_amg : &weft_precond_block_jacobi;
             o.positions = s.m.x, o.tol = 1e-6, o.max_iter = 20000;
             o.precond_settings = p ? &set : NULL;
-            if (p == 0 && getenv("SKIP_BJ")) continue;
             int it = 0;
             t0 = cpu_now();
             weft_solve_status st = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
             t1 = cpu_now();
-            st = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
-            t2 = cpu_now();
+            for (int r = 0; r < reps; r++) {
+                double u0 = cpu_now();
+                st = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
+                tv[r] = cpu_now() - u0;
+            }
+            double m = median(tv, reps);
             printf("%d^2: ppcg %-12s %5d iterations (%s), first solve (with set-up) %.1f ms, "
-                   "second %.1f ms\n", nx, o.precond->name, it, weft_solve_status_name(st),
-                   1e3 * (t1 - t0), 1e3 * (t2 - t1));
+                   "later %.1f ms (median of %d)", nx, o.precond->name, it,
+                   weft_solve_status_name(st), 1e3 * (t1 - t0), 1e3 * m, reps);
+            if (chol > 0.0) printf(", cholmod / it = %.2f", chol / m);
+            printf("\n");
             weft_ppcg_free(&pc);
         }
         /* Split: update (per matrix) and one V-cycle against one product with A. */
         void *st = weft_precond_sa_amg.create(s.m.n, &set, &err);
         weft_precond_sa_amg.setup(st, s.A, s.m.x, &err);
-        t0 = cpu_now();
         weft_precond_sa_amg.update(st, s.A, &s.f, s.m.x, &err);
-        t1 = cpu_now();
-        for (int r = 0; r < 10; r++) weft_precond_sa_amg.apply(st, s.b, s.x);
-        t2 = cpu_now();
+        for (int r = 0; r < reps; r++) {
+            t0 = cpu_now();
+            weft_precond_sa_amg.update(st, s.A, &s.f, s.m.x, &err);
+            t1 = cpu_now();
+            for (int q = 0; q < 10; q++) weft_precond_sa_amg.apply(st, s.b, s.x);
+            uv[r] = t1 - t0, vv[r] = (cpu_now() - t1) / 10;
+        }
+        t0 = cpu_now();
         for (int r = 0; r < 10; r++) weft_bsr_spmv(s.A, s.b, s.x, 1);
-        double t3 = cpu_now();
+        double ax = (cpu_now() - t0) / 10;
         int L = weft_sa_amg_levels(st);
         printf("%d^2: sa_amg %d levels (", nx, L);
         for (int l = 0; l < L; l++) printf("%s%d", l ? " " : "", weft_sa_amg_level_size(st, l, NULL, NULL));
-        printf(" DOFs), CPU: update %.1f ms, V-cycle %.2f ms, A x %.2f ms\n", 1e3 * (t1 - t0),
-               1e3 * (t2 - t1) / 10, 1e3 * (t3 - t2) / 10);
+        printf(" DOFs), CPU: update %.1f ms, V-cycle %.2f ms, A x %.2f ms\n",
+               1e3 * median(uv, reps), 1e3 * median(vv, reps), 1e3 * ax);
         weft_precond_sa_amg.destroy(st);
         free_sys(&s);
     }
