@@ -346,7 +346,7 @@ static void fine_values(sa_state *st, const weft_bsr *A, const weft_filter *f) {
             int i = A->col[k];
             double *B = &st->Kb[9 * (size_t)k];
             if (i < j) continue;
-            if (!f) {
+            if (!f || (f->ndof[i] == 0 && f->ndof[j] == 0)) { /* S_i = S_j = I */
                 memcpy(B, &A->val[9 * (size_t)k], 9 * sizeof *B);
             } else if (i == j) {
                 weft_filtered_diagonal(A, f, j, B);
