@@ -157,8 +157,12 @@ typedef struct level {
     int *bptr;               /* nodes + 1: K's blocks before node i's columns */
     int *bnode;              /* per K block: its node j (block q of node i at bptr[i] + q) */
     int *bdiag;              /* nodes: q of the diagonal block (i, i) in node i's blocks */
-    float *Kf;               /* Kblk in single precision for the smoother (diagonal slots
-                                unused), refreshed per matrix */
+    int *lptr;               /* nodes + 1: the smoother's blocks left of the diagonal before
+                                node i's (Σ_{m<i} bdiag[m]) */
+    float *Lf;               /* the blocks of Kblk left of the diagonal (q < bdiag[i]) in
+                                single precision for the smoother, at lptr[i] + q; refreshed
+                                per matrix (K̂ is symmetric: its right blocks are these
+                                transposed) */
     double *D;               /* b² per node: the diagonal blocks K_ii, double */
     const double *Kblk;      /* K's blocks K_ij row-major, b² each, block q of node i at
                                 bptr[i] + q: level 0's filtered blocks (sa_state Kb, A's
@@ -215,7 +219,7 @@ static void level_free(level *lv, cholmod_common *cc) {
     free(lv->Ptptr), free(lv->Ptnode), free(lv->Ptslot);
     free(lv->KPptr), free(lv->KPcol), free(lv->KPval);
     free(lv->Cptr), free(lv->Ccol), free(lv->Ctr), free(lv->Cval), free(lv->dropped);
-    free(lv->B), free(lv->ev), free(lv->Kf), free(lv->D), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
+    free(lv->B), free(lv->ev), free(lv->lptr), free(lv->Lf), free(lv->D), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
     memset(lv, 0, sizeof *lv);
 }
 
@@ -1055,7 +1059,7 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
     return level_work(&st->lev[l], err);
 }
 
-/* The smoother's matrices K̂ (row_acc_b) of the levels above the coarsest, per matrix:
+/* The smoother's matrices K̂ (lblk_acc_b) of the levels above the coarsest, per matrix:
  * single-precision off-diagonal blocks, double diagonal blocks, and level 0's constrained
  * vertices (f's ndof > 0) with the rows that touch them (none on a single level: the
  * coarsest is solved by CHOLMOD, not smoothed). */
@@ -1081,11 +1085,21 @@ static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) 
     }
     for (int l = 0; l + 1 < st->nlev; l++) {
         level *lv = &st->lev[l];
-        const size_t bb = (size_t)lv->b * lv->b, nb = (size_t)lv->bptr[lv->nodes];
-        if (!lv->Kf) lv->Kf = malloc((nb * bb + 1) * sizeof *lv->Kf);
+        const size_t bb = (size_t)lv->b * lv->b;
+        if (!lv->lptr) {
+            if (!(lv->lptr = malloc(((size_t)lv->nodes + 1) * sizeof *lv->lptr)))
+                return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+            lv->lptr[0] = 0;
+            for (int i = 0; i < lv->nodes; i++) lv->lptr[i + 1] = lv->lptr[i] + lv->bdiag[i];
+        }
+        if (!lv->Lf) lv->Lf = malloc(((size_t)lv->lptr[lv->nodes] * bb + 1) * sizeof *lv->Lf);
         if (!lv->D) lv->D = malloc(((size_t)lv->nodes * bb + 1) * sizeof *lv->D);
-        if (!lv->Kf || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
-        for (size_t e = 0; e < nb * bb; e++) lv->Kf[e] = (float)lv->Kblk[e];
+        if (!lv->Lf || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+        for (int i = 0; i < lv->nodes; i++) {
+            const double *src = &lv->Kblk[bb * (size_t)lv->bptr[i]];
+            float *dst = &lv->Lf[bb * (size_t)lv->lptr[i]];
+            for (size_t e = 0; e < bb * (size_t)lv->bdiag[i]; e++) dst[e] = (float)src[e];
+        }
         for (int i = 0; i < lv->nodes; i++)
             memcpy(&lv->D[bb * (size_t)i], &lv->Kblk[bb * ((size_t)lv->bptr[i] + lv->bdiag[i])],
                    bb * sizeof *lv->D);
@@ -1138,32 +1152,37 @@ row_res_b(const level *lv, int i, const double *f, const double *x, double *r, c
     for (int a = 0; a < b; a++) r[a] = acc[a];
 }
 
-/* The smoother's rows: acc += Σ_q K̂_ij x_j over the off-diagonal blocks q in [qlo, qhi)
- * of row i (node j = bnode), ascending or (desc) descending. K̂ = K with its off-diagonal
- * blocks rounded to single precision (K̃_ij, half the bytes of the sweeps) except where i
- * or j is a constrained vertex of level 0 (con: S ≠ I), which keep K's double blocks: then
- * K̂ is exactly symmetric (K̃_ji = K̃_ijᵀ) and the filter's structure stays exact (a
- * constrained row is S_i A S_j: M⁻¹ keeps range(S)). The diagonal blocks are double
- * (diag_acc_b). touch: row i has a constrained vertex among its blocks. */
+/* The smoother's blocks: acc += K̂_ij y (trans: acc += K̂_ijᵀ y = K̂_ji y) for block q < bdiag[i]
+ * of row i (j < i, node j = bnode). K̂ = K with its off-diagonal blocks rounded to single
+ * precision (half the bytes of the sweeps) except where i or j is a constrained vertex of
+ * level 0 (con: S ≠ I), which keep K's double blocks: then K̂ is exactly symmetric
+ * (K̃_ji = K̃_ijᵀ, so only the blocks left of the diagonal are stored, Lf) and the
+ * filter's structure stays exact (a constrained row is S_i A S_j: M⁻¹ keeps range(S)).
+ * The diagonal blocks are double (diag_acc_b). touch: row i has a constrained vertex
+ * among its blocks. */
 static inline __attribute__((always_inline)) void
-row_acc_b(const level *lv, const unsigned char *con, bool touch, int i, const double *x,
-          double *acc, const int b, int qlo, int qhi, const bool desc) {
-    const int q0 = lv->bptr[i], *bn = &lv->bnode[q0];
-    const float *blk = &lv->Kf[(size_t)q0 * b * b];
-    const double *dblk = &lv->Kblk[(size_t)q0 * b * b];
-    for (int t = qlo; t < qhi; t++) {
-        const int q = desc ? qlo + qhi - 1 - t : t;
-        const double *xj = &x[(size_t)bn[q] * b];
-        if (touch && (con[i] || con[bn[q]])) {
-            const double *Kq = &dblk[(size_t)q * b * b];
-            for (int a = 0; a < b; a++)
-                for (int c = 0; c < b; c++) acc[a] += Kq[a * b + c] * xj[c];
-            continue;
-        }
-        const float *Kq = &blk[(size_t)q * b * b];
+lblk_acc_b(const level *lv, const unsigned char *con, bool touch, int i, int q,
+           const double *restrict y, double *restrict acc, const int b, const bool trans) {
+    const int j = lv->bnode[lv->bptr[i] + q];
+    if (touch && (con[i] || con[j])) {
+        const double *Kq = &lv->Kblk[((size_t)lv->bptr[i] + q) * b * b];
+        for (int a = 0; a < b; a++)
+            for (int c = 0; c < b; c++) {
+                if (trans)
+                    acc[c] += Kq[a * b + c] * y[a];
+                else
+                    acc[a] += Kq[a * b + c] * y[c];
+            }
+        return;
+    }
+    const float *Kq = &lv->Lf[((size_t)lv->lptr[i] + q) * b * b];
+    if (trans) {
+        for (int a = 0; a < b; a++)
+            for (int c = 0; c < b; c++) acc[c] += (double)Kq[a * b + c] * y[a];
+    } else {
         for (int a = 0; a < b; a++) {
             double s = 0.0;
-            for (int c = 0; c < b; c++) s += (double)Kq[a * b + c] * xj[c];
+            for (int c = 0; c < b; c++) s += (double)Kq[a * b + c] * y[c];
             acc[a] += s;
         }
     }
@@ -1188,52 +1207,71 @@ dinv_add_b(const level *lv, int i, const double *r, double *x, const int b) {
     }
 }
 
-/* The smoother's sweeps for a constant block size b (the compiler unrolls the blocks).
- * Each sweep reads K̂ in one direction only: the backward sweep takes the rows descending
- * and each row's blocks descending too (right of the diagonal, left of it, then the
- * diagonal), so the hardware prefetcher sees one descending stream. With the blocks
- * ascending in a descending sweep it took 3.5-5 times as long as the forward one at 256²
- * (15 ms against 3 ms at level 0; ordering for the x_{i±1} dependency instead did not
- * help).
- *   mode 0: forward sweep; 1: backward sweep; 2: the fused first forward sweep from
- *   x = 0 (and, with res, then t = f − K̂ x: node i reads its blocks left of the diagonal
- *   in the sweep, those right of it for t, since K_ii x_i = f_i − Σ_{j<i} K̂_ij x_j);
- *   3: t = f − K̂ x. */
+/* The smoother's sweeps for a constant block size b (the compiler unrolls the blocks),
+ * each one pass over the stored lower triangle L of K̂ (K̂ = L + D + Lᵀ): row i's blocks
+ * L_ij (j < i) are read once and used twice, gathered (L_ij x_j, for row i) and scattered
+ * (L_ijᵀ x_i, into a sum for row j). That reads half the bytes of a pass over all of K̂
+ * (the sweeps are bound by memory traffic), and every pass reads memory in one direction
+ * (the backward sweep: rows and blocks descending; with the blocks ascending in a
+ * descending sweep the hardware prefetcher lost the stream and it took 3.5-5 times as
+ * long as the forward one).
+ *   mode 0: forward sweep (a scatter pass first: t_i = Σ_{j>i} K̂_ij x_j^old);
+ *   1: backward sweep (t_i collects Σ_{j>i} K̂_ij x_j^new on the way);
+ *   2: the first forward sweep from x = 0 and, with res, t = f − K̂ x in the same pass:
+ *      after the sweep f_i − Σ_{j≤i} K̂_ij x_j = 0, so t_i = −Σ_{j>i} K̂_ij x_j, scattered
+ *      from the rows j > i once their x_j is known;
+ *   3: t = f − K̂ x.
+ * t is scratch in modes 0 and 1 (the smoother's callers need it only after mode 2 or 3). */
 static inline __attribute__((always_inline)) void
 sweep_b(const sa_state *st, const level *lv, int mode, bool res, const int b) {
     const unsigned char *con = lv == &st->lev[0] ? st->con : NULL;
     double *x = lv->x, *t = lv->t;
     const double *f = lv->f;
     const int nn = lv->nodes;
+    const bool scatter = mode != 2 || res;
+    if (mode == 3)
+        memcpy(t, f, (size_t)lv->ndof * sizeof *t);
+    else if (scatter)
+        memset(t, 0, (size_t)lv->ndof * sizeof *t);
+    if (mode == 0) /* t_j = Σ_{i>j} K̂_ji x_i^old */
+        for (int i = 0; i < nn; i++) {
+            const bool touch = con && st->touch[i];
+            for (int q = 0; q < lv->bdiag[i]; q++)
+                lblk_acc_b(lv, con, touch, i, q, &x[(size_t)i * b],
+                           &t[(size_t)lv->bnode[lv->bptr[i] + q] * b], b, true);
+        }
     for (int s = 0; s < nn; s++) {
         const int i = mode == 1 ? nn - 1 - s : s, qd = lv->bdiag[i];
-        const int nb = lv->bptr[i + 1] - lv->bptr[i];
         const bool touch = con && st->touch[i];
-        double acc[6] = {0}, r[6];
-        if (mode == 1) {
-            row_acc_b(lv, con, touch, i, x, acc, b, qd + 1, nb, true);
-            row_acc_b(lv, con, touch, i, x, acc, b, 0, qd, true);
-            diag_acc_b(lv, i, x, acc, b);
-        } else if (mode == 2) {
-            row_acc_b(lv, con, touch, i, x, acc, b, 0, qd, false);
-            for (int a = 0; a < b; a++) x[i * b + a] = 0.0;
-        } else { /* modes 0 and 3 */
-            row_acc_b(lv, con, touch, i, x, acc, b, 0, qd, false);
-            diag_acc_b(lv, i, x, acc, b);
-            row_acc_b(lv, con, touch, i, x, acc, b, qd + 1, nb, false);
+        double acc[6] = {0}, r[6], *xi = &x[(size_t)i * b];
+        /* Gather: acc = Σ_{j<i} K̂_ij x_j (+ K_ii x_i and the far side's sum). */
+        for (int u = 0; u < qd; u++) {
+            const int q = mode == 1 ? qd - 1 - u : u;
+            lblk_acc_b(lv, con, touch, i, q, &x[(size_t)lv->bnode[lv->bptr[i] + q] * b], acc, b,
+                       false);
         }
-        for (int a = 0; a < b; a++) r[a] = f[i * b + a] - acc[a];
-        if (mode == 3)
-            for (int a = 0; a < b; a++) t[i * b + a] = r[a];
-        else
+        if (mode != 2) {
+            diag_acc_b(lv, i, x, acc, b);
+            if (mode != 3)
+                for (int a = 0; a < b; a++) acc[a] += t[(size_t)i * b + a];
+        }
+        if (mode == 3) {
+            for (int a = 0; a < b; a++) t[(size_t)i * b + a] -= acc[a];
+        } else {
+            for (int a = 0; a < b; a++) r[a] = f[(size_t)i * b + a] - acc[a];
+            if (mode == 2)
+                for (int a = 0; a < b; a++) xi[a] = 0.0;
             dinv_add_b(lv, i, r, x, b);
-    }
-    if (mode != 2 || !res) return;
-    for (int i = 0; i < nn; i++) {
-        double acc[6] = {0};
-        row_acc_b(lv, con, con && st->touch[i], i, x, acc, b, lv->bdiag[i] + 1,
-                  lv->bptr[i + 1] - lv->bptr[i], false);
-        for (int a = 0; a < b; a++) t[i * b + a] = -acc[a];
+        }
+        /* Scatter: t_j ∓= K̂_ijᵀ x_i for j < i (mode 3 and 2 subtract: residuals). */
+        if (!scatter || mode == 0) continue;
+        for (int u = 0; u < qd; u++) {
+            const int q = mode == 1 ? qd - 1 - u : u;
+            double y[6];
+            for (int a = 0; a < b; a++) y[a] = mode == 1 ? xi[a] : -xi[a];
+            lblk_acc_b(lv, con, touch, i, q, y, &t[(size_t)lv->bnode[lv->bptr[i] + q] * b], b,
+                       true);
+        }
     }
 }
 
@@ -1263,7 +1301,7 @@ static void level_mv(const level *lv, const double *x, double *y) {
     }
 }
 
-/* One block Gauss-Seidel sweep on K̂ x = f (K̂ the smoother's matrix, row_acc_b), nodes
+/* One block Gauss-Seidel sweep on K̂ x = f (K̂ the smoother's matrix, lblk_acc_b), nodes
  * ascending (forward) or descending. */
 static void gauss_seidel(const sa_state *st, const level *lv, bool forward) {
     sweep(st, lv, forward ? 0 : 1, false);
