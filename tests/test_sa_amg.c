@@ -491,6 +491,15 @@ static double cpu_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The process's resident memory now, MB (/proc/self/statm; 0 where unreadable). */
+static double resident_mb(void) {
+    long pages = 0, res = 0;
+    FILE *fp = fopen("/proc/self/statm", "r");
+    if (fp && fscanf(fp, "%ld %ld", &pages, &res) != 2) res = 0;
+    if (fp) fclose(fp);
+    return (double)res * 4096.0 / 1048576.0;
+}
+
 /* Median of v[0 .. n) (sorts v). */
 static double median(double *v, int n) {
     for (int i = 1; i < n; i++)
@@ -560,9 +569,11 @@ static int measure(int argc, char **argv) {
         int it = 0;
         t0 = cpu_now();
         if (chol) weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
+        double rss0 = resident_mb();
         t1 = cpu_now();
         weft_solve_status sst = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
         t2 = cpu_now();
+        double rss1 = resident_mb();
         for (int r = 0; r < reps; r++) {
             double u0 = cpu_now();
             if (chol) weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
@@ -576,8 +587,9 @@ static int measure(int argc, char **argv) {
             printf("%d^2: cholmod analyse+factor+solve %.1f ms, factor+solve %.1f ms\n", nx,
                    1e3 * (t1 - t0), 1e3 * median(cv, reps));
         printf("%d^2: ppcg sa_amg %d iterations (%s), first solve (with set-up) %.1f ms, "
-               "later %.1f ms\n", nx, it, weft_solve_status_name(sst), 1e3 * (t2 - t1),
-               1e3 * median(tv, reps));
+               "later %.1f ms; resident +%.0f MB after the first solve\n", nx, it,
+               weft_solve_status_name(sst), 1e3 * (t2 - t1), 1e3 * median(tv, reps),
+               rss1 - rss0);
         if (chol)
             printf("%d^2: cholmod factor+solve / sa_amg solve = %.2f (median of %d; %.2f .. "
                    "%.2f)\n", nx, median(rv, reps), reps, rmin, rmax);
