@@ -177,8 +177,12 @@ typedef struct level {
     int *Pptr, *Pcol;        /* P: block columns of node i, Pcol[Pptr[i] .. Pptr[i+1]) */
     double *Pval;
     int *Ptptr, *Ptnode, *Ptslot; /* Pᵀ: aggregate I's P blocks (node, slot), by node */
-    int *KPptr, *KPcol;      /* K P, as P */
-    double *KPval;
+    int *KPptr, *KPcol;      /* K P's pattern, as P's (its values are formed a row at a
+                                time, never stored whole) */
+    int kpmax;               /* the longest row of K P, blocks */
+    double *KProw;           /* kpmax blocks: one row of K P */
+    int *Cslot;              /* per node i, per P block (i, I), per K P block (i, J ≥ I) in
+                                that order: the slot of C_IJ in Cval */
     int *Cptr, *Ccol, *Ctr;  /* P_lᵀ K_l P_l in k × k blocks by block rows, and the index of
                                 each block's transpose */
     double *Cval;
@@ -217,7 +221,7 @@ static void level_free(level *lv, cholmod_common *cc) {
     free(lv->agg), free(lv->agg_ptr), free(lv->agg_node), free(lv->sptr), free(lv->sadj);
     free(lv->T), free(lv->Pptr), free(lv->Pcol), free(lv->Pval);
     free(lv->Ptptr), free(lv->Ptnode), free(lv->Ptslot);
-    free(lv->KPptr), free(lv->KPcol), free(lv->KPval);
+    free(lv->KPptr), free(lv->KPcol), free(lv->KProw), free(lv->Cslot);
     free(lv->Cptr), free(lv->Ccol), free(lv->Ctr), free(lv->Cval), free(lv->dropped);
     free(lv->B), free(lv->ev), free(lv->lptr), free(lv->Lf), free(lv->D), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
     memset(lv, 0, sizeof *lv);
@@ -804,11 +808,38 @@ static int symbolic(sa_state *st, int l, weft_error *err) {
     size_t bk = (size_t)b * k, kk = (size_t)k * k;
     lv->Ctr = malloc(((size_t)nc + 1) * sizeof *lv->Ctr);
     lv->Pval = malloc(((size_t)np * bk + 1) * sizeof *lv->Pval);
-    lv->KPval = malloc(((size_t)lv->KPptr[nn] * bk + 1) * sizeof *lv->KPval);
+    lv->kpmax = 0;
+    size_t ncs = 0;
+    for (int i = 0; i < nn; i++) {
+        int u0 = lv->KPptr[i], u1 = lv->KPptr[i + 1];
+        if (u1 - u0 > lv->kpmax) lv->kpmax = u1 - u0;
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++)
+            for (int u = u0; u < u1; u++) ncs += lv->KPcol[u] >= lv->Pcol[s];
+    }
+    lv->KProw = malloc(((size_t)lv->kpmax * bk + 1) * sizeof *lv->KProw);
+    lv->Cslot = malloc((ncs + 1) * sizeof *lv->Cslot);
     lv->Cval = malloc(((size_t)nc * kk + 1) * sizeof *lv->Cval);
     lv->T = malloc(((size_t)nn * bk + 1) * sizeof *lv->T);
     lv->dropped = calloc((size_t)na * k + 1, 1);
-    if (!lv->Ctr || !lv->Pval || !lv->KPval || !lv->Cval || !lv->T || !lv->dropped) goto nomem;
+    if (!lv->Ctr || !lv->Pval || !lv->KProw || !lv->Cslot || !lv->Cval || !lv->T ||
+        !lv->dropped)
+        goto nomem;
+    /* Cslot: C row I's slot of J (C's rows are sorted: binary search). */
+    ncs = 0;
+    for (int i = 0; i < nn; i++)
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++) {
+            const int I = lv->Pcol[s];
+            for (int u = lv->KPptr[i]; u < lv->KPptr[i + 1]; u++) {
+                const int J = lv->KPcol[u];
+                if (J < I) continue;
+                int lo = lv->Cptr[I], hi = lv->Cptr[I + 1] - 1;
+                while (lo < hi) {
+                    int mid = (lo + hi) / 2;
+                    if (lv->Ccol[mid] < J) lo = mid + 1; else hi = mid;
+                }
+                lv->Cslot[ncs++] = lo;
+            }
+        }
     for (int I = 0; I < na; I++)
         for (int v = lv->Cptr[I]; v < lv->Cptr[I + 1]; v++) {
             int J = lv->Ccol[v], lo = lv->Cptr[J], hi = lv->Cptr[J + 1] - 1;
@@ -905,10 +936,15 @@ galerkin_bk(level *lv, double w, int *pos, const int b, const int k) {
                 for (size_t e = 0; e < bk; e++) Ps[e] += lv->T[(size_t)i * bk + e];
         }
     }
-    /* (K P)_iJ = Σ_j K_ij P_jJ. */
+    /* Row by row: (K P)_iJ = Σ_j K_ij P_jJ into a buffer, then C_IJ += P_iIᵀ (K P)_iJ for
+     * the P blocks (i, I) of the row and J ≥ I only (C is symmetric: build_next copies
+     * the transposes; half the products). K P is never stored whole (at 512² it was the
+     * update's largest array), and its row stays in cache between the two steps. */
+    memset(lv->Cval, 0, (size_t)lv->Cptr[na] * kk * sizeof *lv->Cval);
+    const int *slot = lv->Cslot;
     for (int i = 0; i < nn; i++) {
-        int u0 = lv->KPptr[i], nu = lv->KPptr[i + 1] - u0;
-        double *KP = &lv->KPval[(size_t)u0 * bk], Kij[36];
+        const int u0 = lv->KPptr[i], nu = lv->KPptr[i + 1] - u0;
+        double *KP = lv->KProw, Kij[36];
         memset(KP, 0, (size_t)nu * bk * sizeof *KP);
         for (int u = 0; u < nu; u++) pos[lv->KPcol[u0 + u]] = u;
         for (int q = 0; q < count_blocks(lv, i); q++) {
@@ -918,22 +954,13 @@ galerkin_bk(level *lv, double w, int *pos, const int b, const int k) {
                 gemm_acc(Kij, &lv->Pval[(size_t)s * bk], &KP[(size_t)pos[lv->Pcol[s]] * bk], b,
                          b, k);
         }
-    }
-    /* C_IJ = Σ_{i: P_iI} P_iIᵀ (K P)_iJ, for J ≥ I only (C is symmetric: build_next
-     * copies the transposes; half the products). */
-    for (int I = 0; I < na; I++) {
-        int v0 = lv->Cptr[I], nv = lv->Cptr[I + 1] - v0;
-        double *C = &lv->Cval[(size_t)v0 * kk];
-        memset(C, 0, (size_t)nv * kk * sizeof *C);
-        for (int v = 0; v < nv; v++) pos[lv->Ccol[v0 + v]] = v;
-        for (int t = lv->Ptptr[I]; t < lv->Ptptr[I + 1]; t++) {
-            int i = lv->Ptnode[t];
-            const double *PiI = &lv->Pval[(size_t)lv->Ptslot[t] * bk];
-            int u = lv->KPptr[i];
-            while (u < lv->KPptr[i + 1] && lv->KPcol[u] < I) u++; /* K P's rows ascend */
-            for (; u < lv->KPptr[i + 1]; u++)
-                gemm_tn_acc(PiI, &lv->KPval[(size_t)u * bk],
-                            &C[(size_t)pos[lv->KPcol[u]] * kk], k, b, k);
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++) {
+            const int I = lv->Pcol[s];
+            const double *PiI = &lv->Pval[(size_t)s * bk];
+            for (int u = 0; u < nu; u++)
+                if (lv->KPcol[u0 + u] >= I)
+                    gemm_tn_acc(PiI, &KP[(size_t)u * bk], &lv->Cval[(size_t)*slot++ * kk], k, b,
+                                k);
         }
     }
 }
