@@ -43,8 +43,9 @@
  *    (distance 2) would otherwise widen P and every coarse operator.
  * 6. Galerkin coarse operators: K_{l+1} = P_lᵀ K_l P_l + E_{l+1}, E the identity on dropped
  *    coarse DOFs (whose P column is zero): a coarse filter, as (I − S) is on level 0.
- *    Products by block kernels of this file, (K P)_iJ = Σ_j K_ij P_jJ then
- *    C_IJ = Σ_i P_iIᵀ (K P)_iJ, into patterns computed once per set-up (a first version
+ *    Products by block kernels of this file, row by row: (K P)_iJ = Σ_j K_ij P_jJ into a
+ *    buffer, then C_IJ += P_iIᵀ (K P)_iJ (J ≥ I) through slots computed once per set-up,
+ *    so K P is never stored whole (a first version
  *    with cholmod_ssmult / cholmod_add / cholmod_transpose redid their symbolic work,
  *    sorting and allocation per matrix and was 3-4 times slower at 128²); C is symmetrised
  *    ½(C_IJ + C_JIᵀ) so the coarse matrices are exactly symmetric.
@@ -58,10 +59,11 @@
  *    are exactly S A S, so M⁻¹ keeps range(S). The residual passed down is f − K̂ x too,
  *    so M⁻¹ = R + Rᵀ − Rᵀ K̂ R + (I − Rᵀ K̂) P K_c⁻¹ Pᵀ (I − K̂ R) (R the forward sweep,
  *    Rᵀ the backward one) is symmetric, and its smoother part Rᵀ D R is positive
- *    definite; the coarse operators are Galerkin products of the double K. The first
- *    forward sweep starts from x = 0 and is fused with the residual (node i reads its
- *    blocks left of the diagonal during the sweep and those right of it afterwards: one
- *    pass over K̂ instead of two).
+ *    definite; the coarse operators are Galerkin products of the double K. Only K̂'s
+ *    blocks left of the diagonal are stored; each sweep is one pass over them, every block
+ *    used twice (gathered for its row, scattered transposed into its column's sum), rows
+ *    and blocks in the sweep's direction (sweep_b). The first forward sweep starts from
+ *    x = 0 and is fused with the residual.
  * 8. Coarsest level: CHOLMOD's Cholesky factorisation of K_{L−1}.
  *
  * The constraint filter. Tamstorf et al. precondition the pre-filtered system, whose
@@ -90,7 +92,7 @@
  * Galerkin products) are written for constant 3×3, 6×6 and 3×6 blocks so that the
  * compiler unrolls them; the levels' blocks are kept row-major (K_0's filtered blocks in
  * A's order, the coarse ones as the Galerkin product leaves them), CHOLMOD's column form
- * only for the coarsest factorisation and the tests.
+ * only at set-up (aggregation) and for the coarsest factorisation.
  */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
