@@ -381,6 +381,109 @@ static void test_spd(void) {
     free_sys(&s);
 }
 
+/* x = A⁻¹ b for a dense n × n A (row-major; Gaussian elimination with partial pivoting on
+ * copies). */
+static void dense_solve(const double *A, int n, const double *b, double *x) {
+    double *M = malloc((size_t)n * n * sizeof *M), *r = malloc((size_t)n * sizeof *r);
+    memcpy(M, A, (size_t)n * n * sizeof *M);
+    memcpy(r, b, (size_t)n * sizeof *r);
+    for (int c = 0; c < n; c++) {
+        int piv = c;
+        for (int i = c + 1; i < n; i++)
+            if (fabs(M[(size_t)i * n + c]) > fabs(M[(size_t)piv * n + c])) piv = i;
+        for (int j = 0; j < n; j++) {
+            double t = M[(size_t)c * n + j];
+            M[(size_t)c * n + j] = M[(size_t)piv * n + j], M[(size_t)piv * n + j] = t;
+        }
+        double t = r[c];
+        r[c] = r[piv], r[piv] = t;
+        for (int i = c + 1; i < n; i++) {
+            double m = M[(size_t)i * n + c] / M[(size_t)c * n + c];
+            for (int j = c; j < n; j++) M[(size_t)i * n + j] -= m * M[(size_t)c * n + j];
+            r[i] -= m * r[c];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double v = r[i];
+        for (int j = i + 1; j < n; j++) v -= M[(size_t)i * n + j] * x[j];
+        x[i] = v / M[(size_t)i * n + i];
+    }
+    free(M), free(r);
+}
+
+/* One block Gauss-Seidel sweep x += (D + L̂)⁻¹ (f − K̂ x) (forward; backward: D + Û,
+ * nodes descending) on the dense K̂ (n3 × n3, 3×3 blocks), by block substitution. */
+static void dense_gs(const double *Kh, int n3, const double *f, double *x, bool forward) {
+    int n = n3 / 3;
+    for (int s = 0; s < n; s++) {
+        int i = forward ? s : n - 1 - s;
+        double r[3], D[9], y[3];
+        for (int a = 0; a < 3; a++) {
+            r[a] = f[3 * i + a];
+            for (int c = 0; c < n3; c++)
+                if (c / 3 != i) r[a] -= Kh[(size_t)(3 * i + a) * n3 + c] * x[c];
+            for (int c = 0; c < 3; c++) D[3 * a + c] = Kh[(size_t)(3 * i + a) * n3 + 3 * i + c];
+        }
+        dense_solve(D, 3, r, y);
+        for (int a = 0; a < 3; a++) x[3 * i + a] = y[a];
+    }
+}
+
+/* One V-cycle on two levels equals its dense formula: pre-smoothing by ν forward block
+ * Gauss-Seidel sweeps from x = 0, t = f − K̂ x, x += P K_1⁻¹ Pᵀ t, ν backward sweeps, with
+ * K̂ = K_0 whose off-diagonal blocks are rounded to single precision except those of a
+ * constrained vertex's row or column. It pins the smoother's kernels (the lower triangle
+ * gathered and scattered, the fused first sweep and residual, the descending backward
+ * sweep) to the documented M⁻¹, which the symmetry test alone would not. */
+static void test_vcycle_dense(void) {
+    sys s;
+    if (!make_moved_sys(&s, 10, 6, 3, 21)) return;
+    int n3 = 3 * s.m.n;
+    for (int nu = 1; nu <= 2; nu++) {
+        weft_sa_amg_settings set = defaults();
+        set.levels = 2, set.coarsest = 4, set.sweeps = nu;
+        void *st = make_amg(&s, &set, true);
+        if (!st) continue;
+        CHECK(weft_sa_amg_levels(st) == 2);
+        int nc = weft_sa_amg_level_size(st, 1, NULL, NULL);
+        double *K = malloc((size_t)n3 * n3 * sizeof *K), *P = malloc((size_t)n3 * nc * sizeof *P);
+        double *Kc = malloc((size_t)nc * nc * sizeof *Kc);
+        CHECK(weft_sa_amg_dense(st, 0, 'K', K) == n3);
+        CHECK(weft_sa_amg_dense(st, 0, 'P', P) == nc);
+        CHECK(weft_sa_amg_dense(st, 1, 'K', Kc) == nc);
+        for (int r = 0; r < n3; r++)
+            for (int c = 0; c < n3; c++)
+                if (r / 3 != c / 3 && !s.f.ndof[r / 3] && !s.f.ndof[c / 3])
+                    K[(size_t)r * n3 + c] = (double)(float)K[(size_t)r * n3 + c];
+        double *f = malloc((size_t)n3 * sizeof *f), *x = calloc((size_t)n3, sizeof *x);
+        double *t = malloc((size_t)n3 * sizeof *t), *z = malloc((size_t)n3 * sizeof *z);
+        double *g = calloc((size_t)nc, sizeof *g), *y = malloc((size_t)nc * sizeof *y);
+        lcg rg = {300 + (uint64_t)nu};
+        for (int k = 0; k < n3; k++) f[k] = rnd_in(&rg, -1, 1);
+        weft_filter_apply(&s.f, f, f);
+        for (int q = 0; q < nu; q++) dense_gs(K, n3, f, x, true);
+        for (int r = 0; r < n3; r++) {
+            t[r] = f[r];
+            for (int c = 0; c < n3; c++) t[r] -= K[(size_t)r * n3 + c] * x[c];
+        }
+        for (int r = 0; r < n3; r++)
+            for (int c = 0; c < nc; c++) g[c] += P[(size_t)r * nc + c] * t[r];
+        dense_solve(Kc, nc, g, y);
+        for (int r = 0; r < n3; r++)
+            for (int c = 0; c < nc; c++) x[r] += P[(size_t)r * nc + c] * y[c];
+        for (int q = 0; q < nu; q++) dense_gs(K, n3, f, x, false);
+        weft_precond_sa_amg.apply(st, f, z);
+        double d = 0, m = max_abs_n(x, (size_t)n3);
+        for (int k = 0; k < n3; k++) d = fmax(d, fabs(z[k] - x[k]));
+        printf("V-cycle, %d sweep(s): |M^-1 f - dense| = %.2e of %.2e\n", nu, d, m);
+        CHECK(m > 0.0);
+        CHECK(d <= 1e-10 * m);
+        free(K), free(P), free(Kc), free(f), free(x), free(t), free(z), free(g), free(y);
+        weft_precond_sa_amg.destroy(st);
+    }
+    free_sys(&s);
+}
+
 /* x solves the filtered system: constrained DOFs from z (pins bitwise, planes to 1e-14). */
 static void check_filtered(const weft_filter *f, const double *x) {
     for (int i = 0; i < f->n; i++) {
@@ -491,9 +594,39 @@ static double cpu_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Not a test: PPCG iterations and CPU times to 1e-6 for block Jacobi and sa_amg at N². */
+/* The process's resident memory now, MB (/proc/self/statm; 0 where unreadable). */
+static double resident_mb(void) {
+    long pages = 0, res = 0;
+    FILE *fp = fopen("/proc/self/statm", "r");
+    if (fp && fscanf(fp, "%ld %ld", &pages, &res) != 2) res = 0;
+    if (fp) fclose(fp);
+    return (double)res * 4096.0 / 1048576.0;
+}
+
+/* Median of v[0 .. n) (sorts v). */
+static double median(double *v, int n) {
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define MEASURE_MAX_REPS 32
+
+/* Not a test: PPCG iterations and CPU times to 1e-6 for block Jacobi and sa_amg at N².
+ * Each timed figure is the median of MEASURE_REPS repeats (default 3): CHOLMOD's
+ * factorise + solve (analysis from a first solve excluded) and sa_amg's PPCG solve on a
+ * set-up state (update + iterations, set-up excluded), alternating, and their ratio; then
+ * sa_amg's update and one V-cycle. Run it with OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+ * for one thread each (CPU time of the process).
+ * SKIP_BJ: no block Jacobi; SKIP_CHOLMOD: no CHOLMOD; MEASURE_PBD = steps of PBD. */
 static int measure(int argc, char **argv) {
     weft_sa_amg_settings set = defaults();
+    int reps = getenv("MEASURE_REPS") ? atoi(getenv("MEASURE_REPS")) : 3;
+    if (reps < 1) reps = 1;
+    if (reps > MEASURE_MAX_REPS) reps = MEASURE_MAX_REPS;
     for (int a = 2; a < argc; a++) {
         char *eq = strchr(argv[a], '=');
         if (eq) { /* key=value of [sa_amg] */
@@ -514,48 +647,76 @@ static int measure(int argc, char **argv) {
         weft_error err = {{0}};
         for (int i = 0; i < 3 * s.m.n; i++) s.b[i] = 0;
         for (int i = 0; i < s.m.n; i++) s.b[3 * i + 1] = -9.81 * s.m.mass[i];
-        weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
-        double t0 = cpu_now();
-        weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
-        double t1 = cpu_now();
-        weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
-        double t2 = cpu_now();
-        printf("%d^2: cholmod analyse+factor+solve %.1f ms, factor+solve %.1f ms\n", nx,
-               1e3 * (t1 - t0), 1e3 * (t2 - t1));
-        weft_cholmod_solver_free(&ch);
-        for (int p = 0; p < 2; p++) {
+        double tv[MEASURE_MAX_REPS], cv[MEASURE_MAX_REPS], rv[MEASURE_MAX_REPS];
+        double uv[MEASURE_MAX_REPS], vv[MEASURE_MAX_REPS], t0, t1, t2;
+        if (!getenv("SKIP_BJ")) { /* block Jacobi: one solve */
             weft_ppcg *pc = weft_ppcg_create(s.m.n, &err);
             weft_ppcg_options o = weft_ppcg_defaults();
-            o.precond = p ? &weft_precond_sa_amg : &weft_precond_block_jacobi;
-            o.positions = s.m.x, o.tol = 1e-6, o.max_iter = 20000;
-            o.precond_settings = p ? &set : NULL;
-            if (p == 0 && getenv("SKIP_BJ")) continue;
+            o.precond = &weft_precond_block_jacobi, o.tol = 1e-6, o.max_iter = 20000;
             int it = 0;
             t0 = cpu_now();
             weft_solve_status st = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
-            t1 = cpu_now();
-            st = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
-            t2 = cpu_now();
-            printf("%d^2: ppcg %-12s %5d iterations (%s), first solve (with set-up) %.1f ms, "
-                   "second %.1f ms\n", nx, o.precond->name, it, weft_solve_status_name(st),
-                   1e3 * (t1 - t0), 1e3 * (t2 - t1));
+            printf("%d^2: ppcg block_jacobi %5d iterations (%s), %.1f ms\n", nx, it,
+                   weft_solve_status_name(st), 1e3 * (cpu_now() - t0));
             weft_ppcg_free(&pc);
         }
+        /* CHOLMOD (analysis in its first solve) and PPCG + sa_amg (set-up in its first
+         * solve), then the timed repeats alternating, so that both see the same load of
+         * the shared machine; the ratio is the median of the repeats' ratios. */
+        bool chol = !getenv("SKIP_CHOLMOD");
+        weft_cholmod_solver *ch = chol ? weft_cholmod_solver_create(&err) : NULL;
+        weft_ppcg *pc = weft_ppcg_create(s.m.n, &err);
+        weft_ppcg_options o = weft_ppcg_defaults();
+        o.precond = &weft_precond_sa_amg, o.positions = s.m.x, o.tol = 1e-6, o.max_iter = 20000;
+        o.precond_settings = &set;
+        int it = 0;
+        t0 = cpu_now();
+        if (chol) weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
+        double rss0 = resident_mb();
+        t1 = cpu_now();
+        weft_solve_status sst = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
+        t2 = cpu_now();
+        double rss1 = resident_mb();
+        for (int r = 0; r < reps; r++) {
+            double u0 = cpu_now();
+            if (chol) weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
+            double u1 = cpu_now();
+            sst = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &it, &err);
+            tv[r] = cpu_now() - u1, cv[r] = u1 - u0, rv[r] = cv[r] / tv[r];
+        }
+        double rmin = rv[0], rmax = rv[0];
+        for (int r = 1; r < reps; r++) rmin = fmin(rmin, rv[r]), rmax = fmax(rmax, rv[r]);
+        if (chol)
+            printf("%d^2: cholmod analyse+factor+solve %.1f ms, factor+solve %.1f ms\n", nx,
+                   1e3 * (t1 - t0), 1e3 * median(cv, reps));
+        printf("%d^2: ppcg sa_amg %d iterations (%s), first solve (with set-up) %.1f ms, "
+               "later %.1f ms; resident +%.0f MB after the first solve\n", nx, it,
+               weft_solve_status_name(sst), 1e3 * (t2 - t1), 1e3 * median(tv, reps),
+               rss1 - rss0);
+        if (chol)
+            printf("%d^2: cholmod factor+solve / sa_amg solve = %.2f (median of %d; %.2f .. "
+                   "%.2f)\n", nx, median(rv, reps), reps, rmin, rmax);
+        weft_ppcg_free(&pc);
+        weft_cholmod_solver_free(&ch);
         /* Split: update (per matrix) and one V-cycle against one product with A. */
         void *st = weft_precond_sa_amg.create(s.m.n, &set, &err);
         weft_precond_sa_amg.setup(st, s.A, s.m.x, &err);
-        t0 = cpu_now();
         weft_precond_sa_amg.update(st, s.A, &s.f, s.m.x, &err);
-        t1 = cpu_now();
-        for (int r = 0; r < 10; r++) weft_precond_sa_amg.apply(st, s.b, s.x);
-        t2 = cpu_now();
+        for (int r = 0; r < reps; r++) {
+            t0 = cpu_now();
+            weft_precond_sa_amg.update(st, s.A, &s.f, s.m.x, &err);
+            t1 = cpu_now();
+            for (int q = 0; q < 10; q++) weft_precond_sa_amg.apply(st, s.b, s.x);
+            uv[r] = t1 - t0, vv[r] = (cpu_now() - t1) / 10;
+        }
+        t0 = cpu_now();
         for (int r = 0; r < 10; r++) weft_bsr_spmv(s.A, s.b, s.x, 1);
-        double t3 = cpu_now();
+        double ax = (cpu_now() - t0) / 10;
         int L = weft_sa_amg_levels(st);
         printf("%d^2: sa_amg %d levels (", nx, L);
         for (int l = 0; l < L; l++) printf("%s%d", l ? " " : "", weft_sa_amg_level_size(st, l, NULL, NULL));
-        printf(" DOFs), CPU: update %.1f ms, V-cycle %.2f ms, A x %.2f ms\n", 1e3 * (t1 - t0),
-               1e3 * (t2 - t1) / 10, 1e3 * (t3 - t2) / 10);
+        printf(" DOFs), CPU: update %.1f ms, V-cycle %.2f ms, A x %.2f ms\n",
+               1e3 * median(uv, reps), 1e3 * median(vv, reps), 1e3 * ax);
         weft_precond_sa_amg.destroy(st);
         free_sys(&s);
     }
@@ -568,6 +729,7 @@ int main(int argc, char **argv) {
         {"two_level", test_two_level},
         {"multi_level", test_multi_level},
         {"spd", test_spd},
+        {"vcycle_dense", test_vcycle_dense},
         {"ppcg", test_ppcg},
         {"newton_hanging", test_newton_hanging},
         {NULL, NULL},

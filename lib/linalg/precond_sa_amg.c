@@ -43,8 +43,9 @@
  *    (distance 2) would otherwise widen P and every coarse operator.
  * 6. Galerkin coarse operators: K_{l+1} = P_lᵀ K_l P_l + E_{l+1}, E the identity on dropped
  *    coarse DOFs (whose P column is zero): a coarse filter, as (I − S) is on level 0.
- *    Products by block kernels of this file, (K P)_iJ = Σ_j K_ij P_jJ then
- *    C_IJ = Σ_i P_iIᵀ (K P)_iJ, into patterns computed once per set-up (a first version
+ *    Products by block kernels of this file, row by row: (K P)_iJ = Σ_j K_ij P_jJ into a
+ *    buffer, then C_IJ += P_iIᵀ (K P)_iJ (J ≥ I) through slots computed once per set-up,
+ *    so K P is never stored whole (a first version
  *    with cholmod_ssmult / cholmod_add / cholmod_transpose redid their symbolic work,
  *    sorting and allocation per matrix and was 3-4 times slower at 128²); C is symmetrised
  *    ½(C_IJ + C_JIᵀ) so the coarse matrices are exactly symmetric.
@@ -58,10 +59,11 @@
  *    are exactly S A S, so M⁻¹ keeps range(S). The residual passed down is f − K̂ x too,
  *    so M⁻¹ = R + Rᵀ − Rᵀ K̂ R + (I − Rᵀ K̂) P K_c⁻¹ Pᵀ (I − K̂ R) (R the forward sweep,
  *    Rᵀ the backward one) is symmetric, and its smoother part Rᵀ D R is positive
- *    definite; the coarse operators are Galerkin products of the double K. The first
- *    forward sweep starts from x = 0 and is fused with the residual (node i reads its
- *    blocks left of the diagonal during the sweep and those right of it afterwards: one
- *    pass over K̂ instead of two).
+ *    definite; the coarse operators are Galerkin products of the double K. Only K̂'s
+ *    blocks left of the diagonal are stored; each sweep is one pass over them, every block
+ *    used twice (gathered for its row, scattered transposed into its column's sum), rows
+ *    and blocks in the sweep's direction (sweep_b). The first forward sweep starts from
+ *    x = 0 and is fused with the residual.
  * 8. Coarsest level: CHOLMOD's Cholesky factorisation of K_{L−1}.
  *
  * The constraint filter. Tamstorf et al. precondition the pre-filtered system, whose
@@ -90,7 +92,7 @@
  * Galerkin products) are written for constant 3×3, 6×6 and 3×6 blocks so that the
  * compiler unrolls them; the levels' blocks are kept row-major (K_0's filtered blocks in
  * A's order, the coarse ones as the Galerkin product leaves them), CHOLMOD's column form
- * only for the coarsest factorisation and the tests.
+ * only at set-up (aggregation) and for the coarsest factorisation.
  */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
@@ -157,8 +159,12 @@ typedef struct level {
     int *bptr;               /* nodes + 1: K's blocks before node i's columns */
     int *bnode;              /* per K block: its node j (block q of node i at bptr[i] + q) */
     int *bdiag;              /* nodes: q of the diagonal block (i, i) in node i's blocks */
-    float *Kf;               /* Kblk in single precision for the smoother (diagonal slots
-                                unused), refreshed per matrix */
+    int *lptr;               /* nodes + 1: the smoother's blocks left of the diagonal before
+                                node i's (Σ_{m<i} bdiag[m]) */
+    float *Lf;               /* the blocks of Kblk left of the diagonal (q < bdiag[i]) in
+                                single precision for the smoother, at lptr[i] + q; refreshed
+                                per matrix (K̂ is symmetric: its right blocks are these
+                                transposed) */
     double *D;               /* b² per node: the diagonal blocks K_ii, double */
     const double *Kblk;      /* K's blocks K_ij row-major, b² each, block q of node i at
                                 bptr[i] + q: level 0's filtered blocks (sa_state Kb, A's
@@ -173,8 +179,12 @@ typedef struct level {
     int *Pptr, *Pcol;        /* P: block columns of node i, Pcol[Pptr[i] .. Pptr[i+1]) */
     double *Pval;
     int *Ptptr, *Ptnode, *Ptslot; /* Pᵀ: aggregate I's P blocks (node, slot), by node */
-    int *KPptr, *KPcol;      /* K P, as P */
-    double *KPval;
+    int *KPptr, *KPcol;      /* K P's pattern, as P's (its values are formed a row at a
+                                time, never stored whole) */
+    int kpmax;               /* the longest row of K P, blocks */
+    double *KProw;           /* kpmax blocks: one row of K P */
+    int *Cslot;              /* per node i, per P block (i, I), per K P block (i, J ≥ I) in
+                                that order: the slot of C_IJ in Cval */
     int *Cptr, *Ccol, *Ctr;  /* P_lᵀ K_l P_l in k × k blocks by block rows, and the index of
                                 each block's transpose */
     double *Cval;
@@ -213,9 +223,9 @@ static void level_free(level *lv, cholmod_common *cc) {
     free(lv->agg), free(lv->agg_ptr), free(lv->agg_node), free(lv->sptr), free(lv->sadj);
     free(lv->T), free(lv->Pptr), free(lv->Pcol), free(lv->Pval);
     free(lv->Ptptr), free(lv->Ptnode), free(lv->Ptslot);
-    free(lv->KPptr), free(lv->KPcol), free(lv->KPval);
+    free(lv->KPptr), free(lv->KPcol), free(lv->KProw), free(lv->Cslot);
     free(lv->Cptr), free(lv->Ccol), free(lv->Ctr), free(lv->Cval), free(lv->dropped);
-    free(lv->B), free(lv->ev), free(lv->Kf), free(lv->D), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
+    free(lv->B), free(lv->ev), free(lv->lptr), free(lv->Lf), free(lv->D), free(lv->Dinv), free(lv->x), free(lv->f), free(lv->t);
     memset(lv, 0, sizeof *lv);
 }
 
@@ -346,7 +356,7 @@ static void fine_values(sa_state *st, const weft_bsr *A, const weft_filter *f) {
             int i = A->col[k];
             double *B = &st->Kb[9 * (size_t)k];
             if (i < j) continue;
-            if (!f) {
+            if (!f || (f->ndof[i] == 0 && f->ndof[j] == 0)) { /* S_i = S_j = I */
                 memcpy(B, &A->val[9 * (size_t)k], 9 * sizeof *B);
             } else if (i == j) {
                 weft_filtered_diagonal(A, f, j, B);
@@ -363,7 +373,9 @@ static void fine_values(sa_state *st, const weft_bsr *A, const weft_filter *f) {
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++) B[3 * a + b] = U[3 * b + a];
         }
-    /* Column 3j + b, row 3i + a: K(3i+a, 3j+b) = block (j, i) entry (b, a). */
+    /* Column 3j + b, row 3i + a: K(3i+a, 3j+b) = block (j, i) entry (b, a). Only while
+     * the CHOLMOD form exists: at set-up, or when level 0 is the coarsest. */
+    if (!st->lev[0].K) return;
     double *Kx = st->lev[0].K->x;
     size_t p = 0;
     for (int j = 0; j < A->n; j++)
@@ -503,17 +515,15 @@ static int level_work(level *lv, weft_error *err) {
  * positive definite. */
 static int level_diagonal(sa_state *st, int l, weft_error *err) {
     level *lv = &st->lev[l];
-    const int b = lv->b, *Kp = lv->K->p, *Ki = lv->K->i;
-    const double *Kx = lv->K->x;
+    const int b = lv->b, *Kp = lv->K ? lv->K->p : NULL, *Ki = lv->K ? lv->K->i : NULL;
+    const double *Kx = lv->K ? lv->K->x : NULL;
     size_t bb = (size_t)b * b;
     if (!lv->Dinv) lv->Dinv = malloc(bb * ((size_t)lv->nodes + 1) * sizeof *lv->Dinv);
     if (!lv->Dinv) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
     for (int i = 0; i < lv->nodes; i++) {
         double M[36] = {0};
-        if (lv->bnode) { /* the block pattern is known: find block (i, i) */
-            int q = lv->bdiag[i];
-            for (int c = 0; c < b; c++)
-                for (int a = 0; a < b; a++) M[b * a + c] = Kx[Kp[i * b + c] + q * b + a];
+        if (lv->bnode) { /* the block pattern is known: block (i, i) of the row-major blocks */
+            memcpy(M, &lv->Kblk[bb * ((size_t)lv->bptr[i] + lv->bdiag[i])], bb * sizeof *M);
         } else {
             for (int c = 0; c < b; c++)
                 for (int p = Kp[i * b + c]; p < Kp[i * b + c + 1]; p++)
@@ -800,11 +810,38 @@ static int symbolic(sa_state *st, int l, weft_error *err) {
     size_t bk = (size_t)b * k, kk = (size_t)k * k;
     lv->Ctr = malloc(((size_t)nc + 1) * sizeof *lv->Ctr);
     lv->Pval = malloc(((size_t)np * bk + 1) * sizeof *lv->Pval);
-    lv->KPval = malloc(((size_t)lv->KPptr[nn] * bk + 1) * sizeof *lv->KPval);
+    lv->kpmax = 0;
+    size_t ncs = 0;
+    for (int i = 0; i < nn; i++) {
+        int u0 = lv->KPptr[i], u1 = lv->KPptr[i + 1];
+        if (u1 - u0 > lv->kpmax) lv->kpmax = u1 - u0;
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++)
+            for (int u = u0; u < u1; u++) ncs += lv->KPcol[u] >= lv->Pcol[s];
+    }
+    lv->KProw = malloc(((size_t)lv->kpmax * bk + 1) * sizeof *lv->KProw);
+    lv->Cslot = malloc((ncs + 1) * sizeof *lv->Cslot);
     lv->Cval = malloc(((size_t)nc * kk + 1) * sizeof *lv->Cval);
     lv->T = malloc(((size_t)nn * bk + 1) * sizeof *lv->T);
     lv->dropped = calloc((size_t)na * k + 1, 1);
-    if (!lv->Ctr || !lv->Pval || !lv->KPval || !lv->Cval || !lv->T || !lv->dropped) goto nomem;
+    if (!lv->Ctr || !lv->Pval || !lv->KProw || !lv->Cslot || !lv->Cval || !lv->T ||
+        !lv->dropped)
+        goto nomem;
+    /* Cslot: C row I's slot of J (C's rows are sorted: binary search). */
+    ncs = 0;
+    for (int i = 0; i < nn; i++)
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++) {
+            const int I = lv->Pcol[s];
+            for (int u = lv->KPptr[i]; u < lv->KPptr[i + 1]; u++) {
+                const int J = lv->KPcol[u];
+                if (J < I) continue;
+                int lo = lv->Cptr[I], hi = lv->Cptr[I + 1] - 1;
+                while (lo < hi) {
+                    int mid = (lo + hi) / 2;
+                    if (lv->Ccol[mid] < J) lo = mid + 1; else hi = mid;
+                }
+                lv->Cslot[ncs++] = lo;
+            }
+        }
     for (int I = 0; I < na; I++)
         for (int v = lv->Cptr[I]; v < lv->Cptr[I + 1]; v++) {
             int J = lv->Ccol[v], lo = lv->Cptr[J], hi = lv->Cptr[J + 1] - 1;
@@ -835,8 +872,11 @@ nomem:
     return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory for the patterns of level %d", l);
 }
 
-/* C (r × c) += A (r × m) B (m × c), row-major. */
-static inline void gemm_acc(const double *A, const double *B, double *C, int r, int m, int c) {
+/* C (r × c) += A (r × m) B (m × c), row-major; C overlaps neither A nor B (restrict: the
+ * compiler keeps C in registers, which halved the Galerkin product's time). */
+static inline __attribute__((always_inline)) void
+gemm_acc(const double *restrict A, const double *restrict B, double *restrict C, int r, int m,
+         int c) {
     for (int i = 0; i < r; i++)
         for (int q = 0; q < m; q++) {
             double a = A[i * m + q];
@@ -844,8 +884,10 @@ static inline void gemm_acc(const double *A, const double *B, double *C, int r, 
         }
 }
 
-/* C (r × c) += Aᵀ B for A (m × r), B (m × c), row-major. */
-static inline void gemm_tn_acc(const double *A, const double *B, double *C, int r, int m, int c) {
+/* C (r × c) += Aᵀ B for A (m × r), B (m × c), row-major; C overlaps neither. */
+static inline __attribute__((always_inline)) void
+gemm_tn_acc(const double *restrict A, const double *restrict B, double *restrict C, int r,
+            int m, int c) {
     for (int q = 0; q < m; q++)
         for (int i = 0; i < r; i++) {
             double a = A[q * r + i];
@@ -896,10 +938,15 @@ galerkin_bk(level *lv, double w, int *pos, const int b, const int k) {
                 for (size_t e = 0; e < bk; e++) Ps[e] += lv->T[(size_t)i * bk + e];
         }
     }
-    /* (K P)_iJ = Σ_j K_ij P_jJ. */
+    /* Row by row: (K P)_iJ = Σ_j K_ij P_jJ into a buffer, then C_IJ += P_iIᵀ (K P)_iJ for
+     * the P blocks (i, I) of the row and J ≥ I only (C is symmetric: build_next copies
+     * the transposes; half the products). K P is never stored whole (at 512² it was the
+     * update's largest array), and its row stays in cache between the two steps. */
+    memset(lv->Cval, 0, (size_t)lv->Cptr[na] * kk * sizeof *lv->Cval);
+    const int *slot = lv->Cslot;
     for (int i = 0; i < nn; i++) {
-        int u0 = lv->KPptr[i], nu = lv->KPptr[i + 1] - u0;
-        double *KP = &lv->KPval[(size_t)u0 * bk], Kij[36];
+        const int u0 = lv->KPptr[i], nu = lv->KPptr[i + 1] - u0;
+        double *KP = lv->KProw, Kij[36];
         memset(KP, 0, (size_t)nu * bk * sizeof *KP);
         for (int u = 0; u < nu; u++) pos[lv->KPcol[u0 + u]] = u;
         for (int q = 0; q < count_blocks(lv, i); q++) {
@@ -909,22 +956,13 @@ galerkin_bk(level *lv, double w, int *pos, const int b, const int k) {
                 gemm_acc(Kij, &lv->Pval[(size_t)s * bk], &KP[(size_t)pos[lv->Pcol[s]] * bk], b,
                          b, k);
         }
-    }
-    /* C_IJ = Σ_{i: P_iI} P_iIᵀ (K P)_iJ, for J ≥ I only (C is symmetric: build_next
-     * copies the transposes; half the products). */
-    for (int I = 0; I < na; I++) {
-        int v0 = lv->Cptr[I], nv = lv->Cptr[I + 1] - v0;
-        double *C = &lv->Cval[(size_t)v0 * kk];
-        memset(C, 0, (size_t)nv * kk * sizeof *C);
-        for (int v = 0; v < nv; v++) pos[lv->Ccol[v0 + v]] = v;
-        for (int t = lv->Ptptr[I]; t < lv->Ptptr[I + 1]; t++) {
-            int i = lv->Ptnode[t];
-            const double *PiI = &lv->Pval[(size_t)lv->Ptslot[t] * bk];
-            int u = lv->KPptr[i];
-            while (u < lv->KPptr[i + 1] && lv->KPcol[u] < I) u++; /* K P's rows ascend */
-            for (; u < lv->KPptr[i + 1]; u++)
-                gemm_tn_acc(PiI, &lv->KPval[(size_t)u * bk],
-                            &C[(size_t)pos[lv->KPcol[u]] * kk], k, b, k);
+        for (int s = lv->Pptr[i]; s < lv->Pptr[i + 1]; s++) {
+            const int I = lv->Pcol[s];
+            const double *PiI = &lv->Pval[(size_t)s * bk];
+            for (int u = 0; u < nu; u++)
+                if (lv->KPcol[u0 + u] >= I)
+                    gemm_tn_acc(PiI, &KP[(size_t)u * bk], &lv->Cval[(size_t)*slot++ * kk], k, b,
+                                k);
         }
     }
 }
@@ -974,7 +1012,9 @@ static int build_next(sa_state *st, int l, const weft_filter *f, const double *x
                 for (int a = 0; a < k; a++)
                     if (lv->dropped[I * k + a]) X[a * k + a] += 1.0;
         }
-    /* Into level l + 1's K: column I k + c, entry (v − Cptr[I]) k + a is C_{I,J}[c][a]. */
+    /* Into level l + 1's K: column I k + c, entry (v − Cptr[I]) k + a is C_{I,J}[c][a]; only
+     * while the CHOLMOD form exists (set-up, or the coarsest level, for its factorisation). */
+    if (!nx->K) return WEFT_OK;
     double *Kx = nx->K->x;
     size_t p = 0;
     for (int I = 0; I < na; I++)
@@ -1042,10 +1082,13 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
             return rc;
     }
     st->nlev = l + 1;
+    /* The CHOLMOD form of the levels above the coarsest served aggregation and the
+     * patterns; from here on the row-major blocks (Kblk) carry their values. */
+    for (int q = 0; q < l; q++) cholmod_free_sparse(&st->lev[q].K, &st->w->cc);
     return level_work(&st->lev[l], err);
 }
 
-/* The smoother's matrices K̂ (row_smooth) of the levels above the coarsest, per matrix:
+/* The smoother's matrices K̂ (lblk_acc_b) of the levels above the coarsest, per matrix:
  * single-precision off-diagonal blocks, double diagonal blocks, and level 0's constrained
  * vertices (f's ndof > 0) with the rows that touch them (none on a single level: the
  * coarsest is solved by CHOLMOD, not smoothed). */
@@ -1071,11 +1114,21 @@ static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) 
     }
     for (int l = 0; l + 1 < st->nlev; l++) {
         level *lv = &st->lev[l];
-        const size_t bb = (size_t)lv->b * lv->b, nb = (size_t)lv->bptr[lv->nodes];
-        if (!lv->Kf) lv->Kf = malloc((nb * bb + 1) * sizeof *lv->Kf);
+        const size_t bb = (size_t)lv->b * lv->b;
+        if (!lv->lptr) {
+            if (!(lv->lptr = malloc(((size_t)lv->nodes + 1) * sizeof *lv->lptr)))
+                return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+            lv->lptr[0] = 0;
+            for (int i = 0; i < lv->nodes; i++) lv->lptr[i + 1] = lv->lptr[i] + lv->bdiag[i];
+        }
+        if (!lv->Lf) lv->Lf = malloc(((size_t)lv->lptr[lv->nodes] * bb + 1) * sizeof *lv->Lf);
         if (!lv->D) lv->D = malloc(((size_t)lv->nodes * bb + 1) * sizeof *lv->D);
-        if (!lv->Kf || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
-        for (size_t e = 0; e < nb * bb; e++) lv->Kf[e] = (float)lv->Kblk[e];
+        if (!lv->Lf || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+        for (int i = 0; i < lv->nodes; i++) {
+            const double *src = &lv->Kblk[bb * (size_t)lv->bptr[i]];
+            float *dst = &lv->Lf[bb * (size_t)lv->lptr[i]];
+            for (size_t e = 0; e < bb * (size_t)lv->bdiag[i]; e++) dst[e] = (float)src[e];
+        }
         for (int i = 0; i < lv->nodes; i++)
             memcpy(&lv->D[bb * (size_t)i], &lv->Kblk[bb * ((size_t)lv->bptr[i] + lv->bdiag[i])],
                    bb * sizeof *lv->D);
@@ -1128,51 +1181,134 @@ row_res_b(const level *lv, int i, const double *f, const double *x, double *r, c
     for (int a = 0; a < b; a++) r[a] = acc[a];
 }
 
-/* The smoother's row: r = f_i − Σ_{q in [qlo, qhi)} K̂_ij x_j, K̂ = K with its off-diagonal
- * blocks rounded to single precision (K̃_ij, half the bytes of the sweeps, which are
- * bound by memory traffic) except where i or j is a constrained vertex of level 0 (con:
- * S ≠ I), which keep K's double blocks: then K̂ is exactly symmetric (K̃_ji = K̃_ijᵀ) and
- * the filter's structure stays exact (a constrained row is S_i A S_j: M⁻¹ keeps range(S)).
- * The diagonal blocks are double. touch: row i has a constrained vertex among its blocks. */
+/* The smoother's blocks: acc += K̂_ij y (trans: acc += K̂_ijᵀ y = K̂_ji y) for block q < bdiag[i]
+ * of row i (j < i, node j = bnode). K̂ = K with its off-diagonal blocks rounded to single
+ * precision (half the bytes of the sweeps) except where i or j is a constrained vertex of
+ * level 0 (con: S ≠ I), which keep K's double blocks: then K̂ is exactly symmetric
+ * (K̃_ji = K̃_ijᵀ, so only the blocks left of the diagonal are stored, Lf) and the
+ * filter's structure stays exact (a constrained row is S_i A S_j: M⁻¹ keeps range(S)).
+ * The diagonal blocks are double (diag_acc_b). touch: row i has a constrained vertex
+ * among its blocks. */
 static inline __attribute__((always_inline)) void
-row_smooth_b(const level *lv, const unsigned char *con, bool touch, int i, const double *f,
-             const double *x, double *r, const int b, int qlo, int qhi) {
-    const int q0 = lv->bptr[i], *bn = &lv->bnode[q0], qd = lv->bdiag[i];
-    const float *blk = &lv->Kf[(size_t)q0 * b * b];
-    const double *dblk = &lv->Kblk[(size_t)q0 * b * b];
-    double acc[6] = {0};
-    for (int q = qlo; q < qhi; q++) {
-        if (q == qd) continue;
-        const double *xj = &x[(size_t)bn[q] * b];
-        if (touch && (con[i] || con[bn[q]])) {
-            const double *Kq = &dblk[(size_t)q * b * b];
-            for (int a = 0; a < b; a++)
-                for (int c = 0; c < b; c++) acc[a] += Kq[a * b + c] * xj[c];
-            continue;
-        }
-        const float *Kq = &blk[(size_t)q * b * b];
+lblk_acc_b(const level *lv, const unsigned char *con, bool touch, int i, int q,
+           const double *restrict y, double *restrict acc, const int b, const bool trans) {
+    const int j = lv->bnode[lv->bptr[i] + q];
+    if (touch && (con[i] || con[j])) {
+        const double *Kq = &lv->Kblk[((size_t)lv->bptr[i] + q) * b * b];
+        for (int a = 0; a < b; a++)
+            for (int c = 0; c < b; c++) {
+                if (trans)
+                    acc[c] += Kq[a * b + c] * y[a];
+                else
+                    acc[a] += Kq[a * b + c] * y[c];
+            }
+        return;
+    }
+    const float *Kq = &lv->Lf[((size_t)lv->lptr[i] + q) * b * b];
+    if (trans) {
+        for (int a = 0; a < b; a++)
+            for (int c = 0; c < b; c++) acc[c] += (double)Kq[a * b + c] * y[a];
+    } else {
         for (int a = 0; a < b; a++) {
             double s = 0.0;
-            for (int c = 0; c < b; c++) s += (double)Kq[a * b + c] * xj[c];
+            for (int c = 0; c < b; c++) s += (double)Kq[a * b + c] * y[c];
             acc[a] += s;
         }
     }
-    if (qlo <= qd && qd < qhi) {
-        const double *Di = &lv->D[(size_t)b * b * i], *xi = &x[(size_t)i * b];
-        for (int a = 0; a < b; a++)
-            for (int c = 0; c < b; c++) acc[a] += Di[a * b + c] * xi[c];
-    }
-    for (int a = 0; a < b; a++) r[a] = (f ? f[i * b + a] : 0.0) - acc[a];
 }
 
-static inline void row_smooth(const sa_state *st, const level *lv, int i, const double *f,
-                              const double *x, double *r, int qlo, int qhi) {
+/* acc += K_ii x_i (double diagonal block). */
+static inline __attribute__((always_inline)) void
+diag_acc_b(const level *lv, int i, const double *x, double *acc, const int b) {
+    const double *Di = &lv->D[(size_t)b * b * i], *xi = &x[(size_t)i * b];
+    for (int a = 0; a < b; a++)
+        for (int c = 0; c < b; c++) acc[a] += Di[a * b + c] * xi[c];
+}
+
+/* x_i += D_i⁻¹ r (b values). */
+static inline __attribute__((always_inline)) void
+dinv_add_b(const level *lv, int i, const double *r, double *x, const int b) {
+    const double *M = &lv->Dinv[(size_t)b * b * i];
+    for (int a = 0; a < b; a++) {
+        double sum = 0.0;
+        for (int c = 0; c < b; c++) sum += M[b * a + c] * r[c];
+        x[i * b + a] += sum;
+    }
+}
+
+/* The smoother's sweeps for a constant block size b (the compiler unrolls the blocks),
+ * each one pass over the stored lower triangle L of K̂ (K̂ = L + D + Lᵀ): row i's blocks
+ * L_ij (j < i) are read once and used twice, gathered (L_ij x_j, for row i) and scattered
+ * (L_ijᵀ x_i, into a sum for row j). That reads half the bytes of a pass over all of K̂
+ * (the sweeps are bound by memory traffic), and every pass reads memory in one direction
+ * (the backward sweep: rows and blocks descending; with the blocks ascending in a
+ * descending sweep the hardware prefetcher lost the stream and it took 3.5-5 times as
+ * long as the forward one).
+ *   mode 0: forward sweep (a scatter pass first: t_i = Σ_{j>i} K̂_ij x_j^old);
+ *   1: backward sweep (t_i collects Σ_{j>i} K̂_ij x_j^new on the way);
+ *   2: the first forward sweep from x = 0 and, with res, t = f − K̂ x in the same pass:
+ *      after the sweep f_i − Σ_{j≤i} K̂_ij x_j = 0, so t_i = −Σ_{j>i} K̂_ij x_j, scattered
+ *      from the rows j > i once their x_j is known;
+ *   3: t = f − K̂ x.
+ * t is scratch in modes 0 and 1 (the smoother's callers need it only after mode 2 or 3). */
+static inline __attribute__((always_inline)) void
+sweep_b(const sa_state *st, const level *lv, int mode, bool res, const int b) {
     const unsigned char *con = lv == &st->lev[0] ? st->con : NULL;
-    bool touch = con && st->touch[i];
+    double *x = lv->x, *t = lv->t;
+    const double *f = lv->f;
+    const int nn = lv->nodes;
+    const bool scatter = mode != 2 || res;
+    if (mode == 3)
+        memcpy(t, f, (size_t)lv->ndof * sizeof *t);
+    else if (scatter)
+        memset(t, 0, (size_t)lv->ndof * sizeof *t);
+    if (mode == 0) /* t_j = Σ_{i>j} K̂_ji x_i^old */
+        for (int i = 0; i < nn; i++) {
+            const bool touch = con && st->touch[i];
+            for (int q = 0; q < lv->bdiag[i]; q++)
+                lblk_acc_b(lv, con, touch, i, q, &x[(size_t)i * b],
+                           &t[(size_t)lv->bnode[lv->bptr[i] + q] * b], b, true);
+        }
+    for (int s = 0; s < nn; s++) {
+        const int i = mode == 1 ? nn - 1 - s : s, qd = lv->bdiag[i];
+        const bool touch = con && st->touch[i];
+        double acc[6] = {0}, r[6], *xi = &x[(size_t)i * b];
+        /* Gather: acc = Σ_{j<i} K̂_ij x_j (+ K_ii x_i and the far side's sum). */
+        for (int u = 0; u < qd; u++) {
+            const int q = mode == 1 ? qd - 1 - u : u;
+            lblk_acc_b(lv, con, touch, i, q, &x[(size_t)lv->bnode[lv->bptr[i] + q] * b], acc, b,
+                       false);
+        }
+        if (mode != 2) {
+            diag_acc_b(lv, i, x, acc, b);
+            if (mode != 3)
+                for (int a = 0; a < b; a++) acc[a] += t[(size_t)i * b + a];
+        }
+        if (mode == 3) {
+            for (int a = 0; a < b; a++) t[(size_t)i * b + a] -= acc[a];
+        } else {
+            for (int a = 0; a < b; a++) r[a] = f[(size_t)i * b + a] - acc[a];
+            if (mode == 2)
+                for (int a = 0; a < b; a++) xi[a] = 0.0;
+            dinv_add_b(lv, i, r, x, b);
+        }
+        /* Scatter: t_j ∓= K̂_ijᵀ x_i for j < i (mode 3 and 2 subtract: residuals). */
+        if (!scatter || mode == 0) continue;
+        for (int u = 0; u < qd; u++) {
+            const int q = mode == 1 ? qd - 1 - u : u;
+            double y[6];
+            for (int a = 0; a < b; a++) y[a] = mode == 1 ? xi[a] : -xi[a];
+            lblk_acc_b(lv, con, touch, i, q, y, &t[(size_t)lv->bnode[lv->bptr[i] + q] * b], b,
+                       true);
+        }
+    }
+}
+
+static void sweep(const sa_state *st, const level *lv, int mode, bool res) {
     switch (lv->b) {
-    case 3: row_smooth_b(lv, con, touch, i, f, x, r, 3, qlo, qhi); break;
-    case 6: row_smooth_b(lv, con, touch, i, f, x, r, 6, qlo, qhi); break;
-    default: row_smooth_b(lv, con, touch, i, f, x, r, lv->b, qlo, qhi); break;
+    case 3: sweep_b(st, lv, mode, res, 3); break;
+    case 6: sweep_b(st, lv, mode, res, 6); break;
+    default: sweep_b(st, lv, mode, res, lv->b); break;
     }
 }
 
@@ -1194,54 +1330,21 @@ static void level_mv(const level *lv, const double *x, double *y) {
     }
 }
 
-/* x_i += D_i⁻¹ r (b values). */
-static inline void dinv_add(const level *lv, int i, const double *r, double *x) {
-    const int b = lv->b;
-    const double *M = &lv->Dinv[(size_t)b * b * i];
-    for (int a = 0; a < b; a++) {
-        double sum = 0.0;
-        for (int c = 0; c < b; c++) sum += M[b * a + c] * r[c];
-        x[i * b + a] += sum;
-    }
-}
-
-/* One block Gauss-Seidel sweep on K̂ x = f (K̂ the smoother's matrix, row_smooth), nodes
+/* One block Gauss-Seidel sweep on K̂ x = f (K̂ the smoother's matrix, lblk_acc_b), nodes
  * ascending (forward) or descending. */
 static void gauss_seidel(const sa_state *st, const level *lv, bool forward) {
-    double *x = lv->x;
-    for (int s = 0; s < lv->nodes; s++) {
-        int i = forward ? s : lv->nodes - 1 - s;
-        double r[6];
-        row_smooth(st, lv, i, lv->f, x, r, 0, lv->bptr[i + 1] - lv->bptr[i]);
-        dinv_add(lv, i, r, x);
-    }
+    sweep(st, lv, forward ? 0 : 1, false);
 }
 
-/* The first forward Gauss-Seidel sweep from x = 0 and then the residual t = f − K̂ x,
- * in one pass over K̂: during the sweep x_j = 0 for j > i, so node i needs only its
- * blocks left of the diagonal; afterwards K_ii x_i = f_i − Σ_{j<i} K̂_ij x_j, so
- * t_i = −Σ_{j>i} K̂_ij x_j needs only those right of it. The same x and t as the
- * sweep then the product (up to rounding). */
+/* The first forward Gauss-Seidel sweep from x = 0 and then (residual) t = f − K̂ x, in one
+ * pass over K̂ (sweep_b's mode 2): the same x and t as the sweep then the product (up to
+ * rounding). */
 static void gauss_seidel_first(const sa_state *st, const level *lv, bool residual) {
-    double *x = lv->x;
-    for (int i = 0; i < lv->nodes; i++) {
-        double r[6];
-        row_smooth(st, lv, i, lv->f, x, r, 0, lv->bdiag[i]);
-        for (int a = 0; a < lv->b; a++) x[i * lv->b + a] = 0.0;
-        dinv_add(lv, i, r, x);
-    }
-    if (!residual) return;
-    for (int i = 0; i < lv->nodes; i++)
-        row_smooth(st, lv, i, NULL, x, &lv->t[(size_t)i * lv->b], lv->bdiag[i] + 1,
-                   lv->bptr[i + 1] - lv->bptr[i]);
+    sweep(st, lv, 2, residual);
 }
 
 /* t = f − K̂ x on level lv. */
-static void smoother_residual(const sa_state *st, const level *lv) {
-    for (int i = 0; i < lv->nodes; i++)
-        row_smooth(st, lv, i, lv->f, lv->x, &lv->t[(size_t)i * lv->b], 0,
-                   lv->bptr[i + 1] - lv->bptr[i]);
-}
+static void smoother_residual(const sa_state *st, const level *lv) { sweep(st, lv, 3, false); }
 
 /* One damped block-Jacobi sweep: x += (4/3ρ) D⁻¹ (f − K̂ x). */
 static void jacobi(const sa_state *st, const level *lv) {
@@ -1359,6 +1462,18 @@ int weft_sa_amg_dense(const void *state, int l, char which, double *out) {
     const sa_state *st = state;
     if (l < 0 || l >= st->nlev) return -1;
     const level *lv = &st->lev[l];
+    if (which == 'K' && !lv->K) { /* a level above the coarsest: its row-major blocks */
+        const int b = lv->b;
+        size_t n = (size_t)lv->ndof, bb = (size_t)b * b;
+        memset(out, 0, n * n * sizeof *out);
+        for (int i = 0; i < lv->nodes; i++)
+            for (int q = lv->bptr[i]; q < lv->bptr[i + 1]; q++)
+                for (int a = 0; a < b; a++)
+                    for (int c = 0; c < b; c++)
+                        out[((size_t)i * b + a) * n + (size_t)lv->bnode[q] * b + c] =
+                            lv->Kblk[bb * q + (size_t)a * b + c];
+        return (int)n;
+    }
     if (which == 'K') {
         const cholmod_sparse *M = lv->K;
         size_t n = M->nrow;
