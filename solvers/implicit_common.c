@@ -68,7 +68,7 @@ const weft_param im_newton_params[] = {
      .doc = "springs = mixed: max(lambda, 0) in the geometric term of every system (PSD "
             "springs), not only in the projected one"},
     {.key = "smoothing_sweeps", .type = WEFT_PARAM_INT, .offset = F(smoothing_sweeps),
-     .unit = "", .lo = 0, .hi = 100, .dflt = 0,
+     .unit = "", .lo = 0, .hi = 1000, .dflt = 0,
      .doc = "Gauss-Seidel sweeps of vertex block descent on G before each Newton iteration, "
             "counted in it (nonlinear preconditioning; newton_smooth.c); 0 = none"},
     {.key = "smoothing_iterations", .type = WEFT_PARAM_INT, .offset = F(smoothing_iterations),
@@ -76,7 +76,7 @@ const weft_param im_newton_params[] = {
      .doc = "smoothing_sweeps > 0: smooth only a step's first this many Newton iterations; "
             "0 = every iteration"},
     {.key = "smoothing_guard", .type = WEFT_PARAM_BOOL, .offset = F(smoothing_guard),
-     .unit = "", .dflt = 1,
+     .unit = "", .dflt = 0,
      .doc = "smoothing_sweeps > 0: undo a pass that does not lower the residual, and smooth "
             "no more in that step"},
     {0},
@@ -175,8 +175,7 @@ void im_profile(const void *state, weft_profile *out) {
     if (st->smooth) {
         weft_profile_add(out, "smoothing_sweeps", WEFT_PROFILE_COUNT, (double)s->smooth_sweeps);
         weft_profile_add(out, "smoothing_updates", WEFT_PROFILE_COUNT, (double)s->smooth_updates);
-        weft_profile_add(out, "smoothing_rejected", WEFT_PROFILE_COUNT,
-                         (double)s->smooth_rejected);
+        weft_profile_add(out, "smoothing_rejected", WEFT_PROFILE_COUNT, (double)s->smooth_rejected);
     }
     weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
     weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");

@@ -107,8 +107,8 @@ static void project_vertex(const weft_model *m, double t, int *c, double *p, dou
 }
 
 /* One vertex's step on x (in place; only x_i and its contact change). */
-static void vertex_step(im_state *st, const weft_model *m, double *x, int i, double t1,
-                        double hh, smooth_counts *cnt) {
+static void vertex_step(im_state *st, const weft_model *m, double *x, int i, double t1, double hh,
+                        smooth_counts *cnt) {
     const double al = st->set.damping_alpha, mi = m->mass[i];
     const double cm = mi * (1.0 / (hh * hh) + al / hh);
     double *xi = &x[3 * i];

@@ -37,8 +37,8 @@ static int build_incidence(vb_graph *st, const weft_model *m, const char *who, w
                 int v = term->elem[e].v[a];
                 if (v < 0 || v >= n)
                     return weft_fail(err, WEFT_ERR_INPUT,
-                                     "%s: term '%s' element %d: vertex %d out of range",
-                                     who, term->type->name, e, v);
+                                     "%s: term '%s' element %d: vertex %d out of range", who,
+                                     term->type->name, e, v);
                 st->inc_ptr[v + 1]++;
             }
     }
@@ -123,7 +123,7 @@ static void gather(const weft_element *e, int nv, const double *x, int local, co
  * Hessian from its descriptor, vertex i's 3-vector and 3×3 diagonal block taken out. The
  * generic per-vertex accessor of any energy. Returns false if any value is not finite. */
 bool vb_vertex_block(const vb_graph *st, const weft_model *m, const double *x, int i,
-                         weft_hessian_mode mode, double f[3], double H[9]) {
+                     weft_hessian_mode mode, double f[3], double H[9]) {
     double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
     double He[9 * WEFT_ELEM_MAXV * WEFT_ELEM_MAXV];
     for (int k = 0; k < 3; k++) f[k] = 0.0;
@@ -175,7 +175,6 @@ void vb_cholesky3_solve(const double L[9], const double b[3], double x[3]) {
     x[1] = (z1 - L[7] * x[2]) / L[4];
     x[0] = (z0 - L[3] * x[1] - L[6] * x[2]) / L[0];
 }
-
 
 int vb_graph_build(vb_graph *g, const weft_model *m, const char *who, weft_error *err) {
     g->n = m->n;

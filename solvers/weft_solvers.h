@@ -98,7 +98,7 @@ typedef struct weft_implicit_settings {
     int smoothing_iterations; /* Newton: only the first this many iterations of a step are
                                  smoothed (default 0: every one) */
     bool smoothing_guard; /* Newton: undo a smoothing pass that does not lower the residual
-                             and smooth no more in that step (default on) */
+                             and smooth no more in that step (default off) */
 } weft_implicit_settings;
 
 /* ------------------------------------------------------------------------------ */

@@ -618,8 +618,7 @@ static void test_smooth_agrees(void) {
 static void smooth_descent(const char *name, int steps) {
     weft_model m;
     weft_config *cfg = NULL;
-    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.smoothing_sweeps=1",
-                                       NULL};
+    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.smoothing_sweeps=1", NULL};
     if (!scene_build_cfg(name, sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
     im_state *st = weft_newton_euler.create(&m, cfg, &err);
@@ -655,14 +654,14 @@ static void smooth_descent(const char *name, int steps) {
             continue;
         }
         for (int c = 0; c < m.ncolliders; c++) {
-            double d = weft_collider_distance_at(&m.colliders[c], &x[3 * i], t1, NULL) -
-                       m.contact_margin;
+            double d =
+                weft_collider_distance_at(&m.colliders[c], &x[3 * i], t1, NULL) - m.contact_margin;
             deepest = fmin(deepest, d);
             touching += d < 1e-9;
         }
     }
-    fprintf(stderr, "%s: %d caught at the start, %d touching after, deepest %.3g m\n", name,
-            caught, touching, deepest);
+    fprintf(stderr, "%s: %d caught at the start, %d touching after, deepest %.3g m\n", name, caught,
+            touching, deepest);
     CHECK(deepest > -1e-12);
 out:
     free(x), free(pins), free(grad);
