@@ -2,9 +2,9 @@
  * smoothing_sweeps = s > 0; newton.c): nonlinearly preconditioned Newton, in which each
  * Newton iteration is preceded by s Gauss-Seidel sweeps of vertex block descent on the same
  * incremental potential G (Chen, Liu, Yang & Yuksel 2024, "Vertex Block Descent"; the
- * kernels are vertex_block.c's; nonlinear preconditioning as in Cai & Keyes 2002 and
- * Brune, Knepley, Smith & Tu 2015, "Composing scalable nonlinear algebraic solvers", §4:
- * Newton applied after a nonlinear Gauss-Seidel smoother, NGS then N).
+ * kernels are vertex_block.c's): a nonlinear Gauss-Seidel smoother composed with Newton,
+ * one of the compositions of Brune, Knepley, Smith & Tu 2015, "Composing scalable nonlinear
+ * algebraic solvers" (SIAM Review 57(4)).
  *
  * Vertex i (free, not pinned) moves with every other vertex fixed to lower its local
  * potential, G's terms that hold x_i:
