@@ -67,6 +67,18 @@ const weft_param im_newton_params[] = {
      .dflt = 0,
      .doc = "springs = mixed: max(lambda, 0) in the geometric term of every system (PSD "
             "springs), not only in the projected one"},
+    {.key = "smoothing_sweeps", .type = WEFT_PARAM_INT, .offset = F(smoothing_sweeps),
+     .unit = "", .lo = 0, .hi = 1000, .dflt = 0,
+     .doc = "Gauss-Seidel sweeps of vertex block descent on G before each Newton iteration, "
+            "counted in it (nonlinear preconditioning; newton_smooth.c); 0 = none"},
+    {.key = "smoothing_iterations", .type = WEFT_PARAM_INT, .offset = F(smoothing_iterations),
+     .unit = "", .lo = 0, .hi = 1000000, .dflt = 0,
+     .doc = "smoothing_sweeps > 0: smooth only a step's first this many Newton iterations; "
+            "0 = every iteration"},
+    {.key = "smoothing_guard", .type = WEFT_PARAM_BOOL, .offset = F(smoothing_guard),
+     .unit = "", .dflt = 0,
+     .doc = "smoothing_sweeps > 0: undo a pass that does not lower the residual, and smooth "
+            "no more in that step"},
     {0},
 };
 #undef F
@@ -85,6 +97,7 @@ void im_destroy(void *state) {
     free(st->contact);
     free(st->tcontact);
     im_mixed_free(st);
+    im_smooth_free(st);
     free(st);
 }
 
@@ -113,6 +126,7 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
         !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
         goto nomem;
     if (newton && im_mixed_create(st, m, err)) goto fail;
+    if (newton && im_smooth_create(st, m, err)) goto fail;
     st->linear = weft_linear_registry[st->set.linear];
     if (newton && st->set.globalisation == WEFT_SOLVER_TRUST_REGION) {
         if (!st->linear->factor || !st->linear->solve_factored) {
@@ -148,6 +162,7 @@ void im_profile(const void *state, weft_profile *out) {
     weft_profile_add(out, "filter", WEFT_PROFILE_TIMER, s->filter_s);
     weft_profile_add(out, "linear", WEFT_PROFILE_TIMER, s->linear_s);
     weft_profile_add(out, "line_search", WEFT_PROFILE_TIMER, s->line_search_s);
+    if (st->smooth) weft_profile_add(out, "smoothing", WEFT_PROFILE_TIMER, s->smooth_s);
     weft_profile_add(out, "setup", WEFT_PROFILE_TIMER, ls.setup_s);
     weft_profile_add(out, "factor", WEFT_PROFILE_TIMER, ls.factor_s);
     weft_profile_add(out, "solve", WEFT_PROFILE_TIMER, ls.solve_s);
@@ -157,6 +172,11 @@ void im_profile(const void *state, weft_profile *out) {
     weft_profile_add(out, "backtracks", WEFT_PROFILE_COUNT, (double)s->backtracks);
     weft_profile_add(out, "contact_releases", WEFT_PROFILE_COUNT, (double)s->contact_releases);
     weft_profile_add(out, "fallbacks", WEFT_PROFILE_COUNT, (double)s->fallbacks);
+    if (st->smooth) {
+        weft_profile_add(out, "smoothing_sweeps", WEFT_PROFILE_COUNT, (double)s->smooth_sweeps);
+        weft_profile_add(out, "smoothing_updates", WEFT_PROFILE_COUNT, (double)s->smooth_updates);
+        weft_profile_add(out, "smoothing_rejected", WEFT_PROFILE_COUNT, (double)s->smooth_rejected);
+    }
     weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
     weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");
 }

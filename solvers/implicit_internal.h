@@ -78,6 +78,7 @@
 #ifndef WEFT_IMPLICIT_INTERNAL_H
 #define WEFT_IMPLICIT_INTERNAL_H
 
+#include "vertex_block.h"
 #include "weft_solvers.h"
 #include "weft_linsolve.h"
 #include "weft_vec.h"
@@ -116,6 +117,10 @@ typedef struct im_stats {
     double filter_s;        /* forming the system and right-hand side, s */
     double linear_s;        /* linear solves (CHOLMOD: any analysis, factorise, solve), s */
     double line_search_s;   /* line-search energy evaluations, s */
+    long smooth_sweeps;     /* smoothing sweeps (smoothing_sweeps > 0, newton_smooth.c) */
+    long smooth_updates;    /* vertex moves the smoothing took */
+    long smooth_rejected;   /* vertices it left in place: no decrease after every halving */
+    double smooth_s;        /* smoothing sweeps, s */
 } im_stats;
 
 typedef struct im_state im_state;
@@ -156,6 +161,11 @@ struct im_state {
     double *lam[WEFT_MAX_TERMS], *lam_asm[WEFT_MAX_TERMS];
     int n_lam[WEFT_MAX_TERMS];
     bool mixed, lam_set;
+    /* smoothing_sweeps > 0 (newton_smooth.c): the vertex incidence and colouring, else NULL */
+    vb_graph *smooth;
+    /* smoothing_guard: the iterate, ∇G, contacts and G before a pass (3n, 3n, 3n, n) */
+    double *sm_x, *sm_g, *sm_cn, sm_G;
+    int *sm_contact;
     bool have_prev; /* BDF2: x_{n−1}, v_{n−1} are known */
     bool warned_indefinite;
     int step;
@@ -260,6 +270,25 @@ void im_mixed_prepare(im_state *st);
  * λ_e += alpha (k_e C_e(x) − λ_e) + k_e ∇C_e(x)·(xnew − x)_e. */
 void im_mixed_update(im_state *st, const weft_model *m, const double *x, const double *xnew,
                      double alpha);
+
+/* smoothing_sweeps > 0 (newton_smooth.c): builds the vertex graph (a no-op when 0; an
+ * error with damping_beta > 0). */
+int im_smooth_create(im_state *st, const weft_model *m, weft_error *err);
+
+/* Frees the smoothing's graph. */
+void im_smooth_free(im_state *st);
+
+/* smoothing_sweeps Gauss-Seidel sweeps of vertex block descent on G over x (Newton's
+ * iterate, in place) at the step's end time t1, contacts kept in st->contact, st->cn as
+ * Newton's line search keeps them; G does not increase. Returns the number of vertices
+ * caught by a collider. */
+int im_smooth(im_state *st, const weft_model *m, double t1, double hh, double *x);
+
+/* smoothing_guard: saves Newton's iterate, ∇G, contacts and G before a pass. */
+void im_smooth_save(im_state *st, const weft_model *m, double G);
+
+/* Undoes a pass: the saved iterate, ∇G and contacts; returns the saved G. */
+double im_smooth_restore(im_state *st, const weft_model *m);
 
 /* Coulomb friction on the active contacts: the tangential velocity relative to the collider
  * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x

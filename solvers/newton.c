@@ -10,6 +10,9 @@
  * the same projected path and stopped by the same residual: newton_trust.c has its
  * equations. With [solver] springs = mixed the springs' geometric stiffness comes from a
  * dual λ per spring, updated after each iteration (primal–dual Newton; newton_mixed.c).
+ * With [solver] smoothing_sweeps = s > 0 each iteration first runs s Gauss-Seidel sweeps of
+ * vertex block descent on the same G (nonlinearly preconditioned Newton; Chen et al. 2024's
+ * per-vertex step, newton_smooth.c), counted inside that iteration.
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
@@ -119,6 +122,18 @@ static int update_contacts(im_state *st, const weft_model *m, const double *grad
         changed += st->contact[i] != st->tcontact[i];
     }
     return changed;
+}
+
+/* Releases the active contacts whose constraint force ∇G_i·n̂ pulls; returns how many. */
+static int release_pulling(im_state *st, const weft_model *m, const double *grad) {
+    int released = 0;
+    for (int i = 0; i < m->n; i++)
+        if (st->contact[i] >= 0 && weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
+            st->contact[i] = -1;
+            st->stats.contact_releases++;
+            released++;
+        }
+    return released;
 }
 
 /* The curvature of the active sphere contacts in the trust region's model B (values vals
@@ -365,9 +380,33 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
      * contact set, and whether the last iteration's exact system was not SPD. */
     int last_change = -1;
     bool indefinite = false;
+    bool smoothing = true; /* smoothing_guard: false once a pass did not lower r */
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
         double step_alpha = 1.0; /* the accepted line-search step (trust region: 1) */
+        if (st->smooth && smoothing && !retry &&
+            (st->set.smoothing_iterations <= 0 || k <= st->set.smoothing_iterations)) {
+            /* smoothing_sweeps > 0: vertex block descent on G first (newton_smooth.c),
+             * inside this iteration; then G, ∇G, the contacts (pulling ones released), the
+             * filters and the residual at the smoothed point, as after a Newton step. With
+             * smoothing_guard a pass that does not lower the residual is undone, and the
+             * step's later iterations are not smoothed. */
+            const double rb = r;
+            if (st->set.smoothing_guard) im_smooth_save(st, m, G);
+            int changed = im_smooth(st, m, t1, hh, st->x);
+            G = potential(st, m, st->x, hh, st->g);
+            if (m->ncolliders > 0) changed += release_pulling(st, m, st->g);
+            r = weft_residual(m, st->x, t1, hh, st->g, NULL);
+            if (st->set.smoothing_guard && !(r < rb)) {
+                G = im_smooth_restore(st, m);
+                r = rb;
+                smoothing = false;
+                changed = 0;
+            }
+            if (m->ncolliders > 0 && (rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
+            if (changed > 0) last_change = k;
+            st->r = r;
+        }
         if (trust) {
             double Gt;
             if (!retry) indefinite = false;

@@ -64,6 +64,7 @@
  * of nv vertices is evaluated nv times per sweep) and, with the line search, its energy
  * once per trial; one pass to update velocities.
  */
+#include "vertex_block.h"
 #include "weft_energies.h"
 #include "weft_solvers.h"
 #include "weft_sparse.h"
@@ -122,12 +123,6 @@ static const weft_param_table vbd_tables[] = {
     {0},
 };
 
-/* One element holding a vertex: its term, its index in the term, and the vertex's place
- * in it (0 .. nv − 1). */
-typedef struct vbd_incidence {
-    int term, elem, local;
-} vbd_incidence;
-
 /* Counters and timers of a run, summed over its steps. */
 typedef struct vbd_stats {
     long sweeps;         /* inner iterations */
@@ -142,12 +137,7 @@ typedef struct vbd_stats {
 typedef struct vbd_state {
     vbd_settings set;
     int n;
-    /* Vertex → incident elements, CSR: inc[inc_ptr[i] .. inc_ptr[i+1]). */
-    int *inc_ptr;
-    vbd_incidence *inc;
-    /* Free vertices colour by colour: colour c is order[colour_ptr[c] .. colour_ptr[c+1]). */
-    int ncolours;
-    int *colour_ptr, *order;
+    vb_graph graph; /* incidence and colouring (vertex_block.c) */
     /* 3n vectors: iterate, inertial target y, Chebyshev's x^(k−1) and x^(k−2), v_{n−1}. */
     double *x, *y, *xkm1, *xkm2, *vprev;
     bool have_vprev;
@@ -163,103 +153,9 @@ typedef struct vbd_counts {
 static void vbd_destroy(void *state) {
     vbd_state *st = state;
     if (!st) return;
-    free(st->inc_ptr), free(st->inc), free(st->colour_ptr), free(st->order);
+    vb_graph_free(&st->graph);
     free(st->x), free(st->y), free(st->xkm1), free(st->xkm2), free(st->vprev);
     free(st);
-}
-
-/* True for a term that contributes to E (constraint-only types have no energy). */
-static bool term_has_energy(const weft_term *t) {
-    return t->type->energy != NULL;
-}
-
-/* Builds the vertex → element incidence of every energy term (a generic map from the
- * elements' vertex lists: no energy is special). */
-static int build_incidence(vbd_state *st, const weft_model *m, weft_error *err) {
-    const int n = m->n;
-    st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
-    if (!st->inc_ptr) return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
-    for (int t = 0; t < m->nterms; t++) {
-        const weft_term *term = &m->terms[t];
-        if (!term_has_energy(term)) continue;
-        if (!term->type->hessian)
-            return weft_fail(err, WEFT_ERR_INPUT,
-                             "vbd: energy '%s' has no Hessian: its vertex blocks cannot be formed",
-                             term->type->name);
-        for (int e = 0; e < term->n; e++)
-            for (int a = 0; a < term->type->nv; a++) {
-                int v = term->elem[e].v[a];
-                if (v < 0 || v >= n)
-                    return weft_fail(err, WEFT_ERR_INPUT,
-                                     "vbd: term '%s' element %d: vertex %d out of range",
-                                     term->type->name, e, v);
-                st->inc_ptr[v + 1]++;
-            }
-    }
-    for (int i = 0; i < n; i++) st->inc_ptr[i + 1] += st->inc_ptr[i];
-    size_t total = (size_t)st->inc_ptr[n];
-    st->inc = malloc((total > 0 ? total : 1) * sizeof *st->inc);
-    int *fill = malloc(((size_t)n + 1) * sizeof *fill);
-    if (!st->inc || !fill) {
-        free(fill);
-        return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
-    }
-    memcpy(fill, st->inc_ptr, ((size_t)n + 1) * sizeof *fill);
-    /* Term then element order: every vertex sums its blocks in a fixed order. */
-    for (int t = 0; t < m->nterms; t++) {
-        const weft_term *term = &m->terms[t];
-        if (!term_has_energy(term)) continue;
-        for (int e = 0; e < term->n; e++)
-            for (int a = 0; a < term->type->nv; a++)
-                st->inc[fill[term->elem[e].v[a]]++] = (vbd_incidence){t, e, a};
-    }
-    free(fill);
-    return WEFT_OK;
-}
-
-/* Greedy colouring of the free vertices in index order on the vertex graph of the model's
- * Hessian pattern (vertices sharing an element are adjacent): each takes the smallest
- * colour none of its neighbours has. Pinned vertices are never updated and get none. */
-static int build_colours(vbd_state *st, const weft_model *m, weft_error *err) {
-    const int n = m->n;
-    weft_bsr A = {0};
-    int rc = weft_bsr_pattern(&A, m, err);
-    if (rc) return rc;
-    int *colour = malloc(((size_t)n + 1) * sizeof *colour);
-    int *mark = malloc(((size_t)n + 1) * sizeof *mark); /* mark[c] == i: c taken near i */
-    int *count = calloc((size_t)n + 2, sizeof *count);
-    st->order = malloc(((size_t)n + 1) * sizeof *st->order);
-    if (!colour || !mark || !count || !st->order) {
-        free(colour), free(mark), free(count), weft_bsr_free(&A);
-        return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
-    }
-    for (int c = 0; c <= n; c++) mark[c] = -1, colour[c] = -1;
-    int ncol = 0;
-    for (int i = 0; i < n; i++) {
-        if (m->pin[i] >= 0) continue;
-        for (int k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) {
-            int j = A.col[k];
-            if (j != i && colour[j] >= 0) mark[colour[j]] = i;
-        }
-        int c = 0;
-        while (mark[c] == i) c++;
-        colour[i] = c;
-        count[c + 1]++;
-        if (c + 1 > ncol) ncol = c + 1;
-    }
-    weft_bsr_free(&A);
-    st->ncolours = ncol;
-    st->colour_ptr = malloc(((size_t)ncol + 1) * sizeof *st->colour_ptr);
-    if (!st->colour_ptr) {
-        free(colour), free(mark), free(count);
-        return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
-    }
-    for (int c = 0; c < ncol; c++) count[c + 1] += count[c];
-    memcpy(st->colour_ptr, count, ((size_t)ncol + 1) * sizeof *st->colour_ptr);
-    for (int i = 0; i < n; i++) /* index order within each colour */
-        if (colour[i] >= 0) st->order[count[colour[i]]++] = i;
-    free(colour), free(mark), free(count);
-    return WEFT_OK;
 }
 
 static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
@@ -278,7 +174,7 @@ static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) 
             weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
             return NULL;
         }
-    if (build_incidence(st, m, err) || build_colours(st, m, err)) {
+    if (vb_graph_build(&st->graph, m, "vbd", err)) {
         vbd_destroy(st);
         return NULL;
     }
@@ -289,60 +185,13 @@ static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) 
 /* The vertex step                                                                 */
 /* ------------------------------------------------------------------------------ */
 
-/* Gathers element e's vertex positions from x, with vertex `local` at p instead (when p is
- * non-NULL), into xe (3 nv values). */
-static void gather(const weft_element *e, int nv, const double *x, int local, const double *p,
-                   double *xe) {
-    for (int a = 0; a < nv; a++) {
-        const double *src = (a == local && p) ? p : &x[3 * e->v[a]];
-        for (int k = 0; k < 3; k++) xe[3 * a + k] = src[k];
-    }
-}
-
-/* The force f_i = −Σ_j ∂Ψ_j/∂x_i and the block Σ_j ∂²Ψ_j/∂x_i² (mode) of the elements
- * holding vertex i at x (f_i and H_i without the inertia term): each element's gradient and
- * Hessian from its descriptor, vertex i's 3-vector and 3×3 diagonal block taken out. The
- * generic per-vertex accessor of any energy. Returns false if any value is not finite. */
-static bool vertex_block(const vbd_state *st, const weft_model *m, const double *x, int i,
-                         weft_hessian_mode mode, double f[3], double H[9]) {
-    double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
-    double He[9 * WEFT_ELEM_MAXV * WEFT_ELEM_MAXV];
-    for (int k = 0; k < 3; k++) f[k] = 0.0;
-    for (int k = 0; k < 9; k++) H[k] = 0.0;
-    for (int q = st->inc_ptr[i]; q < st->inc_ptr[i + 1]; q++) {
-        const vbd_incidence *in = &st->inc[q];
-        const weft_term *term = &m->terms[in->term];
-        const weft_element *e = &term->elem[in->elem];
-        const int nv = term->type->nv, a = in->local, dim = 3 * nv;
-        gather(e, nv, x, -1, NULL, xe);
-        double psi = term->type->hessian(e, xe, mode, g, He);
-        if (!isfinite(psi)) return false;
-        for (int r = 0; r < 3; r++) {
-            f[r] -= g[3 * a + r];
-            for (int c = 0; c < 3; c++) H[3 * r + c] += He[(3 * a + r) * dim + 3 * a + c];
-        }
-    }
-    for (int k = 0; k < 9; k++)
-        if (!isfinite(H[k])) return false;
-    return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
-}
-
 /* G_i with vertex i at p (the local potential): m_i/(2h²)|p − y_i|² + Σ_{j ∋ i} Ψ_j; +inf outside
  * an energy's domain. */
 static double local_potential(const vbd_state *st, const weft_model *m, const double *x, int i,
                               const double *p) {
-    double xe[3 * WEFT_ELEM_MAXV];
     const double h = m->dt, *y = &st->y[3 * i];
     double d[3] = {p[0] - y[0], p[1] - y[1], p[2] - y[2]};
-    double G = 0.5 * m->mass[i] * weft_dot3(d, d) / (h * h);
-    for (int q = st->inc_ptr[i]; q < st->inc_ptr[i + 1]; q++) {
-        const vbd_incidence *in = &st->inc[q];
-        const weft_term *term = &m->terms[in->term];
-        const weft_element *e = &term->elem[in->elem];
-        gather(e, term->type->nv, x, in->local, p, xe);
-        G += term->type->energy(e, xe);
-    }
-    return G;
+    return vb_vertex_energy(&st->graph, m, x, i, p, 0.5 * m->mass[i] * weft_dot3(d, d) / (h * h));
 }
 
 /* Moves p (m) out of every collider as it stands at time t, onto its surface offset by the
@@ -356,36 +205,6 @@ static void project_out(const weft_model *m, double t, double *p) {
     }
 }
 
-/* Cholesky of the symmetric 3×3 H into L (lower, row-major); false unless positive
- * definite. */
-static bool cholesky3(const double H[9], double L[9]) {
-    double l00 = H[0];
-    if (!(l00 > 0.0)) return false;
-    l00 = sqrt(l00);
-    double l10 = H[3] / l00, l20 = H[6] / l00;
-    double d1 = H[4] - l10 * l10;
-    if (!(d1 > 0.0)) return false;
-    double l11 = sqrt(d1);
-    double l21 = (H[7] - l20 * l10) / l11;
-    double d2 = H[8] - l20 * l20 - l21 * l21;
-    if (!(d2 > 0.0)) return false;
-    double l22 = sqrt(d2);
-    L[0] = l00, L[1] = 0.0, L[2] = 0.0;
-    L[3] = l10, L[4] = l11, L[5] = 0.0;
-    L[6] = l20, L[7] = l21, L[8] = l22;
-    return true;
-}
-
-/* Solves L Lᵀ x = b. */
-static void cholesky3_solve(const double L[9], const double b[3], double x[3]) {
-    double z0 = b[0] / L[0];
-    double z1 = (b[1] - L[3] * z0) / L[4];
-    double z2 = (b[2] - L[6] * z0 - L[7] * z1) / L[8];
-    x[2] = z2 / L[8];
-    x[1] = (z1 - L[7] * x[2]) / L[4];
-    x[0] = (z0 - L[3] * x[1] - L[6] * x[2]) / L[0];
-}
-
 /* One vertex's Newton step (the local system) with the safeguards of the file comment, on x in
  * place (only x_i changes). t1: the step's end time, for colliders. */
 static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int i, double t1,
@@ -395,7 +214,7 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
     double f[3], H[9];
     weft_hessian_mode mode =
         st->set.hessian == VBD_HESSIAN_EXACT ? WEFT_HESSIAN_EXACT : WEFT_HESSIAN_ANALYTIC;
-    if (!vertex_block(st, m, x, i, mode, f, H)) {
+    if (!vb_vertex_block(&st->graph, m, x, i, mode, f, H)) {
         cnt->skipped++;
         return;
     }
@@ -412,8 +231,8 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
         return;
     }
     double L[9], dx[3];
-    if (cholesky3(H, L)) {
-        cholesky3_solve(L, f, dx);
+    if (vb_cholesky3(H, L)) {
+        vb_cholesky3_solve(L, f, dx);
     } else {
         /* An exact block that is not positive definite: steepest descent, scaled by a
          * bound on the block's largest |eigenvalue| (its largest absolute row sum,
@@ -470,14 +289,15 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
 /* One VBD iteration: every colour in turn, its vertices in parallel. */
 static void sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
     vbd_counts total = {0};
-    for (int c = 0; c < st->ncolours; c++) {
-        const int first = st->colour_ptr[c], end = st->colour_ptr[c + 1];
+    const vb_graph *gr = &st->graph;
+    for (int c = 0; c < gr->ncolours; c++) {
+        const int first = gr->colour_ptr[c], end = gr->colour_ptr[c + 1];
         long upd = 0, hv = 0, rej = 0, skp = 0, grd = 0;
 #pragma omp parallel for num_threads(st->set.common.threads) schedule(static) \
     reduction(+ : upd, hv, rej, skp, grd)
         for (int k = first; k < end; k++) {
             vbd_counts cnt = {0};
-            vertex_step(st, m, x, st->order[k], t1, &cnt);
+            vertex_step(st, m, x, gr->order[k], t1, &cnt);
             upd += cnt.updates, hv += cnt.halvings, rej += cnt.rejected;
             skp += cnt.skipped, grd += cnt.gradient_steps;
         }

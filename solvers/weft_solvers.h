@@ -93,6 +93,12 @@ typedef struct weft_implicit_settings {
     int mixed_start;      /* Newton, springs = mixed: a weft_solver_mixed_start */
     bool mixed_clamp;     /* Newton, springs = mixed: λ⁺ = max(λ, 0) in the geometric term
                              of every system, not only the projected one */
+    int smoothing_sweeps; /* Newton: vertex block descent sweeps on G before each iteration
+                             (default 0: none; newton_smooth.c) */
+    int smoothing_iterations; /* Newton: only the first this many iterations of a step are
+                                 smoothed (default 0: every one) */
+    bool smoothing_guard; /* Newton: undo a smoothing pass that does not lower the residual
+                             and smooth no more in that step (default off) */
 } weft_implicit_settings;
 
 /* ------------------------------------------------------------------------------ */

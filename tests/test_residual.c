@@ -28,6 +28,12 @@
  *   mixed_drape     newton_drape with springs = mixed
  *   mixed_agrees    springs = mixed finds the line search's answer on hanging_cloth, and
  *                   at a converged step each spring's dual equals its force k C(x)
+ *   smooth_agrees   smoothing_sweeps = 2 (newton_smooth.c) finds the answer of
+ *                   smoothing_sweeps = 0 on hanging_cloth, to the tolerance
+ *   smooth_descent  each smoothing pass lowers G (never raises it) on drape_sphere at
+ *                   impact and on hanging_cloth, keeps every vertex out of the sphere and
+ *                   the pins where they are
+ *   smooth_bitwise  newton_bitwise with smoothing_sweeps = 2
  */
 #include "check.h"
 #include "implicit_internal.h"
@@ -584,6 +590,96 @@ static void test_newton_no_repeat(void) {
     tmp_close(&d);
 }
 
+/* Nonlinear smoothing (smoothing_sweeps > 0) is a preconditioner: Newton's answer on
+ * hanging_cloth is the one without it, to the tolerance (1e-9 N). */
+static void test_smooth_agrees(void) {
+    static const char *const none[] = {NULL};
+    static const char *const smooth[] = {"solver.smoothing_sweeps=2", NULL};
+    enum { cap = 3 * 81 };
+    static double a[cap], b[cap];
+    int na = 0, nb = 0;
+    if (!hanging_positions(none, 10, a, &na) || !hanging_positions(smooth, 10, b, &nb)) {
+        CHECK(0);
+        return;
+    }
+    CHECK(na == nb && 3 * na <= cap);
+    double diff = 0.0, moved = 0.0;
+    for (int j = 0; j < 3 * na; j++) diff = fmax(diff, fabs(a[j] - b[j]));
+    for (int j = 0; j < 3 * na; j++) moved = fmax(moved, fabs(a[j]));
+    fprintf(stderr, "smoothing_sweeps 0 vs 2: max |dx| %.3g m\n", diff);
+    CHECK(diff <= 1e-7);
+    CHECK(moved > 0.1);
+}
+
+/* Smoothing passes (im_smooth) on scene `name` (8 × 8) after `steps` steps of newton_euler:
+ * from the positions x_n (contacts caught where a vertex is inside), five passes, each
+ * checked against G = weft_incremental_potential_h: G never rises, the first pass lowers
+ * it by more than rounding, no free vertex ends inside a collider and no pin moves. */
+static void smooth_descent(const char *name, int steps) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.smoothing_sweeps=1", NULL};
+    if (!scene_build_cfg(name, sets, weft_energy_registry, &m, &cfg)) return;
+    weft_error err = {{0}};
+    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    CHECK(st != NULL);
+    const size_t n3 = 3 * (size_t)m.n;
+    double *x = malloc(n3 * sizeof *x), *pins = malloc(n3 * sizeof *pins),
+           *grad = malloc(n3 * sizeof *grad);
+    for (int k = 0; st && k < steps; k++) CHECK(weft_newton_euler.step(st, &m, NULL, &err) == 0);
+    if (!st || !x || !pins || !grad) goto out;
+    const double hh = im_setup_scheme(st, &m), t1 = m.t + m.dt;
+    memcpy(x, m.x, n3 * sizeof *x);
+    weft_model_apply_pins(&m, t1, x);
+    memcpy(pins, x, n3 * sizeof *x);
+    int caught = 0;
+    for (int i = 0; i < m.n; i++) {
+        st->contact[i] = -1;
+        if (m.pin[i] < 0) caught += im_catch_contact(st, &m, i, t1, x);
+    }
+    double G = weft_incremental_potential_h(&m, x, st->xt, hh, grad), G_first = G;
+    for (int pass = 0; pass < 5; pass++) {
+        im_smooth(st, &m, t1, hh, x);
+        double G1 = weft_incremental_potential_h(&m, x, st->xt, hh, grad);
+        fprintf(stderr, "%s, pass %d: G %.12g -> %.12g J\n", name, pass, G, G1);
+        CHECK(G1 <= G);
+        if (pass == 0) CHECK(G_first - G1 > 1e-9 * fabs(G_first));
+        G = G1;
+    }
+    double deepest = 0.0;
+    int touching = 0;
+    for (int i = 0; i < m.n; i++) {
+        if (m.pin[i] >= 0) {
+            for (int k = 0; k < 3; k++) CHECK(x[3 * i + k] == pins[3 * i + k]);
+            continue;
+        }
+        for (int c = 0; c < m.ncolliders; c++) {
+            double d =
+                weft_collider_distance_at(&m.colliders[c], &x[3 * i], t1, NULL) - m.contact_margin;
+            deepest = fmin(deepest, d);
+            touching += d < 1e-9;
+        }
+    }
+    fprintf(stderr, "%s: %d caught at the start, %d touching after, deepest %.3g m\n", name, caught,
+            touching, deepest);
+    CHECK(deepest > -1e-12);
+out:
+    free(x), free(pins), free(grad);
+    if (st) weft_newton_euler.destroy(st);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
+static void test_smooth_descent(void) {
+    smooth_descent("drape_sphere", 12); /* the cloth meets the sphere at step 11 */
+    smooth_descent("hanging_cloth", 3);
+}
+
+static void test_smooth_bitwise(void) {
+    static const char *const smooth[] = {"solver.smoothing_sweeps=2", NULL};
+    newton_bitwise(smooth);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"ground_rest", test_ground_rest},       {"sphere_pull", test_sphere_pull},
@@ -593,7 +689,9 @@ int main(int argc, char **argv) {
         {"trust_drape", test_trust_drape},       {"trust_agrees", test_trust_agrees},
         {"trust_refuses_ppcg", test_trust_refuses_ppcg},
         {"mixed_bitwise", test_mixed_bitwise},   {"mixed_drape", test_mixed_drape},
-        {"mixed_agrees", test_mixed_agrees},     {0},
+        {"mixed_agrees", test_mixed_agrees},     {"smooth_agrees", test_smooth_agrees},
+        {"smooth_descent", test_smooth_descent}, {"smooth_bitwise", test_smooth_bitwise},
+        {0},
     };
     return check_main(argc, argv, cases);
 }

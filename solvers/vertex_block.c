@@ -1,0 +1,203 @@
+/* vertex_block.c — the per-vertex kernels of Vertex Block Descent (Chen, Liu, Yang &
+ * Yuksel 2024, "Vertex Block Descent", ACM TOG 43(4); the equations are vbd.c's), shared by
+ * vbd.c and Newton's nonlinear smoothing (newton_smooth.c): vertex i's force and 3×3 block
+ *     f_i = −Σ_{j ∋ i} ∂Ψ_j/∂x_i,   H_i = Σ_{j ∋ i} ∂²Ψ_j/∂x_i²,
+ * from each incident element's gradient and Hessian (no per-energy code), its elements'
+ * energy with the vertex moved, and the greedy colouring over which Gauss-Seidel sweeps.
+ */
+#include "vertex_block.h"
+
+#include "weft_sparse.h"
+#include "weft_vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* True for a term that contributes to E (constraint-only types have no energy). */
+static bool term_has_energy(const weft_term *t) {
+    return t->type->energy != NULL;
+}
+
+/* Builds the vertex → element incidence of every energy term (a generic map from the
+ * elements' vertex lists: no energy is special). */
+static int build_incidence(vb_graph *st, const weft_model *m, const char *who, weft_error *err) {
+    const int n = m->n;
+    st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
+    if (!st->inc_ptr) return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", who);
+    for (int t = 0; t < m->nterms; t++) {
+        const weft_term *term = &m->terms[t];
+        if (!term_has_energy(term)) continue;
+        if (!term->type->hessian)
+            return weft_fail(err, WEFT_ERR_INPUT,
+                             "%s: energy '%s' has no Hessian: its vertex blocks cannot be formed",
+                             who, term->type->name);
+        for (int e = 0; e < term->n; e++)
+            for (int a = 0; a < term->type->nv; a++) {
+                int v = term->elem[e].v[a];
+                if (v < 0 || v >= n)
+                    return weft_fail(err, WEFT_ERR_INPUT,
+                                     "%s: term '%s' element %d: vertex %d out of range", who,
+                                     term->type->name, e, v);
+                st->inc_ptr[v + 1]++;
+            }
+    }
+    for (int i = 0; i < n; i++) st->inc_ptr[i + 1] += st->inc_ptr[i];
+    size_t total = (size_t)st->inc_ptr[n];
+    st->inc = malloc((total > 0 ? total : 1) * sizeof *st->inc);
+    int *fill = malloc(((size_t)n + 1) * sizeof *fill);
+    if (!st->inc || !fill) {
+        free(fill);
+        return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", who);
+    }
+    memcpy(fill, st->inc_ptr, ((size_t)n + 1) * sizeof *fill);
+    /* Term then element order: every vertex sums its blocks in a fixed order. */
+    for (int t = 0; t < m->nterms; t++) {
+        const weft_term *term = &m->terms[t];
+        if (!term_has_energy(term)) continue;
+        for (int e = 0; e < term->n; e++)
+            for (int a = 0; a < term->type->nv; a++)
+                st->inc[fill[term->elem[e].v[a]]++] = (vb_incidence){t, e, a};
+    }
+    free(fill);
+    return WEFT_OK;
+}
+
+/* Greedy colouring of the free vertices in index order on the vertex graph of the model's
+ * Hessian pattern (vertices sharing an element are adjacent): each takes the smallest
+ * colour none of its neighbours has. Pinned vertices are never updated and get none. */
+static int build_colours(vb_graph *st, const weft_model *m, const char *who, weft_error *err) {
+    const int n = m->n;
+    weft_bsr A = {0};
+    int rc = weft_bsr_pattern(&A, m, err);
+    if (rc) return rc;
+    int *colour = malloc(((size_t)n + 1) * sizeof *colour);
+    int *mark = malloc(((size_t)n + 1) * sizeof *mark); /* mark[c] == i: c taken near i */
+    int *count = calloc((size_t)n + 2, sizeof *count);
+    st->order = malloc(((size_t)n + 1) * sizeof *st->order);
+    if (!colour || !mark || !count || !st->order) {
+        free(colour), free(mark), free(count), weft_bsr_free(&A);
+        return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", who);
+    }
+    for (int c = 0; c <= n; c++) mark[c] = -1, colour[c] = -1;
+    int ncol = 0;
+    for (int i = 0; i < n; i++) {
+        if (m->pin[i] >= 0) continue;
+        for (int k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) {
+            int j = A.col[k];
+            if (j != i && colour[j] >= 0) mark[colour[j]] = i;
+        }
+        int c = 0;
+        while (mark[c] == i) c++;
+        colour[i] = c;
+        count[c + 1]++;
+        if (c + 1 > ncol) ncol = c + 1;
+    }
+    weft_bsr_free(&A);
+    st->ncolours = ncol;
+    st->colour_ptr = malloc(((size_t)ncol + 1) * sizeof *st->colour_ptr);
+    if (!st->colour_ptr) {
+        free(colour), free(mark), free(count);
+        return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", who);
+    }
+    for (int c = 0; c < ncol; c++) count[c + 1] += count[c];
+    memcpy(st->colour_ptr, count, ((size_t)ncol + 1) * sizeof *st->colour_ptr);
+    for (int i = 0; i < n; i++) /* index order within each colour */
+        if (colour[i] >= 0) st->order[count[colour[i]]++] = i;
+    free(colour), free(mark), free(count);
+    return WEFT_OK;
+}
+
+/* Gathers element e's vertex positions from x, with vertex `local` at p instead (when p is
+ * non-NULL), into xe (3 nv values). */
+static void gather(const weft_element *e, int nv, const double *x, int local, const double *p,
+                   double *xe) {
+    for (int a = 0; a < nv; a++) {
+        const double *src = (a == local && p) ? p : &x[3 * e->v[a]];
+        for (int k = 0; k < 3; k++) xe[3 * a + k] = src[k];
+    }
+}
+
+/* The force f_i = −Σ_j ∂Ψ_j/∂x_i and the block Σ_j ∂²Ψ_j/∂x_i² (mode) of the elements
+ * holding vertex i at x (f_i and H_i without the inertia term): each element's gradient and
+ * Hessian from its descriptor, vertex i's 3-vector and 3×3 diagonal block taken out. The
+ * generic per-vertex accessor of any energy. Returns false if any value is not finite. */
+bool vb_vertex_block(const vb_graph *st, const weft_model *m, const double *x, int i,
+                     weft_hessian_mode mode, double f[3], double H[9]) {
+    double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
+    double He[9 * WEFT_ELEM_MAXV * WEFT_ELEM_MAXV];
+    for (int k = 0; k < 3; k++) f[k] = 0.0;
+    for (int k = 0; k < 9; k++) H[k] = 0.0;
+    for (int q = st->inc_ptr[i]; q < st->inc_ptr[i + 1]; q++) {
+        const vb_incidence *in = &st->inc[q];
+        const weft_term *term = &m->terms[in->term];
+        const weft_element *e = &term->elem[in->elem];
+        const int nv = term->type->nv, a = in->local, dim = 3 * nv;
+        gather(e, nv, x, -1, NULL, xe);
+        double psi = term->type->hessian(e, xe, mode, g, He);
+        if (!isfinite(psi)) return false;
+        for (int r = 0; r < 3; r++) {
+            f[r] -= g[3 * a + r];
+            for (int c = 0; c < 3; c++) H[3 * r + c] += He[(3 * a + r) * dim + 3 * a + c];
+        }
+    }
+    for (int k = 0; k < 9; k++)
+        if (!isfinite(H[k])) return false;
+    return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
+}
+
+/* Cholesky of the symmetric 3×3 H into L (lower, row-major); false unless positive
+ * definite. */
+bool vb_cholesky3(const double H[9], double L[9]) {
+    double l00 = H[0];
+    if (!(l00 > 0.0)) return false;
+    l00 = sqrt(l00);
+    double l10 = H[3] / l00, l20 = H[6] / l00;
+    double d1 = H[4] - l10 * l10;
+    if (!(d1 > 0.0)) return false;
+    double l11 = sqrt(d1);
+    double l21 = (H[7] - l20 * l10) / l11;
+    double d2 = H[8] - l20 * l20 - l21 * l21;
+    if (!(d2 > 0.0)) return false;
+    double l22 = sqrt(d2);
+    L[0] = l00, L[1] = 0.0, L[2] = 0.0;
+    L[3] = l10, L[4] = l11, L[5] = 0.0;
+    L[6] = l20, L[7] = l21, L[8] = l22;
+    return true;
+}
+
+/* Solves L Lᵀ x = b. */
+void vb_cholesky3_solve(const double L[9], const double b[3], double x[3]) {
+    double z0 = b[0] / L[0];
+    double z1 = (b[1] - L[3] * z0) / L[4];
+    double z2 = (b[2] - L[6] * z0 - L[7] * z1) / L[8];
+    x[2] = z2 / L[8];
+    x[1] = (z1 - L[7] * x[2]) / L[4];
+    x[0] = (z0 - L[3] * x[1] - L[6] * x[2]) / L[0];
+}
+
+int vb_graph_build(vb_graph *g, const weft_model *m, const char *who, weft_error *err) {
+    g->n = m->n;
+    int rc = build_incidence(g, m, who, err);
+    if (!rc) rc = build_colours(g, m, who, err);
+    return rc;
+}
+
+void vb_graph_free(vb_graph *g) {
+    if (!g) return;
+    free(g->inc_ptr), free(g->inc), free(g->colour_ptr), free(g->order);
+    g->inc_ptr = NULL, g->inc = NULL, g->colour_ptr = NULL, g->order = NULL;
+}
+
+double vb_vertex_energy(const vb_graph *g, const weft_model *m, const double *x, int i,
+                        const double *p, double G0) {
+    double xe[3 * WEFT_ELEM_MAXV], G = G0;
+    for (int q = g->inc_ptr[i]; q < g->inc_ptr[i + 1]; q++) {
+        const vb_incidence *in = &g->inc[q];
+        const weft_term *term = &m->terms[in->term];
+        const weft_element *e = &term->elem[in->elem];
+        gather(e, term->type->nv, x, in->local, p, xe);
+        G += term->type->energy(e, xe);
+    }
+    return G;
+}
