@@ -539,21 +539,28 @@ static void fd_gradient(scalar_fn f, const weft_element *e, const double *x, int
     }
 }
 
-/* H[n i + j] ≈ ∂g_i/∂x_j by the same stencil applied to t->gradient (n = 3 nv). */
-static void fd_hessian(const weft_energy_type *t, const weft_element *e, const double *x,
-                       double h, double *H) {
-    int n = 3 * t->nv;
+/* J[n i + j] ≈ ∂g_i/∂x_j by the same stencil applied to a function grad(e, x, g) that
+ * writes g = ∇f(x) (an energy's gradient, a constraint's; n = 3 nv). */
+static void fd_jacobian(double (*grad)(const weft_element *, const double *, double *),
+                        const weft_element *e, const double *x, int nv, double h, double *J) {
+    int n = 3 * nv;
     double q[NX], gv[4][NX];
     static const double off[4] = {1.0, -1.0, 2.0, -2.0};
     for (int j = 0; j < n; j++) {
         memcpy(q, x, sizeof(double) * (size_t)n);
         for (int s = 0; s < 4; s++) {
             q[j] = x[j] + off[s] * h;
-            t->gradient(e, q, gv[s]);
+            grad(e, q, gv[s]);
         }
         for (int i = 0; i < n; i++)
-            H[n * i + j] = (8.0 * (gv[0][i] - gv[1][i]) - (gv[2][i] - gv[3][i])) / (12.0 * h);
+            J[n * i + j] = (8.0 * (gv[0][i] - gv[1][i]) - (gv[2][i] - gv[3][i])) / (12.0 * h);
     }
+}
+
+/* H[n i + j] ≈ ∂g_i/∂x_j: fd_jacobian of t->gradient. */
+static void fd_hessian(const weft_energy_type *t, const weft_element *e, const double *x,
+                       double h, double *H) {
+    fd_jacobian(t->gradient, e, x, t->nv, h, H);
 }
 
 /* Whether the generic derivative cases can run on t (registry_complete reports the
@@ -1006,18 +1013,7 @@ static void test_registry_constraints(void) {
  * gradient. */
 static void fd_constraint_hessian(const weft_element *e, const double *x, int nv, double h,
                                   double *H) {
-    int n = 3 * nv;
-    double q[NX], gv[4][NX];
-    static const double off[4] = {1.0, -1.0, 2.0, -2.0};
-    for (int j = 0; j < n; j++) {
-        memcpy(q, x, sizeof(double) * (size_t)n);
-        for (int s = 0; s < 4; s++) {
-            q[j] = x[j] + off[s] * h;
-            current->constraint(e, q, gv[s]);
-        }
-        for (int i = 0; i < n; i++)
-            H[n * i + j] = (8.0 * (gv[0][i] - gv[1][i]) - (gv[2][i] - gv[3][i])) / (12.0 * h);
-    }
+    fd_jacobian(current->constraint, e, x, nv, h, H);
 }
 
 static void test_registry_mixed(void) {
