@@ -92,4 +92,17 @@ static inline void free_sys(sys *s) {
     free(s->x);
 }
 
+/* x keeps the filter's constrained DOFs at z: pins bitwise, planes n̂·x = n̂·z to 1e-14
+ * relative. */
+static inline void check_filtered(const weft_filter *f, const double *x) {
+    for (int i = 0; i < f->n; i++) {
+        const double *xi = &x[3 * i], *zi = &f->z[3 * i];
+        if (f->ndof[i] == 3) CHECK(memcmp(xi, zi, 3 * sizeof(double)) == 0);
+        if (f->ndof[i] == 1) {
+            const double *e = &f->dir[6 * i];
+            CHECK_NEAR(dot3(e, xi), dot3(e, zi), 1e-14 * norm3(zi));
+        }
+    }
+}
+
 #endif

@@ -36,16 +36,6 @@ static double rel_diff(const double *a, const double *b, int n) {
     return d / m;
 }
 
-/* Constrained DOFs equal z: pins bitwise, planes n̂·x = n̂·z to 1e-14 relative. */
-static void check_filtered(const weft_filter *f, const double *x) {
-    for (int i = 0; i < f->n; i++) {
-        const double *xi = &x[3 * i], *zi = &f->z[3 * i];
-        if (f->ndof[i] == 3) CHECK(memcmp(xi, zi, 3 * sizeof(double)) == 0);
-        if (f->ndof[i] == 1) CHECK_NEAR(dot3(&f->dir[6 * i], xi), dot3(&f->dir[6 * i], zi),
-                                        1e-14 * norm3(zi));
-    }
-}
-
 /* The boomeramg preconditioner created, set up and updated on s (settings NULL:
  * defaults; positions may be NULL). */
 static void *make_precond(const sys *s, const void *settings, const double *positions) {

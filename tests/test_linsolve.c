@@ -32,18 +32,6 @@ static bool any_nan(const double *a, int n) {
     return false;
 }
 
-/* Constrained DOFs equal z: pins bitwise, planes n̂·x = n̂·z to 1e-14 relative. */
-static void check_filtered(const weft_filter *f, const double *x) {
-    for (int i = 0; i < f->n; i++) {
-        const double *xi = &x[3 * i], *zi = &f->z[3 * i];
-        if (f->ndof[i] == 3) CHECK(memcmp(xi, zi, 3 * sizeof(double)) == 0);
-        if (f->ndof[i] == 1) {
-            const double *e = &f->dir[6 * i];
-            CHECK_NEAR(dot3(e, xi), dot3(e, zi), 1e-14 * norm3(zi));
-        }
-    }
-}
-
 /* ‖S(A x − b)‖ / ‖S c‖, c = b − A z. */
 static double free_residual(const sys *s, const double *x) {
     int n3 = 3 * s->m.n;

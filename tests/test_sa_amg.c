@@ -484,16 +484,6 @@ static void test_vcycle_dense(void) {
     free_sys(&s);
 }
 
-/* x solves the filtered system: constrained DOFs from z (pins bitwise, planes to 1e-14). */
-static void check_filtered(const weft_filter *f, const double *x) {
-    for (int i = 0; i < f->n; i++) {
-        const double *xi = &x[3 * i], *zi = &f->z[3 * i];
-        if (f->ndof[i] == 3) CHECK(memcmp(xi, zi, 3 * sizeof(double)) == 0);
-        if (f->ndof[i] == 1) CHECK_NEAR(dot3(&f->dir[6 * i], xi), dot3(&f->dir[6 * i], zi),
-                                        1e-14 * norm3(zi));
-    }
-}
-
 /* PPCG with sa_amg converges where block Jacobi does, to CHOLMOD's x, in fewer
  * iterations, with and without positions; new values reuse the set-up. */
 static void test_ppcg(void) {
