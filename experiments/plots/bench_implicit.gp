@@ -30,18 +30,19 @@ set format y "10^{%L}"
 pcs = system(sprintf("awk -F '\t' '$5 ~ /^ppcg_/ && !seen[$5]++ { printf \"%%s \", $5 }' '%s'", file))
 npc = words(pcs)
 # The rows of method m at tolerance t (the tol column as written, "-" for CHOLMOD) with a
-# number in column c.
-rows(m, t, c) = sprintf("< awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\"' '%s'", m, t, c, file)
+# number in column c; a PPCG solve stopped by --ppcg-cap (status "iteration cap") is left
+# out of every curve and slope: its time is not the cost of a solution.
+rows(m, t, c) = sprintf("< awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\" && $13 != \"iteration cap\"' '%s'", m, t, c, file)
 label(m) = m[6:]
 
 # Least-squares slope of log(column c) against log(unknowns) over the rows of method m at
 # tolerance t with a positive number in column c (closed form, in awk; NaN below two
 # sizes).
-lsq(m, t, c) = system(sprintf("awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\" && $%d > 0 { x = log($3); y = log($%d); n++; sx += x; sy += y; sxx += x * x; sxy += x * y } END { d = n * sxx - sx * sx; if (n >= 2 && d > 0) printf \"%%.6f\", (n * sxy - sx * sy) / d; else printf \"NaN\" }' '%s'", m, t, c, c, c, file))
+lsq(m, t, c) = system(sprintf("awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\" && $%d > 0 && $13 != \"iteration cap\" { x = log($3); y = log($%d); n++; sx += x; sy += y; sxx += x * x; sxy += x * y } END { d = n * sxx - sx * sx; if (n >= 2 && d > 0) printf \"%%.6f\", (n * sxy - sx * sy) / d; else printf \"NaN\" }' '%s'", m, t, c, c, c, file))
 slope(v) = v eq "NaN" ? "" : sprintf(" (slope %.2f)", v + 0)
 # The rows of (m, t) with a positive number in column c (set-up times of 0 ms are left
 # out of a log axis).
-pos(m, t, c) = sprintf("< awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\" && $%d > 0' '%s'", m, t, c, c, file)
+pos(m, t, c) = sprintf("< awk -F '\t' '$5 == \"%s\" && $7 == \"%s\" && $%d != \"-\" && $%d > 0 && $13 != \"iteration cap\"' '%s'", m, t, c, c, file)
 
 set multiplot layout 1,3 title "hanging cloth, one backward-Euler Newton system" noenhanced
 set key below noenhanced
