@@ -77,13 +77,16 @@ int weft_residual_contact(const weft_model *m, const double *x, int i, double t,
  * On the surface (g = 0) a pushing contact (f_n > 0) loses its normal component and a
  * pulling one (f_n < 0) keeps it; s g is the force that would close the gap in one step
  * of the inertia metric, so a vertex a little off the surface counts that much, and one
- * inside (g < 0) counts s |g|. */
-double weft_residual(const weft_model *m, const double *x, double t, double h,
-                     const double *grad, double *r) {
+ * inside (g < 0) counts s |g|. The vertices with g ≤ η (the contact margin: on the
+ * surface, inside, or within one margin of it) are "at a contact": their share of ‖r‖²
+ * goes to *r_contact as well. */
+double weft_residual_split(const weft_model *m, const double *x, double t, double h,
+                           const double *grad, double *r, double *r_contact) {
     const double h2 = h * h;
-    double r2 = 0.0;
+    double r2 = 0.0, rc2 = 0.0;
     for (int i = 0; i < m->n; i++) {
         double ri[3] = {grad[3 * i], grad[3 * i + 1], grad[3 * i + 2]};
+        bool at_contact = false;
         if (m->pin[i] >= 0) {
             ri[0] = ri[1] = ri[2] = 0.0;
         } else if (m->ncolliders > 0) {
@@ -93,14 +96,22 @@ double weft_residual(const weft_model *m, const double *x, double t, double h,
                 double sg = m->mass[i] * g / h2;
                 if (sg < fn)
                     for (int k = 0; k < 3; k++) ri[k] += (sg - fn) * n[k];
+                at_contact = g <= m->contact_margin;
             }
         }
-        for (int k = 0; k < 3; k++) {
-            r2 += ri[k] * ri[k];
-            if (r) r[3 * i + k] = ri[k];
-        }
+        const double q = ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2];
+        r2 += q;
+        if (at_contact) rc2 += q;
+        if (r)
+            for (int k = 0; k < 3; k++) r[3 * i + k] = ri[k];
     }
+    if (r_contact) *r_contact = sqrt(rc2);
     return sqrt(r2);
+}
+
+double weft_residual(const weft_model *m, const double *x, double t, double h,
+                     const double *grad, double *r) {
+    return weft_residual_split(m, x, t, h, grad, r, NULL);
 }
 
 void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms) {

@@ -675,6 +675,15 @@ double weft_incremental_potential_h(const weft_model *m, const double *x, const 
 double weft_residual(const weft_model *m, const double *x, double t, double h,
                      const double *grad, double *r);
 
+/* weft_residual, also giving in *r_contact (N) the norm of r over the vertices at a contact:
+ * those whose contact candidate's gap beyond the margin is at most the margin η (on the
+ * surface, inside it, or within η of it). ‖r‖² − r_contact² is the share of the vertices
+ * away from the colliders; Newton's status word uses it (a capped step is
+ * "contacts_changing" only where contacts hold at least half of ‖r‖²). Same value as
+ * weft_residual, bit for bit. */
+double weft_residual_split(const weft_model *m, const double *x, double t, double h,
+                           const double *grad, double *r, double *r_contact);
+
 /* The contact candidate of vertex i at x for weft_residual: the plane or sphere collider
  * (at time t, s) with the smallest gap beyond the contact margin (first in scene order on
  * a tie), its gap in *gap (m, negative inside) and outward normal in n; -1 when the model
@@ -952,7 +961,8 @@ typedef struct weft_run_result {
     int steps_stalled;        /* steps it ended short of its tolerance because its objective
                                  no longer decreased beyond rounding (status "stalled") */
     int steps_cap_contacts;   /* of steps_capped: reason contacts_changing (the contact set
-                                 still changed in the step's last iterations) */
+                                 still changed in the step's last iterations, and the
+                                 contacts hold at least half of ‖r‖²) */
     int steps_cap_indefinite; /* of steps_capped: reason indefinite (the exact Hessian was not
                                  SPD at the last iteration); the rest: reason slow */
     double collision_s;       /* time in the post-step stages, s (included in wall_s) */

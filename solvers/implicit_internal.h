@@ -44,8 +44,8 @@
  * ("converged"), at the iteration cap ([solver] iterations, "cap"), or when G stagnates at
  * rounding level ("stalled"); the log gets one "# step S iter I stop=WORD" line per step,
  * a capped one with why: "cap contacts_changing" (the contact set changed in one of the
- * last CONTACT_WINDOW iterations), "cap indefinite" (the last exact system was not SPD),
- * "cap slow" (neither).
+ * last CONTACT_WINDOW iterations and at least half of ‖r‖² sits at the contacts),
+ * "cap indefinite" (otherwise, when the last exact system was not SPD), "cap slow" (neither).
  * v_{n+1} = (x_{n+1} − a)/ĥ.
  *
  * Constraints (Baraff & Witkin's constraints section, Kim & Eberle §9.1) are filters
@@ -93,7 +93,8 @@
 #define MAX_BACKTRACKS 40
 #define G_ROUNDING 1e-12 /* relative change of G taken as rounding */
 /* A capped Newton step whose contact set changed in one of its last CONTACT_WINDOW
- * iterations is logged "cap contacts_changing". */
+ * iterations, and whose residual sits at least half (in ‖r‖²) at the contacts
+ * (weft_residual_split), is logged "cap contacts_changing". */
 #define CONTACT_WINDOW 2
 /* globalisation = trust_region (newton_trust.c): a trial is accepted when ρ > TR_ACCEPT;
  * the CG stops at √(rᵀP⁻¹r) ≤ η √(r₀ᵀP⁻¹r₀), η = min(TR_ETA_MAX, √(r/r(x⁰))) (r the
@@ -175,6 +176,11 @@ struct im_state {
      * stopped, and its status ("converged", "cap REASON", "stalled") */
     double r0, r;
     const char *stop;
+    /* At a capped step: the residual's norm over the vertices at a contact
+     * (weft_residual_split, N) and whether the contact set changed in one of the last
+     * CONTACT_WINDOW iterations; the reason word follows from them (newton.c). */
+    double r_contact;
+    bool contacts_recent;
     im_stats stats;
 };
 

@@ -9,7 +9,8 @@
  *   sphere_pull     a cloth touching a sphere from below (the contact would have to pull
  *                   it up against gravity) counts that force; touching from above (the
  *                   contact pushes) it does not; a small gap g counts m g/h², a
- *                   penetration m |g|/h² (closed forms)
+ *                   penetration m |g|/h² (closed forms); the part of the residual at
+ *                   the contacts (weft_residual_split) is the touching vertex's
  *   newton_bitwise  on drape_sphere with active contacts, the residual the metrics compute
  *                   at Newton's last iterate equals the one Newton stopped on, bit for bit,
  *                   and a step that says "converged" meets both tolerances
@@ -23,6 +24,10 @@
  *                   of newton_euler ends "converged" within 15 iterations with
  *                   residual_rel ≤ 1e-6 (issue 12, bounded steps for CI), contacts active
  *                   in most of them
+ *   newton_reason   a capped step says "contacts_changing" exactly when its contact set
+ *                   changed in the last iterations and the contacts hold at least half of
+ *                   ‖r‖² (weft_residual_split); capped steps whose contacts changed while
+ *                   the residual sat elsewhere (a buckling cloth) say so no more
  *   mixed_bitwise   newton_bitwise with [solver] springs = mixed (newton_mixed.c): the
  *                   primal residual is still the one Newton stops on, bit for bit
  *   mixed_drape     newton_drape with springs = mixed
@@ -184,6 +189,24 @@ static void test_sphere_pull(void) {
     fprintf(stderr, "above: residual %.6e N, closed form %.6e N\n", ra, sqrt(W * W - mc * mc));
     CHECK_NEAR(ra, sqrt(W * W - mc * mc), 1e-12 * W);
     CHECK(rb - ra > 0.5 * mc * mc / W);
+    /* The split: below, the centre vertex (the only one within the margin of the sphere;
+     * its neighbours are 16 mm off) holds m_c g of the residual; above, none. */
+    {
+        const size_t n3 = 3 * (size_t)below.n;
+        double *xt = malloc(n3 * sizeof *xt), *g = malloc(n3 * sizeof *g),
+               *zero = calloc(n3, sizeof *zero);
+        for (int k = 0; k < 2; k++) {
+            weft_model *mm = k ? &above : &below;
+            weft_inertial_target(mm, mm->x, zero, xt);
+            weft_incremental_potential(mm, mm->x, xt, g);
+            double rc = -1.0;
+            double rs = weft_residual_split(mm, mm->x, mm->t, mm->dt, g, NULL, &rc);
+            CHECK(rs == weft_residual(mm, mm->x, mm->t, mm->dt, g, NULL));
+            if (k == 0) CHECK_NEAR(rc, mc, 1e-12 * mc);
+            else CHECK(rc >= 0.0 && rc <= 1e-12 * W);
+        }
+        free(xt), free(g), free(zero);
+    }
     /* Lifted by δ (a gap): the centre's normal component is m δ/h², continuous in δ; sunk
      * by δ (inside) it is −m δ/h². */
     const double delta = 1e-4, s = above.mass[c] / (above.dt * above.dt);
@@ -244,6 +267,53 @@ static void newton_bitwise(const char *const *more) {
     CHECK(with_contacts >= 5);
     free(xn), free(xt), free(scratch);
     s->destroy(st);
+out:
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
+/* newton_reason: drape_sphere 8 × 8 at a cap of 3 through its impact (steps 0–29). At each
+ * capped step the contacts' share of the residual Newton recorded is the one
+ * weft_residual_split gives at its last iterate, and the step says "contacts_changing"
+ * exactly when the contact set changed in its last CONTACT_WINDOW iterations and the
+ * contacts hold at least half of ‖r‖²; some capped steps whose contacts changed have their
+ * residual elsewhere, and are not called contacts_changing. */
+static void test_newton_reason(void) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=3", NULL};
+    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
+    weft_error err = {{0}};
+    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    CHECK(st != NULL);
+    if (!st) goto out;
+    const size_t n3 = 3 * (size_t)m.n;
+    double *xt = malloc(n3 * sizeof *xt), *g = malloc(n3 * sizeof *g);
+    int capped = 0, contacts = 0, elsewhere = 0;
+    for (int step = 0; step < 30; step++) {
+        weft_inertial_target(&m, m.x, m.v, xt);
+        const double t1 = m.t + m.dt;
+        if (weft_newton_euler.step(st, &m, NULL, &err) != WEFT_OK) {
+            fprintf(stderr, "step %d: %s\n", step, err.msg);
+            CHECK(0);
+            break;
+        }
+        if (!st->stop || strncmp(st->stop, "cap ", 4) != 0) continue;
+        capped++;
+        weft_incremental_potential_h(&m, st->x, xt, m.dt, g);
+        double rc = -1.0, r = weft_residual_split(&m, st->x, t1, m.dt, g, NULL, &rc);
+        CHECK(r == st->r && rc == st->r_contact);
+        const bool at_contacts = 2.0 * rc * rc >= r * r;
+        const bool says = !strcmp(st->stop, "cap contacts_changing");
+        CHECK(says == (st->contacts_recent && at_contacts));
+        contacts += says;
+        elsewhere += st->contacts_recent && !at_contacts;
+    }
+    fprintf(stderr, "%d capped steps: %d contacts_changing, %d whose contacts changed with the "
+                    "residual elsewhere\n", capped, contacts, elsewhere);
+    CHECK(contacts >= 1 && elsewhere >= 1);
+    free(xt), free(g);
+    weft_newton_euler.destroy(st);
 out:
     weft_model_free(&m);
     weft_config_free(&cfg);
@@ -664,7 +734,8 @@ int main(int argc, char **argv) {
         {"ground_rest", test_ground_rest},       {"sphere_pull", test_sphere_pull},
         {"newton_bitwise", test_newton_bitwise}, {"newton_header", test_newton_header},
         {"newton_cap", test_newton_cap},         {"newton_no_repeat", test_newton_no_repeat},
-        {"newton_drape", test_newton_drape},     {"trust_bitwise", test_trust_bitwise},
+        {"newton_drape", test_newton_drape},     {"newton_reason", test_newton_reason},
+        {"trust_bitwise", test_trust_bitwise},
         {"trust_drape", test_trust_drape},       {"trust_agrees", test_trust_agrees},
         {"trust_refuses_ppcg", test_trust_refuses_ppcg},
         {"mixed_bitwise", test_mixed_bitwise},   {"mixed_drape", test_mixed_drape},
