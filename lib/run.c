@@ -100,9 +100,19 @@ static void emit(weft_monitor *mon, const double *x, int iter, double wall, cons
     if (mon->log &&
         (mon->level == WEFT_LOG_ITERATIONS || (mon->level == WEFT_LOG_STEPS && final))) {
         weft_log_row(mon->log, mon->step, iter, wall, &mm);
-        if (final && strcmp(status, "fixed") != 0)
-            weft_log_printf(mon->log, "# step %d iter %d stop=%.*s%s%s\n", mon->step, iter, wlen,
-                            status, reason ? " reason=" : "", reason ? reason + 1 : "");
+        if (final && strcmp(status, "fixed") != 0) {
+            /* A step that ends short of its tolerance also says how much of ‖r‖² sits at
+             * the contacts (before the reason, which stays the line's last field). */
+            char share[48] = "";
+            if (strncmp(status, "converged", 9) != 0)
+                snprintf(share, sizeof share, " residual_at_contacts=%.2f",
+                         mm.residual > 0.0 ? mm.residual_contact * mm.residual_contact /
+                                                 (mm.residual * mm.residual)
+                                           : 0.0);
+            weft_log_printf(mon->log, "# step %d iter %d stop=%.*s%s%s%s\n", mon->step, iter,
+                            wlen, status, share, reason ? " reason=" : "",
+                            reason ? reason + 1 : "");
+        }
     }
     if (final) {
         mon->last = mm;

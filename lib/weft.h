@@ -642,6 +642,8 @@ extern const weft_builtin_scene weft_builtin_scenes[];
 typedef struct weft_metrics {
     double residual;     /* ‖r(x)‖₂, ∇G with the active constraints out (weft_residual), N */
     double residual_rel; /* residual / residual at the start of the step */
+    double residual_contact; /* the part of residual at the vertices within the contact
+                                margin of a collider (weft_residual_split), N */
     double cmax;         /* max relative strain |l - l0| / l0 over stretch elements */
     double crms;         /* RMS relative strain */
     double energy;       /* kinetic + gravitational + elastic, J */

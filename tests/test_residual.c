@@ -27,7 +27,9 @@
  *   newton_reason   a capped step says "contacts_changing" exactly when its contact set
  *                   changed in the last iterations and the contacts hold at least half of
  *                   ‖r‖² (weft_residual_split); capped steps whose contacts changed while
- *                   the residual sat elsewhere (a buckling cloth) say so no more
+ *                   the residual sat elsewhere (a buckling cloth) say so no more; the
+ *                   log of the same run (weft_run) gives each capped step's share of ‖r‖²
+ *                   at the contacts and its reason, as the solver found them
  *   mixed_bitwise   newton_bitwise with [solver] springs = mixed (newton_mixed.c): the
  *                   primal residual is still the one Newton stops on, bit for bit
  *   mixed_drape     newton_drape with springs = mixed
@@ -281,7 +283,8 @@ out:
 static void test_newton_reason(void) {
     weft_model m;
     weft_config *cfg = NULL;
-    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=3", NULL};
+    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=3",
+                                       "scene.steps=30", NULL};
     if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
     im_state *st = weft_newton_euler.create(&m, cfg, &err);
@@ -290,6 +293,9 @@ static void test_newton_reason(void) {
     const size_t n3 = 3 * (size_t)m.n;
     double *xt = malloc(n3 * sizeof *xt), *g = malloc(n3 * sizeof *g);
     int capped = 0, contacts = 0, elsewhere = 0;
+    /* What each capped step's stop line must say: its share of ‖r‖² at the contacts and its
+     * reason ("" for a step that did not cap). */
+    char expect[30][96] = {{0}};
     for (int step = 0; step < 30; step++) {
         weft_inertial_target(&m, m.x, m.v, xt);
         const double t1 = m.t + m.dt;
@@ -308,12 +314,48 @@ static void test_newton_reason(void) {
         CHECK(says == (st->contacts_recent && at_contacts));
         contacts += says;
         elsewhere += st->contacts_recent && !at_contacts;
+        snprintf(expect[step], sizeof expect[step], "stop=cap residual_at_contacts=%.2f reason=%s\n",
+                 rc * rc / (r * r), st->stop + 4);
+    }
+    /* The same run through weft_run: the log's stop lines carry the same shares and reasons
+     * (the monitor's metrics, computed on their own, agree with the solver). */
+    weft_newton_euler.destroy(st);
+    st = NULL;
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    memset(&m, 0, sizeof m);
+    cfg = NULL;
+    if (scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) {
+        tmp_dir d;
+        char log[128];
+        if (tmp_open(&d)) {
+            tmp_file(&d, "reason.log", log, sizeof log);
+            weft_run_options opt = weft_run_options_default();
+            opt.log_path = log;
+            opt.config = cfg;
+            weft_run_result res;
+            CHECK(weft_run(&weft_newton_euler, &m, &opt, &res, &err) == WEFT_OK);
+            CHECK(res.steps_capped == capped && res.steps_cap_contacts == contacts);
+            FILE *f = fopen(log, "r");
+            char line[512];
+            int lines = 0;
+            while (f && fgets(line, sizeof line, f)) {
+                int s, it;
+                if (sscanf(line, "# step %d iter %d", &s, &it) != 2 || !strstr(line, "stop=cap"))
+                    continue;
+                lines++;
+                CHECK(s >= 0 && s < 30 && strstr(line, expect[s]) != NULL);
+            }
+            if (f) fclose(f);
+            CHECK(lines == capped);
+            remove(log);
+            tmp_close(&d);
+        }
     }
     fprintf(stderr, "%d capped steps: %d contacts_changing, %d whose contacts changed with the "
                     "residual elsewhere\n", capped, contacts, elsewhere);
     CHECK(contacts >= 1 && elsewhere >= 1);
     free(xt), free(g);
-    weft_newton_euler.destroy(st);
 out:
     weft_model_free(&m);
     weft_config_free(&cfg);
@@ -598,9 +640,11 @@ static void test_newton_cap(void) {
     int indefinite = 0, slow = 0, other = 0;
     while (f && fgets(line, sizeof line, f)) {
         if (strncmp(line, "# step ", 7) != 0 || !strstr(line, "stop=cap")) continue;
-        if (strstr(line, "stop=cap reason=indefinite\n"))
+        /* no colliders: nothing of the residual at contacts */
+        CHECK(strstr(line, " residual_at_contacts=0.00 ") != NULL);
+        if (strstr(line, " reason=indefinite\n"))
             indefinite++;
-        else if (strstr(line, "stop=cap reason=slow\n"))
+        else if (strstr(line, " reason=slow\n"))
             slow++;
         else
             other++;
