@@ -166,10 +166,11 @@ static void add_block(double M[81], int U, int V, const double S[9]) {
         }
 }
 
-/* ∇²θ (12×12 row-major, rad/m²) of weft_hinge_angle at a non-degenerate hinge xe.
- * θ is scale-invariant, θ(λx) = θ(x), so the derivatives are taken at u/|e| (where
- * s, c = O(1) whatever the mesh size) and scaled back: ∇²θ(u) = ∇²θ(u/|e|)/|e|². */
-static void angle_hessian(const double *xe, double Ht[144]) {
+/* ∇²θ over u = (e, a, b) (9×9 row-major, M) of weft_hinge_angle at a non-degenerate hinge
+ * xe, and |e| (m); only the 3×3 blocks (U, V) whose bit 3U + V is set in need are written.
+ * θ is scale-invariant, θ(λx) = θ(x), so the derivatives are taken at u/|e| (where s, c =
+ * O(1) whatever the mesh size): ∇²θ(u) = M/|e|². */
+static double angle_hessian_u(const double *xe, unsigned need, double M[81]) {
     double le = sqrt((xe[3] - xe[0]) * (xe[3] - xe[0]) + (xe[4] - xe[1]) * (xe[4] - xe[1]) +
                      (xe[5] - xe[2]) * (xe[5] - xe[2]));
     double e[3], a[3], b[3];
@@ -221,35 +222,68 @@ static void angle_hessian(const double *xe, double Ht[144]) {
     mat3(ee, -1.0, e, e, 0.0, S), add_block(P2, UA, UB, S);
 
     /* ∇²θ over u: (c ∇²s − s ∇²c)/r² − (Q Gᵀ + G Qᵀ). */
-    double r2 = s * s + c * c, G[9], Q[9], M[81];
+    double r2 = s * s + c * c, G[9], Q[9];
     for (int i = 0; i < 9; i++) {
         G[i] = (c * ds[i] - s * dc[i]) / r2;
         Q[i] = (s * ds[i] + c * dc[i]) / r2;
     }
     for (int i = 0; i < 9; i++)
         for (int j = 0; j < 9; j++) {
+            if (!(need >> (3 * (i / 3) + j / 3) & 1u)) continue; /* block (U, V) not asked */
             int ij = 9 * i + j;
             double s2 = -(D * n2[ij] + dn[i] * dD[j] + dD[i] * dn[j] + n * D2[ij]);
             double c2 = -P2[ij];
             M[ij] = (c * s2 - s * c2) / r2 - (Q[i] * G[j] + G[i] * Q[j]);
         }
 
-    /* x → u: e = p1 − p0, a = p2 − p0, b = p3 − p1 (vertex, sign) pairs per block; then
-     * ∇²ₓθ = Jᵀ M J / |e|² (the scale factor of the normalisation above). */
-    static const int vert[3][2] = {{1, 0}, {2, 0}, {3, 1}};
-    static const double sign[2] = {1.0, -1.0};
+    return le;
+}
+
+/* x → u: e = p1 − p0, a = p2 − p0, b = p3 − p1: the (vertex, sign) pairs of each block of u;
+ * then ∇²ₓθ = Jᵀ M J / |e|² (the scale factor of the normalisation above). */
+static const int u_vert[3][2] = {{1, 0}, {2, 0}, {3, 1}};
+static const double u_sign[2] = {1.0, -1.0};
+
+/* ∇²θ (12×12 row-major, rad/m²) of weft_hinge_angle at a non-degenerate hinge xe. */
+static void angle_hessian(const double *xe, double Ht[144]) {
+    double M[81];
+    double le = angle_hessian_u(xe, 0777u, M);
     double w = 1.0 / (le * le);
     memset(Ht, 0, 144 * sizeof *Ht);
     for (int U = 0; U < 3; U++)
         for (int V = 0; V < 3; V++)
             for (int p = 0; p < 2; p++)
                 for (int q = 0; q < 2; q++) {
-                    int va = vert[U][p], vb = vert[V][q];
-                    double f = w * sign[p] * sign[q];
+                    int va = u_vert[U][p], vb = u_vert[V][q];
+                    double f = w * u_sign[p] * u_sign[q];
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
                             Ht[12 * (3 * va + i) + 3 * vb + j] +=
                                 f * M[9 * (3 * U + i) + 3 * V + j];
+                }
+}
+
+/* Vertex v's diagonal block ∂²θ/∂p_v² (3×3 row-major) of angle_hessian's matrix, the same
+ * sums in the same order (equal to it bit for bit), without the other 15 blocks. */
+static void angle_hessian_vertex(const double *xe, int v, double Hv[9]) {
+    /* the blocks of u that hold p_v: e and a for p0, e and b for p1, a for p2, b for p3 */
+    static const unsigned need[4] = {
+        1u << (3 * UE + UE) | 1u << (3 * UE + UA) | 1u << (3 * UA + UE) | 1u << (3 * UA + UA),
+        1u << (3 * UE + UE) | 1u << (3 * UE + UB) | 1u << (3 * UB + UE) | 1u << (3 * UB + UB),
+        1u << (3 * UA + UA), 1u << (3 * UB + UB)};
+    double M[81];
+    double le = angle_hessian_u(xe, need[v], M);
+    double w = 1.0 / (le * le);
+    memset(Hv, 0, 9 * sizeof *Hv);
+    for (int U = 0; U < 3; U++)
+        for (int V = 0; V < 3; V++)
+            for (int p = 0; p < 2; p++)
+                for (int q = 0; q < 2; q++) {
+                    if (u_vert[U][p] != v || u_vert[V][q] != v) continue;
+                    double f = w * u_sign[p] * u_sign[q];
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++)
+                            Hv[3 * i + j] += f * M[9 * (3 * U + i) + 3 * V + j];
                 }
 }
 
@@ -495,6 +529,33 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+/* Vertex v's part for vertex block descent: g = k C ∂θ/∂p_v and the diagonal block of
+ * db_hessian's exact matrix, the same operations on the same values (equal to them bit for
+ * bit) without the other 15 blocks or the 12 × 12 products; returns Ψ. */
+static double db_vertex_hessian(const weft_element *e, const double *xe, int v, double *g,
+                                double *H) {
+    double gt[12];
+    double C = db_constraint(e, xe, gt);
+    double psi = 0.5 * e->k * C * C;
+    const double *gv = &gt[3 * v];
+    for (int k = 0; k < 3; k++) g[k] = gv[k] * (e->k * C);
+    memset(H, 0, 9 * sizeof *H);
+    if (gt[6] == 0.0 && gt[7] == 0.0 && gt[8] == 0.0) return psi; /* degenerate, as db_hessian */
+    if (C == 0.0) {
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) H[3 * i + j] = e->k * gv[i] * gv[j];
+        return psi;
+    }
+    double Ht[9];
+    angle_hessian_vertex(xe, v, Ht);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) H[3 * i + j] = e->k * (gv[i] * gv[j] + C * Ht[3 * i + j]);
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            H[3 * i + j] = H[3 * j + i] = 0.5 * (H[3 * i + j] + H[3 * j + i]);
+    return psi;
+}
+
 const weft_energy_type weft_discrete_shells = {
     .name = "discrete_shells",
     .paper = "Grinspun et al. 2003 (hinge weight 3|e|^2/A)",
@@ -508,6 +569,7 @@ const weft_energy_type weft_discrete_shells = {
     .hessian = db_hessian,
     .analytic_psd = false,
     .constraint = db_constraint,
+    .vertex_hessian = db_vertex_hessian,
 };
 
 const weft_energy_type weft_dihedral_bending = {
@@ -523,4 +585,5 @@ const weft_energy_type weft_dihedral_bending = {
     .hessian = db_hessian,
     .analytic_psd = false,
     .constraint = db_constraint,
+    .vertex_hessian = db_vertex_hessian,
 };

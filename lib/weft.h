@@ -242,6 +242,12 @@ typedef struct weft_energy_type {
      * `constraint` (the dual update reads C and ∇C). NULL for an energy of no such form. */
     double (*mixed_hessian)(const weft_element *e, const double *xe, double lambda,
                             weft_hessian_mode mode, double *g, double *H);
+    /* Optional, for per-vertex solvers (vertex block descent, Newton's smoothing): vertex
+     * v's (0 .. nv − 1) gradient dΨ/dp_v (3, N) and diagonal block ∂²Ψ/∂p_v² (3×3, N/m) of
+     * `hessian`'s WEFT_HESSIAN_EXACT matrix, equal to those of the full call bit for bit,
+     * at less cost; returns Ψ. NULL: the callers take the blocks from `hessian`. */
+    double (*vertex_hessian)(const weft_element *e, const double *xe, int v, double *g,
+                             double *H);
 } weft_energy_type;
 
 /* A list of elements of one type: one term of the model's energy. */

@@ -16,6 +16,8 @@
  *   registry_mixed       the mixed form k ∇C∇Cᵀ + λ ∇²C (mixed_hessian): ∇²C against finite
  *                        differences of ∇C, equal to the exact Hessian at λ = k C, PSD
  *                        projections
+ *   registry_vertex      vertex_hessian (per-vertex blocks for vertex block descent) equals
+ *                        the exact Hessian's diagonal blocks and gradient, bit for bit
  *   registry_degenerate  inverted and collapsed elements give no NaN (+∞ is allowed)
  * plus closed forms of the two built-in types (closed_forms, spring_hessian,
  * hinge_hessian), the hinge's fast PSD projection against a full 12×12 clamp
@@ -1120,6 +1122,55 @@ static const char *degenerate(lcg *g, int j, const double *x, int nv, double *y)
     }
 }
 
+/* vertex_hessian equals hessian(EXACT)'s vertex block and gradient, bit for bit, on xe. */
+static void check_vertex_blocks(const weft_energy_type *t, const weft_element *e,
+                                const double *xe) {
+    const int n = 3 * t->nv;
+    double g[NX], H[NX * NX];
+    const double psi = t->hessian(e, xe, WEFT_HESSIAN_EXACT, g, H);
+    for (int v = 0; v < t->nv; v++) {
+        double gv[3], Hv[9];
+        CHECK(t->vertex_hessian(e, xe, v, gv, Hv) == psi);
+        for (int i = 0; i < 3; i++) {
+            CHECK(gv[i] == g[3 * v + i]);
+            for (int j = 0; j < 3; j++) CHECK(Hv[3 * i + j] == H[n * (3 * v + i) + 3 * v + j]);
+        }
+    }
+}
+
+static void test_registry_vertex(void) {
+    /* vertex_hessian (vertex block descent's per-vertex blocks, solvers/vertex_block.c) of
+     * every type that has one: the same numbers as the full exact Hessian's diagonal
+     * blocks and gradient, bit for bit, on random, compressed, near-degenerate and folded
+     * samples, at rest (C = 0) and on the degenerate configurations. */
+    int ti = 0, tested = 0;
+    for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
+        const weft_energy_type *t = *tp;
+        if (!t->vertex_hessian) continue;
+        CHECK(t->hessian != NULL);
+        if (!t->hessian) continue;
+        tested++;
+        current = t;
+        lcg g = {9500 + (uint64_t)ti};
+        for (int i = 0; i < n_samples(t->kind); i++) {
+            family fam;
+            bool uv;
+            sample_plan(t->kind, i, &fam, &uv);
+            sample s;
+            make_sample(t, &g, fam, uv, &s);
+            check_vertex_blocks(t, &s.e, s.x);
+            if (i == 0) check_vertex_blocks(t, &s.e, s.xr);
+            double y[NX];
+            const char *name;
+            for (int j = 0; (name = degenerate(&g, j, s.x, t->nv, y)) != NULL; j++)
+                if (*name) check_vertex_blocks(t, &s.e, y);
+        }
+        fprintf(stderr, "registry_vertex: %-34s blocks equal\n", label(t));
+    }
+    CHECK(tested >= 2); /* dihedral_bending, discrete_shells */
+}
+
+
 static void test_registry_degenerate(void) {
     int ti = 0;
     for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
@@ -2010,6 +2061,7 @@ int main(int argc, char **argv) {
         {"registry_invariance", test_registry_invariance},
         {"registry_constraints", test_registry_constraints},
         {"registry_mixed", test_registry_mixed},
+        {"registry_vertex", test_registry_vertex},
         {"registry_degenerate", test_registry_degenerate},
         {"closed_forms", test_closed_forms},
         {"quadratic_flat", test_quadratic_flat},
