@@ -244,27 +244,34 @@ static double angle_hessian_u(const double *xe, unsigned need, double M[81]) {
 static const int u_vert[3][2] = {{1, 0}, {2, 0}, {3, 1}};
 static const double u_sign[2] = {1.0, -1.0};
 
-/* ∇²θ (12×12 row-major, rad/m²) of weft_hinge_angle at a non-degenerate hinge xe. */
-static void angle_hessian(const double *xe, double Ht[144]) {
-    double M[81];
-    double le = angle_hessian_u(xe, 0777u, M);
-    double w = 1.0 / (le * le);
-    memset(Ht, 0, 144 * sizeof *Ht);
+/* Adds Jᵀ M J w to out: the whole 12×12 ∇²ₓθ (v < 0, leading dimension 12) or vertex v's
+ * diagonal 3×3 block alone (leading dimension 3), the same sums in the same order. */
+static void map_to_positions(const double M[81], double w, int v, double *out) {
+    const int ld = v < 0 ? 12 : 3;
     for (int U = 0; U < 3; U++)
         for (int V = 0; V < 3; V++)
             for (int p = 0; p < 2; p++)
                 for (int q = 0; q < 2; q++) {
                     int va = u_vert[U][p], vb = u_vert[V][q];
+                    if (v >= 0 && (va != v || vb != v)) continue;
+                    int r0 = v < 0 ? 3 * va : 0, c0 = v < 0 ? 3 * vb : 0;
                     double f = w * u_sign[p] * u_sign[q];
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            Ht[12 * (3 * va + i) + 3 * vb + j] +=
-                                f * M[9 * (3 * U + i) + 3 * V + j];
+                            out[ld * (r0 + i) + c0 + j] += f * M[9 * (3 * U + i) + 3 * V + j];
                 }
 }
 
-/* Vertex v's diagonal block ∂²θ/∂p_v² (3×3 row-major) of angle_hessian's matrix, the same
- * sums in the same order (equal to it bit for bit), without the other 15 blocks. */
+/* ∇²θ (12×12 row-major, rad/m²) of weft_hinge_angle at a non-degenerate hinge xe. */
+static void angle_hessian(const double *xe, double Ht[144]) {
+    double M[81];
+    double le = angle_hessian_u(xe, 0777u, M);
+    memset(Ht, 0, 144 * sizeof *Ht);
+    map_to_positions(M, 1.0 / (le * le), -1, Ht);
+}
+
+/* Vertex v's diagonal block ∂²θ/∂p_v² (3×3 row-major) of angle_hessian's matrix, equal to
+ * it bit for bit, without the other 15 blocks. */
 static void angle_hessian_vertex(const double *xe, int v, double Hv[9]) {
     /* the blocks of u that hold p_v: e and a for p0, e and b for p1, a for p2, b for p3 */
     static const unsigned need[4] = {
@@ -273,18 +280,8 @@ static void angle_hessian_vertex(const double *xe, int v, double Hv[9]) {
         1u << (3 * UA + UA), 1u << (3 * UB + UB)};
     double M[81];
     double le = angle_hessian_u(xe, need[v], M);
-    double w = 1.0 / (le * le);
     memset(Hv, 0, 9 * sizeof *Hv);
-    for (int U = 0; U < 3; U++)
-        for (int V = 0; V < 3; V++)
-            for (int p = 0; p < 2; p++)
-                for (int q = 0; q < 2; q++) {
-                    if (u_vert[U][p] != v || u_vert[V][q] != v) continue;
-                    double f = w * u_sign[p] * u_sign[q];
-                    for (int i = 0; i < 3; i++)
-                        for (int j = 0; j < 3; j++)
-                            Hv[3 * i + j] += f * M[9 * (3 * U + i) + 3 * V + j];
-                }
+    map_to_positions(M, 1.0 / (le * le), v, Hv);
 }
 
 /* PSD projection of a non-degenerate hinge's H (12×12, which it overwrites) by clamping
