@@ -144,14 +144,14 @@ static void vertex_step(im_state *st, const weft_model *m, double *x, int i, dou
                     H[3 * r + s] = v;
                 }
         }
-        if (vb_cholesky3(H, L)) break;
+        if (weft_cholesky33(H, L)) break;
         if (pass == 1) return;
     }
     if (c0 >= 0) {
         double fn = weft_dot3(f, n);
         for (int k = 0; k < 3; k++) f[k] -= fn * n[k];
     }
-    vb_cholesky3_solve(L, f, dx);
+    weft_cholesky33_solve(L, f, dx);
     const double G0 = local_potential(st, m, x, i, xi, hh);
     if (!(weft_dot3(f, dx) > G_ROUNDING * fabs(G0))) return; /* nothing G_i can resolve */
     double beta = 1.0;

@@ -231,8 +231,8 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
         return;
     }
     double L[9], dx[3];
-    if (vb_cholesky3(H, L)) {
-        vb_cholesky3_solve(L, f, dx);
+    if (weft_cholesky33(H, L)) {
+        weft_cholesky33_solve(L, f, dx);
     } else {
         /* An exact block that is not positive definite: steepest descent, scaled by a
          * bound on the block's largest |eigenvalue| (its largest absolute row sum,

@@ -156,36 +156,6 @@ bool vb_vertex_block(const vb_graph *st, const weft_model *m, const double *x, i
     return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
 }
 
-/* Cholesky of the symmetric 3×3 H into L (lower, row-major); false unless positive
- * definite. */
-bool vb_cholesky3(const double H[9], double L[9]) {
-    double l00 = H[0];
-    if (!(l00 > 0.0)) return false;
-    l00 = sqrt(l00);
-    double l10 = H[3] / l00, l20 = H[6] / l00;
-    double d1 = H[4] - l10 * l10;
-    if (!(d1 > 0.0)) return false;
-    double l11 = sqrt(d1);
-    double l21 = (H[7] - l20 * l10) / l11;
-    double d2 = H[8] - l20 * l20 - l21 * l21;
-    if (!(d2 > 0.0)) return false;
-    double l22 = sqrt(d2);
-    L[0] = l00, L[1] = 0.0, L[2] = 0.0;
-    L[3] = l10, L[4] = l11, L[5] = 0.0;
-    L[6] = l20, L[7] = l21, L[8] = l22;
-    return true;
-}
-
-/* Solves L Lᵀ x = b. */
-void vb_cholesky3_solve(const double L[9], const double b[3], double x[3]) {
-    double z0 = b[0] / L[0];
-    double z1 = (b[1] - L[3] * z0) / L[4];
-    double z2 = (b[2] - L[6] * z0 - L[7] * z1) / L[8];
-    x[2] = z2 / L[8];
-    x[1] = (z1 - L[7] * x[2]) / L[4];
-    x[0] = (z0 - L[3] * x[1] - L[6] * x[2]) / L[0];
-}
-
 int vb_graph_build(vb_graph *g, const weft_model *m, const char *who, weft_error *err) {
     g->n = m->n;
     int rc = build_incidence(g, m, who, err);

@@ -3,7 +3,8 @@
  * (newton_smooth.c): each vertex's incident elements, a colouring in which no two vertices
  * of one colour share an element, the vertex's force f_i = −Σ_j ∂Ψ_j/∂x_i and 3×3 block
  * Σ_j ∂²Ψ_j/∂x_i² from the energy descriptors alone, its elements' energy with the vertex
- * moved, and a 3×3 Cholesky. Private to solvers/ and the tests.
+ * moved (the 3×3 Cholesky of each vertex's step is weft_vec.h's). Private to solvers/ and
+ * the tests.
  */
 #ifndef WEFT_VERTEX_BLOCK_H
 #define WEFT_VERTEX_BLOCK_H
@@ -49,11 +50,5 @@ bool vb_vertex_block(const vb_graph *g, const weft_model *m, const double *x, in
 double vb_vertex_energy(const vb_graph *g, const weft_model *m, const double *x, int i,
                         const double *p, double G0);
 
-/* Cholesky of the symmetric 3×3 H into L (lower, row-major); false unless positive
- * definite. */
-bool vb_cholesky3(const double H[9], double L[9]);
-
-/* Solves L Lᵀ x = b. */
-void vb_cholesky3_solve(const double L[9], const double b[3], double x[3]);
 
 #endif

@@ -1,6 +1,7 @@
 /* precond.c — the 3×3 helpers the preconditioners and linear solvers share
  * (linalg_internal.h). */
 #include "linalg_internal.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -13,20 +14,12 @@ void weft_mul33(const double a[9], const double b[9], double r[9]) {
 }
 
 bool weft_inv_spd33(const double M[9], double inv[9]) {
-    double l00 = M[0];
-    if (!(l00 > 0.0)) return false;
-    l00 = sqrt(l00);
-    double l10 = M[3] / l00, l20 = M[6] / l00;
-    double d1 = M[4] - l10 * l10;
-    if (!(d1 > 0.0)) return false;
-    double l11 = sqrt(d1), l21 = (M[7] - l20 * l10) / l11;
-    double d2 = M[8] - l20 * l20 - l21 * l21;
-    if (!(d2 > 0.0) || !isfinite(d2)) return false;
-    double l22 = sqrt(d2);
+    double L[9];
+    if (!weft_cholesky33(M, L)) return false;
     /* L⁻¹ (lower), then M⁻¹ = L⁻ᵀ L⁻¹. */
-    double i00 = 1.0 / l00, i11 = 1.0 / l11, i22 = 1.0 / l22;
-    double i10 = -l10 * i00 * i11, i21 = -l21 * i11 * i22;
-    double i20 = -(l20 * i00 + l21 * i10) * i22;
+    double i00 = 1.0 / L[0], i11 = 1.0 / L[4], i22 = 1.0 / L[8];
+    double i10 = -L[3] * i00 * i11, i21 = -L[7] * i11 * i22;
+    double i20 = -(L[6] * i00 + L[7] * i10) * i22;
     double Li[9] = {i00, 0, 0, i10, i11, 0, i20, i21, i22};
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
