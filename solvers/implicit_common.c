@@ -8,6 +8,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+const im_smoother_type *const im_smoother_registry[] = {&im_smoother_patch, &im_smoother_vertex,
+                                                        NULL};
+
+const char *im_smoother_name_at(int i) {
+    const int n = (int)(sizeof im_smoother_registry / sizeof im_smoother_registry[0]) - 1;
+    return i >= 0 && i < n ? im_smoother_registry[i]->name : NULL;
+}
+
 /* clang-format off: one row per setting reads as a table. */
 // clang-format off
 #define F(field) offsetof(weft_implicit_settings, field)
@@ -15,6 +23,7 @@ static const char *const hessian_names[] = {"projected", "exact", "clamp", "adap
 static const char *const globalisation_names[] = {"line_search", "trust_region", NULL};
 static const char *const springs_names[] = {"primal", "mixed", NULL};
 static const char *const mixed_start_names[] = {"constraint", "previous", NULL};
+static const char *const smoothing_at_names[] = {"after", "before", NULL};
 
 const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
@@ -67,17 +76,33 @@ const weft_param im_newton_params[] = {
      .dflt = 0,
      .doc = "springs = mixed: max(lambda, 0) in the geometric term of every system (PSD "
             "springs), not only in the projected one"},
+    {.key = "smoother", .type = WEFT_PARAM_NAME, .offset = F(smoother), .unit = "",
+     .name_at = im_smoother_name_at, .dflt = 0,
+     .doc = "the nonlinear smoother of each Newton iteration: patch (block Gauss-Seidel, a "
+            "Newton solve per patch of vertices; newton_patch.c) or vertex (vertex block "
+            "descent; newton_smooth.c)"},
     {.key = "smoothing_sweeps", .type = WEFT_PARAM_INT, .offset = F(smoothing_sweeps),
-     .unit = "", .lo = 0, .hi = 1000, .dflt = 0,
-     .doc = "Gauss-Seidel sweeps of vertex block descent on G before each Newton iteration, "
-            "counted in it (nonlinear preconditioning; newton_smooth.c); 0 = none"},
+     .unit = "", .lo = 0, .hi = 1000, .dflt = 2,
+     .doc = "Gauss-Seidel sweeps of the smoother on G in each Newton iteration, counted in "
+            "it (nonlinear preconditioning); 0 = none"},
+    {.key = "smoothing_at", .type = WEFT_PARAM_NAME, .offset = F(smoothing_at), .unit = "",
+     .names = smoothing_at_names, .dflt = WEFT_SOLVER_SMOOTH_AFTER,
+     .doc = "after (each Newton step; the iterate logged is smoothed) or before (Newton "
+            "steps from the smoothed point)"},
+    {.key = "patch_size", .type = WEFT_PARAM_INT, .offset = F(patch_size), .unit = "",
+     .lo = 1, .hi = 4096, .dflt = 256,
+     .doc = "smoother = patch: free vertices per patch (slabs of the rest shape along its "
+            "two longest axes)"},
+    {.key = "patch_iterations", .type = WEFT_PARAM_INT, .offset = F(patch_iterations),
+     .unit = "", .lo = 1, .hi = 100, .dflt = 2,
+     .doc = "smoother = patch: Newton steps on each patch in a sweep"},
     {.key = "smoothing_iterations", .type = WEFT_PARAM_INT, .offset = F(smoothing_iterations),
      .unit = "", .lo = 0, .hi = 1000000, .dflt = 0,
      .doc = "smoothing_sweeps > 0: smooth only a step's first this many Newton iterations; "
             "0 = every iteration"},
     {.key = "smoothing_guard", .type = WEFT_PARAM_BOOL, .offset = F(smoothing_guard),
      .unit = "", .dflt = 0,
-     .doc = "smoothing_sweeps > 0: undo a pass that does not lower the residual, and smooth "
+     .doc = "smoothing_at = before: undo a pass that does not lower the residual, and smooth "
             "no more in that step"},
     {0},
 };

@@ -162,8 +162,11 @@ struct im_state {
     double *lam[WEFT_MAX_TERMS], *lam_asm[WEFT_MAX_TERMS];
     int n_lam[WEFT_MAX_TERMS];
     bool mixed, lam_set;
-    /* smoothing_sweeps > 0 (newton_smooth.c): the vertex incidence and colouring, else NULL */
+    /* smoothing_sweeps > 0 (newton_smooth.c): the vertex incidence and colouring, else NULL;
+     * the smoother ([solver] smoother) and its own data (smoother = patch: newton_patch.c) */
     vb_graph *smooth;
+    const struct im_smoother_type *smoother;
+    struct im_patches *patches;
     /* smoothing_guard: the iterate, ∇G, contacts and G before a pass (3n, 3n, 3n, n) */
     double *sm_x, *sm_g, *sm_cn, sm_G;
     int *sm_contact;
@@ -269,6 +272,10 @@ void im_mixed_free(im_state *st);
  * (mixed_start = previous, after the first step). */
 void im_mixed_start(im_state *st, const weft_model *m, const double *x);
 
+/* The duals across a move that is not a Newton step (a smoothing pass, smoothing_at =
+ * after): λ_e += k_e (C_e(xnew) − C_e(x)), the exact change of the spring's force. */
+void im_mixed_shift(im_state *st, const weft_model *m, const double *x, const double *xnew);
+
 /* The duals the next assembly reads: λ, or λ⁺ = max(λ, 0) with mixed_clamp. */
 void im_mixed_prepare(im_state *st);
 
@@ -277,18 +284,49 @@ void im_mixed_prepare(im_state *st);
 void im_mixed_update(im_state *st, const weft_model *m, const double *x, const double *xnew,
                      double alpha);
 
-/* smoothing_sweeps > 0 (newton_smooth.c): builds the vertex graph (a no-op when 0; an
- * error with damping_beta > 0). */
+/* A nonlinear smoother of Newton's iterations ([solver] smoother): one file each plus one
+ * line in im_smoother_registry (implicit_common.c). Each sweep lowers G (never raises it)
+ * over Newton's iterate x in place at the step's end time t1, with the contacts kept in
+ * st->contact, st->cn as Newton's line search keeps them: an active contact moves in its
+ * tangent plane and back onto its surface, a vertex that goes into a plane or sphere is
+ * caught there; pinned vertices never move. */
+typedef struct im_smoother_type {
+    const char *name;
+    bool damping_beta; /* it smooths G with Rayleigh damping's β term (K_n couples vertices) */
+    /* Builds the smoother's own data once st->smooth (the vertex graph) exists; NULL if
+     * it needs none. */
+    int (*create)(im_state *st, const weft_model *m, weft_error *err);
+    /* Frees what create made; NULL if nothing. */
+    void (*destroy)(im_state *st);
+    /* smoothing_sweeps sweeps over x; returns how many vertices a collider caught. */
+    int (*smooth)(im_state *st, const weft_model *m, double t1, double hh, double *x);
+} im_smoother_type;
+
+/* The smoothers, NULL-terminated: [solver] smoother is an index into it (0, the default). */
+extern const im_smoother_type *const im_smoother_registry[];
+
+/* The i-th smoother's name, NULL past the last (for the setting's names). */
+const char *im_smoother_name_at(int i);
+
+extern const im_smoother_type im_smoother_patch;  /* newton_patch.c */
+extern const im_smoother_type im_smoother_vertex; /* newton_smooth.c */
+
+/* smoothing_sweeps > 0 (newton_smooth.c): builds the vertex graph and the smoother's data
+ * (a no-op when 0; an error with damping_beta > 0 for a smoother without it). */
 int im_smooth_create(im_state *st, const weft_model *m, weft_error *err);
 
-/* Frees the smoothing's graph. */
+/* Frees the smoothing's graph and the smoother's data. */
 void im_smooth_free(im_state *st);
 
-/* smoothing_sweeps Gauss-Seidel sweeps of vertex block descent on G over x (Newton's
- * iterate, in place) at the step's end time t1, contacts kept in st->contact, st->cn as
- * Newton's line search keeps them; G does not increase. Returns the number of vertices
- * caught by a collider. */
+/* One smoothing pass: the configured smoother's smoothing_sweeps sweeps on G over x
+ * (Newton's iterate, in place; see im_smoother_type), timed. Returns the number of
+ * vertices caught by a collider. */
 int im_smooth(im_state *st, const weft_model *m, double t1, double hh, double *x);
+
+/* Projects a vertex's trial position p as newton.c's project_trial does: onto the surface
+ * of its active contact *c (normal into nrm), else onto the first plane or sphere it is
+ * inside (then *c is that collider, nrm its normal); else p stays (newton_smooth.c). */
+void im_project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]);
 
 /* smoothing_guard: saves Newton's iterate, ∇G, contacts and G before a pass. */
 void im_smooth_save(im_state *st, const weft_model *m, double G);

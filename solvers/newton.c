@@ -10,15 +10,20 @@
  * the same projected path and stopped by the same residual: newton_trust.c has its
  * equations. With [solver] springs = mixed the springs' geometric stiffness comes from a
  * dual λ per spring, updated after each iteration (primal–dual Newton; newton_mixed.c).
- * With [solver] smoothing_sweeps = s > 0 each iteration first runs s Gauss-Seidel sweeps of
- * vertex block descent on the same G (nonlinearly preconditioned Newton; Chen et al. 2024's
- * per-vertex step, newton_smooth.c), counted inside that iteration.
+ * Each iteration also runs [solver] smoothing_sweeps (default 2) Gauss-Seidel sweeps of a
+ * nonlinear smoother on the same G, counted inside that iteration (nonlinearly
+ * preconditioned Newton): by default after the Newton step ([solver] smoothing_at), with
+ * patches of vertices each solved by Newton steps of their own (smoother = patch,
+ * newton_patch.c), which follow the folds a straight Newton step strains; or vertex block
+ * descent (smoother = vertex; Chen et al. 2024's per-vertex step, newton_smooth.c).
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
  * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate (trust
  * region: two assemblies, one factorisation, a few CG products and solves, one energy pass
- * per trial). Per step: two E, ∇E passes to choose the start point.
+ * per trial), and the smoother's sweeps (newton_patch.c: per patch and Newton step of its
+ * own, the Hessians of the patch's elements and a banded factorisation). Per step: two E,
+ * ∇E passes to choose the start point.
  */
 #include "implicit_internal.h"
 
@@ -385,13 +390,15 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
         double step_alpha = 1.0; /* the accepted line-search step (trust region: 1) */
-        if (st->smooth && smoothing && !retry &&
-            (st->set.smoothing_iterations <= 0 || k <= st->set.smoothing_iterations)) {
-            /* smoothing_sweeps > 0: vertex block descent on G first (newton_smooth.c),
-             * inside this iteration; then G, ∇G, the contacts (pulling ones released), the
-             * filters and the residual at the smoothed point, as after a Newton step. With
-             * smoothing_guard a pass that does not lower the residual is undone, and the
-             * step's later iterations are not smoothed. */
+        const bool smooth_now =
+            st->smooth && (st->set.smoothing_iterations <= 0 || k <= st->set.smoothing_iterations);
+        if (smooth_now && smoothing && !retry &&
+            st->set.smoothing_at == WEFT_SOLVER_SMOOTH_BEFORE) {
+            /* smoothing_at = before: the smoother on G first, inside this iteration; then
+             * G, ∇G, the contacts (pulling ones released), the filters and the residual at
+             * the smoothed point, as after a Newton step. With smoothing_guard a pass that
+             * does not lower the residual is undone, and the step's later iterations are not
+             * smoothed. */
             const double rb = r;
             if (st->set.smoothing_guard) im_smooth_save(st, m, G);
             int changed = im_smooth(st, m, t1, hh, st->x);
@@ -517,6 +524,22 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         }
         im_mixed_update(st, m, st->x, st->xtrial, step_alpha);
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
+        if (smooth_now && st->set.smoothing_at == WEFT_SOLVER_SMOOTH_AFTER) {
+            /* smoothing_at = after (the default): the smoother on G from the Newton step's
+             * point, with that point's contacts (the trial's); the residual below, the row
+             * logged and the stopping test are the smoothed iterate's. The smoother follows
+             * the curved, stiff directions a straight Newton step strains (newton_patch.c),
+             * so what is measured is what both reached. The duals (springs = mixed) follow
+             * the smoother's move by their springs' exact change of force. */
+            int *c0 = st->contact;
+            double *n0 = st->cn;
+            st->contact = st->tcontact, st->cn = st->tcn;
+            if (st->mixed) memcpy(st->xtrial, st->x, n3 * sizeof *st->x);
+            im_smooth(st, m, t1, hh, st->x);
+            im_mixed_shift(st, m, st->xtrial, st->x);
+            st->tcontact = st->contact, st->tcn = st->cn;
+            st->contact = c0, st->cn = n0;
+        }
         /* The contact set of the new iterate: the projected path's, less those that pull. */
         G = potential(st, m, st->x, hh, st->g);
         if (m->ncolliders > 0) {

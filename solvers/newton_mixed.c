@@ -77,21 +77,29 @@ void im_mixed_free(im_state *st) {
     }
 }
 
+/* Element e's force k C(x_e) (N). */
+static double spring_force(const weft_term *T, const weft_element *e, const double *x) {
+    double xe[3 * WEFT_ELEM_MAXV];
+    gather(e, T->type->nv, x, xe);
+    return e->k * T->type->constraint(e, xe, NULL);
+}
+
 void im_mixed_start(im_state *st, const weft_model *m, const double *x) {
     if (!st->mixed) return;
     if (st->set.mixed_start == WEFT_SOLVER_MIXED_START_PREVIOUS && st->lam_set) return;
-    for (int t = 0; t < m->nterms; t++) {
-        if (!st->lam[t]) continue;
-        const weft_term *T = &m->terms[t];
-        const int nv = T->type->nv;
-        for (int i = 0; i < T->n; i++) {
-            const weft_element *e = &T->elem[i];
-            double xe[3 * WEFT_ELEM_MAXV];
-            gather(e, nv, x, xe);
-            st->lam[t][i] = e->k * T->type->constraint(e, xe, NULL);
-        }
-    }
+    for (int t = 0; t < m->nterms; t++)
+        for (int i = 0; st->lam[t] && i < m->terms[t].n; i++)
+            st->lam[t][i] = spring_force(&m->terms[t], &m->terms[t].elem[i], x);
     st->lam_set = true;
+}
+
+void im_mixed_shift(im_state *st, const weft_model *m, const double *x, const double *xnew) {
+    if (!st->mixed) return;
+    for (int t = 0; t < m->nterms; t++)
+        for (int i = 0; st->lam[t] && i < m->terms[t].n; i++) {
+            const weft_term *T = &m->terms[t];
+            st->lam[t][i] += spring_force(T, &T->elem[i], xnew) - spring_force(T, &T->elem[i], x);
+        }
 }
 
 void im_mixed_prepare(im_state *st) {

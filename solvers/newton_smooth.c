@@ -1,6 +1,8 @@
-/* newton_smooth.c — nonlinear smoothing before Newton's iterations ([solver]
- * smoothing_sweeps = s > 0; newton.c): nonlinearly preconditioned Newton, in which each
- * Newton iteration is preceded by s Gauss-Seidel sweeps of vertex block descent on the same
+/* newton_smooth.c — Newton's nonlinear smoothing (smoothing_sweeps = s > 0; newton.c runs
+ * it after or before each Newton step, [solver] smoothing_at): the graph and timing every
+ * smoother shares, and the vertex smoother ([solver] smoother = vertex; the default, patch,
+ * is newton_patch.c). Nonlinearly preconditioned Newton, in which each Newton iteration
+ * holds s Gauss-Seidel sweeps of vertex block descent on the same
  * incremental potential G (Chen, Liu, Yang & Yuksel 2024, "Vertex Block Descent"; the
  * kernels are vertex_block.c's): a nonlinear Gauss-Seidel smoother composed with Newton,
  * one of the compositions of Brune, Knepley, Smith & Tu 2015, "Composing scalable nonlinear
@@ -24,10 +26,11 @@
  * G. Pinned vertices and those of zero inverse mass are never moved.
  *
  * Newton then goes on from the smoothed point with its own contact rule (pulling contacts
- * released), filters, residual (weft_residual) and stopping test; a pass counts inside the
- * iteration it precedes: the residual logged for iteration k is the one after the
- * smoothing and the Newton step of iteration k. Not with Rayleigh stiffness damping
- * (damping_beta > 0), whose term couples every vertex to its neighbours through K(x_n).
+ * released), filters, residual (weft_residual) and stopping test; a pass counts inside its
+ * iteration: the residual logged for iteration k is the one after the Newton step and the
+ * smoothing of iteration k, in the order smoothing_at sets. The vertex smoother refuses
+ * Rayleigh stiffness damping (damping_beta > 0), whose term couples every vertex to its
+ * neighbours through K(x_n); the patches hold it.
  *
  * Passes per sweep: each free vertex evaluates the gradient and Hessian of each incident
  * element once and its energy once per trial (an element of nv vertices nv times per
@@ -43,12 +46,13 @@ typedef struct smooth_counts {
 } smooth_counts;
 
 int im_smooth_create(im_state *st, const weft_model *m, weft_error *err) {
+    st->smoother = im_smoother_registry[st->set.smoother];
     if (st->set.smoothing_sweeps <= 0) return WEFT_OK;
-    if (st->set.damping_beta > 0.0)
+    if (st->set.damping_beta > 0.0 && !st->smoother->damping_beta)
         return weft_fail(err, WEFT_ERR_INPUT,
-                         "%s: smoothing_sweeps > 0 needs damping_beta = 0 (the stiffness "
-                         "damping term is not vertex-local)",
-                         st->type->name);
+                         "%s: smoother = %s needs damping_beta = 0 (the stiffness damping term "
+                         "is not vertex-local; smoother = patch takes it)",
+                         st->type->name, st->smoother->name);
     const size_t n = m->n > 0 ? (size_t)m->n : 1;
     st->smooth = calloc(1, sizeof *st->smooth);
     st->sm_x = malloc(3 * n * sizeof *st->sm_x);
@@ -57,10 +61,13 @@ int im_smooth_create(im_state *st, const weft_model *m, weft_error *err) {
     st->sm_contact = malloc(n * sizeof *st->sm_contact);
     if (!st->smooth || !st->sm_x || !st->sm_g || !st->sm_cn || !st->sm_contact)
         return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", st->type->name);
-    return vb_graph_build(st->smooth, m, st->type->name, err);
+    int rc = vb_graph_build(st->smooth, m, st->type->name, err);
+    if (rc || !st->smoother->create) return rc;
+    return st->smoother->create(st, m, err);
 }
 
 void im_smooth_free(im_state *st) {
+    if (st->smoother && st->smoother->destroy) st->smoother->destroy(st);
     free(st->sm_x), free(st->sm_g), free(st->sm_cn), free(st->sm_contact);
     st->sm_x = st->sm_g = st->sm_cn = NULL, st->sm_contact = NULL;
     if (!st->smooth) return;
@@ -86,10 +93,7 @@ static double local_potential(const im_state *st, const weft_model *m, const dou
     return vb_vertex_energy(st->smooth, m, x, i, p, G);
 }
 
-/* Projects vertex i's trial position p as newton.c's project_trial does: onto the surface
- * of its active contact *c (normal to nrm), else onto the first smooth collider it is
- * inside (then *c is that collider). */
-static void project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]) {
+void im_project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]) {
     if (*c >= 0) {
         double d = weft_collider_distance_at(&m->colliders[*c], p, t, nrm) - m->contact_margin;
         for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
@@ -159,7 +163,7 @@ static void vertex_step(im_state *st, const weft_model *m, double *x, int i, dou
         double p[3], nrm[3];
         int c = c0;
         for (int k = 0; k < 3; k++) p[k] = xi[k] + beta * dx[k];
-        if (m->ncolliders > 0) project_vertex(m, t1, &c, p, nrm);
+        if (m->ncolliders > 0) im_project_vertex(m, t1, &c, p, nrm);
         double G = local_potential(st, m, x, i, p, hh);
         if (G < G0) {
             for (int k = 0; k < 3; k++) xi[k] = p[k];
@@ -176,9 +180,16 @@ static void vertex_step(im_state *st, const weft_model *m, double *x, int i, dou
 }
 
 int im_smooth(im_state *st, const weft_model *m, double t1, double hh, double *x) {
+    double t0 = weft_now();
+    int caught = st->smoother->smooth(st, m, t1, hh, x);
+    st->stats.smooth_s += weft_now() - t0;
+    return caught;
+}
+
+/* smoothing_sweeps Gauss-Seidel sweeps of vertex block descent. */
+static int vertex_smooth(im_state *st, const weft_model *m, double t1, double hh, double *x) {
     const vb_graph *gr = st->smooth;
     long caught = 0;
-    double t0 = weft_now();
     for (int s = 0; s < st->set.smoothing_sweeps; s++) {
         for (int c = 0; c < gr->ncolours; c++) {
             const int first = gr->colour_ptr[c], end = gr->colour_ptr[c + 1];
@@ -198,9 +209,13 @@ int im_smooth(im_state *st, const weft_model *m, double t1, double hh, double *x
         }
         st->stats.smooth_sweeps++;
     }
-    st->stats.smooth_s += weft_now() - t0;
     return (int)caught;
 }
+
+const im_smoother_type im_smoother_vertex = {
+    .name = "vertex",
+    .smooth = vertex_smooth,
+};
 
 void im_smooth_save(im_state *st, const weft_model *m, double G) {
     const size_t n3 = 3 * (size_t)m->n;

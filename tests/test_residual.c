@@ -283,8 +283,9 @@ out:
 static void test_newton_reason(void) {
     weft_model m;
     weft_config *cfg = NULL;
+    /* Newton alone: the rule is about Newton's capped steps (smoothing caps fewer) */
     static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=3",
-                                       "scene.steps=30", NULL};
+                                       "scene.steps=30", "solver.smoothing_sweeps=0", NULL};
     if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
     im_state *st = weft_newton_euler.create(&m, cfg, &err);
@@ -371,14 +372,18 @@ static void test_trust_bitwise(void) {
     newton_bitwise(trust);
 }
 
-/* newton_drape with the extra overrides `more`; returns the total iterations. */
-static long newton_drape(const char *const *more) {
+/* Steps 0 .. steps − 1 of newton_euler on scene `name` with the overrides `sets` (cap 15
+ * among them): every step ends with residual_rel ≤ 1e-6 (issue 12's target; a step that
+ * starts within tolerance_abs counts, see below), with the word "converged" too when
+ * `word` (the cap can end a step whose residual_rel is below 1e-6 but whose residual is
+ * still above tolerance_abs), and at least min_contacts steps end with active contacts.
+ * Returns the total iterations. */
+static long every_step_converges(const char *name, const char *const *sets, int steps,
+                                 int min_contacts, bool word) {
     weft_model m;
     weft_config *cfg = NULL;
-    const char *sets[8] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=15"};
-    for (int i = 0, k = 3; more[i] && k < 7; i++) sets[k++] = more[i];
     long total = 0;
-    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return 0;
+    if (!scene_build_cfg(name, sets, weft_energy_registry, &m, &cfg)) return 0;
     const weft_solver_type *s = &weft_newton_euler;
     weft_error err = {{0}};
     im_state *st = s->create(&m, cfg, &err);
@@ -387,7 +392,6 @@ static long newton_drape(const char *const *more) {
     CHECK(st->set.common.iterations == 15);
     int with_contacts = 0, converged = 0, most = 0;
     double worst = 0.0;
-    const int steps = 45; /* the cloth meets the sphere at step 11 and settles by 40 */
     for (int step = 0; step < steps; step++) {
         if (s->step(st, &m, NULL, &err) != WEFT_OK) {
             fprintf(stderr, "step %d: %s\n", step, err.msg);
@@ -395,28 +399,55 @@ static long newton_drape(const char *const *more) {
             break;
         }
         const double rel = st->r0 > 0.0 ? st->r / st->r0 : 0.0;
-        const bool ok = st->stop && !strcmp(st->stop, "converged");
-        if (!ok || !(rel <= 1e-6))
+        /* a step that starts within tolerance_abs (the balloon's free fall: r(x⁰) is
+         * rounding, ~1e-13 N) converges at iteration 0 with residual_rel 1 by definition */
+        const bool conv = st->stop && !strcmp(st->stop, "converged");
+        const bool ok = (conv || !word) &&
+                        (rel <= 1e-6 || (conv && st->iter == 0 && st->r0 <= st->set.tolerance_abs));
+        if (!ok)
             fprintf(stderr, "step %d: %s after %d iterations, residual_rel %.3g\n", step,
                     st->stop ? st->stop : "?", st->iter, rel);
-        converged += ok && rel <= 1e-6;
-        if (rel > worst) worst = rel;
+        converged += ok;
+        if (st->iter > 0 && rel > worst) worst = rel;
         if (st->iter > most) most = st->iter;
         total += st->iter;
         int nc = 0;
         for (int i = 0; i < m.n; i++) nc += st->contact[i] >= 0;
         with_contacts += nc > 0;
     }
-    fprintf(stderr, "%d of %d steps converged (worst residual_rel %.3g, at most %d iterations, "
-            "%ld in all), %d with active contacts\n", converged, steps, worst, most, total,
-            with_contacts);
+    fprintf(stderr, "%s: %d of %d steps met the target (worst residual_rel %.3g, at most %d "
+            "iterations, %ld in all), %d with active contacts\n", name, converged, steps, worst,
+            most, total, with_contacts);
     CHECK(converged == steps);
-    CHECK(with_contacts >= 30);
+    CHECK(with_contacts >= min_contacts);
     s->destroy(st);
 out:
     weft_model_free(&m);
     weft_config_free(&cfg);
     return total;
+}
+
+/* every_step_converges on drape_sphere at 8 × 8 over its fall and impact (the cloth meets
+ * the sphere at step 11 and settles by 40), with the extra overrides `more`. */
+static long newton_drape(const char *const *more) {
+    const char *sets[8] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=15"};
+    for (int i = 0, k = 3; more[i] && k < 7; i++) sets[k++] = more[i];
+    return every_step_converges("drape_sphere", sets, 45, 30, true);
+}
+
+/* Issue 12's scenes as they are (32 × 32 drape, 642-vertex balloon), default settings at
+ * cap 15: every step of the drape's fall and impact (the cloth meets the sphere at step 11;
+ * steps 11–24 are the buckling ones) and of the balloon's fall, impact (steps 15–19) and
+ * first bounce converges to residual_rel ≤ 1e-6. Newton without the smoothing caps 14 of
+ * these drape steps (papers/residual.md). */
+static void test_drape_full(void) {
+    static const char *const sets[] = {"solver.iterations=15", NULL};
+    every_step_converges("drape_sphere", sets, 25, 10, false);
+}
+
+static void test_balloon_full(void) {
+    static const char *const sets[] = {"solver.iterations=15", NULL};
+    every_step_converges("balloon", sets, 30, 10, false);
 }
 
 static void test_newton_drape(void) {
@@ -458,12 +489,11 @@ static bool hanging_positions(const char *const *more, int steps, double *x, int
 /* A Newton variant (the settings `more`) solves the same backward-Euler steps as the
  * default Newton: 10 steps of hanging_cloth 8 x 8 end within 1e-7 m of each other, while
  * the cloth moved more than 0.1 m. `what` names the pair in the printed figure. */
-static void agrees_with_default(const char *const *more, const char *what) {
-    static const char *const none[] = {NULL};
+static void agrees_between(const char *const *one, const char *const *more, const char *what) {
     enum { cap = 3 * 81 };
     static double a[cap], b[cap];
     int na = 0, nb = 0;
-    if (!hanging_positions(none, 10, a, &na) || !hanging_positions(more, 10, b, &nb)) {
+    if (!hanging_positions(one, 10, a, &na) || !hanging_positions(more, 10, b, &nb)) {
         CHECK(0);
         return;
     }
@@ -474,6 +504,11 @@ static void agrees_with_default(const char *const *more, const char *what) {
     fprintf(stderr, "%s: max |dx| %.3g m\n", what, diff);
     CHECK(diff <= 1e-7);
     CHECK(moved > 0.1);
+}
+
+static void agrees_with_default(const char *const *more, const char *what) {
+    static const char *const none[] = {NULL};
+    agrees_between(none, more, what);
 }
 
 /* The trust region solves the same backward-Euler step as the line search: on
@@ -505,7 +540,11 @@ static void test_mixed_agrees(void) {
     weft_config *cfg = NULL;
     static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=40",
                                        "solver.tolerance=1e-9", "solver.tolerance_abs=1e-9",
-                                       "solver.springs=mixed", NULL};
+                                       "solver.springs=mixed", "solver.smoothing_sweeps=0",
+                                       NULL};
+    /* The duals' convergence is mixed Newton's own: a smoothing pass after the last Newton
+     * step can converge the positions while that step's linearised dual update is still
+     * off by k O(|Δx|²/ℓ) (0.014 N against forces up to 0.15 N in one step with the default smoothing). */
     if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
     im_state *st = weft_newton_euler.create(&m, cfg, &err);
@@ -697,21 +736,53 @@ static void test_newton_no_repeat(void) {
     tmp_close(&d);
 }
 
-/* Nonlinear smoothing (smoothing_sweeps > 0) is a preconditioner: Newton's answer on
- * hanging_cloth is the one without it, to the tolerance (1e-9 N). */
+/* Nonlinear smoothing is a preconditioner: Newton's answer on hanging_cloth with the
+ * default smoothing (patches, after each step) is the one without smoothing and the one
+ * with the vertex smoother before each step, to the tolerance (1e-9 N); likewise with
+ * Rayleigh damping's β term, which the patches hold. */
 static void test_smooth_agrees(void) {
-    static const char *const smooth[] = {"solver.smoothing_sweeps=2", NULL};
-    agrees_with_default(smooth, "smoothing_sweeps 0 vs 2");
+    static const char *const none[] = {"solver.smoothing_sweeps=0", NULL};
+    agrees_with_default(none, "patch smoothing vs none");
+    static const char *const vertex[] = {"solver.smoother=vertex", "solver.smoothing_at=before",
+                                         NULL};
+    agrees_with_default(vertex, "patch smoothing vs vertex smoothing before");
+    static const char *const beta[] = {"solver.damping_beta=0.01", NULL};
+    static const char *const beta_none[] = {"solver.damping_beta=0.01",
+                                            "solver.smoothing_sweeps=0", NULL};
+    agrees_between(beta, beta_none, "damping_beta 0.01: patch smoothing vs none");
+}
+
+/* G with Rayleigh damping's β term (β/2ĥ) eᵀ K_n e, e = x − a, from the solver's own K_n
+ * (weft_incremental_potential_h holds the rest; α = 0 here). */
+static double damped_potential(const im_state *st, const weft_model *m, const double *x,
+                               double hh, double *grad) {
+    double G = weft_incremental_potential_h(m, x, st->xt, hh, grad);
+    const double be = st->set.damping_beta;
+    if (!(be > 0.0)) return G;
+    const size_t n3 = 3 * (size_t)m->n;
+    double *e = malloc(n3 * sizeof *e), *q = malloc(n3 * sizeof *q), sum = 0.0;
+    if (!e || !q) {
+        free(e), free(q);
+        return NAN;
+    }
+    weft_bsr Kn = *st->A;
+    Kn.val = st->Kn_val;
+    for (size_t j = 0; j < n3; j++) e[j] = x[j] - st->a[j];
+    weft_bsr_spmv(&Kn, e, q, 1);
+    for (size_t j = 0; j < n3; j++) sum += e[j] * q[j];
+    free(e), free(q);
+    return G + 0.5 * be * sum / hh;
 }
 
 /* Smoothing passes (im_smooth) on scene `name` (8 × 8) after `steps` steps of newton_euler:
  * from the positions x_n (contacts caught where a vertex is inside), five passes, each
  * checked against G = weft_incremental_potential_h: G never rises, the first pass lowers
  * it by more than rounding, no free vertex ends inside a collider and no pin moves. */
-static void smooth_descent(const char *name, int steps) {
+static void smooth_descent(const char *name, int steps, const char *smoother, const char *beta) {
     weft_model m;
     weft_config *cfg = NULL;
-    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.smoothing_sweeps=1", NULL};
+    const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.smoothing_sweeps=1",
+                                "solver.patch_size=16", smoother, beta, NULL};
     if (!scene_build_cfg(name, sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
     im_state *st = weft_newton_euler.create(&m, cfg, &err);
@@ -730,11 +801,12 @@ static void smooth_descent(const char *name, int steps) {
         st->contact[i] = -1;
         if (m.pin[i] < 0) caught += im_catch_contact(st, &m, i, t1, x);
     }
-    double G = weft_incremental_potential_h(&m, x, st->xt, hh, grad), G_first = G;
+    double G = damped_potential(st, &m, x, hh, grad), G_first = G;
     for (int pass = 0; pass < 5; pass++) {
         im_smooth(st, &m, t1, hh, x);
-        double G1 = weft_incremental_potential_h(&m, x, st->xt, hh, grad);
-        fprintf(stderr, "%s, pass %d: G %.12g -> %.12g J\n", name, pass, G, G1);
+        double G1 = damped_potential(st, &m, x, hh, grad);
+        fprintf(stderr, "%s, %s %s, pass %d: G %.12g -> %.12g J\n", name, smoother, beta, pass,
+                G, G1);
         CHECK(G1 <= G);
         if (pass == 0) CHECK(G_first - G1 > 1e-9 * fabs(G_first));
         G = G1;
@@ -764,8 +836,13 @@ out:
 }
 
 static void test_smooth_descent(void) {
-    smooth_descent("drape_sphere", 12); /* the cloth meets the sphere at step 11 */
-    smooth_descent("hanging_cloth", 3);
+    static const char *const smoothers[] = {"solver.smoother=patch", "solver.smoother=vertex"};
+    for (int k = 0; k < 2; k++) {
+        /* the cloth meets the sphere at step 11 */
+        smooth_descent("drape_sphere", 12, smoothers[k], "solver.damping_beta=0");
+        smooth_descent("hanging_cloth", 3, smoothers[k], "solver.damping_beta=0");
+    }
+    smooth_descent("drape_sphere", 12, smoothers[0], "solver.damping_beta=0.01");
 }
 
 static void test_smooth_bitwise(void) {
@@ -785,6 +862,7 @@ int main(int argc, char **argv) {
         {"mixed_bitwise", test_mixed_bitwise},   {"mixed_drape", test_mixed_drape},
         {"mixed_agrees", test_mixed_agrees},     {"smooth_agrees", test_smooth_agrees},
         {"smooth_descent", test_smooth_descent}, {"smooth_bitwise", test_smooth_bitwise},
+        {"drape_full", test_drape_full},         {"balloon_full", test_balloon_full},
         {0},
     };
     return check_main(argc, argv, cases);
