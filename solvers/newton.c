@@ -524,13 +524,20 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         }
         im_mixed_update(st, m, st->x, st->xtrial, step_alpha);
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
-        if (smooth_now && st->set.smoothing_at == WEFT_SOLVER_SMOOTH_AFTER) {
+        bool smooth_after = smooth_now && st->set.smoothing_at == WEFT_SOLVER_SMOOTH_AFTER;
+        if (smooth_after) { /* not when the Newton step already meets the stopping test */
+            potential(st, m, st->x, hh, st->g);
+            smooth_after = !(weft_residual(m, st->x, t1, hh, st->g, NULL) <= r_stop);
+        }
+        if (smooth_after) {
             /* smoothing_at = after (the default): the smoother on G from the Newton step's
              * point, with that point's contacts (the trial's); the residual below, the row
              * logged and the stopping test are the smoothed iterate's. The smoother follows
              * the curved, stiff directions a straight Newton step strains (newton_patch.c),
-             * so what is measured is what both reached. The duals (springs = mixed) follow
-             * the smoother's move by their springs' exact change of force. */
+             * so what is measured is what both reached. A Newton step that already meets
+             * the stopping test (one gradient pass above) ends the step unsmoothed. The
+             * duals (springs = mixed) follow the smoother's move by their springs' exact
+             * change of force. */
             int *c0 = st->contact;
             double *n0 = st->cn;
             st->contact = st->tcontact, st->cn = st->tcn;
