@@ -27,8 +27,10 @@
  * the shape's longest axis (then the second, then the third), cut into runs of patch_size
  * vertices; then again along the second axis. The two orientations overlap every vertex
  * twice, so no patch boundary stays where it was (on a grid: rows of vertices, then
- * columns). Within a patch the vertices are ordered along the other axis, which keeps its
- * matrix banded (on a 32² grid with 256-vertex patches: 8 vertices across, a band of 29).
+ * columns). Within a patch the vertices are ordered along the slab (the other axis first)
+ * or by reverse Cuthill-McKee, whichever gives the narrower band (drape_sphere's 32² grid
+ * with 256-vertex patches: along the slab, a half-band of 50 of 768 unknowns; balloon's
+ * caps and rings of a sphere: RCM, 74 to 113).
  *
  * Patch P, every other vertex fixed at x, minimises its part of G,
  *     G_P(x_P) = Σ_{i∈P} [m_i/(2ĥ²) |x_i − x̃_i|² + α m_i/(2ĥ) |x_i − a_i|²] + Σ_{j ∩ P ≠ ∅} Ψ_j,
