@@ -525,9 +525,11 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         im_mixed_update(st, m, st->x, st->xtrial, step_alpha);
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
         bool smooth_after = smooth_now && st->set.smoothing_at == WEFT_SOLVER_SMOOTH_AFTER;
+        bool have_g = false; /* G and ∇G already at st->x (the test below) */
         if (smooth_after) { /* not when the Newton step already meets the stopping test */
-            potential(st, m, st->x, hh, st->g);
+            G = potential(st, m, st->x, hh, st->g);
             smooth_after = !(weft_residual(m, st->x, t1, hh, st->g, NULL) <= r_stop);
+            have_g = !smooth_after;
         }
         if (smooth_after) {
             /* smoothing_at = after (the default): the smoother on G from the Newton step's
@@ -548,7 +550,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             st->contact = c0, st->cn = n0;
         }
         /* The contact set of the new iterate: the projected path's, less those that pull. */
-        G = potential(st, m, st->x, hh, st->g);
+        if (!have_g) G = potential(st, m, st->x, hh, st->g);
         if (m->ncolliders > 0) {
             if (update_contacts(st, m, st->g) > 0) last_change = k;
             if ((rc = im_build_filters(st, m, NULL, NULL, err))) return rc;

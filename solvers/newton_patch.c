@@ -152,30 +152,19 @@ static void patch_destroy(im_state *st) {
     st->patches = NULL;
 }
 
-/* Patch p's elements (each once) and half-bandwidth from the vertex graph's incidence;
- * stamp[t][e] marks the last patch that took element e of term t. */
-static void patch_elements(struct im_patches *P, const vb_graph *gr, const weft_model *m, int p,
-                           int **stamp, int *ne) {
-    const int first = P->ptr[p], end = P->ptr[p + 1];
-    for (int q = first; q < end; q++) P->loc[P->v[q]] = q - first;
-    int w = 0;
+/* Patch p's elements, each once, from the vertex graph's incidence; stamp[t][e] marks the
+ * last patch that took element e of term t. */
+static void patch_elements(struct im_patches *P, const vb_graph *gr, int p, int **stamp, int *ne) {
     P->eptr[p] = *ne;
-    for (int q = first; q < end; q++) {
+    for (int q = P->ptr[p]; q < P->ptr[p + 1]; q++) {
         const int i = P->v[q];
         for (int k = gr->inc_ptr[i]; k < gr->inc_ptr[i + 1]; k++) {
             const vb_incidence ic = gr->inc[k];
-            const weft_term *term = &m->terms[ic.term];
-            for (int a = 0; a < term->type->nv; a++) {
-                int l = P->loc[term->elem[ic.elem].v[a]];
-                if (l >= 0 && abs(l - (q - first)) > w) w = abs(l - (q - first));
-            }
             if (stamp[ic.term][ic.elem] == p) continue;
             stamp[ic.term][ic.elem] = p;
             P->eterm[*ne] = ic.term, P->eelem[*ne] = ic.elem, (*ne)++;
         }
     }
-    P->bw[p] = 3 * w + 2;
-    for (int q = first; q < end; q++) P->loc[P->v[q]] = -1;
 }
 
 static int patch_create(im_state *st, const weft_model *m, weft_error *err) {
@@ -246,7 +235,8 @@ static int patch_create(im_state *st, const weft_model *m, weft_error *err) {
     if (!P->eterm || !P->eelem) goto nomem;
     int ne = 0, maxp = 1, maxw = 0, maxnv = 1;
     for (int q = 0; q < P->np; q++) {
-        patch_elements(P, gr, m, q, stamp, &ne);
+        patch_elements(P, gr, q, stamp, &ne);
+        P->bw[q] = patch_band(P, st->A, q);
         maxp = P->ptr[q + 1] - P->ptr[q] > maxp ? P->ptr[q + 1] - P->ptr[q] : maxp;
         maxw = P->bw[q] > maxw ? P->bw[q] : maxw;
     }
