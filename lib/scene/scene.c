@@ -56,7 +56,7 @@ const weft_scene_key weft_scene_keys[] = {
     TEXT("scene", "name", "the file's name", "names the results directory: letters, digits, "
          "'_', '-', '.'"),
     TEXT("scene", "description", "", "one line about the scene, for people"),
-    NUM("scene", "dt", "s", 0, 10, LO_OPEN, "0.0166667", "time step (1/60 s by default)"),
+    NUM("scene", "dt", "s", 0, 10, LO_OPEN, "0.016666667", "time step (1/60 s by default)"),
     {"scene", "steps", WEFT_KEY_INTEGER, "", 0, 0, 0, NULL, "", NULL},
     VEC("scene", "gravity", "m/s^2", "0 -9.81 0", "gravitational acceleration"),
     {"scene", "solvers", WEFT_KEY_TEXT, "", 0, 0, 0, NULL, "", NULL},
