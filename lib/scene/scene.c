@@ -161,6 +161,7 @@ const char *weft_key_type_name(weft_key_type type) {
     return "?";
 }
 
+/* A row of weft_scene_keys, as the parser below calls it. */
 typedef weft_scene_key schema_key;
 
 /* The schema family of a section: "pins.top" -> "pins", "collider.ground" -> "collider",
