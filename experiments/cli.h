@@ -20,6 +20,8 @@ typedef struct weft_cli {
     bool no_plot;
     bool profile;          /* --profile: print each solver's profile (compare) */
     bool animate;          /* --animate: write an animated GIF of every solver (compare) */
+    bool same_model;       /* --same-model: refuse solvers that run another model than the
+                              scene's (compare) */
     double time_budget_ms; /* --time-budget: wall ms per step that sets each iterative
                               solver's iterations (compare); 0 = off */
     weft_log_level log;

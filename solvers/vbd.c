@@ -500,4 +500,5 @@ const weft_solver_type weft_vbd = {
     .step = vbd_step,
     .destroy = vbd_destroy,
     .stats = vbd_stats_hook,
+    .caps = {.order = 1, .contact = "continuous entry stop and projection out of colliders"},
 };
