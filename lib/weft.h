@@ -443,6 +443,11 @@ double weft_model_gradient(const weft_model *m, const double *x, double *g);
 /* Enclosed volume of the mesh's triangles at positions x (m^3); meaningful if closed. */
 double weft_mesh_volume(const weft_mesh *m, const double *x);
 
+/* The enclosed volume V at positions x (3*nv, m), as weft_mesh_volume up to rounding, with
+ * ∇V into g (3*nv, m²): ∂V/∂x_i = (1/6) Σ over the triangles (i, b, c) at i of x_b × x_c.
+ * V is affine in each single vertex (no triangle holds a vertex twice): ∂²V/∂x_i² = 0. */
+double weft_mesh_volume_gradient(const weft_mesh *m, const double *x, double *g);
+
 /* Moves pinned vertices of x to their scripted position at time t. */
 void weft_model_apply_pins(const weft_model *m, double t, double *x);
 
