@@ -26,7 +26,8 @@ static const char usage[] =
     "\n"
     "  --scene NAME|FILE      built-in scene or .ini file (default hanging_cloth)\n"
     "  --solvers A,B,...      solvers to compare (default: the scene's [scene] solvers, else\n"
-    "                         every registered solver that is stable at any dt)\n"
+    "                         every registered solver that is stable at any dt and can run\n"
+    "                         the scene)\n"
     "  --iterations N         inner iterations per step (default: the scene's)\n"
     "  --steps N              time steps (default: the scene's)\n"
     "  --threads N            OpenMP threads for parallel solvers (default 1)\n"
@@ -241,9 +242,10 @@ int main(int argc, char **argv) {
             weft_config_free(&cfg);
             return 1;
         }
-    } else if (!cli.solvers) {
-        for (const weft_solver_type *const *s = weft_solver_registry; *s && ns < 16; s++)
-            if (!(*s)->conditionally_stable) solvers[ns++] = *s;
+    } else if (!cli.solvers && (ns = weft_cli_default_solvers(&cli, 0, solvers, 16)) < 0) {
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
     }
     /* The model each solver runs: the same as the scene's, or marked (--same-model: refused). */
     weft_model_diff diff[16];
