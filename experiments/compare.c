@@ -43,7 +43,7 @@ static const char usage[] =
     "  --same-model           refuse to run a solver whose model differs from the scene's\n"
     "                         (an energy replaced, pressure or self-collision dropped),\n"
     "                         naming the --set that makes them agree; without it such a\n"
-    "                         solver's row is marked '*' with a footnote, and summary.tsv's\n"
+    "                         solver's row ends in '*' with a footnote, and summary.tsv's\n"
     "                         and its log's 'model' say how it differs\n"
     "  --time-budget MS       equal cost: give each iterative solver the iterations per step\n"
     "                         that take MS wall milliseconds, from a fit t = a + b*I of two\n"
@@ -285,7 +285,7 @@ int main(int argc, char **argv) {
     else
         printf("scene %s: %d steps, %d iterations per step%s; results in %s/\n\n", scene_name,
                steps, iterations, fixed ? " (where the solver does not fix them)" : "", dir);
-    printf("%-22s %10s %12s %12s %14s %14s\n", "solver", "iterations", "ms/step", "final cmax",
+    printf("%-18s %10s %12s %12s %14s %14s\n", "solver", "iterations", "ms/step", "final cmax",
            "final resid", "final resid_rel");
     char logs[2048] = "", names[1024] = "", shapes[2048] = "";
     char summary_path[1100], summary_tmp[1200];
@@ -364,11 +364,13 @@ int main(int argc, char **argv) {
                     res.steps_capped, res.steps_cap_contacts, res.steps_cap_indefinite,
                     res.steps_stalled, log_path);
         int its = weft_solver_iterations(solvers[k], cfg);
-        char model[1400], row_name[64];
+        char model[1400];
         weft_model_diff_format(&diff[k], model, sizeof model);
-        snprintf(row_name, sizeof row_name, "%s%s", solvers[k]->name, diff[k].n ? " *" : "");
-        printf("%-22s %10d %12.3f %12.3e %14.4e %14.4e\n", row_name, its,
-               res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
+        /* A solver that ran another model than the scene's: '*' at the row's end, and a
+         * footnote after the table. */
+        printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e%s\n", solvers[k]->name, its,
+               res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel,
+               diff[k].n ? "  *" : "");
         if (cli.profile) weft_profile_print(stdout, &res.profile, "    ");
         fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\t%d\t%d\t%d\t%d\t%s\n",
                 solvers[k]->name, its, res.ms_per_step, res.last.cmax, res.last.residual,
