@@ -753,11 +753,12 @@ int weft_residual_contact(const weft_model *m, const double *x, int i, double t,
 /* Relative strain of the stretch elements at x: max and RMS. */
 void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms);
 
-/* Computes every metric at positions x of a step that started at xn and ends at time t
- * (s; where moving colliders stand); the residual is weft_residual of G with target xt and
- * step h_target (s; m->dt for backward Euler), residual_rel its ratio to r0. One pass over
- * the elements (E and ∇E together); scratch: 3n doubles. */
-void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
+/* Computes every metric at positions x of a step of dt (s) that started at xn and ends at
+ * time t (s; where moving colliders stand); the residual is weft_residual of G with target
+ * xt and step h_target (s; dt for backward Euler), residual_rel its ratio to r0; the
+ * energy's kinetic part is ½ Σ m |(x − xn)/dt|². One pass over the elements (E and ∇E
+ * together); scratch: 3n doubles. */
+void weft_metrics_compute(const weft_model *m, const double *x, const double *xn, double dt,
                           const double *xt, double h_target, double t, double r0,
                           double *scratch, weft_metrics *out);
 
