@@ -111,6 +111,20 @@ bool weft_scene_key_known(const char *section, const char *key) {
     return schema_find(section, key) != NULL;
 }
 
+const char *weft_scene_family(const char *section) { return section_family(section); }
+
+bool weft_scene_section_known(const char *section) {
+    const char *fam = section_family(section);
+    for (const schema_key *k = schema; k->section; k++)
+        if (strcmp(k->section, fam) == 0) return true;
+    return false;
+}
+
+bool weft_scene_key_list(const char *section, const char *key) {
+    const schema_key *k = schema_find(section, key);
+    return k && k->type == T_LIST;
+}
+
 void weft_scene_where(const entry *e, char *buf, size_t n) {
     if (e->line > 0)
         snprintf(buf, n, "%s:%d", e->origin, e->line);
@@ -425,15 +439,22 @@ int weft_scene_bad(const entry *e, weft_error *err, const char *fmt, const char 
 }
 
 int weft_scene_number(const entry *e, const char *text, double *out, weft_error *err) {
+    /* A number, or a fraction A/B (scene.dt = 1/120) as the sweeps' axes take it. */
+    char t[256];
+    size_t n = strlen(text);
+    while (n > 0 && isspace((unsigned char)text[n - 1])) n--;
+    snprintf(t, sizeof t, "%.*s", (int)(n < sizeof t ? n : sizeof t - 1), text);
+    double v;
+    if (weft_parse_number(t, &v)) {
+        *out = v;
+        return WEFT_OK;
+    }
     char *end;
     errno = 0;
-    double v = strtod(text, &end);
-    while (isspace((unsigned char)*end)) end++;
-    if (end == text || *end || errno == ERANGE)
-        return weft_scene_bad(e, err, "'%s' is not a number", text);
-    if (!isfinite(v)) return weft_scene_bad(e, err, "'%s' is not a finite number", text);
-    *out = v;
-    return WEFT_OK;
+    v = strtod(t, &end);
+    if (end != t && !*end && errno != ERANGE && !isfinite(v))
+        return weft_scene_bad(e, err, "'%s' is not a finite number", text);
+    return weft_scene_bad(e, err, "'%s' is not a number (or a fraction A/B)", text);
 }
 
 /* Reads a double in [lo, hi] (open at either end when *_open); keeps *out if absent. */
@@ -606,7 +627,7 @@ static const entry *first_entry(const weft_scene *s, const char *sec) {
  * scene file) scaled and translated; parts may not be tetrahedral. *use_uv gets the rest
  * shape its rest_shape key asks for: auto is a grid's layout and an OBJ's positions. */
 static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh, bool *use_uv,
-                           weft_error *err) {
+                           char *source, size_t source_size, weft_error *err) {
     enum { GRID, OBJ, ICOSPHERE, TET_BLOCK, TETGEN };
     static const char *const types[] = {"grid", "obj", "icosphere", "tet_block", "tetgen", NULL};
     static const char *const shapes[] = {"auto", "positions", "uv", NULL};
@@ -641,6 +662,8 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         }
         d.diagonals = di ? WEFT_DIAG_REGULAR : WEFT_DIAG_ALTERNATING;
         d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
+        snprintf(source, source_size, "grid nx=%d ny=%d diagonals=%s plane=%s width=%.17g "
+                 "height=%.17g", d.nx, d.ny, diag[di], plane[pl], d.width, d.height);
         rc = weft_mesh_grid(mesh, &d, err);
     } else if (type == ICOSPHERE) {
         double radius = 0.25, center[3] = {0, 0, 0};
@@ -649,6 +672,7 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             (rc = get_int(s, sec, "subdivisions", 0, 6, &sub, err)) ||
             (rc = get_vec3(s, sec, "center", center, err)))
             return rc;
+        snprintf(source, source_size, "icosphere radius=%.17g subdivisions=%d", radius, sub);
         rc = weft_mesh_icosphere(mesh, radius, sub, center, err);
     } else if (type == TET_BLOCK) {
         double size[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
@@ -670,6 +694,8 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
                      WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
             return weft_scene_bad(weft_scene_find(s, sec, "cells"), err, "%s", msg);
         }
+        snprintf(source, source_size, "tet_block cells=%dx%dx%d size=%.17g %.17g %.17g",
+                 cells[0], cells[1], cells[2], size[0], size[1], size[2]);
         rc = weft_mesh_tet_block(mesh, size, cells, origin, err);
     } else {
         const entry *p = weft_scene_find(s, sec, "path");
@@ -687,6 +713,7 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         if ((rc = get_double(s, sec, "scale", 0, true, 1e9, false, &scale, err)) ||
             (rc = get_vec3(s, sec, "translate", translate, err)))
             return rc;
+        snprintf(source, source_size, "%s path=%s scale=%.17g", types[type], path, scale);
         rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err)
                          : weft_mesh_read_tetgen(mesh, path, err);
         /* A positive scale and a translation keep orientation, closedness and topology. */
@@ -757,12 +784,14 @@ static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_e
     m->nparts = 1;
     weft_mesh *mesh = &m->mesh;
     bool use_uv;
-    int rc = build_part_mesh(s, "mesh", mesh, &use_uv, err);
+    char source[sizeof m->parts[0].source];
+    int rc = build_part_mesh(s, "mesh", mesh, &use_uv, source, sizeof source, err);
     if (rc) return rc;
     weft_part *p0 = &m->parts[0];
     *p0 = (weft_part){.first = 0, .nv = mesh->nv, .first_tri = 0, .nt = mesh->nt,
                       .grid_nx = mesh->grid_nx, .grid_ny = mesh->grid_ny,
                       .density = m->material.density};
+    snprintf(p0->source, sizeof p0->source, "%s", source);
     if ((rc = read_part_keys(s, "mesh", p0, err)) ||
         (rc = add_rest_shape(rs, 0, mesh, use_uv, err)))
         return rc;
@@ -778,7 +807,7 @@ static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_e
         if (strlen(sec + 5) >= sizeof p->name)
             return weft_scene_bad(&s->e[i], err, "%s", "the part's name is longer than 63 characters");
         weft_mesh pm = {0};
-        if ((rc = build_part_mesh(s, sec, &pm, &use_uv, err))) {
+        if ((rc = build_part_mesh(s, sec, &pm, &use_uv, p->source, sizeof p->source, err))) {
             weft_mesh_free(&pm);
             return rc;
         }
