@@ -409,14 +409,16 @@ static void cpu_model(char *buf, size_t size) {
     fclose(f);
 }
 
-int weft_cli_write_config(const weft_cli *cli, const char *dir, const char *solvers,
+int weft_cli_write_config(const weft_cli *cli, const char *path, const char *solvers,
                           const weft_model *m, const weft_config *cfg, int argc,
                           char *const *argv, weft_error *err) {
     weft_scene *s = cli_scene(cli, err);
     if (!s) return WEFT_ERR_INPUT;
-    char path[1100], tmp[1200];
-    snprintf(path, sizeof path, "%s/config.ini", dir);
+    char tmp[2100], dir[2048];
     snprintf(tmp, sizeof tmp, "%s.partial", path);
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
     FILE *f = fopen(tmp, "w");
     if (!f) {
         weft_scene_free(&s);
@@ -432,16 +434,20 @@ int weft_cli_write_config(const weft_cli *cli, const char *dir, const char *solv
 #ifdef _OPENMP
     threads = omp_get_max_threads();
 #endif
-    const char *prog = strrchr(argv[0], '/');
-    prog = prog ? prog + 1 : argv[0];
+    const char *prog = argv ? strrchr(argv[0], '/') : NULL;
+    prog = prog ? prog + 1 : argv ? argv[0] : "compare";
     char line[8192];
     fprintf(f, "# config.ini: the fully resolved input of the run in this folder, as a scene\n"
                "# file: every key of the model with its value (defaults included) and every\n"
                "# setting of the plug-ins the run read. Rerun it into a fresh folder with\n");
     snprintf(line, sizeof line, "  %s --scene %s --out NEW_FOLDER", prog, path);
     comment(f, line);
-    snprintf(line, sizeof line, "(or --rerun %s); its logs then match these bit for bit but "
-             "for the wall-clock column and the date.", dir);
+    if (strcmp(path + strlen(dir), "/config.ini") == 0)
+        snprintf(line, sizeof line, "(or --rerun %s); its logs then match these bit for bit "
+                 "but for the wall-clock column and the date.", dir);
+    else
+        snprintf(line, sizeof line, "(with its own command's options); its log then matches "
+                 "this run's bit for bit but for the wall-clock column and the date.");
     comment(f, line);
     snprintf(line, sizeof line, "weft: version %s  git %s", WEFT_VERSION, WEFT_GIT);
     comment(f, line);
@@ -454,9 +460,9 @@ int weft_cli_write_config(const weft_cli *cli, const char *dir, const char *solv
     snprintf(line, sizeof line, "date: %s", date);
     comment(f, line);
     int len = snprintf(line, sizeof line, "command:");
-    for (int i = 0; i < argc && len > 0 && (size_t)len < sizeof line; i++)
+    for (int i = 0; argv && i < argc && len > 0 && (size_t)len < sizeof line; i++)
         len += snprintf(line + len, sizeof line - (size_t)len, " %s", i == 0 ? prog : argv[i]);
-    comment(f, line);
+    if (argv) comment(f, line);
     fputc('\n', f);
     weft_error werr = {{0}};
     int rc = weft_scene_write(s, m, cfg, solvers, f, &werr);

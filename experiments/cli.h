@@ -61,13 +61,14 @@ int weft_cli_check_sets(const weft_cli *cli, const weft_solver_type *const *solv
  * naming --force and a fresh folder. Returns 0 or -1. */
 int weft_cli_prepare_out(const char *dir, bool force);
 
-/* Writes dir/config.ini (through ".partial", renamed when complete): the run's fully
+/* Writes path (dir/config.ini; through ".partial", renamed when complete; argv NULL: no
+ * command line, "compare" in the rerun hint): the run's fully
  * resolved input as a scene file (weft_scene_write of cli's scene with its --set, model m
  * and the plug-ins cfg marks taken, solvers the run's comma-separated list) preceded by
  * the provenance as comments: weft version and git revision, build type, compiler and
  * flags, OpenMP threads, CPU model and cores, date, the command line. Returns WEFT_OK or
  * an error with the message in err. */
-int weft_cli_write_config(const weft_cli *cli, const char *dir, const char *solvers,
+int weft_cli_write_config(const weft_cli *cli, const char *path, const char *solvers,
                           const weft_model *m, const weft_config *cfg, int argc,
                           char *const *argv, weft_error *err);
 

@@ -242,8 +242,10 @@ int main(int argc, char **argv) {
         weft_config_free(&cfg);
         return 1;
     }
+    char config_path[1100];
+    snprintf(config_path, sizeof config_path, "%s/config.ini", dir);
     if (weft_cli_prepare_out(dir, cli.force) != 0 ||
-        weft_cli_write_config(&cli, dir, list, &m, cfg, argc, argv, &err) != WEFT_OK) {
+        weft_cli_write_config(&cli, config_path, list, &m, cfg, argc, argv, &err) != WEFT_OK) {
         if (err.msg[0]) fprintf(stderr, "error: %s\n", err.msg);
         weft_model_free(&m);
         weft_config_free(&cfg);

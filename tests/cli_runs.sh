@@ -526,7 +526,8 @@ EOF
     dir="$tmp/out/tet"
     log="$dir/symplectic_euler.log"
     [ -f "$log" ] || { fail "no $log"; ls "$dir" | sed 's/^/    /'; exit 1; }
-    others=$(ls "$dir" | grep -v '^symplectic_euler' | grep -v '^summary.tsv$')
+    others=$(ls "$dir" | grep -v '^symplectic_euler' | grep -v '^summary.tsv$' |
+        grep -v '^config.ini$')
     [ -z "$others" ] || fail "solvers the scene does not name ran: $others"
     [ "$(tail -n 1 "$log")" = "# status=complete" ] || fail "log is not complete"
     grep -qE '^#.* iterations=1( |$)' "$log" || fail "metadata does not say iterations=1"
