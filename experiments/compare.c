@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -244,6 +245,15 @@ int main(int argc, char **argv) {
     }
     char config_path[1100];
     snprintf(config_path, sizeof config_path, "%s/config.ini", dir);
+    struct stat in_st, out_st;
+    if (stat(cli.scene, &in_st) == 0 && stat(config_path, &out_st) == 0 &&
+        in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+        fprintf(stderr, "error: %s: the scene is the config.ini of the folder this run "
+                "would write; rerun it into a fresh folder with --out\n", cli.scene);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
+    }
     if (weft_cli_prepare_out(dir, cli.force) != 0 ||
         weft_cli_write_config(&cli, config_path, list, &m, cfg, argc, argv, &err) != WEFT_OK) {
         if (err.msg[0]) fprintf(stderr, "error: %s\n", err.msg);

@@ -367,6 +367,14 @@ rerun)
     same_headers "$dir" "$tmp/b/hanging_cloth"
     run_ok rerun --rerun "$dir" --no-plot --out "$tmp/c" || exit 1
     compare_logs "$dir" "$tmp/c/hanging_cloth"
+    # Rerunning into the folder it reads from (even with --force) is refused, input kept.
+    if "$compare" --rerun "$dir" --force --no-plot --out "$tmp/a" >/dev/null 2>"$tmp/self.err"; then
+        fail "a rerun into its own folder ran"
+    else
+        grep -q "fresh folder" "$tmp/self.err" && [ -f "$ini" ] &&
+            ok "a rerun into its own folder refused: $(cat "$tmp/self.err")" ||
+            fail "rerun into its own folder: $(cat "$tmp/self.err")"
+    fi
     # Every built-in scene round-trips (generated meshes, parts, pins, colliders, solids).
     "$list" >"$tmp/list.txt" || { fail "list failed"; exit 1; }
     for s in $(awk -F '\t' '$1 == "scene" { print $2 }' "$tmp/list.txt"); do
