@@ -208,7 +208,7 @@ int weft_config_check_read(const weft_config *c, const char *assignment, const c
         if (!nr) snprintf(first, sizeof first, "%s", p->name);
         nr++;
     }
-    char what[300], todo[300];
+    char what[600], todo[400];
     if (section_read)
         snprintf(what, sizeof what, "%s.%s", section, key);
     else
