@@ -377,14 +377,20 @@ rerun)
             fail "rerun into its own folder: $(cat "$tmp/self.err")"
     fi
     # Every built-in scene round-trips (generated meshes, parts, pins, colliders, solids).
-    "$list" >"$tmp/list.txt" || { fail "list failed"; exit 1; }
+    "$list" --tsv >"$tmp/list.txt" || { fail "list failed"; exit 1; }
+    nscenes=0
     for s in $(awk -F '\t' '$1 == "scene" { print $2 }' "$tmp/list.txt"); do
-        run_ok "$s-1" --scene "$s" --solvers newton_euler --steps 1 --no-plot \
+        nscenes=$((nscenes + 1))
+        # Newton, and PBD (many rows a step) on the surface scenes.
+        solvers=newton_euler,pbd_gauss_seidel
+        [ "$s" = tet_beam ] && solvers=newton_euler
+        run_ok "$s-1" --scene "$s" --solvers "$solvers" --steps 3 --no-plot \
             --out "$tmp/s1" || continue
         run_ok "$s-2" --rerun "$tmp/s1/$s" --no-plot --out "$tmp/s2" || continue
         compare_logs "$tmp/s1/$s" "$tmp/s2/$s"
         same_headers "$tmp/s1/$s" "$tmp/s2/$s"
     done
+    [ "$nscenes" -ge 8 ] || fail "list --tsv named $nscenes built-in scenes, expected 8 or more"
     ;;
 
 force)

@@ -718,6 +718,15 @@ static const entry *first_entry(const weft_scene *s, const char *sec) {
     return NULL;
 }
 
+/* v with the fewest digits (15 to 17) that read back as v, into buf[32]; returns buf. */
+static const char *exact(double v, char *buf) {
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, 32, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
 /* Builds the mesh one mesh section describes ([mesh] or a [mesh.NAME] part): a generated
  * grid, icosphere or tetrahedral block, or an OBJ or TetGen file (path relative to the
  * scene file) scaled and translated; parts may not be tetrahedral. *use_uv gets the rest
@@ -756,8 +765,10 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         }
         d.diagonals = di ? WEFT_DIAG_REGULAR : WEFT_DIAG_ALTERNATING;
         d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
-        snprintf(source, source_size, "grid nx=%d ny=%d diagonals=%s plane=%s width=%.17g "
-                 "height=%.17g", d.nx, d.ny, diag[di], plane[pl], d.width, d.height);
+        char w[32], h[32];
+        snprintf(source, source_size, "grid nx=%d ny=%d diagonals=%s plane=%s width=%s "
+                 "height=%s", d.nx, d.ny, diag[di], plane[pl], exact(d.width, w),
+                 exact(d.height, h));
         rc = weft_mesh_grid(mesh, &d, err);
     } else if (type == ICOSPHERE) {
         double radius = 0.25, center[3] = {0, 0, 0};
@@ -766,7 +777,9 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             (rc = get_int(s, sec, "subdivisions", &sub, err)) ||
             (rc = get_vec3(s, sec, "center", center, err)))
             return rc;
-        snprintf(source, source_size, "icosphere radius=%.17g subdivisions=%d", radius, sub);
+        char r[32];
+        snprintf(source, source_size, "icosphere radius=%s subdivisions=%d", exact(radius, r),
+                 sub);
         rc = weft_mesh_icosphere(mesh, radius, sub, center, err);
     } else if (type == TET_BLOCK) {
         double size[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
@@ -788,8 +801,9 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
                      WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
             return weft_scene_bad(weft_scene_find(s, sec, "cells"), err, "%s", msg);
         }
-        snprintf(source, source_size, "tet_block cells=%dx%dx%d size=%.17g %.17g %.17g",
-                 cells[0], cells[1], cells[2], size[0], size[1], size[2]);
+        char a[32], b[32], c[32];
+        snprintf(source, source_size, "tet_block cells=%dx%dx%d size=%s %s %s", cells[0],
+                 cells[1], cells[2], exact(size[0], a), exact(size[1], b), exact(size[2], c));
         rc = weft_mesh_tet_block(mesh, size, cells, origin, err);
     } else {
         const entry *p = weft_scene_find(s, sec, "path");
@@ -807,7 +821,8 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         if ((rc = get_double(s, sec, "scale", &scale, err)) ||
             (rc = get_vec3(s, sec, "translate", translate, err)))
             return rc;
-        snprintf(source, source_size, "%s path=%s scale=%.17g", types[type], path, scale);
+        char sc[32];
+        snprintf(source, source_size, "%s path=%s scale=%s", types[type], path, exact(scale, sc));
         rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err)
                          : weft_mesh_read_tetgen(mesh, path, err);
         /* A positive scale and a translation keep orientation, closedness and topology. */
