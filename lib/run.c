@@ -327,6 +327,16 @@ int weft_run_probe(const weft_solver_type *solver, const weft_model *m, weft_con
     return WEFT_OK;
 }
 
+/* The log header's line on the model the solver ran: "model: same", or "model: differs: "
+ * and what it replaced or dropped (weft_model_diff_compute). */
+static void model_line(const weft_solver_type *solver, const weft_model *m,
+                       const weft_config *cfg, char *buf, size_t size) {
+    weft_model_diff d;
+    weft_model_diff_compute(solver, m, cfg, &d);
+    int l = snprintf(buf, size, "model: ");
+    if (l > 0 && (size_t)l < size) weft_model_diff_format(&d, buf + l, size - (size_t)l);
+}
+
 /* Opens the main log, "<log>.linear" and each stage's log, with the metadata lines: the
  * run, the model, the settings of everything that runs (from the config) and opt->meta. */
 static int open_logs(const weft_solver_type *solver, const weft_model *m,
@@ -365,6 +375,9 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
     char *save = NULL;
     for (char *l = strtok_r(settings, "\n", &save); l && k < 110; l = strtok_r(NULL, "\n", &save))
         meta[k++] = l;
+    char mark[1400]; /* "model: same" or how this solver's model differs */
+    model_line(solver, m, opt->config, mark, sizeof mark);
+    meta[k++] = mark;
     for (const char *const *e = opt->meta; e && *e && k < 126; e++) meta[k++] = *e;
     meta[k] = NULL;
     mon->log = weft_log_open(opt->log_path, meta, err);

@@ -30,6 +30,11 @@
  * scripted path at t + h, collision constraints with colliders (hard, projected after the
  * elastic constraints in every iteration) and the velocity update with restitution and
  * Coulomb friction. The Bridson post-step stage runs after the whole step, as for PBD.
+ * The physics the scene adds through [pbd] runs as PBD runs it, as hard constraints
+ * (α = 0, where eq. 26 with λ = 0 is PBD's projection): the balloon's overpressure
+ * constraint C = V − k_pressure V0 (Müller 2006 §4.4, [pbd] k_pressure) and vertex–triangle
+ * self-collision (§4.3, [pbd] self_collision), each projected after the sweep in every
+ * iteration. PBD's own stiffnesses and velocity damping are not read.
  *
  * Monitor: inner iterations are numbered across substeps, 1 … n·iterations; the common
  * residual is that of backward Euler over the whole step Δt, so the rows before the last
@@ -51,6 +56,8 @@ typedef struct xpbd_settings {
     int substeps;      /* n: substeps per step */
     int iterations;    /* Gauss-Seidel sweeps per substep */
     double damping_beta; /* β, s: stiffness-proportional constraint damping */
+    weft_pbd_settings pbd; /* [pbd] k_pressure, self_collision, self_thickness only (the
+                              physics PBD's stages add; pbd_model_params) */
 } xpbd_settings;
 
 #define F(f) offsetof(xpbd_settings, f)
@@ -68,11 +75,10 @@ static const weft_param xpbd_params[] = {
 // clang-format on
 #undef F
 
-static const weft_param_table xpbd_tables[] = {{"xpbd", xpbd_params, 0}, {0}};
-
-/* PBD's stages read none of [pbd]'s settings here: an empty table leaves them zero (no
- * PBD stiffness, velocity damping, balloon or self-collision). */
-static const weft_param_table no_pbd_settings[] = {{0}};
+/* Of [pbd], only the physics PBD's stages add to the model: the balloon's overpressure
+ * constraint and self-collision; PBD's stiffnesses and velocity damping stay zero. */
+static const weft_param_table xpbd_tables[] = {
+    {"xpbd", xpbd_params, 0}, {"pbd", pbd_model_params, offsetof(xpbd_settings, pbd)}, {0}};
 
 /* One compliant constraint: an element of a term whose energy is ½ k C². */
 typedef struct xpbd_constraint {
@@ -123,7 +129,9 @@ static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err)
         }
         for (int i = 0; i < term->n; i++) st->nc += term->elem[i].k > 0.0;
     }
-    if (pbd_state_init(&st->pbd, m, cfg, no_pbd_settings, err) != WEFT_OK) {
+    st->set.pbd.common.iterations = st->set.iterations;
+    st->set.pbd.common.threads = 1;
+    if (pbd_state_setup(&st->pbd, m, cfg, &st->set.pbd, err) != WEFT_OK) {
         free(st);
         return NULL;
     }
@@ -195,6 +203,10 @@ static int xpbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *
         for (int it = 1; it <= ni; it++) {
             double t0 = weft_now();
             sweep(st, m->x, m->dt, st->pbd.p);
+            /* Hard constraints (α = 0: eq. 26 with α̃ = 0 and λ from 0 is PBD's
+             * projection): the balloon's volume, then self-collision, then colliders. */
+            if (st->pbd.balloon) pbd_project_balloon(&st->pbd, m, st->pbd.p, NULL);
+            if (st->pbd.self) pbd_project_self(&st->pbd, st->pbd.p);
             pbd_project_contacts(&st->pbd, st->pbd.p);
             st->pbd.timers.project += weft_now() - t0;
             st->pbd.timers.projections += st->nc;
@@ -233,4 +245,6 @@ const weft_solver_type weft_xpbd = {
     .destroy = xpbd_destroy,
     .stats = xpbd_stats,
     .own_iterations = xpbd_iterations,
+    .caps = {.order = 1,
+             .contact = "collision constraints projected with the others (PBD §3.4)"},
 };
