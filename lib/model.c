@@ -135,7 +135,8 @@ int weft_model_describe(const weft_model *m, char *buf, size_t size) {
     int pinned = 0;
     for (int i = 0; i < m->n; i++) pinned += m->pin && m->pin[i] >= 0;
     put(buf, size, &len, "\nmodel: gravity=%s  contact_margin=%s  pinned_vertices=%d  "
-        "pin_paths=%d  pressure=none (no pressure term in the model)", vec(m->gravity),
+        "pin_paths=%d  pressure: no model term (a solver reading [pbd] k_pressure lists it "
+        "in its settings line)", vec(m->gravity),
         num(m->contact_margin), pinned, m->npaths);
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *k = &m->colliders[c];
