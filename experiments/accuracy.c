@@ -223,6 +223,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
+    /* Every --set is read by a solver of the study or its reference. */
+    const weft_solver_type *all[17];
+    for (int k = 0; k < ns; k++) all[k] = solvers[k];
+    all[ns] = ref;
+    if (weft_cli_check_sets(&cli, all, ns + 1, &m, cfg, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
+    }
     char scene_name[128];
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     const int n = m.n;

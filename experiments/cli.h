@@ -25,6 +25,9 @@ typedef struct weft_cli {
                               scene's (compare) */
     double time_budget_ms; /* --time-budget: wall ms per step that sets each iterative
                               solver's iterations (compare); 0 = off */
+    bool force;            /* --force: a run into a folder with another run's results
+                              clears the files weft owns there first */
+    char rerun_scene[1100]; /* --rerun DIR: DIR/config.ini, which scene then points to */
     weft_log_level log;
     int nset;
     const char *set[64];   /* --set section.key=value, in order */
@@ -47,6 +50,30 @@ void weft_cli_parse_scenes(int argc, char **argv, weft_cli *cli, const char *usa
  * NULL: the settings are still checked); returns WEFT_OK or an error code with the
  * message in err (m then holds nothing to free). */
 int weft_cli_build(const weft_cli *cli, weft_model *m, weft_config **cfg, weft_error *err);
+
+/* Checks that every --set of cli is read by a run of the ns solvers on m: probes each
+ * solver into cfg (weft_run_probe; the marks it leaves are what config.ini lists), then
+ * fails with the one-line error of weft_config_check_read for a setting nothing reads.
+ * A solver whose create fails leaves the check out (its run reports the error). */
+int weft_cli_check_sets(const weft_cli *cli, const weft_solver_type *const *solvers, int ns,
+                        const weft_model *m, weft_config *cfg, weft_error *err);
+
+/* Makes results folder dir for compare's files and checks it holds no other run's
+ * results: the files weft owns there (solver logs, summary.tsv, config.ini, frames,
+ * shapes, figures). With force they are removed first; otherwise prints a one-line error
+ * naming --force and a fresh folder. Returns 0 or -1. */
+int weft_cli_prepare_out(const char *dir, bool force);
+
+/* Writes path (dir/config.ini; through ".partial", renamed when complete; argv NULL: no
+ * command line, "compare" in the rerun hint): the run's fully
+ * resolved input as a scene file (weft_scene_write of cli's scene with its --set, model m
+ * and the plug-ins cfg marks taken, solvers the run's comma-separated list) preceded by
+ * the provenance as comments: weft version and git revision, build type, compiler and
+ * flags, OpenMP threads, CPU model and cores, date, the command line. Returns WEFT_OK or
+ * an error with the message in err. */
+int weft_cli_write_config(const weft_cli *cli, const char *path, const char *solvers,
+                          const weft_model *m, const weft_config *cfg, int argc,
+                          char *const *argv, weft_error *err);
 
 /* The value of an integer setting section.key in cfg (e.g. scene.steps, solver.threads,
  * solver.iterations), or dflt when no plug-in has it. */

@@ -393,6 +393,18 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
     r->collision_ms = res.steps_done ? 1e3 * res.collision_s / res.steps_done : 0.0;
     r->collision_share = res.wall_s > 0 ? res.collision_s / res.wall_s : 0.0;
     r->check_ms = res.steps_done ? 1e3 * w.check_s / res.steps_done : 0.0;
+    /* BASE.ini: the run's resolved input and provenance; compare --scene BASE.ini --log
+     * steps reruns it (the settings it read are those cfg marks taken). */
+    weft_cli one = *cli;
+    one.scene = scene;
+    for (int i = 0; i < 4 && c->sets[i]; i++) one.set[one.nset++] = c->sets[i];
+    char ini_path[FILE_LEN];
+    snprintf(ini_path, sizeof ini_path, "%s.ini", base);
+    weft_error ierr = {{0}};
+    if (weft_cli_write_config(&one, ini_path, solver->name, &m, cfg, 0, NULL, &ierr) != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", ierr.msg);
+        status = status ? status : 1;
+    }
     if (watch_close(&w, &m, steps_path, status == 0) != 0 && status == 0) status = 1;
     weft_model_free(&m);
     weft_config_free(&cfg);

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -31,9 +32,15 @@ static const char usage[] =
     "  --iterations N         inner iterations per step (default: the scene's)\n"
     "  --steps N              time steps (default: the scene's)\n"
     "  --threads N            OpenMP threads for parallel solvers (default 1)\n"
-    "  --set SECTION.KEY=VAL  override a scene value (repeatable)\n"
+    "  --set SECTION.KEY=VAL  override a scene value (repeatable); a setting nothing in\n"
+    "                         the run reads is an error; numbers may be fractions (1/120)\n"
     "  --log iterations|steps|none   what to log (default iterations)\n"
-    "  --out DIR              results directory (default results)\n"
+    "  --out DIR              results directory (default results); OUT/SCENE/config.ini\n"
+    "                         records the run's resolved input and reruns it\n"
+    "  --rerun DIR            rerun the run of folder DIR: --scene DIR/config.ini (its\n"
+    "                         solvers and settings); give a fresh --out\n"
+    "  --force                replace another run's results in OUT/SCENE (a run refuses\n"
+    "                         a folder holding them otherwise)\n"
     "  --obj-every N          also write an OBJ of the cloth every N steps\n"
     "  --plot-step S          step whose iterations figures (a), (b) show (default: middle)\n"
     "  --no-plot              skip gnuplot\n"
@@ -259,6 +266,37 @@ int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s/%s", cli.out, m.scene_name);
     int steps = weft_cli_setting(cfg, "scene", "steps", 0);
     int iterations = weft_cli_setting(cfg, "solver", "iterations", 1);
+    /* Every --set must be read by something in this run; then the folder (no other run's
+     * results in it, unless --force) and its config.ini, from which the run reruns. */
+    char list[1024] = "";
+    for (int k = 0; k < ns; k++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", k ? "," : "", solvers[k]->name);
+    }
+    if (weft_cli_check_sets(&cli, solvers, ns, &m, cfg, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
+    }
+    char config_path[1100];
+    snprintf(config_path, sizeof config_path, "%s/config.ini", dir);
+    struct stat in_st, out_st;
+    if (stat(cli.scene, &in_st) == 0 && stat(config_path, &out_st) == 0 &&
+        in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+        fprintf(stderr, "error: %s: the scene is the config.ini of the folder this run "
+                "would write; rerun it into a fresh folder with --out\n", cli.scene);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
+    }
+    if (weft_cli_prepare_out(dir, cli.force) != 0 ||
+        weft_cli_write_config(&cli, config_path, list, &m, cfg, argc, argv, &err) != WEFT_OK) {
+        if (err.msg[0]) fprintf(stderr, "error: %s\n", err.msg);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
+    }
     weft_config_free(&cfg);
     bool fixed = false; /* whether some solver fixes its own iteration count */
     for (int k = 0; k < ns; k++) fixed = fixed || weft_solver_sets_iterations(solvers[k]);
@@ -266,7 +304,6 @@ int main(int argc, char **argv) {
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     double dt = m.dt;
     weft_model_free(&m);
-    if (weft_mkdirs(dir) != 0) return 1;
     int plot_step = cli.plot_step >= 0 ? cli.plot_step : steps / 2;
     if (plot_step >= steps) plot_step = steps > 0 ? steps - 1 : 0;
 

@@ -164,6 +164,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
+    if (weft_cli_check_sets(&cli, solvers, ns, &m, cfg, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
+    }
     char scene_name[128];
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     double dt = m.dt;

@@ -55,19 +55,11 @@ bool weft_sweep_flag(int *argc, char **argv, const char *name) {
     return found;
 }
 
-/* Parses one positive number, decimal or 1/N, from text up to its end; NaN if bad. */
+/* Parses one positive number, decimal or a fraction such as 1/N (weft_parse_number, the
+ * form scene values and --set take), from text up to its end; NaN if bad. */
 static double parse_number(const char *text) {
-    char *end;
-    errno = 0;
     double v;
-    if (text[0] == '1' && text[1] == '/') {
-        double d = strtod(text + 2, &end);
-        v = d > 0 ? 1.0 / d : NAN;
-    } else {
-        v = strtod(text, &end);
-    }
-    if (end == text || *end || errno || !isfinite(v) || v <= 0) return NAN;
-    return v;
+    return weft_parse_number(text, &v) && v > 0 ? v : NAN;
 }
 
 int weft_sweep_numbers(const char *option, const char *text, double *out, int max) {

@@ -416,12 +416,10 @@ static bool expand_item(const spec *s, axis *a, const char *item) {
     double v, lo, hi, step;
     char buf[64];
     if (!c1) {
-        const char *slash = strchr(item, '/');
         const char *value = item;
-        double num, den;
-        if (slash && number_of(keepn(item, (size_t)(slash - item)), &num) &&
-            number_of(slash + 1, &den) && den != 0) {
-            shortest(num / den, buf, sizeof buf);
+        double frac; /* 1/N as a decimal: the parser the scenes' --set uses */
+        if (strchr(item, '/') && weft_parse_number(item, &frac)) {
+            shortest(frac, buf, sizeof buf);
             value = keep(buf);
         }
         if (a->n == MAX_VALUES) goto too_many;
@@ -955,7 +953,10 @@ static int cmd_plan(int argc, char **argv) {
             }
             fits = put_word(cmd, &cl, sizeof cmd, word);
         }
-        fits = fits && put_word(cmd, &cl, sizeof cmd, "--no-plot") &&
+        /* --force: the line runs only when the run's summary is missing, so whatever a
+         * failed or interrupted earlier attempt left in the folder is replaced. */
+        fits = fits && put_word(cmd, &cl, sizeof cmd, "--force") &&
+               put_word(cmd, &cl, sizeof cmd, "--no-plot") &&
                put_word(cmd, &cl, sizeof cmd, "--out") && put_word(cmd, &cl, sizeof cmd, rundir);
         /* The whole line: skip a complete run; otherwise run it with its output in
          * RUN/job.log, which ends with "# exit=STATUS" when the program ends. */

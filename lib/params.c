@@ -91,7 +91,7 @@ static void append(char *buf, size_t size, int *len, const char *fmt, ...) {
 /* Appends the value of p as the scene would write it (doubles with the digits that read
  * back exactly, so that a log header reproduces the run). */
 static void append_value(char *buf, size_t size, int *len, const weft_param *p, size_t base,
-                         const void *settings) {
+                         const void *settings, bool quote) {
     const void *f = cfield(p, base, settings);
     switch (p->type) {
     case WEFT_PARAM_DOUBLE: {
@@ -110,8 +110,18 @@ static void append_value(char *buf, size_t size, int *len, const weft_param *p, 
     case WEFT_PARAM_NAME:
         append(buf, size, len, "%s", weft_param_name(p, *(const int *)f));
         break;
-    case WEFT_PARAM_STRING: append(buf, size, len, "\"%s\"", (const char *)f); break;
+    case WEFT_PARAM_STRING:
+        append(buf, size, len, quote ? "\"%s\"" : "%s", (const char *)f);
+        break;
     }
+}
+
+int weft_param_format(const weft_param *p, size_t base, const void *settings, char *buf,
+                      size_t size) {
+    int len = 0;
+    if (size) buf[0] = '\0';
+    append_value(buf, size, &len, p, base, settings, false);
+    return len;
 }
 
 int weft_settings_format(const weft_param_table *tables, const void *settings, char *buf,
@@ -124,7 +134,7 @@ int weft_settings_format(const weft_param_table *tables, const void *settings, c
             append(buf, size, &len, "%s[%s]", len ? "\n" : "", t->section);
         for (const weft_param *p = t->params; p->key; p++) {
             append(buf, size, &len, " %s=", p->key);
-            append_value(buf, size, &len, p, t->base, settings);
+            append_value(buf, size, &len, p, t->base, settings, true);
         }
     }
     return len;

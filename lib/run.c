@@ -335,6 +335,24 @@ static int create_stages(weft_config *cfg, const weft_model *m, stage_run *st, i
     return WEFT_OK;
 }
 
+int weft_run_probe(const weft_solver_type *solver, const weft_model *m, weft_config *cfg,
+                   weft_error *err) {
+    weft_run_settings run;
+    weft_config_settings(cfg, weft_run_tables, &run);
+    const weft_stage_type *t;
+    for (int i = 0; (t = weft_config_plugin(cfg, "stage", i, NULL)); i++) {
+        if (!stage_enabled(cfg, t)) continue;
+        void *set = calloc(1, t->settings_size ? t->settings_size : 1);
+        if (!set) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        weft_config_settings(cfg, t->settings, set);
+        free(set);
+    }
+    void *state = solver->create(m, cfg, err);
+    if (!state) return WEFT_ERR_INPUT;
+    solver->destroy(state);
+    return WEFT_OK;
+}
+
 /* The log header's line on the model the solver ran: "model: same", or "model: differs: "
  * and what it replaced or dropped (weft_model_diff_compute). */
 static void model_line(const weft_solver_type *solver, const weft_model *m,
@@ -351,7 +369,7 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
                      const weft_run_options *opt, int steps, int iterations, weft_monitor *mon,
                      stage_run *st, int nst, weft_error *err) {
     char lines[5][200];
-    const char *meta[64];
+    const char *meta[128];
     int k = 0;
     snprintf(lines[k], sizeof lines[k], "scene=%s  solver=%s  paper=\"%s\"", m->scene_name,
              solver->name, solver->paper);
@@ -370,16 +388,23 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
     snprintf(lines[k], sizeof lines[k], "log=%s  (iter 0 = before the first inner iteration)",
              opt->log_level == WEFT_LOG_STEPS ? "steps" : "iterations");
     meta[k] = lines[k], k++;
+    /* "model: ..." lines: the model this run computed on (mesh, material, the energy of
+     * each role, gravity, colliders), so that a log says what it describes. */
+    char model[8192];
+    weft_model_describe(m, model, sizeof model);
+    char *msave = NULL;
+    for (char *l = strtok_r(model, "\n", &msave); l && k < 60; l = strtok_r(NULL, "\n", &msave))
+        meta[k++] = l;
     /* "settings: [section] key=value ..." for every plug-in that took its settings. */
     char settings[4096];
     weft_config_format_taken(opt->config, settings, sizeof settings);
     char *save = NULL;
-    for (char *l = strtok_r(settings, "\n", &save); l && k < 50; l = strtok_r(NULL, "\n", &save))
+    for (char *l = strtok_r(settings, "\n", &save); l && k < 110; l = strtok_r(NULL, "\n", &save))
         meta[k++] = l;
-    char model[1400];
-    model_line(solver, m, opt->config, model, sizeof model);
-    meta[k++] = model;
-    for (const char *const *e = opt->meta; e && *e && k < 62; e++) meta[k++] = *e;
+    char mark[1400]; /* "model: same" or how this solver's model differs */
+    model_line(solver, m, opt->config, mark, sizeof mark);
+    meta[k++] = mark;
+    for (const char *const *e = opt->meta; e && *e && k < 126; e++) meta[k++] = *e;
     meta[k] = NULL;
     mon->log = weft_log_open(opt->log_path, meta, err);
     if (!mon->log) return WEFT_ERR_IO;

@@ -4,6 +4,7 @@
  * boxes), static or translating. */
 #include "weft.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -83,4 +84,24 @@ void weft_pin_position(const weft_pin_path *p, const double x0[3], double t, dou
         return;
     }
     }
+}
+
+bool weft_parse_number(const char *text, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno == ERANGE || !isfinite(v)) return false;
+    while (*end == ' ' || *end == '\t') end++;
+    if (*end == '/') { /* A/B: a fraction such as 1/120 */
+        const char *b = end + 1;
+        errno = 0;
+        double d = strtod(b, &end);
+        if (end == b || errno == ERANGE || !isfinite(d) || d == 0.0) return false;
+        while (*end == ' ' || *end == '\t') end++;
+        v /= d;
+        if (!isfinite(v)) return false;
+    }
+    if (*end) return false;
+    *out = v;
+    return true;
 }

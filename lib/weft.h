@@ -43,6 +43,10 @@ typedef struct weft_error {
 int weft_fail(weft_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Parses text as a finite number, or as a fraction A/B of two (B non-zero; "1/120"):
+ * the form scene values, --set and sweep axes share. False when it is neither. */
+bool weft_parse_number(const char *text, double *out);
+
 /* ------------------------------------------------------------------------------ */
 /* Mesh                                                                            */
 /* ------------------------------------------------------------------------------ */
@@ -390,6 +394,8 @@ typedef struct weft_part {
     int grid_nx, grid_ny; /* a grid's layout, local vertex (i, j) = i + j*grid_nx; 0 if none */
     double density;       /* kg/m^2 for its triangles' lumped masses (kg/m^3 for a solid) */
     double velocity[3];   /* initial velocity of its free vertices, m/s */
+    char source[1200];    /* how it was made: "grid nx=32 ny=32 diagonals=alternating ...",
+                             "obj path=FILE scale=1", ... (for log headers) */
 } weft_part;
 
 /* Most energy terms a model holds (membrane, bending, volume, fibre, two contact terms, spare). */
@@ -433,6 +439,13 @@ typedef struct weft_model {
 
 /* Frees everything m owns and zeroes it; safe on a zeroed model. */
 void weft_model_free(weft_model *m);
+
+/* The model a run computes on, as "model: ..." lines separated by '\n' (no trailing
+ * newline) for log headers: mesh counts and each part's source (grid layout and diagonals,
+ * or the file), material, the energy of each role with its element count, gravity,
+ * contact margin, pins, colliders and obstacles. Returns the length it needed (snprintf's
+ * contract). lib/model.c. */
+int weft_model_describe(const weft_model *m, char *buf, size_t size);
 
 /* Total energy E(x) of the model's terms, J. */
 double weft_model_energy(const weft_model *m, const double *x);
@@ -564,6 +577,12 @@ int weft_param_parse(const weft_param *p, size_t base, const char *text, void *s
 int weft_settings_format(const weft_param_table *tables, const void *settings, char *buf,
                          size_t size);
 
+/* Writes the value of p in settings as a scene file gives it (doubles with the digits that
+ * read back exactly, names as their word, text unquoted) into buf; returns the length it
+ * needed (snprintf's contract). */
+int weft_param_format(const weft_param *p, size_t base, const void *settings, char *buf,
+                      size_t size);
+
 /* One line describing p: its type or allowed names, unit, range, default and doc. */
 void weft_param_describe(const weft_param *p, char *buf, size_t size);
 
@@ -638,6 +657,26 @@ void weft_scene_free(weft_scene **s);
  * lib/scene/settings.c. */
 weft_config *weft_config_create(const weft_plugin *plugins, int n, const weft_scene *s,
                                 weft_error *err);
+
+/* Checks that the "section.key=value" assignment given at origin ("--set") is read by the
+ * run: by the model (its own sections) or by a plug-in whose settings c marks taken (or a
+ * stage that is off, for the key that turns it on). Otherwise fails with one line naming
+ * the key and every plug-in that would read it. lib/scene/settings.c. */
+int weft_config_check_read(const weft_config *c, const char *assignment, const char *origin,
+                           weft_error *err);
+
+/* Writes the settings of every plug-in c marks taken (the run's own [scene] keys
+ * excepted) as scene sections, "key = value" lines; a key the plug-ins read with
+ * different values becomes a comment naming each. WEFT_ERR_IO when f fails. */
+int weft_config_write_ini(const weft_config *c, FILE *f);
+
+/* Writes scene s as the fully resolved input of a run of model m (built from s) with the
+ * settings cfg: [scene] with the run's solvers (a comma-separated list, or NULL for the
+ * scene's), every key of the model's sections with its value (defaults included, file
+ * paths absolute), [collision] margin and weft_config_write_ini's sections. A scene file
+ * weft reads back to the same model and settings. lib/scene/resolved.c. */
+int weft_scene_write(const weft_scene *s, const weft_model *m, const weft_config *cfg,
+                     const char *solvers, FILE *f, weft_error *err);
 
 /* The descriptor of the i-th plug-in of kind `kind` in c (0, 1, ...), NULL past the last. */
 const void *weft_config_plugin(const weft_config *c, const char *kind, int i,
@@ -1092,6 +1131,14 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
  * obstacles needs an enabled post-step stage that handles them (the error names the
  * obstacle's scene line and how to enable one). weft_run checks it too. */
 int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err);
+
+/* Marks taken in cfg every plug-in's settings that a run of solver on m reads: the run's
+ * own, the enabled post-step stages', the solver's and those its create takes (the linear
+ * solver and preconditioner its settings choose), by creating its state and destroying
+ * it. Adds to the marks already there (weft_config_mark_clear forgets them), so probing
+ * several solvers marks what a run of all of them reads. Fails when create fails. */
+int weft_run_probe(const weft_solver_type *solver, const weft_model *m, weft_config *cfg,
+                   weft_error *err);
 
 /* Installs a SIGINT/SIGTERM handler that asks running simulations to stop. */
 void weft_install_interrupt_handler(void);

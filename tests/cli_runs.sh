@@ -23,6 +23,14 @@
 #                  per step on a short run, the grid's rows and columns per frame) and a GIF
 #   time_budget    --time-budget: the iterations it fitted reach the summary and the log
 #                  header; a solver with a fixed count keeps it; bad budgets refused
+#   rerun          config.ini holds the resolved input (every --set, the provenance);
+#                  compare --scene DIR/config.ini and --rerun DIR reproduce the logs (data
+#                  and header but the date and wall_s), on every built-in scene too; the log
+#                  header names the model; scene.dt=1/120 is read as a fraction
+#   force          a second run into a folder with results is refused naming --force; with
+#                  --force the earlier run's files are gone and summary.tsv lists exactly
+#                  the logs in the folder; a scene file's section for a solver not in the
+#                  run is allowed
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure.
 # POSIX sh (tested with dash); everything is written under a private mktemp -d.
 set -u
@@ -80,6 +88,23 @@ compare_logs() {
         [ -f "$1/${b##*/}" ] || fail "$1/${b##*/} missing (present in $2)"
     done
     [ "$found" -gt 0 ] || fail "no logs in $1"
+}
+
+# same_headers DIR_A DIR_B: every *.log of A has the '#' lines of its twin in B, the first
+# (weft version and date) and the last (status) excepted.
+same_headers() {
+    for a in "$1"/*.log; do
+        [ -f "$a" ] || continue
+        b="$2/${a##*/}"
+        grep '^#' "$a" | sed '1d;$d' >"$tmp/ha.txt"
+        grep '^#' "$b" 2>/dev/null | sed '1d;$d' >"$tmp/hb.txt"
+        if cmp -s "$tmp/ha.txt" "$tmp/hb.txt"; then
+            ok "${a##*/}: same header ($(wc -l <"$tmp/ha.txt") lines)"
+        else
+            fail "${a##*/}: headers differ between $1 and $2:"
+            diff "$tmp/ha.txt" "$tmp/hb.txt" | head -n 6 | sed 's/^/    /'
+        fi
+    done
 }
 
 # run_ok NAME ARGS...: runs compare, which must exit 0; keeps stdout/stderr in $tmp.
@@ -312,6 +337,92 @@ set_override)
     fi
     ;;
 
+rerun)
+    run_ok first --scene hanging_cloth --solvers newton_euler,xpbd,pbd_gauss_seidel --steps 3 \
+        --set mesh.nx=9 --set mesh.ny=7 --set material.stretch_stiffness=5000 \
+        --set xpbd.substeps=4 --set solver.tolerance=1e-5 --set scene.dt=1/120 \
+        --no-plot --out "$tmp/a" || exit 1
+    dir="$tmp/a/hanging_cloth"
+    ini="$dir/config.ini"
+    [ -f "$ini" ] || { fail "no config.ini in $dir"; exit 1; }
+    [ ! -e "$ini.partial" ] || fail "config.ini.partial left"
+    for line in 'nx = 9' 'ny = 7' 'stretch_stiffness = 5000' 'substeps = 4' 'tolerance = 1e-05' \
+        'dt = 0.008333333333333333' 'solvers = newton_euler,xpbd,pbd_gauss_seidel' \
+        'diagonals = alternating' 'bending = dihedral_bending' 'steps = 3'; do
+        grep -qxF -e "$line" "$ini" || fail "config.ini has no line '$line'"
+    done
+    for p in '# weft: version' '# build: ' '# machine: cpu' '# date: ' '# command: compare'; do
+        grep -q "^$p" "$ini" || fail "config.ini has no provenance line '$p...'"
+    done
+    # The header names the model: mesh, its grid, material, energies, gravity.
+    h="$dir/newton_euler.log"
+    grep -q '^# model: mesh vertices=63 triangles=96 ' "$h" || fail "no mesh line in $h"
+    grep -q '^# model: part mesh: grid nx=9 ny=7 diagonals=alternating' "$h" || fail "no grid line"
+    grep -q '^# model: material .*stretch_stiffness=5000 ' "$h" || fail "no material line"
+    grep -q '^# model: energy membrane=mass_spring(' "$h" || fail "no energy line"
+    grep -q '^# model: gravity=0 -9.81 0 ' "$h" || fail "no gravity line"
+    grep -q '^# dt=0.0083333333333333332 ' "$h" && ok "scene.dt=1/120 read as a fraction" ||
+        fail "scene.dt=1/120 did not give dt = 1/120"
+    run_ok again --scene "$ini" --no-plot --out "$tmp/b" || exit 1
+    compare_logs "$dir" "$tmp/b/hanging_cloth"
+    same_headers "$dir" "$tmp/b/hanging_cloth"
+    run_ok rerun --rerun "$dir" --no-plot --out "$tmp/c" || exit 1
+    compare_logs "$dir" "$tmp/c/hanging_cloth"
+    # Rerunning into the folder it reads from (even with --force) is refused, input kept.
+    if "$compare" --rerun "$dir" --force --no-plot --out "$tmp/a" >/dev/null 2>"$tmp/self.err"; then
+        fail "a rerun into its own folder ran"
+    else
+        grep -q "fresh folder" "$tmp/self.err" && [ -f "$ini" ] &&
+            ok "a rerun into its own folder refused: $(cat "$tmp/self.err")" ||
+            fail "rerun into its own folder: $(cat "$tmp/self.err")"
+    fi
+    # Every built-in scene round-trips (generated meshes, parts, pins, colliders, solids).
+    "$list" --tsv >"$tmp/list.txt" || { fail "list failed"; exit 1; }
+    nscenes=0
+    for s in $(awk -F '\t' '$1 == "scene" { print $2 }' "$tmp/list.txt"); do
+        nscenes=$((nscenes + 1))
+        # Newton, and PBD (many rows a step) on the surface scenes.
+        solvers=newton_euler,pbd_gauss_seidel
+        [ "$s" = tet_beam ] && solvers=newton_euler
+        run_ok "$s-1" --scene "$s" --solvers "$solvers" --steps 3 --no-plot \
+            --out "$tmp/s1" || continue
+        run_ok "$s-2" --rerun "$tmp/s1/$s" --no-plot --out "$tmp/s2" || continue
+        compare_logs "$tmp/s1/$s" "$tmp/s2/$s"
+        same_headers "$tmp/s1/$s" "$tmp/s2/$s"
+    done
+    [ "$nscenes" -ge 8 ] || fail "list --tsv named $nscenes built-in scenes, expected 8 or more"
+    ;;
+
+force)
+    run_ok first --scene hanging_cloth --solvers pbd_gauss_seidel,xpbd --steps 2 --no-plot \
+        --out "$tmp/out" || exit 1
+    dir="$tmp/out/hanging_cloth"
+    "$compare" --scene hanging_cloth --solvers pbd_gauss_seidel --steps 2 --no-plot \
+        --out "$tmp/out" >/dev/null 2>"$tmp/again.err"
+    rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ "$(wc -l <"$tmp/again.err")" -eq 1 ] &&
+        grep -qF -e "--force" "$tmp/again.err" && grep -qF "fresh folder" "$tmp/again.err" &&
+        grep -qF "$dir" "$tmp/again.err"; then
+        ok "a second run into $dir refused: $(cat "$tmp/again.err")"
+    else
+        fail "second run into the same folder: exit $rc, stderr: $(cat "$tmp/again.err")"
+    fi
+    [ -f "$dir/xpbd.log" ] || fail "the refused run removed xpbd.log"
+    run_ok forced --scene hanging_cloth --solvers pbd_gauss_seidel --steps 2 --no-plot \
+        --force --out "$tmp/out" || exit 1
+    [ ! -e "$dir/xpbd.log" ] && ok "--force removed the earlier run's xpbd.log" ||
+        fail "xpbd.log of the earlier run left beside the new results"
+    logs=$(cd "$dir" && ls -- *.log | sed 's/\.log$//' | sort | tr '\n' ' ')
+    rows=$(awk -F '\t' 'NR > 1 { print $1 }' "$dir/summary.tsv" | sort | tr '\n' ' ')
+    [ "$logs" = "$rows" ] && ok "summary.tsv lists exactly the logs ($logs)" ||
+        fail "logs '$logs' but summary.tsv rows '$rows'"
+    grep -qx 'solvers = pbd_gauss_seidel' "$dir/config.ini" || fail "config.ini not replaced"
+    # A scene file may hold sections for solvers the run does not use.
+    printf '[scene]\nname = withxpbd\nsteps = 2\n[xpbd]\nsubsteps = 3\n' >"$tmp/x.ini"
+    run_ok file --scene "$tmp/x.ini" --solvers newton_euler --no-plot --out "$tmp/out" &&
+        ok "a scene file's [xpbd] section is allowed in a run without xpbd"
+    ;;
+
 builtin_files)
     "$list" --tsv >"$tmp/list.txt" || { fail "list failed"; exit 1; }
     scenes=$(awk -F '\t' '$1 == "scene" && $5 == "" { print $2 }' "$tmp/list.txt")
@@ -433,7 +544,8 @@ EOF
     dir="$tmp/out/tet"
     log="$dir/symplectic_euler.log"
     [ -f "$log" ] || { fail "no $log"; ls "$dir" | sed 's/^/    /'; exit 1; }
-    others=$(ls "$dir" | grep -v '^symplectic_euler' | grep -v '^summary.tsv$')
+    others=$(ls "$dir" | grep -v '^symplectic_euler' | grep -v '^summary.tsv$' |
+        grep -v '^config.ini$')
     [ -z "$others" ] || fail "solvers the scene does not name ran: $others"
     [ "$(tail -n 1 "$log")" = "# status=complete" ] || fail "log is not complete"
     grep -qE '^#.* iterations=1( |$)' "$log" || fail "metadata does not say iterations=1"

@@ -224,6 +224,99 @@ static void test_registry_tables(void) {
     CHECK(rows > 30);
 }
 
+/* A second made-up solver sharing [toy] with another default count, and owning [other]. */
+typedef struct toy2_settings {
+    toy_settings toy;
+    double x;
+} toy2_settings;
+
+// clang-format off
+static const weft_param toy2_count[] = {
+    {.key = "count", .type = WEFT_PARAM_INT, .offset = offsetof(toy_settings, count), .unit = "",
+     .lo = 1, .hi = 50, .dflt = 9, .doc = "a count"},
+    {.key = "stiffness", .type = WEFT_PARAM_DOUBLE, .offset = offsetof(toy_settings, stiffness),
+     .unit = "N/m", .lo = 0, .hi = 1e6, .flags = WEFT_PARAM_LO_OPEN, .dflt = 0.1,
+     .doc = "a stiffness"},
+    {0},
+};
+static const weft_param toy2_other[] = {
+    {.key = "x", .type = WEFT_PARAM_DOUBLE, .offset = 0, .unit = "m", .lo = 0, .hi = 10,
+     .dflt = 1, .doc = "a length"},
+    {0},
+};
+// clang-format on
+
+static const weft_param_table toy2_tables[] = {
+    {"toy", toy2_count, offsetof(toy2_settings, toy)},
+    {"other", toy2_other, offsetof(toy2_settings, x)},
+    {0},
+};
+
+static const weft_plugin toy2 = {.kind = "solver", .type = toy2_tables, .name = "toy2",
+                                 .paper = "", .summary = "test", .size = sizeof(toy2_settings),
+                                 .tables = toy2_tables};
+
+/* A setting that no taken plug-in reads is refused naming who would read it; a key of the
+ * model, or one a taken plug-in reads, passes. */
+static void test_unread(void) {
+    weft_error err = {{0}};
+    weft_plugin both[2] = {toy, toy2};
+    weft_config *c = weft_config_create(both, 2, NULL, &err);
+    CHECK(c != NULL);
+    if (!c) return;
+    toy_settings t;
+    weft_config_mark_clear(c);
+    weft_config_settings(c, toy_tables, &t); /* only toy runs */
+    CHECK(weft_config_check_read(c, "toy.count=3", "--set", &err) == WEFT_OK);
+    CHECK(weft_config_check_read(c, "scene.dt=1/120", "--set", &err) == WEFT_OK);
+    CHECK(weft_config_check_read(c, "material.density=0.2", "--set", &err) == WEFT_OK);
+    CHECK(weft_config_check_read(c, "other.x=2", "--set", &err) == WEFT_ERR_INPUT);
+    CHECK(!strcmp(err.msg, "--set other.x: no plug-in in this run reads [other] (read by: "
+                           "toy2); add toy2 to --solvers or drop the --set"));
+    toy2_settings t2;
+    weft_config_settings(c, toy2_tables, &t2);
+    CHECK(weft_config_check_read(c, "other.x=2", "--set", &err) == WEFT_OK);
+    weft_config_free(&c);
+}
+
+/* config.ini's plug-in sections: a key the taken plug-ins read alike is written once, one
+ * they read with different defaults is a comment naming each value. */
+static void test_write_ini(void) {
+    weft_error err = {{0}};
+    weft_plugin both[2] = {toy, toy2};
+    weft_config *c = weft_config_create(both, 2, NULL, &err);
+    CHECK(c != NULL);
+    if (!c) return;
+    toy_settings t;
+    toy2_settings t2;
+    weft_config_settings(c, toy_tables, &t);
+    weft_config_settings(c, toy2_tables, &t2);
+    char buf[2048] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    CHECK(f && weft_config_write_ini(c, f) == WEFT_OK);
+    if (f) fclose(f);
+    CHECK(strstr(buf, "[toy]\nstiffness = 0.1\n# count: each plug-in keeps its own default: "
+                      "toy=7 toy2=9\non = true\n") != NULL);
+    CHECK(strstr(buf, "mode = exact\n") && strstr(buf, "\n[other]\nx = 1\n"));
+    CHECK(weft_config_set(c, "toy.count=3", "--set", &err) == WEFT_OK);
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    CHECK(f && weft_config_write_ini(c, f) == WEFT_OK);
+    if (f) fclose(f);
+    CHECK(strstr(buf, "\ncount = 3\n") && !strstr(buf, "# count"));
+    weft_config_free(&c);
+}
+
+/* Numbers and fractions A/B, the form of scene values and sweep axes. */
+static void test_fraction(void) {
+    double v = 0.0;
+    CHECK(weft_parse_number("1/120", &v) && v == 1.0 / 120.0);
+    CHECK(weft_parse_number(" 2.5e-3", &v) && v == 2.5e-3);
+    CHECK(weft_parse_number("3 / 4", &v) && v == 0.75);
+    CHECK(!weft_parse_number("1/0", &v) && !weft_parse_number("a/2", &v));
+    CHECK(!weft_parse_number("1/2/3", &v) && !weft_parse_number("1e999", &v));
+    CHECK(!weft_parse_number("", &v) && !weft_parse_number("1/", &v) && !weft_parse_number("nan", &v));
+}
+
 /* |a - b| within a relative 1e-6 (the listed defaults are rounded: dt 0.016666667). */
 static bool close_to(double a, double b) { return fabs(a - b) <= 1e-6 * fmax(fabs(a), fabs(b)); }
 
@@ -316,6 +409,9 @@ int main(int argc, char **argv) {
         {"format_roundtrip", test_format_roundtrip},
         {"taken", test_taken},
         {"registry_tables", test_registry_tables},
+        {"unread", test_unread},
+        {"write_ini", test_write_ini},
+        {"fraction", test_fraction},
         {"scene_keys", test_scene_keys},
         {NULL, NULL},
     };

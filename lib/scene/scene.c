@@ -198,6 +198,20 @@ bool weft_scene_key_known(const char *section, const char *key) {
     return schema_find(section, key) != NULL;
 }
 
+const char *weft_scene_family(const char *section) { return section_family(section); }
+
+bool weft_scene_section_known(const char *section) {
+    const char *fam = section_family(section);
+    for (const schema_key *k = weft_scene_keys; k->section; k++)
+        if (strcmp(k->section, fam) == 0) return true;
+    return false;
+}
+
+bool weft_scene_key_list(const char *section, const char *key) {
+    const schema_key *k = schema_find(section, key);
+    return k && k->type == WEFT_KEY_LIST;
+}
+
 void weft_scene_where(const entry *e, char *buf, size_t n) {
     if (e->line > 0)
         snprintf(buf, n, "%s:%d", e->origin, e->line);
@@ -512,15 +526,22 @@ int weft_scene_bad(const entry *e, weft_error *err, const char *fmt, const char 
 }
 
 int weft_scene_number(const entry *e, const char *text, double *out, weft_error *err) {
+    /* A number, or a fraction A/B (scene.dt = 1/120) as the sweeps' axes take it. */
+    char t[256];
+    size_t n = strlen(text);
+    while (n > 0 && isspace((unsigned char)text[n - 1])) n--;
+    snprintf(t, sizeof t, "%.*s", (int)(n < sizeof t ? n : sizeof t - 1), text);
+    double v;
+    if (weft_parse_number(t, &v)) {
+        *out = v;
+        return WEFT_OK;
+    }
     char *end;
     errno = 0;
-    double v = strtod(text, &end);
-    while (isspace((unsigned char)*end)) end++;
-    if (end == text || *end || errno == ERANGE)
-        return weft_scene_bad(e, err, "'%s' is not a number", text);
-    if (!isfinite(v)) return weft_scene_bad(e, err, "'%s' is not a finite number", text);
-    *out = v;
-    return WEFT_OK;
+    v = strtod(t, &end);
+    if (end != t && !*end && errno != ERANGE && !isfinite(v))
+        return weft_scene_bad(e, err, "'%s' is not a finite number", text);
+    return weft_scene_bad(e, err, "'%s' is not a number (or a fraction A/B)", text);
 }
 
 /* Reads a NUMBER key within the range of its row of weft_scene_keys; keeps *out if absent. */
@@ -697,12 +718,21 @@ static const entry *first_entry(const weft_scene *s, const char *sec) {
     return NULL;
 }
 
+/* v with the fewest digits (15 to 17) that read back as v, into buf[32]; returns buf. */
+static const char *exact(double v, char *buf) {
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, 32, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
 /* Builds the mesh one mesh section describes ([mesh] or a [mesh.NAME] part): a generated
  * grid, icosphere or tetrahedral block, or an OBJ or TetGen file (path relative to the
  * scene file) scaled and translated; parts may not be tetrahedral. *use_uv gets the rest
  * shape its rest_shape key asks for: auto is a grid's layout and an OBJ's positions. */
 static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh, bool *use_uv,
-                           weft_error *err) {
+                           char *source, size_t source_size, weft_error *err) {
     enum { GRID, OBJ, ICOSPHERE, TET_BLOCK, TETGEN };
     const char *const *types = mesh_types, *const *shapes = rest_shapes;
     const bool part = strcmp(sec, "mesh") != 0;
@@ -735,6 +765,10 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         }
         d.diagonals = di ? WEFT_DIAG_REGULAR : WEFT_DIAG_ALTERNATING;
         d.plane = pl ? WEFT_PLANE_XZ : WEFT_PLANE_XY;
+        char w[32], h[32];
+        snprintf(source, source_size, "grid nx=%d ny=%d diagonals=%s plane=%s width=%s "
+                 "height=%s", d.nx, d.ny, diag[di], plane[pl], exact(d.width, w),
+                 exact(d.height, h));
         rc = weft_mesh_grid(mesh, &d, err);
     } else if (type == ICOSPHERE) {
         double radius = 0.25, center[3] = {0, 0, 0};
@@ -743,6 +777,9 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             (rc = get_int(s, sec, "subdivisions", &sub, err)) ||
             (rc = get_vec3(s, sec, "center", center, err)))
             return rc;
+        char r[32];
+        snprintf(source, source_size, "icosphere radius=%s subdivisions=%d", exact(radius, r),
+                 sub);
         rc = weft_mesh_icosphere(mesh, radius, sub, center, err);
     } else if (type == TET_BLOCK) {
         double size[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
@@ -764,6 +801,9 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
                      WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS);
             return weft_scene_bad(weft_scene_find(s, sec, "cells"), err, "%s", msg);
         }
+        char a[32], b[32], c[32];
+        snprintf(source, source_size, "tet_block cells=%dx%dx%d size=%s %s %s", cells[0],
+                 cells[1], cells[2], exact(size[0], a), exact(size[1], b), exact(size[2], c));
         rc = weft_mesh_tet_block(mesh, size, cells, origin, err);
     } else {
         const entry *p = weft_scene_find(s, sec, "path");
@@ -781,6 +821,8 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         if ((rc = get_double(s, sec, "scale", &scale, err)) ||
             (rc = get_vec3(s, sec, "translate", translate, err)))
             return rc;
+        char sc[32];
+        snprintf(source, source_size, "%s path=%s scale=%s", types[type], path, exact(scale, sc));
         rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err)
                          : weft_mesh_read_tetgen(mesh, path, err);
         /* A positive scale and a translation keep orientation, closedness and topology. */
@@ -851,12 +893,14 @@ static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_e
     m->nparts = 1;
     weft_mesh *mesh = &m->mesh;
     bool use_uv;
-    int rc = build_part_mesh(s, "mesh", mesh, &use_uv, err);
+    char source[sizeof m->parts[0].source];
+    int rc = build_part_mesh(s, "mesh", mesh, &use_uv, source, sizeof source, err);
     if (rc) return rc;
     weft_part *p0 = &m->parts[0];
     *p0 = (weft_part){.first = 0, .nv = mesh->nv, .first_tri = 0, .nt = mesh->nt,
                       .grid_nx = mesh->grid_nx, .grid_ny = mesh->grid_ny,
                       .density = m->material.density};
+    snprintf(p0->source, sizeof p0->source, "%s", source);
     if ((rc = read_part_keys(s, "mesh", p0, err)) ||
         (rc = add_rest_shape(rs, 0, mesh, use_uv, err)))
         return rc;
@@ -872,7 +916,7 @@ static int build_mesh(const weft_scene *s, weft_model *m, rest_shape *rs, weft_e
         if (strlen(sec + 5) >= sizeof p->name)
             return weft_scene_bad(&s->e[i], err, "%s", "the part's name is longer than 63 characters");
         weft_mesh pm = {0};
-        if ((rc = build_part_mesh(s, sec, &pm, &use_uv, err))) {
+        if ((rc = build_part_mesh(s, sec, &pm, &use_uv, p->source, sizeof p->source, err))) {
             weft_mesh_free(&pm);
             return rc;
         }

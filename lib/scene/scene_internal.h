@@ -46,6 +46,16 @@ int weft_scene_number(const entry *e, const char *text, double *out, weft_error 
 /* True when the model's schema has section.key (section families: pins.NAME is pins). */
 bool weft_scene_key_known(const char *section, const char *key);
 
+/* The schema family of a section: "pins.top" -> "pins", "mesh.top" -> "mesh",
+ * "collider.ground" -> "collider", any other section itself. */
+const char *weft_scene_family(const char *section);
+
+/* True when the model's schema has some key in section (as [collision] margin). */
+bool weft_scene_section_known(const char *section);
+
+/* True when section.key is a list of the schema (a value continued on indented lines). */
+bool weft_scene_key_list(const char *section, const char *key);
+
 /* Remembers a plug-in [section] header at origin:line. */
 int weft_scene_add_header(weft_scene *s, const char *name, const char *origin, int line);
 

@@ -149,3 +149,78 @@ weft_config *weft_config_create(const weft_plugin *plugins, int n, const weft_sc
     return c;
 }
 
+
+/* ---------------------------------------------------------------------------------- */
+/* Settings that nothing in the run reads                                             */
+/* ---------------------------------------------------------------------------------- */
+
+/* True when a stage that is off reads section.key to decide it: the key of its
+ * enable_hint, "[section] key = value". */
+static bool enable_key(const weft_plugin *p, const char *section, const char *key) {
+    if (strcmp(p->kind, "stage") != 0) return false;
+    const weft_stage_type *t = p->type;
+    const char *h = t->enable_hint, *close = h && h[0] == '[' ? strchr(h, ']') : NULL;
+    if (!close) return false;
+    size_t ls = (size_t)(close - h - 1);
+    const char *k = close + 1;
+    while (*k == ' ') k++;
+    size_t lk = strcspn(k, " =");
+    return strlen(section) == ls && !strncmp(section, h + 1, ls) && strlen(key) == lk &&
+           !strncmp(key, k, lk);
+}
+
+int weft_config_check_read(const weft_config *c, const char *assignment, const char *origin,
+                           weft_error *err) {
+    const char *eq = strchr(assignment, '=');
+    size_t n = eq ? (size_t)(eq - assignment) : strlen(assignment);
+    char section[256], key[256];
+    snprintf(section, sizeof section, "%.*s", (int)(n < 255 ? n : 255), assignment);
+    char *dot = strrchr(section, '.');
+    if (!dot) return WEFT_OK; /* malformed: weft_scene_set has said so */
+    *dot = '\0';
+    snprintf(key, sizeof key, "%s", dot + 1);
+    if (weft_scene_key_known(section, key)) return WEFT_OK; /* the model reads it */
+    bool section_read = weft_scene_section_known(section);
+    for (int i = 0; c && i < c->n; i++) {
+        const weft_config_item *it = &c->it[i];
+        if (it->taken && weft_param_find(it->p.tables, section, key, NULL)) return WEFT_OK;
+        if (!it->taken && enable_key(&it->p, section, key)) return WEFT_OK;
+        for (const weft_param_table *t = it->p.tables; it->taken && t && t->section; t++)
+            section_read = section_read || !strcmp(t->section, section);
+    }
+    /* Who would read it: every plug-in with the key (the config knows every registered
+     * one), named with its kind unless it is a solver. */
+    char readers[600] = "", first[64] = "";
+    int nr = 0;
+    bool all_solvers = true;
+    const char *hint = NULL;
+    for (int i = 0; c && i < c->n; i++) {
+        const weft_plugin *p = &c->it[i].p;
+        if (!weft_param_find(p->tables, section, key, NULL)) continue;
+        bool solver = !strcmp(p->kind, "solver");
+        all_solvers = all_solvers && solver;
+        if (!strcmp(p->kind, "stage")) hint = ((const weft_stage_type *)p->type)->enable_hint;
+        size_t l = strlen(readers);
+        snprintf(readers + l, sizeof readers - l, "%s%s%s%s%s", nr ? ", " : "", p->name,
+                 solver ? "" : " (", solver ? "" : (!strcmp(p->kind, "linear") ? "linear solver"
+                                                                               : p->kind),
+                 solver ? "" : ")");
+        if (!nr) snprintf(first, sizeof first, "%s", p->name);
+        nr++;
+    }
+    char what[600], todo[400];
+    if (section_read)
+        snprintf(what, sizeof what, "%s.%s", section, key);
+    else
+        snprintf(what, sizeof what, "[%s]", section);
+    if (nr && all_solvers)
+        snprintf(todo, sizeof todo, "add %s to --solvers or drop the --set",
+                 nr == 1 ? first : "one of them");
+    else if (hint)
+        snprintf(todo, sizeof todo, "enable it (%s) or drop the --set", hint);
+    else
+        snprintf(todo, sizeof todo, "choose it in the run's settings (./weft list) or drop "
+                 "the --set");
+    return weft_fail(err, WEFT_ERR_INPUT, "%s %s.%s: no plug-in in this run reads %s (read "
+                     "by: %s); %s", origin, section, key, what, nr ? readers : "none", todo);
+}
