@@ -150,7 +150,8 @@ static double timed_steps(const weft_cli *cli, const weft_solver_type *s, int st
     weft_model_free(&m);
     weft_config_free(&cfg);
     if (rc != WEFT_OK) {
-        fprintf(stderr, "error: --time-budget: %s: %s\n", s->name, err.msg);
+        fprintf(stderr, "error: --time-budget: %s: %s\n", s->name,
+                weft_cli_unprefixed(err.msg, s->name));
         return -1.0;
     }
     return res.ms_per_step;
@@ -230,6 +231,11 @@ int main(int argc, char **argv) {
     snprintf(scene_name, sizeof scene_name, "%s", m.scene_name);
     double dt = m.dt;
     weft_model_free(&m);
+    if (cli.plot_step >= 0 && cli.plot_step >= steps) {
+        fprintf(stderr, "error: --plot-step %d: the run has %d step%s (0 to %d)\n",
+                cli.plot_step, steps, steps == 1 ? "" : "s", steps - 1);
+        return 2;
+    }
     if (weft_mkdirs(dir) != 0) return 1;
     int plot_step = cli.plot_step >= 0 ? cli.plot_step : steps / 2;
     if (plot_step >= steps) plot_step = steps > 0 ? steps - 1 : 0;
@@ -305,7 +311,8 @@ int main(int argc, char **argv) {
         if (cli.animate && weft_frames_close(&frames, rc == WEFT_OK) != 0 && rc == WEFT_OK)
             rc = weft_fail(&err, WEFT_ERR_IO, "%s: cannot write", frames_path);
         if (rc != WEFT_OK) {
-            fprintf(stderr, "error: %s: %s\n", solvers[k]->name, err.msg);
+            fprintf(stderr, "error: %s: %s\n", solvers[k]->name,
+                    weft_cli_unprefixed(err.msg, solvers[k]->name));
             char partial[1200];
             snprintf(partial, sizeof partial, "%s.partial", log_path);
             if (opt.log_path && access(partial, F_OK) == 0) /* none if the solver refused */
