@@ -24,7 +24,7 @@
 
 /* Default relative tolerance: η = 1e-12 × the query's bounding-box diagonal, about
  * 10^4 units of rounding. Smaller values down to 0 give the same false positives on the
- * shared data sets (92 and 121: near-misses closer than rounding can tell from contact);
+ * benchmark data sets (92 and 121: near-misses closer than rounding can tell from contact);
  * larger ones report more near-misses (1e-9: 140 and 220; 1e-6: 158 and 235). */
 #define DEFAULT_ETA_REL 1e-12
 

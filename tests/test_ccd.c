@@ -555,7 +555,7 @@ static void random_vs_sampling(void) {
 }
 
 /* ------------------------------------------------------------------------------ */
-/* The shared data sets                                                            */
+/* The CCD data sets of Wang et al. 2021 (tests/data/ccd)                         */
 /* ------------------------------------------------------------------------------ */
 
 /* Runs every query of the data file `name` (WEFT_CCD_DATA_DIR, tests/data/ccd) with η = eta_rel × the
