@@ -8,10 +8,12 @@
  *   dihedral_bending:  k = D |ē|² / Ā  (J/rad²),  Ā the rest area of the two triangles;
  * a grid of rectangles (either diagonal pattern, any aspect ratio) whose vertices lie on a
  * cylinder of curvature κ about a grid axis then stores exactly ½ D κ² per unit area (an
- * alternating grid's interior relaxes to 5/6 of it, a checkerboard mode). discrete_shells
- * keeps the weight of Grinspun et al. 2003, k = D · 3|ē|²/Ā (their ‖ē‖/h̄_e with h̄_e a
- * third of the mean height), three times stiffer in that test; it was dihedral_bending's
- * weight until issue 17.
+ * alternating grid's interior relaxes to 5/6 of it, a checkerboard mode; a strip with free
+ * long sides also relaxes the regular grid's bend-twist coupling, to 4/5: papers/
+ * calibration.md §2, "Narrow strips", which says why boundary hinges get no extra weight).
+ * discrete_shells keeps the weight of Grinspun et al. 2003, k = D · 3|ē|²/Ā (their
+ * ‖ē‖/h̄_e with h̄_e a third of the mean height), three times stiffer in that test; it was
+ * dihedral_bending's weight until issue 17.
  *
  * ∇²θ without dividing by sin θ. With e = p1 − p0, a = p2 − p0, b = p3 − p1 and the
  * normals nA = e × a, nB = −e × b of weft_hinge_angle, the identity

@@ -14,7 +14,9 @@
  * K/L are exactly the coefficients of ∇θ along the normal, weft_hinge_angle), so with
  *   k = D / (A_A + A_B)   (N/m; D the bending stiffness in N·m, A_A + A_B the rest area)
  * Ψ = ½ D L² θ² / Ā, the calibrated dihedral_bending to leading order: D is the flexural
- * rigidity of cylindrical bending (test_calibration.cylinder_quadratic, .cantilever).
+ * rigidity of cylindrical bending (test_calibration.quadratic_bending, .cantilever), with
+ * the same grid factors on narrow strips (test_calibration.narrow_strip: papers/
+ * calibration.md §2, "Narrow strips").
  * The paper's Q_e = 3/Ā K Kᵀ is Grinspun's weight, three times this (as discrete_shells).
  *
  * Curved rest states. The quadratic model assumes a flat rest state (the paper's §4):
