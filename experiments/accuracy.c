@@ -40,8 +40,10 @@ static const char usage[] =
     "  --scene NAME|FILE          built-in scene or .ini file (default hanging_cloth)\n"
     "  --grid N                   cloth of N x N vertices (--set mesh.nx=N mesh.ny=N; default\n"
     "                             16 for the default scene, else the scene's; 0: the scene's)\n"
-    "  --solvers A,B,...          solvers (default pbd_gauss_seidel,pbd_jacobi,implicit_euler,\n"
-    "                             newton_euler,bdf2)\n"
+    "  --solvers A,B,...          solvers (default: every registered solver that is stable\n"
+    "                             at any dt, declares an order of accuracy and can run the\n"
+    "                             scene; --list-solvers prints them)\n"
+    "  --list-solvers             print the solvers the run would use, then stop\n"
     "  --dts LIST                 time steps, s, decimal or 1/N (default 1/30,1/60,1/120,1/240)\n"
     "  --iteration-counts LIST    iteration counts (Newton: caps) for solvers that take the\n"
     "                             scene's (default 4,16)\n"
@@ -68,8 +70,6 @@ static const char usage[] =
     "                             (not by the solver's code: delete it after changing one)\n"
     "  DIR/accuracy/accuracy.png  error against wall time (log-log) and against dt, a curve\n"
     "                             per solver and iteration count\n";
-
-static const char default_solvers[] = "pbd_gauss_seidel,pbd_jacobi,implicit_euler,newton_euler,bdf2";
 
 enum { MAX_LIST = 32 };
 
@@ -176,9 +176,10 @@ int main(int argc, char **argv) {
     weft_install_interrupt_handler();
 
     const weft_solver_type *solvers[16], *ref;
-    int ns = weft_cli_solvers(cli.solvers ? cli.solvers : default_solvers, "--solvers",
-                                solvers, 16);
+    int ns = cli.solvers ? weft_cli_solvers(cli.solvers, "--solvers", solvers, 16)
+                         : weft_cli_default_solvers(&cli, WEFT_CLI_NEED_ORDER, solvers, 16);
     if (ns < 0 || weft_cli_solvers(vals[3], "--reference", &ref, 1) < 0) return 2;
+    if (weft_cli_print_solvers(&cli, solvers, ns)) return 0;
     double dts[MAX_LIST], its_d[MAX_LIST];
     int nd = weft_sweep_numbers("dts", vals[0], dts, MAX_LIST);
     int ni = weft_sweep_numbers("iteration-counts", vals[1], its_d, MAX_LIST);

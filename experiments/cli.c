@@ -40,6 +40,8 @@ int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
         {"profile", no_argument, 0, 'p'},       {"animate", no_argument, 0, 'A'},
         {"time-budget", required_argument, 0, 'B'},
         {"scenes", required_argument, 0, 'M'},
+        {"same-model", no_argument, 0, 'D'},
+        {"list-solvers", no_argument, 0, 'L'},
         {0, 0, 0, 0},
     };
     *cli = (weft_cli){.scene = "hanging_cloth", .out = "results", .steps = -1,
@@ -66,6 +68,8 @@ int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
         case 'N': cli->no_plot = true; break;
         case 'p': cli->profile = true; break;
         case 'A': cli->animate = true; break;
+        case 'D': cli->same_model = true; break;
+        case 'L': cli->list_solvers = true; break;
         case 'B': {
             char *end;
             errno = 0;

@@ -20,6 +20,9 @@ typedef struct weft_cli {
     bool no_plot;
     bool profile;          /* --profile: print each solver's profile (compare) */
     bool animate;          /* --animate: write an animated GIF of every solver (compare) */
+    bool list_solvers;     /* --list-solvers: print the solvers the run would use, then stop */
+    bool same_model;       /* --same-model: refuse solvers that run another model than the
+                              scene's (compare) */
     double time_budget_ms; /* --time-budget: wall ms per step that sets each iterative
                               solver's iterations (compare); 0 = off */
     weft_log_level log;
@@ -58,6 +61,24 @@ const char *weft_cli_unprefixed(const char *msg, const char *name);
  * the count, or -1 after printing the error. */
 int weft_cli_solvers(const char *list, const char *where, const weft_solver_type **out,
                      int max);
+
+/* What a study asks of its default solvers (weft_cli_default_solvers). */
+enum {
+    WEFT_CLI_NEED_ORDER = 1, /* a declared order of accuracy (caps.order > 0) */
+    WEFT_CLI_EXPLICIT = 2,   /* also the conditionally stable (explicit) methods */
+};
+
+/* The solvers a study runs by default (experiments/defaults.c): every registered solver
+ * that is stable at any dt (or any, with WEFT_CLI_EXPLICIT in flags), declares an order of
+ * accuracy with WEFT_CLI_NEED_ORDER, and accepts the model of cli's scene (its create
+ * succeeds), in registry order, into out[max]. Returns the count, or -1 after printing the
+ * scene's error. */
+int weft_cli_default_solvers(const weft_cli *cli, unsigned flags, const weft_solver_type **out,
+                             int max);
+
+/* --list-solvers: prints "solvers: a,b,..." (the n solvers s) and returns true when cli
+ * asks for it (the caller then exits 0); false otherwise. */
+bool weft_cli_print_solvers(const weft_cli *cli, const weft_solver_type *const *s, int n);
 
 /* Moves every coordinate of m->x by up to ±fraction of the mean rest edge length, from a
  * fixed-seed generator (the same state on every run), so a bench does not time the

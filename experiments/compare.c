@@ -26,7 +26,8 @@ static const char usage[] =
     "\n"
     "  --scene NAME|FILE      built-in scene or .ini file (default hanging_cloth)\n"
     "  --solvers A,B,...      solvers to compare (default: the scene's [scene] solvers, else\n"
-    "                         every registered solver that is stable at any dt)\n"
+    "                         every registered solver that is stable at any dt and can run\n"
+    "                         the scene)\n"
     "  --iterations N         inner iterations per step (default: the scene's)\n"
     "  --steps N              time steps (default: the scene's)\n"
     "  --threads N            OpenMP threads for parallel solvers (default 1)\n"
@@ -39,6 +40,11 @@ static const char usage[] =
     "  --profile              print each solver's timers and counters after its row\n"
     "  --animate              also write animation.gif: every solver's cloth side by side,\n"
     "                         one view and scale, about 40 frames over the run\n"
+    "  --same-model           refuse to run a solver whose model differs from the scene's\n"
+    "                         (an energy replaced, pressure or self-collision dropped),\n"
+    "                         naming the --set that makes them agree; without it such a\n"
+    "                         solver's row ends in '*' with a footnote, and summary.tsv's\n"
+    "                         and its log's 'model' say how it differs\n"
     "  --time-budget MS       equal cost: give each iterative solver the iterations per step\n"
     "                         that take MS wall milliseconds, from a fit t = a + b*I of two\n"
     "                         short runs (I and 2I iterations) of the scene's first steps;\n"
@@ -185,6 +191,27 @@ static int budget_iterations(const weft_cli *cli, const weft_solver_type *s, int
     return its;
 }
 
+/* --same-model: prints a one-line error for the first of the ns solvers whose model
+ * differs from the scene's (diff[k]), with the --set that makes them agree, and returns
+ * -1; 0 when every one runs the scene's model. */
+static int refuse_other_models(const weft_solver_type *const *solvers, const weft_model_diff *diff,
+                               int ns) {
+    for (int k = 0; k < ns; k++) {
+        if (diff[k].n == 0) continue;
+        char what[1400], fix[1400] = "";
+        weft_model_diff_format(&diff[k], what, sizeof what);
+        if (weft_model_diff_fixes(&diff[k], " --set ", fix, sizeof fix))
+            fprintf(stderr, "error: --same-model: %s runs another model than the scene's (%s); "
+                    "--set %s makes them agree\n", solvers[k]->name, what + 9, fix);
+        else
+            fprintf(stderr, "error: --same-model: %s runs another model than the scene's (%s), "
+                    "which no scene key changes; leave it out of --solvers\n", solvers[k]->name,
+                    what + 9);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     weft_cli cli;
     weft_cli_parse(argc, argv, &cli, usage);
@@ -216,9 +243,18 @@ int main(int argc, char **argv) {
             weft_config_free(&cfg);
             return 1;
         }
-    } else if (!cli.solvers) {
-        for (const weft_solver_type *const *s = weft_solver_registry; *s && ns < 16; s++)
-            if (!(*s)->conditionally_stable) solvers[ns++] = *s;
+    } else if (!cli.solvers && (ns = weft_cli_default_solvers(&cli, 0, solvers, 16)) < 0) {
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
+    }
+    /* The model each solver runs: the same as the scene's, or marked (--same-model: refused). */
+    weft_model_diff diff[16];
+    for (int k = 0; k < ns; k++) weft_model_diff_compute(solvers[k], &m, cfg, &diff[k]);
+    if (cli.same_model && refuse_other_models(solvers, diff, ns) != 0) {
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 1;
     }
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/%s", cli.out, m.scene_name);
@@ -267,7 +303,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     fprintf(summary, "solver\titerations\tms_per_step\tfinal_cmax\tfinal_residual\tfinal_residual_rel"
-                     "\tsteps_capped\tsteps_stalled\tcap_contacts_changing\tcap_indefinite\n");
+                     "\tsteps_capped\tsteps_stalled\tcap_contacts_changing\tcap_indefinite"
+                     "\tmodel\n");
     int status = 0;
     char frame_files[2048] = "";
     int frame_count = 0, frame_blocks = 0, every = weft_frames_every(steps, 41);
@@ -334,13 +371,18 @@ int main(int argc, char **argv) {
                     res.steps_capped, res.steps_cap_contacts, res.steps_cap_indefinite,
                     res.steps_stalled, log_path);
         int its = weft_solver_iterations(solvers[k], cfg);
-        printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e\n", solvers[k]->name, its,
-               res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel);
+        char model[1400];
+        weft_model_diff_format(&diff[k], model, sizeof model);
+        /* A solver that ran another model than the scene's: '*' at the row's end, and a
+         * footnote after the table. */
+        printf("%-18s %10d %12.3f %12.3e %14.4e %14.4e%s\n", solvers[k]->name, its,
+               res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel,
+               diff[k].n ? "  *" : "");
         if (cli.profile) weft_profile_print(stdout, &res.profile, "    ");
-        fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\t%d\t%d\t%d\t%d\n", solvers[k]->name,
-                its, res.ms_per_step, res.last.cmax, res.last.residual, res.last.residual_rel,
-                res.steps_capped, res.steps_stalled, res.steps_cap_contacts,
-                res.steps_cap_indefinite);
+        fprintf(summary, "%s\t%d\t%.6f\t%.6e\t%.6e\t%.6e\t%d\t%d\t%d\t%d\t%s\n",
+                solvers[k]->name, its, res.ms_per_step, res.last.cmax, res.last.residual,
+                res.last.residual_rel, res.steps_capped, res.steps_stalled,
+                res.steps_cap_contacts, res.steps_cap_indefinite, model);
         if (write_shape(&m, shape_path) != 0) status = 1;
         if (k == 0) box_grow(m.x_start, m.n, start_lo, start_hi);
         box_grow(m.x, m.n, shape_lo[k], shape_hi[k]);
@@ -364,6 +406,16 @@ int main(int argc, char **argv) {
         status = 1;
     }
     if (status != 0) return status;
+    bool marked = false; /* footnotes: how each marked solver's model differs */
+    for (int k = 0; k < ns; k++)
+        if (diff[k].n) {
+            char model[1400], fix[1400];
+            weft_model_diff_format(&diff[k], model, sizeof model);
+            bool fixable = weft_model_diff_fixes(&diff[k], " --set ", fix, sizeof fix);
+            printf("%s* %s: model %s%s%s%s\n", marked ? "" : "\n", solvers[k]->name, model,
+                   fixable ? " (same model: --set " : "", fix, fixable ? ")" : "");
+            marked = true;
+        }
     printf("\nlogs:    %s\nsummary: %s\n", logs, summary_path);
     if (cli.no_plot) return 0;
     if (cli.log != WEFT_LOG_ITERATIONS) {

@@ -37,9 +37,9 @@ static const char usage[] =
     "every step, relative to its initial value above the hanging-at-rest floor.\n"
     "\n"
     "  --scene NAME|FILE      built-in scene or .ini file (default swinging_cloth)\n"
-    "  --solvers A,B,...      solvers (default pbd_gauss_seidel,pbd_jacobi,implicit_euler,\n"
-    "                         newton_euler,bdf2,bdf2_newton: BDF2 solved to tolerance too,\n"
-    "                         since one linearised step per dt adds damping of its own)\n"
+    "  --solvers A,B,...      solvers (default: every registered solver that is stable at\n"
+    "                         any dt and can run the scene; --list-solvers prints them)\n"
+    "  --list-solvers         print the solvers the run would use, then stop\n"
     "  --dt DT                time step for every solver, s, decimal or 1/N (default: the scene's)\n"
     "  --steps N              time steps (default: the scene's; swinging_cloth: 180 = 3 s)\n"
     "  --iterations N         inner iterations per step (default: the scene's)\n"
@@ -62,9 +62,6 @@ static const char usage[] =
     "stiffness, says how far its constraints are from satisfied rather than what it stores;\n"
     "ratio_mech (kinetic + gravitational) is the fair measure of its damping.\n"
     "A run that diverges keeps its rows up to the divergence and status 'diverged'.\n";
-
-static const char default_solvers[] =
-    "pbd_gauss_seidel,pbd_jacobi,implicit_euler,newton_euler,bdf2,bdf2_newton";
 
 /* What the per-step callback records. */
 typedef struct track {
@@ -145,10 +142,6 @@ int main(int argc, char **argv) {
     if (!cli.scene_given) cli.scene = "swinging_cloth";
     weft_install_interrupt_handler();
 
-    const weft_solver_type *solvers[16];
-    int ns = weft_cli_solvers(cli.solvers ? cli.solvers : default_solvers, "--solvers",
-                                solvers, 16);
-    if (ns < 0) return 2;
     char dt_set[64];
     if (vals[0]) {
         if (cli.nset == 64) {
@@ -158,6 +151,11 @@ int main(int argc, char **argv) {
         snprintf(dt_set, sizeof dt_set, "scene.dt=%.17g", weft_sweep_number("dt", vals[0]));
         cli.set[cli.nset++] = dt_set;
     }
+    const weft_solver_type *solvers[16];
+    int ns = cli.solvers ? weft_cli_solvers(cli.solvers, "--solvers", solvers, 16)
+                         : weft_cli_default_solvers(&cli, 0, solvers, 16);
+    if (ns < 0) return cli.solvers ? 2 : 1;
+    if (weft_cli_print_solvers(&cli, solvers, ns)) return 0;
 
     weft_error err = {{0}};
     weft_model m;

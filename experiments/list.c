@@ -349,8 +349,10 @@ static void list_plugins(lister *l, const group *g, const weft_plugin *p, int n)
         char note[400];
         const char *nt = NULL;
         if (!strcmp(g->kind, "solver")) {
-            snprintf(note, sizeof note, "one iteration: %s",
-                     ((const weft_solver_type *)p[i].type)->iteration);
+            const weft_solver_type *s = p[i].type;
+            snprintf(note, sizeof note, "one iteration: %s; order %d%s; contact: %s",
+                     s->iteration, s->caps.order, s->caps.order ? "" : " (none claimed)",
+                     s->caps.contact ? s->caps.contact : "none declared");
             nt = note;
         }
         print_plugin(l, g, &p[i], nt);

@@ -39,8 +39,9 @@ static const char usage[] =
     "or unstable (diverged, strain above the limit, or kinetic energy above the bound).\n"
     "\n"
     "  --scene NAME|FILE      built-in scene or .ini file (default hanging_cloth)\n"
-    "  --solvers A,B,...      solvers (default pbd_gauss_seidel,pbd_jacobi,implicit_euler,\n"
-    "                         newton_euler,bdf2,symplectic_euler)\n"
+    "  --solvers A,B,...      solvers (default: every registered solver that can run the\n"
+    "                         scene, explicit ones included; --list-solvers prints them)\n"
+    "  --list-solvers         print the solvers the run would use, then stop\n"
     "  --grid N               cloth of N x N vertices (--set mesh.nx=N mesh.ny=N; default 16\n"
     "                         for the default scene, else the scene's; 0: the scene's)\n"
     "  --stiffnesses LIST     stretch stiffness values, N/m (default 1e3,1e4,1e5,1e6,1e7;\n"
@@ -70,8 +71,6 @@ static const char usage[] =
     "  DIR/stability/stability.png  a panel per solver: dt across, stiffness up\n"
     "stdout ends with the largest stable dt per solver and stiffness.\n";
 
-static const char default_solvers[] =
-    "pbd_gauss_seidel,pbd_jacobi,implicit_euler,newton_euler,bdf2,symplectic_euler";
 static const char default_stiffnesses[] = "1e3,1e4,1e5,1e6,1e7";
 static const char default_dts[] =
     "1/7680,1/3840,1/1920,1/960,1/480,1/240,1/120,1/60,1/30,1/10";
@@ -114,9 +113,10 @@ int main(int argc, char **argv) {
     weft_install_interrupt_handler();
 
     const weft_solver_type *solvers[16];
-    int ns = weft_cli_solvers(cli.solvers ? cli.solvers : default_solvers, "--solvers",
-                                solvers, 16);
-    if (ns < 0) return 2;
+    int ns = cli.solvers ? weft_cli_solvers(cli.solvers, "--solvers", solvers, 16)
+                         : weft_cli_default_solvers(&cli, WEFT_CLI_EXPLICIT, solvers, 16);
+    if (ns < 0) return cli.solvers ? 2 : 1;
+    if (weft_cli_print_solvers(&cli, solvers, ns)) return 0;
     double ks[MAX_LIST], dts[MAX_LIST];
     int nk = weft_sweep_numbers("stiffnesses", vals[0], ks, MAX_LIST);
     int nd = weft_sweep_numbers("dts", vals[1], dts, MAX_LIST);

@@ -48,7 +48,9 @@ static const char usage[] =
     "\n"
     "SPEC sections (see experiments/sweeps/*.ini and the README):\n"
     "  [sweep]   name, program (compare, accuracy, damping, stability), scene (built-in\n"
-    "            name or file relative to SPEC), solvers (list), repeats (default 1),\n"
+    "            name or file relative to SPEC), solvers (list; missing or 'default':\n"
+    "            every registered solver that can run the scene, as the program's\n"
+    "            --list-solvers gives them), repeats (default 1),\n"
     "            metrics (summary columns to collect; default all), options (more\n"
     "            arguments for the program, split at spaces; {sweep} is DIR; not\n"
     "            --scene, --solvers, --set or --out)\n"
@@ -235,6 +237,7 @@ typedef struct spec {
     const char *name, *program, *scene, *options;
     int name_line, program_line, scene_line, solvers_line, metrics_line, options_line;
     int nsolvers;
+    bool solvers_default; /* the list came from default_solvers: spec.ini records it */
     const char *solvers[MAX_SOLVERS];
     char solvers_raw[1024], metrics_raw[1024], options_raw[1024];
     int repeats;
@@ -558,10 +561,6 @@ static bool spec_read(const char *path, spec *s, bool check) {
             fprintf(stderr, "error: %s: sweep.scene: missing\n", path);
             return false;
         }
-        if (!s->solvers_raw[0]) {
-            fprintf(stderr, "error: %s: sweep.solvers: missing\n", path);
-            return false;
-        }
     }
     s->nsolvers = split(s->solvers_raw, ", \t", s->solvers, MAX_SOLVERS);
     if (s->nsolvers < 0) {
@@ -704,10 +703,95 @@ static int write_file(const char *path, const char *text) {
 
 /* Checks the scene, the solvers and every axis value by building the model with each
  * value (the other axes at their first value); learns the scene's name. */
-static bool validate(const spec *s, const char *scene, char *scene_name, size_t size) {
+/* sweep.solvers missing or "default": the program's own default list, every registered
+ * solver that can run the scene (with [set]; weft_cli_default_solvers, with the program's
+ * needs: accuracy an order of accuracy, stability the explicit methods too), so that a new
+ * solver joins the shipped SPECs with no edit. */
+static bool default_solvers(spec *s, const char *scene) {
+    if (s->solvers_raw[0] && strcmp(s->solvers_raw, "default") != 0) return true;
+    char sets[MAX_SETS][1100];
+    weft_cli cli = {.scene = scene, .out = "", .steps = -1, .plot_step = -1};
+    for (int i = 0; i < s->nsets; i++) {
+        snprintf(sets[i], sizeof sets[0], "%s=%s", s->set_key[i], s->set_value[i]);
+        cli.set[cli.nset++] = sets[i];
+    }
+    unsigned flags = !strcmp(s->program, "accuracy")    ? WEFT_CLI_NEED_ORDER
+                     : !strcmp(s->program, "stability") ? WEFT_CLI_EXPLICIT
+                                                        : 0;
+    const weft_solver_type *types[MAX_SOLVERS];
+    int n = weft_cli_default_solvers(&cli, flags, types, MAX_SOLVERS);
+    if (n <= 0) {
+        if (n == 0) fprintf(stderr, "error: %s: sweep.solvers: no solver can run the scene\n", s->path);
+        return false;
+    }
+    s->solvers_raw[0] = '\0';
+    s->solvers_default = true;
+    for (int k = 0; k < n; k++) {
+        size_t l = strlen(s->solvers_raw);
+        snprintf(s->solvers_raw + l, sizeof s->solvers_raw - l, "%s%s", k ? "," : "",
+                 types[k]->name);
+        s->solvers[k] = types[k]->name;
+    }
+    s->nsolvers = n;
+    return true;
+}
+
+/* "solvers = " and the comma-separated list, wrapped onto indented continuation lines
+ * (the SPEC reader's line limit), into out[cap] at o; returns the new o. */
+static size_t solvers_lines(char *out, size_t cap, size_t o, const char *list) {
+    o += (size_t)snprintf(out + o, cap - o, "solvers =");
+    int col = 9;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        bool wrap = col + (int)len > 78;
+        o += (size_t)snprintf(out + o, cap - o, "%s%.*s%s", wrap ? "\n  " : " ", (int)len, p,
+                              p[len] ? "," : "");
+        col = (wrap ? 2 : col + 1) + (int)len + 1;
+        p += len + (p[len] ? 1 : 0);
+    }
+    return o + (size_t)snprintf(out + o, cap - o, "\n");
+}
+
+/* SPEC's text with the [sweep] solvers line replaced by (or, when it has none, given)
+ * "solvers = LIST", so that DIR/spec.ini names the runs' solvers; malloc'd, NULL when out
+ * of memory. */
+static char *spec_text_with_solvers(const char *text, const char *list) {
+    size_t cap = strlen(text) + 2 * strlen(list) + 128;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    size_t o = 0;
+    bool done = false, in_sweep = false;
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t')) q++;
+        bool section = *q == '[';
+        if (section) in_sweep = !strncmp(q, "[sweep]", 7);
+        if (in_sweep && !section && !strncmp(q, "solvers", 7) &&
+            strspn(q + 7, " \t") + q + 7 < p + len && q[7 + strspn(q + 7, " \t")] == '=') {
+            if (!done) o = solvers_lines(out, cap, o, list);
+            done = true;
+        } else {
+            memcpy(out + o, p, len);
+            o += len;
+            if (section && in_sweep && !done) {
+                if (len && p[len - 1] != '\n') out[o++] = '\n';
+                o = solvers_lines(out, cap, o, list);
+                done = true;
+            }
+        }
+        p += len;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static bool validate(spec *s, const char *scene, char *scene_name, size_t size) {
     const weft_solver_type *types[MAX_SOLVERS];
     char where[PATH_MAX + 32];
     snprintf(where, sizeof where, "%s:%d: sweep.solvers", s->path, s->solvers_line);
+    if (!default_solvers(s, scene)) return false;
     if (weft_cli_solvers(s->solvers_raw, where, types, MAX_SOLVERS) < 0) return false;
     char sets[MAX_SETS + MAX_AXES][1100];
     weft_cli cli = {.scene = scene, .out = "", .steps = -1, .plot_step = -1};
@@ -994,6 +1078,10 @@ static int cmd_plan(int argc, char **argv) {
             status = 1;
         }
         const char *spec_text = slurp(s.path, false);
+        char *resolved = spec_text && s.solvers_default
+                             ? spec_text_with_solvers(spec_text, s.solvers_raw)
+                             : NULL;
+        if (resolved) spec_text = resolved;
         if (status == 0 && (!spec_text || write_file(spath, spec_text) != 0 ||
                             write_file(mpath, mt) != 0 || write_file(jobs_path, jt) != 0))
             status = 1;
@@ -1007,6 +1095,7 @@ static int cmd_plan(int argc, char **argv) {
                     jobs_path, mpath);
             printf("%s\n", out);
         }
+        free(resolved);
     }
     free(jt), free(mt);
     return status;

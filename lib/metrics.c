@@ -6,7 +6,9 @@
  *   residual = ‖r(x)‖₂, N: ∇G with the step's active constraints taken out
  *              (weft_residual, papers/residual.md); residual_rel = residual / residual(x⁰)
  *   strain = |ℓ − ℓ₀| / ℓ₀ per mesh edge (max, RMS)
- *   energy = ½ Σ m |(x − xn)/h|² − Σ m g·x + E(x), J
+ *   energy = ½ Σ m |(x − xn)/Δt|² − Σ m g·x + E(x), J
+ *            (Δt the whole step, whatever substeps the solver takes; the kinetic part is
+ *            the mean velocity over the step, which is what two written frames give)
  * Gravity enters G through x̃ (an affine shift), so ∇G is the same as with −Σ m g·x in E.
  * One report costs one pass over the elements: E and ∇E together. */
 #include "weft.h"
@@ -135,10 +137,11 @@ void weft_strain(const weft_model *m, const double *x, double *cmax, double *crm
     *crms = mesh->ne ? sqrt(sum / mesh->ne) : 0.0;
 }
 
-void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
+void weft_metrics_compute(const weft_model *m, const double *x, const double *xn, double dt,
                           const double *xt, double h_target, double t, double r0,
                           double *scratch, weft_metrics *out) {
-    double h = m->dt, E;
+    const double h = dt; /* never m->dt: a substepping solver changes it inside its step */
+    double E;
     potential_parts(m, x, xt, h_target, scratch, &E);
     out->residual = weft_residual_split(m, x, t, h_target, scratch, NULL, &out->residual_contact);
     /* A step that starts at its own solution (r0 = 0: free fall, where x̃ solves G) has no

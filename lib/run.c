@@ -13,7 +13,10 @@
  * after it, and may move them. Its per-step statistics go to its own log
  * "<log><suffix>", written like the main log (".partial" until the run completes). The
  * main log's rows are the solver's inner iterations, taken before any stage moves the
- * positions. A stage's handling time counts as solver time; its diagnostics and log rows
+ * positions. The row that ends a step is computed after the solver's step returns, from
+ * the positions it hands back (m->x) and the step's dt, so that every metric of it
+ * (residual, strain, energy, volume) means the same for every solver, whatever the solver
+ * does after its last report (a velocity update, a substep's dt in m->dt). A stage's handling time counts as solver time; its diagnostics and log rows
  * do not. A step whose stage gives up at its caps is counted in
  * weft_run_result.collision_failures. A model with triangle-mesh obstacles needs an
  * enabled stage that handles them (the solvers do not see them). After each step an
@@ -41,7 +44,8 @@ struct weft_monitor {
     weft_log_level level;
     int step, last_iter, last_step;
     double *xn, *xt, *scratch; /* state at step start, inertial target, gradient scratch */
-    double h_target; /* step h of the residual's G (m->dt unless the solver sets it) */
+    double dt;       /* the step's dt, s (a substepping solver changes m->dt in its step) */
+    double h_target; /* step h of the residual's G (dt unless the solver sets it) */
     double t1;       /* the step's end time: where moving colliders stand, s */
     double r0;
     double t_start, t_excluded;
@@ -54,6 +58,12 @@ struct weft_monitor {
     int pend_iter;
     double pend_wall;
     bool pending;
+    /* The row that ends the step, held until the solver returns (finish_step): its
+     * iteration, solver time and status. */
+    int fin_iter;
+    double fin_wall;
+    char fin_status[64];
+    bool fin_pending;
     int capped, stalled; /* steps that ended with status "cap", "stalled" */
     int cap_contacts, cap_indefinite; /* "cap" steps with reason contacts_changing, indefinite */
 };
@@ -86,7 +96,7 @@ static void emit(weft_monitor *mon, const double *x, int iter, double wall, cons
     }
     if (!want) return;
     weft_metrics mm;
-    weft_metrics_compute(mon->m, x, mon->xn, mon->xt, mon->h_target, mon->t1, mon->r0,
+    weft_metrics_compute(mon->m, x, mon->xn, mon->dt, mon->xt, mon->h_target, mon->t1, mon->r0,
                          mon->scratch, &mm);
     if (iter == 0) {
         mon->r0 = mm.residual;
@@ -127,6 +137,22 @@ static void flush(weft_monitor *mon) {
     emit(mon, mon->pend_x, mon->pend_iter, mon->pend_wall, NULL);
 }
 
+/* Holds the row that ends the step (iteration iter at solver time wall, with status) until
+ * the solver returns: finish_step computes it from the state the solver hands back. */
+static void hold_final(weft_monitor *mon, int iter, double wall, const char *status) {
+    WEFT_ASSERT(!mon->fin_pending); /* one row ends a step */
+    snprintf(mon->fin_status, sizeof mon->fin_status, "%s", status);
+    mon->fin_iter = iter, mon->fin_wall = wall, mon->fin_pending = true;
+}
+
+/* Writes the held row that ends the step, computed at x (the model's positions after the
+ * solver's step), if the solver ended its step. */
+static void finish_step(weft_monitor *mon, const double *x) {
+    if (!mon->fin_pending) return;
+    mon->fin_pending = false;
+    emit(mon, x, mon->fin_iter, mon->fin_wall, mon->fin_status);
+}
+
 void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
     if (!mon) return;
     double t0 = weft_now();
@@ -136,7 +162,7 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
     double wall = t0 - mon->t_start - mon->t_excluded;
     flush(mon);
     if (final) {
-        emit(mon, x, iter, wall, "fixed");
+        hold_final(mon, iter, wall, "fixed");
     } else {
         memcpy(mon->pend_x, x, 3 * (size_t)mon->m->n * sizeof *x);
         mon->pend_iter = iter, mon->pend_wall = wall, mon->pending = true;
@@ -150,12 +176,12 @@ void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char 
     if (!x) {
         WEFT_ASSERT(mon->pending);
         mon->pending = false;
-        emit(mon, mon->pend_x, mon->pend_iter, mon->pend_wall, status);
+        hold_final(mon, mon->pend_iter, mon->pend_wall, status);
     } else {
         WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
         double wall = t0 - mon->t_start - mon->t_excluded;
         flush(mon);
-        emit(mon, x, iter, wall, status);
+        hold_final(mon, iter, wall, status);
     }
     mon->t_excluded += weft_now() - t0;
 }
@@ -309,6 +335,16 @@ static int create_stages(weft_config *cfg, const weft_model *m, stage_run *st, i
     return WEFT_OK;
 }
 
+/* The log header's line on the model the solver ran: "model: same", or "model: differs: "
+ * and what it replaced or dropped (weft_model_diff_compute). */
+static void model_line(const weft_solver_type *solver, const weft_model *m,
+                       const weft_config *cfg, char *buf, size_t size) {
+    weft_model_diff d;
+    weft_model_diff_compute(solver, m, cfg, &d);
+    int l = snprintf(buf, size, "model: ");
+    if (l > 0 && (size_t)l < size) weft_model_diff_format(&d, buf + l, size - (size_t)l);
+}
+
 /* Opens the main log, "<log>.linear" and each stage's log, with the metadata lines: the
  * run, the model, the settings of everything that runs (from the config) and opt->meta. */
 static int open_logs(const weft_solver_type *solver, const weft_model *m,
@@ -340,6 +376,9 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
     char *save = NULL;
     for (char *l = strtok_r(settings, "\n", &save); l && k < 50; l = strtok_r(NULL, "\n", &save))
         meta[k++] = l;
+    char model[1400];
+    model_line(solver, m, opt->config, model, sizeof model);
+    meta[k++] = model;
     for (const char *const *e = opt->meta; e && *e && k < 62; e++) meta[k++] = *e;
     meta[k] = NULL;
     mon->log = weft_log_open(opt->log_path, meta, err);
@@ -419,6 +458,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         const double t_begin = m->t; /* the step runs from t_begin to t_begin + dt */
         memcpy(mon.xn, m->x, n3 * sizeof(double));
         weft_inertial_target(m, m->x, m->v, mon.xt);
+        mon.dt = m->dt;
         mon.h_target = m->dt;
         mon.t1 = t_begin + m->dt;
         /* With logging off, the monitor still counts the steps' stops and takes the last
@@ -426,10 +466,16 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         rc = solver->step(state, m, &mon, err);
         if (rc) {
             flush(&mon); /* the failing step's last iteration, for the diagnosis */
+            mon.fin_pending = false;
             reason = "solver-error";
             break;
         }
-        WEFT_ASSERT(!mon.pending); /* every step ends with a final row */
+        WEFT_ASSERT(!mon.pending && mon.fin_pending); /* every step ends with a final row */
+        {
+            double t0 = weft_now();
+            finish_step(&mon, m->x);
+            mon.t_excluded += weft_now() - t0;
+        }
         if (!state_ok(m) || mon.nonfinite) {
             rc = weft_fail(err, WEFT_ERR_DIVERGED,
                            "%s diverged at step %d (t = %.4g s): non-finite or exploding state; "

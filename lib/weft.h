@@ -468,6 +468,11 @@ double weft_model_gradient(const weft_model *m, const double *x, double *g);
 /* Enclosed volume of the mesh's triangles at positions x (m^3); meaningful if closed. */
 double weft_mesh_volume(const weft_mesh *m, const double *x);
 
+/* The enclosed volume V at positions x (3*nv, m), as weft_mesh_volume up to rounding, with
+ * ∇V into g (3*nv, m²): ∂V/∂x_i = (1/6) Σ over the triangles (i, b, c) at i of x_b × x_c.
+ * V is affine in each single vertex (no triangle holds a vertex twice): ∂²V/∂x_i² = 0. */
+double weft_mesh_volume_gradient(const weft_mesh *m, const double *x, double *g);
+
 /* Moves pinned vertices of x to their scripted position at time t. */
 void weft_model_apply_pins(const weft_model *m, double t, double *x);
 
@@ -512,6 +517,12 @@ typedef enum {
 
 /* Flags of a numeric range: an end that is excluded. */
 enum { WEFT_PARAM_LO_OPEN = 1, WEFT_PARAM_HI_OPEN = 2 };
+
+/* Flag of a setting that adds physics to the scene's model (a force, a constraint: the
+ * balloon's pressure, self-collision), switched on by any value but 0 / false: a solver
+ * whose settings tables lack that key drops the physics, and weft_model_diff_compute
+ * says so. */
+enum { WEFT_PARAM_MODEL = 4 };
 
 /* One setting. */
 typedef struct weft_param {
@@ -767,11 +778,12 @@ int weft_residual_contact(const weft_model *m, const double *x, int i, double t,
 /* Relative strain of the stretch elements at x: max and RMS. */
 void weft_strain(const weft_model *m, const double *x, double *cmax, double *crms);
 
-/* Computes every metric at positions x of a step that started at xn and ends at time t
- * (s; where moving colliders stand); the residual is weft_residual of G with target xt and
- * step h_target (s; m->dt for backward Euler), residual_rel its ratio to r0. One pass over
- * the elements (E and ∇E together); scratch: 3n doubles. */
-void weft_metrics_compute(const weft_model *m, const double *x, const double *xn,
+/* Computes every metric at positions x of a step of dt (s) that started at xn and ends at
+ * time t (s; where moving colliders stand); the residual is weft_residual of G with target
+ * xt and step h_target (s; dt for backward Euler), residual_rel its ratio to r0; the
+ * energy's kinetic part is ½ Σ m |(x − xn)/dt|². One pass over the elements (E and ∇E
+ * together); scratch: 3n doubles. */
+void weft_metrics_compute(const weft_model *m, const double *x, const double *xn, double dt,
                           const double *xt, double h_target, double t, double r0,
                           double *scratch, weft_metrics *out);
 
@@ -904,6 +916,29 @@ void weft_monitor_set_target(weft_monitor *mon, const double *xt, double h);
 void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double rel_residual,
                          const char *status);
 
+/* One way a solver's model departs from the scene's: the energy of term `term` replaced. */
+typedef struct weft_model_change {
+    int term;       /* index into m->terms */
+    const char *to; /* what runs instead (a static string): an energy name, or a phrase */
+    bool energy;    /* `to` is a registered energy a scene's [material] role can name */
+} weft_model_change;
+
+/* What a solver can run, declared on its descriptor (weft_model_diff_compute, the studies'
+ * default solver lists). The physics switched on by settings (the balloon's [pbd]
+ * k_pressure, [pbd] self_collision: WEFT_PARAM_MODEL rows) it runs exactly when its own
+ * settings tables have the key. */
+typedef struct weft_solver_caps {
+    /* Order of accuracy in dt of the scheme it solves (1: backward or symplectic Euler,
+     * 2: BDF2), for the accuracy study; 0 when it claims none (position-based methods,
+     * whose answer depends on iterations and stiffness mapping). */
+    int order;
+    /* Its contact model with colliders, one phrase (listings). */
+    const char *contact;
+    /* The terms of m it does not run as the scene gives them, into out[max]; returns how
+     * many (at most max). NULL: it runs every energy term exactly (or refuses to run). */
+    int (*model_changes)(const weft_model *m, weft_model_change *out, int max);
+} weft_solver_caps;
+
 /* A time integrator. One call of step advances the model by m->dt. */
 typedef struct weft_solver_type {
     const char *name;      /* registered name, e.g. "pbd_gauss_seidel" */
@@ -940,7 +975,35 @@ typedef struct weft_solver_type {
     /* True for a solver that solves linear systems and reports them with
      * weft_monitor_linear: weft_run then writes "<log>.linear". */
     bool linear_log;
+    /* What it can run (order of accuracy, energies, contact). */
+    weft_solver_caps caps;
 } weft_solver_type;
+
+/* Most differences weft_model_diff_compute reports. */
+#define WEFT_MODEL_DIFF_MAX 8
+
+/* How the model a solver runs differs from the scene's (lib/model_diff.c). */
+typedef struct weft_model_diff {
+    int n;                               /* 0: the same model */
+    char what[WEFT_MODEL_DIFF_MAX][160]; /* "bending dihedral_bending -> quadratic_bending",
+                                            "pbd.k_pressure dropped" */
+    char fix[WEFT_MODEL_DIFF_MAX][160];  /* the --set that makes the scene's model the
+                                            solver's ("material.bending=quadratic_bending",
+                                            "pbd.k_pressure=0"), or "" when none does */
+} weft_model_diff;
+
+/* Fills d with how solver s's model differs from m's and cfg's (cfg may be NULL: no
+ * setting switches physics on): energy terms its caps.model_changes replaces, and every
+ * WEFT_PARAM_MODEL setting of any plug-in in cfg that is on while s's tables lack it. */
+void weft_model_diff_compute(const weft_solver_type *s, const weft_model *m,
+                             const weft_config *cfg, weft_model_diff *d);
+
+/* "same", or "differs: " and d's differences separated by "; ", into buf. */
+void weft_model_diff_format(const weft_model_diff *d, char *buf, size_t size);
+
+/* The --set assignments that make the models agree, separated by sep, into buf; "" when
+ * some difference has none. Returns true when every difference has one. */
+bool weft_model_diff_fixes(const weft_model_diff *d, const char *sep, char *buf, size_t size);
 
 /* Inner iterations per step of solver s: its fixed count, else what its own_iterations
  * hook makes of its settings in cfg, else its [solver] iterations setting in cfg (its

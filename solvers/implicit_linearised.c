@@ -162,6 +162,8 @@ const weft_solver_type weft_implicit_euler = {
     .stats = im_profile,
     .fixed_iterations = 1,
     .linear_log = true,
+    .caps = {.order = 1,
+             .contact = "contacts as velocity filters of the linear solve (Baraff-Witkin)"},
 };
 
 const weft_solver_type weft_bdf2 = {
@@ -178,4 +180,6 @@ const weft_solver_type weft_bdf2 = {
     .stats = im_profile,
     .fixed_iterations = 1,
     .linear_log = true,
+    .caps = {.order = 2,
+             .contact = "contacts as velocity filters of the linear solve (Baraff-Witkin)"},
 };

@@ -634,6 +634,8 @@ const weft_solver_type weft_newton_euler = {
     .destroy = im_destroy,
     .stats = im_profile,
     .linear_log = true,
+    .caps = {.order = 1,
+             .contact = "active contacts as filtered constraints of each system"},
 };
 
 const weft_solver_type weft_bdf2_newton = {
@@ -648,4 +650,6 @@ const weft_solver_type weft_bdf2_newton = {
     .destroy = im_destroy,
     .stats = im_profile,
     .linear_log = true,
+    .caps = {.order = 2,
+             .contact = "active contacts as filtered constraints of each system"},
 };

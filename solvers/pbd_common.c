@@ -24,6 +24,18 @@ double pbd_mapped_stiffness(double k, int iterations, bool mapping) {
 }
 
 #define F(field) offsetof(weft_pbd_settings, field)
+/* The rows that add physics to the model (WEFT_PARAM_MODEL) and their thickness, shared
+ * by pbd_params and pbd_model_params. */
+#define PBD_MODEL_ROWS                                                                         \
+    {.key = "k_pressure", .type = WEFT_PARAM_DOUBLE, .offset = F(k_pressure), .unit = "1",     \
+     .lo = 0, .hi = 100, .flags = WEFT_PARAM_MODEL, .dflt = 0,                                 \
+     .doc = "§4.4 balloon overpressure V = k V0 (closed meshes; 0: none)"},                   \
+    {.key = "self_collision", .type = WEFT_PARAM_BOOL, .offset = F(self_collision),           \
+     .unit = "", .flags = WEFT_PARAM_MODEL, .dflt = 0,                                         \
+     .doc = "§4.3 vertex-triangle self-collision constraints"},                               \
+    {.key = "self_thickness", .type = WEFT_PARAM_DOUBLE, .offset = F(self_thickness),          \
+     .unit = "m", .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 0.005,                \
+     .doc = "§4.3 cloth thickness kept between a vertex and a triangle"},
 const weft_param pbd_params[] = {
     {.key = "k_stretch", .type = WEFT_PARAM_DOUBLE, .offset = F(k_stretch), .unit = "1",
      .lo = 0, .hi = 1, .dflt = 1, .doc = "distance constraint stiffness (1: hard)"},
@@ -31,24 +43,41 @@ const weft_param pbd_params[] = {
      .lo = 0, .hi = 1, .dflt = 0.1, .doc = "dihedral bending constraint stiffness"},
     {.key = "k_damping", .type = WEFT_PARAM_DOUBLE, .offset = F(k_damping), .unit = "1",
      .lo = 0, .hi = 1, .dflt = 0.01, .doc = "§3.5 damping that keeps rigid-body motion"},
-    {.key = "k_pressure", .type = WEFT_PARAM_DOUBLE, .offset = F(k_pressure), .unit = "1",
-     .lo = 0, .hi = 100, .dflt = 0,
-     .doc = "§4.4 balloon overpressure V = k V0 (closed meshes; 0: none)"},
     {.key = "stiffness_mapping", .type = WEFT_PARAM_BOOL, .offset = F(stiffness_mapping),
      .unit = "", .dflt = 1, .doc = "§3.3 k' = 1 - (1 - k)^(1/iterations)"},
-    {.key = "self_collision", .type = WEFT_PARAM_BOOL, .offset = F(self_collision), .unit = "",
-     .dflt = 0, .doc = "§4.3 vertex-triangle self-collision constraints"},
-    {.key = "self_thickness", .type = WEFT_PARAM_DOUBLE, .offset = F(self_thickness),
-     .unit = "m", .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 0.005,
-     .doc = "§4.3 cloth thickness kept between a vertex and a triangle"},
+    PBD_MODEL_ROWS
+    {0},
+};
+
+const weft_param pbd_model_params[] = {
+    PBD_MODEL_ROWS
     {0},
 };
 #undef F
 
+int pbd_model_changes(const weft_model *m, weft_model_change *out, int max) {
+    int n = 0;
+    for (int t = 0; t < m->nterms && n < max; t++)
+        out[n++] = (weft_model_change){
+            t,
+            t == m->stretch_term   ? "distance constraints (pbd.k_stretch)"
+            : t == m->bending_term ? "dihedral angle constraints (pbd.k_bending)"
+                                   : "nothing (no PBD constraint)",
+            false};
+    return n;
+}
+
 int pbd_state_init(pbd_state *st, const weft_model *m, weft_config *cfg,
                    const weft_param_table *tables, weft_error *err) {
+    weft_pbd_settings set = {0};
+    weft_config_settings(cfg, tables, &set);
+    return pbd_state_setup(st, m, cfg, &set, err);
+}
+
+int pbd_state_setup(pbd_state *st, const weft_model *m, const weft_config *cfg,
+                    const weft_pbd_settings *set, weft_error *err) {
     memset(st, 0, sizeof *st);
-    weft_config_settings(cfg, tables, &st->set);
+    st->set = *set;
     if (st->set.k_pressure > 0.0 && !m->mesh.closed) {
         char w[330];
         weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);

@@ -80,10 +80,25 @@ typedef struct pbd_state {
 /* The [pbd] rows of weft_pbd_settings (pbd_common.c). */
 extern const weft_param pbd_params[];
 
+/* Of those, the rows that add physics to the model: k_pressure, self_collision (both
+ * WEFT_PARAM_MODEL) and self_thickness, for a solver that runs that physics with PBD's
+ * stages (xpbd). Offsets within weft_pbd_settings. */
+extern const weft_param pbd_model_params[];
+
+/* caps.model_changes of the PBD solvers: they project their own constraints, with the
+ * [pbd] stiffnesses, in place of the scene's membrane and bending energies, and nothing
+ * for any other term. */
+int pbd_model_changes(const weft_model *m, weft_model_change *out, int max);
+
 /* Fills the shared state from model m with the settings of the solver whose tables are
  * `tables`, taken from cfg (defaults when NULL); allocates everything the step needs. */
 int pbd_state_init(pbd_state *st, const weft_model *m, weft_config *cfg,
                    const weft_param_table *tables, weft_error *err);
+
+/* pbd_state_init with the settings given (cfg: where the [pbd] values came from, for
+ * errors; may be NULL). */
+int pbd_state_setup(pbd_state *st, const weft_model *m, const weft_config *cfg,
+                    const weft_pbd_settings *set, weft_error *err);
 
 /* Reorders the stretch and bending constraints colour by colour (pbd_order.c) so that
  * consecutive Gauss-Seidel projections touch disjoint vertices. */

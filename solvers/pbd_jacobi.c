@@ -364,4 +364,7 @@ const weft_solver_type weft_pbd_jacobi = {
     .step = jacobi_step,
     .destroy = jacobi_destroy,
     .stats = pbd_stats,
+    .caps = {.order = 1,
+             .contact = "collision constraints projected with the others (§3.4)",
+             .model_changes = pbd_model_changes},
 };

@@ -214,6 +214,37 @@ static void assemble_matrix(pd_state *st, const weft_model *m) {
             A->val[9 * (size_t)A->diag[i] + 4 * a] += m->mass[i] / (st->h * st->h);
 }
 
+/* The role PD fills for term t of m when its energy has no projective form (0 membrane,
+ * 1 bending, 2 volume), with the substitute's stiffness in *k_sub; -1 when the energy is
+ * one of PD's own (run exactly), -2 when it has neither (refused). */
+static int pd_role(const weft_model *m, int t, double *k_sub) {
+    const weft_energy_type *ty = m->terms[t].type;
+    *k_sub = 0.0;
+    if (ty == &weft_mass_spring || ty == &weft_quadratic_bending || ty == &weft_arap_membrane ||
+        ty == &weft_arap_tet)
+        return -1;
+    if (t == m->stretch_term && ty->kind == WEFT_ELEM_TRIANGLE)
+        return *k_sub = m->material.stretch_stiffness, 0;
+    if (t == m->bending_term && ty->kind == WEFT_ELEM_HINGE) return 1;
+    if (t == m->volume_term && ty->kind == WEFT_ELEM_TET)
+        return *k_sub = m->material.youngs_modulus, 2;
+    return -2;
+}
+
+/* caps.model_changes: the terms PD replaces by its own elements (arap for membranes and
+ * solids, quadratic_bending for hinges), each an energy the scene can name. */
+static int pd_model_changes(const weft_model *m, weft_model_change *out, int max) {
+    static const weft_energy_type *const sub[3] = {&weft_arap_membrane, &weft_quadratic_bending,
+                                                   &weft_arap_tet};
+    int n = 0;
+    for (int t = 0; t < m->nterms && n < max; t++) {
+        double k;
+        int role = pd_role(m, t, &k);
+        if (role >= 0) out[n++] = (weft_model_change){t, sub[role]->name, true};
+    }
+    return n;
+}
+
 static void *pd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     pd_state *st = calloc(1, sizeof *st);
     if (!st) goto nomem;
@@ -227,26 +258,16 @@ static void *pd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     for (int t = 0; t < m->nterms; t++) {
         const weft_term *term = &m->terms[t];
         const weft_energy_type *ty = term->type;
-        bool exact = ty == &weft_mass_spring || ty == &weft_quadratic_bending ||
-                     ty == &weft_arap_membrane || ty == &weft_arap_tet;
-        double k_sub = 0.0;
-        int role = -1; /* 0 membrane, 1 bending, 2 volume */
-        if (!exact) {
-            if (t == m->stretch_term && ty->kind == WEFT_ELEM_TRIANGLE)
-                role = 0, k_sub = m->material.stretch_stiffness;
-            else if (t == m->bending_term && ty->kind == WEFT_ELEM_HINGE)
-                role = 1;
-            else if (t == m->volume_term && ty->kind == WEFT_ELEM_TET)
-                role = 2, k_sub = m->material.youngs_modulus;
-            else {
-                weft_fail(err, WEFT_ERR_INPUT,
-                          "projective_dynamics: energy '%s' (term %d) has no projective form "
-                          "and no role PD can fill (springs, arap, quadratic_bending)",
-                          ty->name, t);
-                goto fail;
-            }
-            st->substituted[role] = ty->name;
+        double k_sub;
+        int role = pd_role(m, t, &k_sub); /* -1: exact; 0 membrane, 1 bending, 2 volume */
+        if (role == -2) {
+            weft_fail(err, WEFT_ERR_INPUT,
+                      "projective_dynamics: energy '%s' (term %d) has no projective form "
+                      "and no role PD can fill (springs, arap, quadratic_bending)",
+                      ty->name, t);
+            goto fail;
         }
+        if (role >= 0) st->substituted[role] = ty->name;
         for (int i = 0; i < term->n; i++) {
             const weft_element *e = &term->elem[i];
             if (role == 1) { /* a hinge energy: quadratic bending with D from the rest mesh */
@@ -589,4 +610,7 @@ const weft_solver_type weft_projective_dynamics = {
     .step = pd_step,
     .destroy = pd_destroy,
     .stats = pd_stats,
+    .caps = {.order = 1,
+             .contact = "colliders projected after the iterations (as PBD)",
+             .model_changes = pd_model_changes},
 };

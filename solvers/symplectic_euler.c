@@ -153,4 +153,5 @@ const weft_solver_type weft_symplectic_euler = {
     .stats = se_stats,
     .fixed_iterations = 1,
     .conditionally_stable = true,
+    .caps = {.order = 1, .contact = "discrete contact response after the position update"},
 };

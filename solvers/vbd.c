@@ -59,6 +59,18 @@
  * obstacles and self-collision are the collision pipeline's ([collision] pipeline =
  * bridson), which the run loop runs after this step.
  *
+ * Pressure ([pbd] k_pressure > 0 on a closed mesh): the balloon's hard constraint
+ * C(x) = V(x) − k_pressure V0 of Müller 2006 §4.4, the one PBD and xpbd project, with its
+ * multiplier λ (N/m², minus the overpressure), so that a converged step solves backward
+ * Euler with the constraint: ∇G(x) + λ ∇V(x) = 0, C(x) = 0. In the vertex steps λ is held:
+ * the term λ V adds λ ∂V/∂x_i to vertex i's gradient, computed before each colour (no two
+ * vertices of a colour share a triangle, so ∂V/∂x_i does not change within it), and nothing
+ * to its block, since V = (1/6) Σ_t (x_a × x_b)·x_c is affine in each single vertex
+ * (∂²V/∂x_i² = 0; test_vbd.pressure_block). After each sweep the multiplier takes the step
+ * that meets the linearised constraint through the inertia, Δλ = C / (h² Σ_i w_i |∂V/∂x_i|²),
+ * x_i −= h² w_i ∂V/∂x_i Δλ (PBD's projection of §4.4, with the impulse kept in λ), then the
+ * vertices are projected out of the colliders. λ carries over from step to step.
+ *
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
  * vertices, each evaluating the gradient and Hessian of each incident element (an element
  * of nv vertices is evaluated nv times per sweep) and, with the line search, its energy
@@ -92,6 +104,7 @@ typedef struct vbd_settings {
     int hessian;               /* [vbd] projected (default) or exact element Hessians */
     bool line_search;          /* [vbd] halve Δx_i until G_i does not increase (default on) */
     double chebyshev_rho;      /* [vbd] Wang 2015's ρ in [0, 1); 0 = no acceleration */
+    double k_pressure;         /* [pbd] the balloon's overpressure factor (0: none) */
 } vbd_settings;
 
 // clang-format off
@@ -116,10 +129,20 @@ static const weft_param vbd_params[] = {
 #undef F
 // clang-format on
 
+/* The physics [pbd] adds that vbd runs: the balloon's volume constraint (the same row as
+ * the PBD solvers'; not self-collision, which is the collision pipeline's here). */
+static const weft_param vbd_pressure_params[] = {
+    {.key = "k_pressure", .type = WEFT_PARAM_DOUBLE, .offset = 0, .unit = "1", .lo = 0,
+     .hi = 100, .flags = WEFT_PARAM_MODEL, .dflt = 0,
+     .doc = "§4.4 balloon overpressure V = k V0 (closed meshes; 0: none)"},
+    {0},
+};
+
 static const weft_param_table vbd_tables[] = {
     {"solver", weft_iterations_params, offsetof(vbd_settings, common)},
     {"solver", weft_threads_params, offsetof(vbd_settings, common)},
     {"vbd", vbd_params, 0},
+    {"pbd", vbd_pressure_params, offsetof(vbd_settings, k_pressure)},
     {0},
 };
 
@@ -141,6 +164,9 @@ typedef struct vbd_state {
     /* 3n vectors: iterate, inertial target y, Chebyshev's x^(k−1) and x^(k−2), v_{n−1}. */
     double *x, *y, *xkm1, *xkm2, *vprev;
     bool have_vprev;
+    bool balloon;   /* [pbd] k_pressure > 0: the volume constraint */
+    double lambda;  /* its multiplier, N/m² (minus the overpressure) */
+    double *vgrad;  /* ∇V at the iterate, 3n, m² (balloon) */
     vbd_stats stats;
 } vbd_state;
 
@@ -155,6 +181,7 @@ static void vbd_destroy(void *state) {
     if (!st) return;
     vb_graph_free(&st->graph);
     free(st->x), free(st->y), free(st->xkm1), free(st->xkm2), free(st->vprev);
+    free(st->vgrad);
     free(st);
 }
 
@@ -166,8 +193,17 @@ static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) 
     }
     weft_config_settings(cfg, vbd_tables, &st->set);
     st->n = m->n;
+    st->balloon = st->set.k_pressure > 0.0;
+    if (st->balloon && !m->mesh.closed) {
+        char w[330];
+        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
+        weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: the balloon constraint needs a "
+                  "closed mesh", w, w[0] ? ": " : "");
+        free(st);
+        return NULL;
+    }
     size_t n3 = 3 * (size_t)(m->n > 0 ? m->n : 1);
-    double **v[] = {&st->x, &st->y, &st->xkm1, &st->xkm2, &st->vprev};
+    double **v[] = {&st->x, &st->y, &st->xkm1, &st->xkm2, &st->vprev, &st->vgrad};
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
         if (!(*v[k] = calloc(n3, sizeof(double)))) {
             vbd_destroy(st);
@@ -191,7 +227,9 @@ static double local_potential(const vbd_state *st, const weft_model *m, const do
                               const double *p) {
     const double h = m->dt, *y = &st->y[3 * i];
     double d[3] = {p[0] - y[0], p[1] - y[1], p[2] - y[2]};
-    return vb_vertex_energy(&st->graph, m, x, i, p, 0.5 * m->mass[i] * weft_dot3(d, d) / (h * h));
+    double own = 0.5 * m->mass[i] * weft_dot3(d, d) / (h * h);
+    if (st->balloon) own += st->lambda * weft_dot3(&st->vgrad[3 * i], p); /* λ V, affine in p */
+    return vb_vertex_energy(&st->graph, m, x, i, p, own);
 }
 
 /* Moves p (m) out of every collider as it stands at time t, onto its surface offset by the
@@ -218,9 +256,11 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
         cnt->skipped++;
         return;
     }
-    /* The inertia term: f_i −= m_i/h² (x_i − y_i), H_i += m_i/h² I. */
+    /* The inertia term: f_i −= m_i/h² (x_i − y_i), H_i += m_i/h² I; the volume
+     * constraint's held force: f_i −= λ ∂V/∂x_i (its block is 0). */
     for (int k = 0; k < 3; k++) {
         f[k] -= mh * (xi[k] - st->y[3 * i + k]);
+        if (st->balloon) f[k] -= st->lambda * st->vgrad[3 * i + k];
         H[4 * k] += mh;
     }
     double det = H[0] * (H[4] * H[8] - H[5] * H[7]) - H[1] * (H[3] * H[8] - H[5] * H[6]) +
@@ -292,6 +332,7 @@ static void sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
     const vb_graph *gr = &st->graph;
     for (int c = 0; c < gr->ncolours; c++) {
         const int first = gr->colour_ptr[c], end = gr->colour_ptr[c + 1];
+        if (st->balloon) weft_mesh_volume_gradient(&m->mesh, x, st->vgrad);
         long upd = 0, hv = 0, rej = 0, skp = 0, grd = 0;
 #pragma omp parallel for num_threads(st->set.common.threads) schedule(static) \
     reduction(+ : upd, hv, rej, skp, grd)
@@ -405,6 +446,26 @@ static void end_step(vbd_state *st, weft_model *m, double t1) {
     m->t = t1;
 }
 
+/* The volume constraint's multiplier step after a sweep (file comment): Δλ from the
+ * linearised constraint through the inertia, the free vertices moved by −h² w_i ∇_iV Δλ
+ * and projected out of the colliders at t1. */
+static void pressure_step(vbd_state *st, const weft_model *m, double t1) {
+    const double h = m->dt;
+    double V = weft_mesh_volume_gradient(&m->mesh, st->x, st->vgrad);
+    double C = V - st->set.k_pressure * m->rest_volume, S = 0.0;
+    for (int i = 0; i < m->n; i++)
+        if (m->pin[i] < 0) S += m->w[i] * weft_dot3(&st->vgrad[3 * i], &st->vgrad[3 * i]);
+    if (!(S > 0.0)) return;
+    double dl = C / (h * h * S);
+    st->lambda += dl;
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0) continue;
+        double *xi = &st->x[3 * i];
+        for (int k = 0; k < 3; k++) xi[k] -= h * h * m->w[i] * st->vgrad[3 * i + k] * dl;
+        if (m->ncolliders > 0) project_out(m, t1, xi);
+    }
+}
+
 /* True when every coordinate of x (3n) is finite. */
 static bool finite_all(const double *x, int n) {
     for (int j = 0; j < 3 * n; j++)
@@ -462,6 +523,7 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
             st->xkm1 = tmp;
             st->stats.chebyshev_s += weft_now() - c1;
         }
+        if (st->balloon) pressure_step(st, m, t1);
         weft_monitor_iteration(mon, st->x, it);
     }
     c0 = weft_now();
@@ -500,4 +562,5 @@ const weft_solver_type weft_vbd = {
     .step = vbd_step,
     .destroy = vbd_destroy,
     .stats = vbd_stats_hook,
+    .caps = {.order = 1, .contact = "continuous entry stop and projection out of colliders"},
 };

@@ -15,6 +15,9 @@
 #   bad_input  unknown solver, bad list value, dt not dividing the duration: one-line
 #              error naming it, exit status 2, no summary
 #   help       -h of each names its options and output columns
+#   defaults   --list-solvers: with no --solvers every study runs every registered solver
+#              that can run its scene (vbd, projective_dynamics, xpbd among them;
+#              stability the explicit ones too), and none that refuses the model
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure. POSIX sh (dash); all
 # files live under a private mktemp -d.
 set -u
@@ -220,6 +223,37 @@ help)
         summary.tsv energy.png
     check_help "$stability" --scene --solvers --stiffnesses --dts --duration --max-steps \
         --strain-limit --energy-factor --exhaustive --set --out --no-plot max_strain stability.png
+    ;;
+
+defaults)
+    # list_has NAME PROGRAM ARGS... WORDS: "PROGRAM ARGS --list-solvers" exits 0 with one
+    # line "solvers: a,b,..." that holds every solver in WORDS (space-separated) and none
+    # of those in $absent.
+    list_has() {
+        lname=$1 words=$2
+        shift 2
+        run_ok "$lname" "$@" --list-solvers || return
+        line=$(cat "$tmp/$lname.out")
+        case $line in solvers:\ *) ;; *) fail "$lname: not 'solvers: ...': $line"; return ;; esac
+        for w in $words; do
+            printf '%s\n' "${line#solvers: }" | tr ',' '\n' | grep -qx "$w" ||
+                fail "$lname: default solvers lack $w: $line"
+        done
+        for w in $absent; do
+            printf '%s\n' "${line#solvers: }" | tr ',' '\n' | grep -qx "$w" &&
+                fail "$lname: default solvers hold $w: $line"
+        done
+        ok "$lname: $line"
+    }
+    new="vbd projective_dynamics xpbd newton_euler pbd_gauss_seidel"
+    absent=symplectic_euler
+    list_has damping "$new" "$damping"
+    list_has accuracy "$new" "$accuracy"
+    absent=
+    list_has stability "$new symplectic_euler" "$stability"
+    # A solver that refuses the scene's model is left out: PBD has no tetrahedra.
+    absent="pbd_gauss_seidel pbd_jacobi xpbd"
+    list_has damping_tet "newton_euler vbd" "$damping" --scene tet_beam
     ;;
 
 *)

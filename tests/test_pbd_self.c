@@ -339,6 +339,23 @@ static void test_fold_gauss_seidel(void) { check_fold(&weft_pbd_gauss_seidel); }
 
 static void test_fold_jacobi(void) { check_fold(&weft_pbd_jacobi); }
 
+/* xpbd runs the same self-collision constraints ([pbd] self_collision, projected after
+ * each sweep of every substep, compliance 0): the fold stays free of intersections with
+ * them and does intersect without them, when xpbd generated none. */
+static void test_fold_xpbd(void) {
+    const weft_solver_type *xpbd = weft_solver_find("xpbd");
+    CHECK(xpbd != NULL);
+    if (!xpbd) return;
+    long n_on = 0, n_off = 0;
+    long with = run_fold(xpbd, true, NULL, FOLD_STEPS, NULL, NULL, &n_on);
+    long without = run_fold(xpbd, false, NULL, FOLD_STEPS, NULL, NULL, &n_off);
+    fprintf(stderr, "xpbd: intersecting pairs, most at any step: %ld with self-collision (%ld "
+            "constraints generated), %ld without\n", with, n_on, without);
+    CHECK(with == 0);
+    CHECK(without > 0);
+    CHECK(n_on > 0 && n_off == 0);
+}
+
 static void test_free_momentum(void) {
     /* No gravity, ground or pins, so no external force: under Gauss-Seidel every
      * projection (stretch, eqs. 10–11, and self-collision, whose correction m_i Δp_i =
@@ -586,6 +603,7 @@ int main(int argc, char **argv) {
         {"projection_momentum", test_projection_momentum},
         {"fold_gauss_seidel", test_fold_gauss_seidel},
         {"fold_jacobi", test_fold_jacobi},
+        {"fold_xpbd", test_fold_xpbd},
         {"free_momentum", test_free_momentum},
         {"jacobi_threads", test_jacobi_threads},
         {"gs_deterministic", test_gs_deterministic},

@@ -156,7 +156,7 @@ static double rest_residual(const weft_model *m, double *r) {
     double res = weft_residual(m, m->x, m->t, m->dt, g, r);
     /* The metrics compute the same number. */
     weft_metrics mm;
-    weft_metrics_compute(m, m->x, m->x, xt, m->dt, m->t, res, g, &mm);
+    weft_metrics_compute(m, m->x, m->x, m->dt, xt, m->dt, m->t, res, g, &mm);
     CHECK(mm.residual == res);
     free(xt), free(g), free(zero);
     return res;
@@ -254,7 +254,7 @@ static void newton_bitwise(const char *const *more) {
         }
         if (st->r0 == 0.0) continue; /* free fall */
         weft_metrics mm;
-        weft_metrics_compute(&m, st->x, xn, xt, m.dt, t1, st->r0, scratch, &mm);
+        weft_metrics_compute(&m, st->x, xn, m.dt, xt, m.dt, t1, st->r0, scratch, &mm);
         CHECK(mm.residual == st->r);
         CHECK(mm.residual_rel == st->r / st->r0);
         int nc = 0;
@@ -276,7 +276,8 @@ out:
 
 /* newton_reason: drape_sphere 8 × 8 at a cap of 3 through its impact (steps 0–29). At each
  * capped step the contacts' share of the residual Newton recorded is the one
- * weft_residual_split gives at its last iterate, and the step says "contacts_changing"
+ * weft_residual_split gives at its last iterate, the log's stop line has the share of the
+ * state the step hands back, and the step says "contacts_changing"
  * exactly when the contact set changed in its last CONTACT_WINDOW iterations and the
  * contacts hold at least half of ‖r‖²; some capped steps whose contacts changed have their
  * residual elsewhere, and are not called contacts_changing. */
@@ -315,8 +316,12 @@ static void test_newton_reason(void) {
         CHECK(says == (st->contacts_recent && at_contacts));
         contacts += says;
         elsewhere += st->contacts_recent && !at_contacts;
+        /* The log's stop line measures the state the step hands back (m.x: after the
+         * friction and the contacts' return to the surface), not the last iterate. */
+        weft_incremental_potential_h(&m, m.x, xt, m.dt, g);
+        double rc_out = -1.0, r_out = weft_residual_split(&m, m.x, t1, m.dt, g, NULL, &rc_out);
         snprintf(expect[step], sizeof expect[step], "stop=cap residual_at_contacts=%.2f reason=%s\n",
-                 rc * rc / (r * r), st->stop + 4);
+                 rc_out * rc_out / (r_out * r_out), st->stop + 4);
     }
     /* The same run through weft_run: the log's stop lines carry the same shares and reasons
      * (the monitor's metrics, computed on their own, agree with the solver). */

@@ -18,6 +18,11 @@
  *   pins_colliders  pinned vertices sit on their paths; on drape_sphere no free vertex ends
  *                   inside the ball (less its contact margin) and G still decreases
  *   settings        [vbd] keys are read from a scene; bad values are refused naming the key
+ *   pressure_block  the balloon's volume constraint in the vertex steps: ∂V/∂x_i
+ *                   (weft_mesh_volume_gradient) agrees with central differences of V, and
+ *                   V is affine in each single vertex, so the constraint's 3×3 block
+ *                   ∂²V/∂x_i² is 0 (second differences vanish to rounding), while the mixed
+ *                   block of two vertices of a triangle does not
  */
 #include "check.h"
 #include "scene_build.h"
@@ -27,6 +32,7 @@
 #include "weft_solvers.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -440,6 +446,76 @@ static void test_settings(void) {
     }
 }
 
+/* pressure_block (file comment): on a perturbed icosphere (42 vertices). */
+static void test_pressure_block(void) {
+    weft_mesh mesh = {0};
+    weft_error err = {{0}};
+    const double c[3] = {0.1, -0.2, 0.3};
+    CHECK(weft_mesh_icosphere(&mesh, 0.5, 1, c, &err) == WEFT_OK);
+    if (mesh.nv == 0) return;
+    const int n3 = 3 * mesh.nv;
+    double *x = malloc((size_t)n3 * sizeof *x), *g = malloc((size_t)n3 * sizeof *g);
+    CHECK(x && g);
+    if (!x || !g) return;
+    unsigned long long r = 12345;
+    for (int j = 0; j < n3; j++) {
+        r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[j] = mesh.x[j] + 0.02 * ((double)(r >> 11) / 9007199254740992.0 - 0.5);
+    }
+    double V = weft_mesh_volume_gradient(&mesh, x, g);
+    CHECK_NEAR(V, weft_mesh_volume(&mesh, x), 1e-14);
+    const double h = 1e-6;
+    double worst = 0.0, gmax = 0.0, flat = 0.0;
+    for (int j = 0; j < n3; j++) {
+        double s = x[j];
+        x[j] = s + h;
+        double vp = weft_mesh_volume(&mesh, x);
+        x[j] = s - h;
+        double vm = weft_mesh_volume(&mesh, x);
+        x[j] = s;
+        worst = fmax(worst, fabs((vp - vm) / (2 * h) - g[j]));
+        gmax = fmax(gmax, fabs(g[j]));
+    }
+    /* Second differences of V within vertex i's three coordinates: 0 up to rounding. */
+    const double d = 1e-2;
+    for (int i = 0; i < mesh.nv; i++)
+        for (int a = 0; a < 3; a++)
+            for (int b = a; b < 3; b++) {
+                /* V(x + d e_a + d e_b) − V(x + d e_a) − V(x + d e_b) + V(x) */
+                double *pa = &x[3 * i + a], *pb = &x[3 * i + b], sa = *pa, sb = *pb;
+                double v00 = weft_mesh_volume(&mesh, x);
+                *pa += d;
+                double v10 = weft_mesh_volume(&mesh, x);
+                *pb += d;
+                double v11 = weft_mesh_volume(&mesh, x);
+                *pa = sa, *pb = sb;
+                *pb += d;
+                double v01 = weft_mesh_volume(&mesh, x);
+                *pb = sb;
+                flat = fmax(flat, fabs(v11 - v10 - v01 + v00) / (d * d));
+            }
+    /* Not vacuous: across two corners of a triangle the mixed second difference is the
+     * (1/6)[x_c]× entry, not 0. */
+    const int *t = mesh.tri;
+    double *pa = &x[3 * t[0]], *pb = &x[3 * t[1] + 1], sa = *pa, sb = *pb;
+    double v00 = weft_mesh_volume(&mesh, x);
+    *pa += d;
+    double v10 = weft_mesh_volume(&mesh, x);
+    *pb += d;
+    double v11 = weft_mesh_volume(&mesh, x);
+    *pa = sa;
+    double v01 = weft_mesh_volume(&mesh, x);
+    *pb = sb;
+    double mixed = fabs(v11 - v10 - v01 + v00) / (d * d);
+    printf("dV/dx: max |FD - analytic| = %.3g (max |g| %.3g); own block %.3g m, mixed %.3g m\n",
+           worst, gmax, flat, mixed);
+    CHECK(worst <= 1e-8 * gmax);
+    CHECK(flat <= 1e-10);
+    CHECK(mixed >= 1e-3);
+    free(x), free(g);
+    weft_mesh_free(&mesh);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"newton_springs", test_newton_springs},
@@ -449,6 +525,7 @@ int main(int argc, char **argv) {
         {"chebyshev", test_chebyshev},
         {"pins_colliders", test_pins_colliders},
         {"settings", test_settings},
+        {"pressure_block", test_pressure_block},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

@@ -486,6 +486,25 @@ int weft_mesh_build_topology(weft_mesh *m, const char *where, weft_error *err) {
     return WEFT_OK;
 }
 
+double weft_mesh_volume_gradient(const weft_mesh *m, const double *x, double *g) {
+    memset(g, 0, 3 * (size_t)m->nv * sizeof *g);
+    double V = 0.0;
+    for (int t = 0; t < m->nt; t++) {
+        const int *tri = &m->tri[3 * t];
+        for (int a = 0; a < 3; a++) {
+            const double *pb = &x[3 * tri[(a + 1) % 3]], *pc = &x[3 * tri[(a + 2) % 3]];
+            double cr[3] = {pb[1] * pc[2] - pb[2] * pc[1], pb[2] * pc[0] - pb[0] * pc[2],
+                            pb[0] * pc[1] - pb[1] * pc[0]};
+            for (int k = 0; k < 3; k++) g[3 * tri[a] + k] += cr[k] / 6.0;
+            if (a == 0) {
+                const double *pa = &x[3 * tri[0]];
+                V += (pa[0] * cr[0] + pa[1] * cr[1] + pa[2] * cr[2]) / 6.0;
+            }
+        }
+    }
+    return V;
+}
+
 /* Enclosed volume (m^3) of the triangles at positions x (3*nv; the rest positions if
  * NULL): the divergence theorem, (1/6) Σ (xa × xb)·xc; meaningful if closed. */
 double weft_mesh_volume(const weft_mesh *m, const double *x) {

@@ -1,0 +1,86 @@
+/* model_diff.c — how the model a solver runs differs from the scene's: energy terms it
+ * replaces by its own (its descriptor's caps.model_changes) and physics that a setting
+ * switches on (a WEFT_PARAM_MODEL row, such as a balloon's pressure) which the solver's
+ * settings tables do not read, so it drops it. The same code for every solver: the
+ * printed table, summary.tsv and the log header of a comparison all say what it finds,
+ * and compare --same-model refuses a run it finds a difference in. */
+#include "weft.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The scene key of term t's role ([material] membrane, bending, volume, fiber), or NULL. */
+static const char *role_key(const weft_model *m, int t) {
+    if (t == m->stretch_term) return "membrane";
+    if (t == m->bending_term) return "bending";
+    if (t == m->volume_term) return "volume";
+    if (t == m->fiber_term) return "fiber";
+    return NULL;
+}
+
+/* Appends one difference to d unless it holds it already or is full. */
+static void add(weft_model_diff *d, const char *what, const char *fix) {
+    for (int i = 0; i < d->n; i++)
+        if (!strcmp(d->what[i], what)) return;
+    if (d->n == WEFT_MODEL_DIFF_MAX) return;
+    snprintf(d->what[d->n], sizeof d->what[d->n], "%s", what);
+    snprintf(d->fix[d->n], sizeof d->fix[d->n], "%s", fix);
+    d->n++;
+}
+
+void weft_model_diff_compute(const weft_solver_type *s, const weft_model *m,
+                             const weft_config *cfg, weft_model_diff *d) {
+    memset(d, 0, sizeof *d);
+    char what[160], fix[160];
+    if (s->caps.model_changes) {
+        weft_model_change ch[WEFT_MAX_TERMS];
+        int n = s->caps.model_changes(m, ch, WEFT_MAX_TERMS);
+        for (int i = 0; i < n; i++) {
+            const char *role = role_key(m, ch[i].term);
+            snprintf(what, sizeof what, "%s %s -> %s", role ? role : "term",
+                     m->terms[ch[i].term].type->name, ch[i].to);
+            fix[0] = '\0';
+            if (role && ch[i].energy) snprintf(fix, sizeof fix, "material.%s=%s", role, ch[i].to);
+            add(d, what, fix);
+        }
+    }
+    static const char *const kinds[] = {"run", "solver", "linear", "preconditioner", "stage"};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const weft_param_table *tables;
+        for (int i = 0; weft_config_plugin(cfg, kinds[k], i, &tables); i++)
+            for (const weft_param_table *t = tables; t && t->section; t++)
+                for (const weft_param *p = t->params; p->key; p++) {
+                    double v;
+                    if (!(p->flags & WEFT_PARAM_MODEL) ||
+                        !weft_config_value(cfg, t->section, p->key, &v) || v == 0.0 ||
+                        weft_param_find(s->settings, t->section, p->key, NULL))
+                        continue;
+                    snprintf(what, sizeof what, "%s.%s dropped", t->section, p->key);
+                    snprintf(fix, sizeof fix, "%s.%s=%s", t->section, p->key,
+                             p->type == WEFT_PARAM_BOOL ? "false" : "0");
+                    add(d, what, fix);
+                }
+    }
+}
+
+void weft_model_diff_format(const weft_model_diff *d, char *buf, size_t size) {
+    if (!size) return;
+    snprintf(buf, size, "%s", d->n ? "differs: " : "same");
+    for (int i = 0; i < d->n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, size - l, "%s%s", i ? "; " : "", d->what[i]);
+    }
+}
+
+bool weft_model_diff_fixes(const weft_model_diff *d, const char *sep, char *buf, size_t size) {
+    if (size) buf[0] = '\0';
+    for (int i = 0; i < d->n; i++)
+        if (!d->fix[i][0]) {
+            if (size) buf[0] = '\0';
+            return false;
+        } else if (size) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, size - l, "%s%s", l ? sep : "", d->fix[i]);
+        }
+    return true;
+}
