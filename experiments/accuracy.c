@@ -50,7 +50,7 @@ static const char usage[] =
     "  --duration S               simulated time per run, s (default 1); every dt must divide it\n"
     "  --reference NAME           reference solver (default bdf2_newton: second order, so its\n"
     "                             own error is far below the first-order methods')\n"
-    "  --reference-dt DT          its time step, s (default 1/960)\n"
+    "  --reference-dt DT          its time step, s (default 1/960); at most every dt of --dts\n"
     "  --reference-iterations N   its iteration cap (default 20)\n"
     "  --reference-tolerance T    its [solver] tolerance (default 1e-9; 0: the scene's)\n"
     "  --reference-dir DIR        where the reference's cache lives (default DIR/accuracy;\n"
@@ -208,6 +208,16 @@ int main(int argc, char **argv) {
                     dts[d], duration);
             return 2;
         }
+    /* The reference stands in for the exact solution, so it must step at least as finely
+     * as every run it judges (an equal dt with more iterations measures the iteration
+     * error alone, and repeats the reference exactly at its own settings). */
+    for (int d = 0; d < nd; d++)
+        if (ref_dt > dts[d]) {
+            fprintf(stderr, "error: --reference-dt: %.6g s is larger than dt = %.6g s of --dts "
+                    "(the reference must step at least as finely as every run it judges)\n",
+                    ref_dt, dts[d]);
+            return 2;
+        }
     int ref_steps = steps_of(duration, ref_dt);
     if (ref_steps < 0) {
         fprintf(stderr, "error: --reference-dt: %.6g s does not divide the duration %.6g s\n",
@@ -297,7 +307,8 @@ int main(int argc, char **argv) {
         weft_run_result res;
         int rc = weft_run(ref, &m, &opt, &res, &err);
         if (rc != WEFT_OK) {
-            fprintf(stderr, "error: reference %s: %s\n", ref->name, err.msg);
+            fprintf(stderr, "error: reference %s: %s\n", ref->name,
+                    weft_cli_unprefixed(err.msg, ref->name));
             weft_model_free(&m);
             weft_config_free(&cfg);
             free(xref);

@@ -74,7 +74,7 @@ static int time_steps(void *user, double *out) {
     weft_model_free(&m);
     weft_config_free(&cfg);
     if (rc != WEFT_OK) {
-        fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
+        fprintf(stderr, "error: %s: %s\n", s->name, weft_cli_unprefixed(err.msg, s->name));
         return WEFT_BENCH_FAIL;
     }
     return WEFT_BENCH_MORE;

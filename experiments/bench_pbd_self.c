@@ -58,7 +58,8 @@ static int advance(const weft_solver_type *s, weft_model *m, weft_config *cfg, i
     weft_error err;
     weft_bench_steps run;
     int rc = weft_bench_solver_steps(s, m, cfg, n, 0, &run, &err);
-    if (rc != WEFT_OK) fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
+    if (rc != WEFT_OK)
+        fprintf(stderr, "error: %s: %s\n", s->name, weft_cli_unprefixed(err.msg, s->name));
     return rc == WEFT_OK ? 0 : -1;
 }
 
@@ -90,7 +91,7 @@ static int time_steps(void *user, double *out) {
     weft_model_free(&m);
     weft_config_free(&cfg);
     if (rc != WEFT_OK) {
-        fprintf(stderr, "error: %s: %s\n", s->name, err.msg);
+        fprintf(stderr, "error: %s: %s\n", s->name, weft_cli_unprefixed(err.msg, s->name));
         return WEFT_BENCH_FAIL;
     }
     out[0] = weft_profile_value(&run.prof, "self_contacts") / c->steps;

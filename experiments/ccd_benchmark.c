@@ -1,6 +1,6 @@
 /* ccd_benchmark.c — runs the vertex–face or edge–edge CCD (lib/collision/collision.ccd.c, after Bridson,
  * Fedkiw & Anderson 2002 §4) on a file of queries with exact ground truth, in the format
- * of the benchmark of Wang et al. 2021 (../shared/ccd/README.md), and prints one line:
+ * of the benchmark of Wang et al. 2021 (tests/data/ccd/README.md), and prints one line:
  *
  *     queries=N colliding=P false_negatives=FN false_positives=FP ns_per_query=T
  *
@@ -9,7 +9,9 @@
  * excluded; passes are repeated for at least 0.2 s (3 to 1000 passes) and the median
  * pass is reported, so that one preemption on a shared machine does not decide it.
  * Each query's tolerance is η = eta_rel × the diagonal of the bounding box of its eight
- * points (m). Exit status: 0, 1 when FN > 0, 2 for usage or input errors. */
+ * points (m). Without FILE it reads the query set of that kind kept in the repository
+ * (tests/data/ccd, absolute path from CMake). Exit status: 0, 1 when FN > 0, 2 for usage
+ * or input errors. */
 #include "bench.h"
 #include "ccd_queries.h"
 
@@ -22,7 +24,7 @@
 
 /* Default relative tolerance: η = 1e-12 × the query's bounding-box diagonal, about
  * 10^4 units of rounding. Smaller values down to 0 give the same false positives on the
- * shared data sets (92 and 121: near-misses closer than rounding can tell from contact);
+ * benchmark data sets (92 and 121: near-misses closer than rounding can tell from contact);
  * larger ones report more near-misses (1e-9: 140 and 220; 1e-6: 158 and 235). */
 #define DEFAULT_ETA_REL 1e-12
 
@@ -31,8 +33,8 @@ static const weft_bench_plan timing = {.warmup = 0, .min_repeats = 3, .max_repea
                                        .stop_after_s = 0.2};
 
 static const char usage[] =
-    "usage: ccd_benchmark [--eta-rel R] vertex_face|edge_edge FILE\n"
-    "Runs the CCD on every query of FILE (format of shared/ccd/README.md: '#' comment\n"
+    "usage: ccd_benchmark [--eta-rel R] vertex_face|edge_edge [FILE]\n"
+    "Runs the CCD on every query of FILE (format of tests/data/ccd/README.md: '#' comment\n"
     "lines, then 'query_id ground_truth' and 24 coordinates per line) and prints\n"
     "  queries=N colliding=P false_negatives=FN false_positives=FP ns_per_query=T\n"
     "(P: ground-truth positives; T: mean wall ns per query of a pass over the file, parsing\n"
@@ -41,6 +43,8 @@ static const char usage[] =
     "               query's eight points (default 1e-12); R >= 0. A query counts as\n"
     "               colliding when its primitives come within eta of each other, up to\n"
     "               rounding error (so R = 0 reports touching as far as doubles can tell).\n"
+    "FILE defaults to the query set of that kind of Wang et al. 2021 in the repository:\n"
+    "  " WEFT_CCD_DATA_DIR "/KIND.txt\n"
     "Exit status: 0 when every colliding query is found, 1 when there are false\n"
     "negatives (listed on stderr), 2 for usage or input errors.\n";
 
@@ -96,8 +100,8 @@ int main(int argc, char **argv) {
             pos[npos++] = argv[i];
         }
     }
-    if (npos != 2) {
-        fprintf(stderr, "error: expected vertex_face|edge_edge and FILE (see --help)\n");
+    if (npos < 1) {
+        fprintf(stderr, "error: expected vertex_face|edge_edge [FILE] (see --help)\n");
         return 2;
     }
     bool edge_edge;
@@ -109,7 +113,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: query kind '%s' is not vertex_face or edge_edge\n", pos[0]);
         return 2;
     }
-    const char *path = pos[1];
+    char default_path[4096];
+    snprintf(default_path, sizeof default_path, "%s/%s.txt", WEFT_CCD_DATA_DIR, pos[0]);
+    const char *path = npos == 2 ? pos[1] : default_path;
 
     weft_ccd_query *qs;
     weft_error err = {{0}};

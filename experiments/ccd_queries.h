@@ -1,5 +1,5 @@
 /* ccd_queries.h — reading the CCD query files of the benchmark of Wang et al. 2021 (format
- * in ../shared/ccd/README.md): '#' comment lines, then per line a query id, the ground
+ * in tests/data/ccd/README.md): '#' comment lines, then per line a query id, the ground
  * truth (0 or 1) and 24 coordinates, the four points at t = 0 then at t = 1 (m). */
 #ifndef WEFT_CCD_QUERIES_H
 #define WEFT_CCD_QUERIES_H

@@ -241,21 +241,49 @@ int weft_mkdirs(const char *path) {
 }
 
 int weft_gnuplot(const char *defs, const char *script) {
+    /* gnuplot's own messages ("31 frames in animation sequence", warnings about empty
+     * data) would land in the middle of the caller's table: keep them in a temporary
+     * log and show them only when gnuplot fails. */
+    FILE *log = tmpfile();
+    fflush(stdout);
+    fflush(stderr);
     pid_t pid = fork();
-    if (pid < 0) return -1;
+    if (pid < 0) {
+        if (log) fclose(log);
+        return -1;
+    }
     if (pid == 0) {
+        if (log) {
+            dup2(fileno(log), STDOUT_FILENO);
+            dup2(fileno(log), STDERR_FILENO);
+        }
         execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
         fprintf(stderr, "error: cannot run gnuplot: %s (install gnuplot-nox)\n", strerror(errno));
         _exit(127);
     }
     int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int rc = waitpid(pid, &status, 0) < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (log) {
+        if (rc != 0) {
+            char buf[4096];
+            size_t n;
+            rewind(log);
+            while ((n = fread(buf, 1, sizeof buf, log)) > 0) fwrite(buf, 1, n, stderr);
+        }
+        fclose(log);
+    }
+    return rc;
 }
 
 const char *weft_plots_dir(void) {
     const char *d = getenv("WEFT_PLOTS_DIR");
     return d && *d ? d : WEFT_PLOTS_DIR;
+}
+
+const char *weft_cli_unprefixed(const char *msg, const char *name) {
+    size_t n = strlen(name);
+    if (!strncmp(msg, name, n) && msg[n] == ':' && msg[n + 1] == ' ') return msg + n + 2;
+    return msg;
 }
 
 int weft_cli_solvers(const char *list, const char *where, const weft_solver_type **out,
@@ -267,7 +295,13 @@ int weft_cli_solvers(const char *list, const char *where, const weft_solver_type
     for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
         const weft_solver_type *s = weft_solver_find(tok);
         if (!s) {
-            fprintf(stderr, "error: %s: unknown solver '%s' (known:", where, tok);
+            weft_suggest sg;
+            weft_suggest_init(&sg, tok);
+            for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
+                weft_suggest_offer(&sg, (*r)->name);
+            const char *best = weft_suggest_best(&sg);
+            fprintf(stderr, "error: %s: unknown solver '%s' (%s%s%sknown:", where, tok,
+                    best ? "nearest: " : "", best ? best : "", best ? "; " : "");
             for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
                 fprintf(stderr, " %s", (*r)->name);
             fprintf(stderr, ")\n");

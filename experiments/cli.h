@@ -79,6 +79,10 @@ int weft_cli_write_config(const weft_cli *cli, const char *path, const char *sol
  * solver.iterations), or dflt when no plug-in has it. */
 int weft_cli_setting(const weft_config *cfg, const char *section, const char *key, int dflt);
 
+/* msg without a leading "name: " (many solvers start their messages with their own name),
+ * so that a caller printing "name: msg" names the solver once. */
+const char *weft_cli_unprefixed(const char *msg, const char *name);
+
 /* Resolves comma-separated solver names into out[max]; `where` names the list's origin
  * in the one-line error for an unknown name (which lists the registered ones). Returns
  * the count, or -1 after printing the error. */
@@ -112,7 +116,7 @@ void weft_cli_perturb(weft_model *m, double fraction, unsigned long long seed);
 int weft_mkdirs(const char *path);
 
 /* Runs gnuplot on script with "-e" definitions; returns its exit status (-1 if it could
- * not run). */
+ * not run). gnuplot's messages go to a temporary log, copied to stderr only when it fails. */
 int weft_gnuplot(const char *defs, const char *script);
 
 /* Directory of the gnuplot scripts: $WEFT_PLOTS_DIR or the source tree's plots/. */

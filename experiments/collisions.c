@@ -342,7 +342,8 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
     if (build(cli, scene, c, &m, &cfg, &err) != WEFT_OK) {
         /* The scene built as given: what fails now is this configuration (a mesh
          * obstacle without the pipeline). */
-        fprintf(stderr, "note: %s %s %s: refused: %s\n", scene, solver->name, c->name, err.msg);
+        fprintf(stderr, "note: %s %s %s: refused: %s\n", scene, solver->name, c->name,
+                weft_cli_unprefixed(err.msg, solver->name));
         r->status = "refused";
         return 0;
     }
@@ -374,9 +375,11 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
         r->status = "complete";
     } else if (rc == WEFT_ERR_DIVERGED) {
         r->status = "diverged";
-        fprintf(stderr, "note: %s %s %s: %s\n", scene, solver->name, c->name, err.msg);
+        fprintf(stderr, "note: %s %s %s: %s\n", scene, solver->name, c->name,
+                weft_cli_unprefixed(err.msg, solver->name));
     } else {
-        fprintf(stderr, "error: %s %s %s: %s\n", scene, solver->name, c->name, err.msg);
+        fprintf(stderr, "error: %s %s %s: %s\n", scene, solver->name, c->name,
+                weft_cli_unprefixed(err.msg, solver->name));
         status = rc == WEFT_ERR_INTERRUPTED ? WEFT_ERR_INTERRUPTED : 1;
     }
     if (w.failed) {

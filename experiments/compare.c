@@ -163,7 +163,8 @@ static double timed_steps(const weft_cli *cli, const weft_solver_type *s, int st
     weft_model_free(&m);
     weft_config_free(&cfg);
     if (rc != WEFT_OK) {
-        fprintf(stderr, "error: --time-budget: %s: %s\n", s->name, err.msg);
+        fprintf(stderr, "error: --time-budget: %s: %s\n", s->name,
+                weft_cli_unprefixed(err.msg, s->name));
         return -1.0;
     }
     return res.ms_per_step;
@@ -266,6 +267,13 @@ int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s/%s", cli.out, m.scene_name);
     int steps = weft_cli_setting(cfg, "scene", "steps", 0);
     int iterations = weft_cli_setting(cfg, "solver", "iterations", 1);
+    if (cli.plot_step >= 0 && cli.plot_step >= steps) {
+        fprintf(stderr, "error: --plot-step %d: the run has %d step%s (0 to %d)\n",
+                cli.plot_step, steps, steps == 1 ? "" : "s", steps - 1);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+        return 2;
+    }
     /* Every --set must be read by something in this run; then the folder (no other run's
      * results in it, unless --force) and its config.ini, from which the run reruns. */
     char list[1024] = "";
@@ -379,7 +387,8 @@ int main(int argc, char **argv) {
         if (cli.animate && weft_frames_close(&frames, rc == WEFT_OK) != 0 && rc == WEFT_OK)
             rc = weft_fail(&err, WEFT_ERR_IO, "%s: cannot write", frames_path);
         if (rc != WEFT_OK) {
-            fprintf(stderr, "error: %s: %s\n", solvers[k]->name, err.msg);
+            fprintf(stderr, "error: %s: %s\n", solvers[k]->name,
+                    weft_cli_unprefixed(err.msg, solvers[k]->name));
             char partial[1200];
             snprintf(partial, sizeof partial, "%s.partial", log_path);
             if (opt.log_path && access(partial, F_OK) == 0) /* none if the solver refused */

@@ -239,7 +239,8 @@ int main(int argc, char **argv) {
             st = "diverged";
             fprintf(stderr, "warning: %s\n", err.msg);
         } else if (rc != WEFT_OK) {
-            fprintf(stderr, "error: %s: %s\n", solvers[k]->name, err.msg);
+            fprintf(stderr, "error: %s: %s\n", solvers[k]->name,
+                    weft_cli_unprefixed(err.msg, solvers[k]->name));
             fclose(tr.f);
             weft_model_free(&m);
             weft_config_free(&cfg);

@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -179,10 +180,21 @@ static char *slurp(const char *path, bool quiet) {
         if (!quiet) fprintf(stderr, "error: %s: cannot read: %s\n", path, strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a folder too */
+        fclose(f);
+        if (!quiet) fprintf(stderr, "error: %s: is a directory, not a file\n", path);
+        return NULL;
+    }
     static char buf[1 << 20];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
-    bool big = !feof(f);
+    int read_errno = ferror(f) ? errno : 0;
+    bool big = !feof(f) && !read_errno;
     fclose(f);
+    if (read_errno) {
+        if (!quiet) fprintf(stderr, "error: %s: cannot read: %s\n", path, strerror(read_errno));
+        return NULL;
+    }
     if (big) {
         fprintf(stderr, "error: %s: larger than %zu bytes\n", path, sizeof buf - 1);
         return NULL;
@@ -279,6 +291,21 @@ static int spec_error(reader_ctx *c, const char *fmt, const char *a, const char 
     return 0;
 }
 
+/* An unknown key of section (whose keys are the NULL-terminated `known`), with the
+ * nearest one when it is close (weft_suggest). */
+static int unknown_key(reader_ctx *c, const char *section, const char *key,
+                       const char *const *known) {
+    weft_suggest sg;
+    weft_suggest_init(&sg, key);
+    for (int i = 0; known[i]; i++) weft_suggest_offer(&sg, known[i]);
+    const char *best = weft_suggest_best(&sg);
+    fprintf(stderr, "error: %s:%d: %s.%s: unknown key", c->s->path, c->line, section, key);
+    if (best) fprintf(stderr, " (nearest: %s.%s)", section, best);
+    fputc('\n', stderr);
+    c->failed = true;
+    return 0;
+}
+
 /* Appends a continuation line to a list value, or stores the first line. */
 static void add_text(char *buf, size_t size, const char *value) {
     size_t l = strlen(buf);
@@ -328,7 +355,9 @@ static int spec_handler(void *user, const char *section, const char *key, const 
                                   value, "");
             s->repeats = (int)r;
         } else {
-            return spec_error(c, "%s.%s: unknown key", section, key);
+            static const char *const known[] = {"name",  "program", "scene", "solvers",
+                                                "metrics", "options", "repeats", NULL};
+            return unknown_key(c, section, key, known);
         }
     } else if (!strcmp(section, "set")) {
         if (continued) {
@@ -383,11 +412,20 @@ static int spec_handler(void *user, const char *section, const char *key, const 
                                       "");
             s->fig_colours = keep(value);
         } else {
-            return spec_error(c, "%s.%s: unknown key", section, key);
+            static const char *const known[] = {"metric", "x", "y", "type", "categories",
+                                                "colours", NULL};
+            return unknown_key(c, section, key, known);
         }
     } else {
-        return spec_error(c, "[%s]: unknown section (sweep, set, axes, pass, figure)%s", section,
-                          "");
+        static const char *const known[] = {"sweep", "set", "axes", "pass", "figure", NULL};
+        weft_suggest sg;
+        weft_suggest_init(&sg, section);
+        for (int i = 0; known[i]; i++) weft_suggest_offer(&sg, known[i]);
+        const char *best = weft_suggest_best(&sg);
+        char h[80] = "";
+        if (best) snprintf(h, sizeof h, "; nearest: [%s]", best);
+        return spec_error(c, "[%s]: unknown section (sweep, set, axes, pass, figure%s)", section,
+                          h);
     }
     return 1;
 }
@@ -463,6 +501,21 @@ static bool spec_read(const char *path, spec *s, bool check) {
     memset(s, 0, sizeof *s);
     s->path = keep(path);
     s->repeats = 1;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) { /* name the specs it holds */
+        char list[512] = "";
+        DIR *d = opendir(path);
+        for (struct dirent *de; d && (de = readdir(d));) {
+            size_t l = strlen(de->d_name);
+            if (l > 4 && !strcmp(de->d_name + l - 4, ".ini") && strlen(list) < 400)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         list[0] ? ", " : "", de->d_name);
+        }
+        if (d) closedir(d);
+        fprintf(stderr, "error: %s: is a directory; a sweep spec is one .ini file%s%s%s\n",
+                path, list[0] ? " (here: " : "", list, list[0] ? ")" : "");
+        return false;
+    }
     const char *text = slurp(path, false);
     if (!text) return false;
     reader_ctx c = {.s = s, .pos = text};

@@ -275,7 +275,13 @@ int weft_param_parse(const weft_param *p, size_t base, const char *text, void *s
             strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
             strncat(list, n, sizeof list - strlen(list) - 1);
         }
-        snprintf(msg, sizeof msg, "'%s' is not one of: %s", text, list);
+        weft_suggest sg;
+        weft_suggest_init(&sg, text);
+        for (int i = 0; strcmp(weft_param_name(p, i), "?"); i++)
+            weft_suggest_offer(&sg, weft_param_name(p, i));
+        const char *best = weft_suggest_best(&sg);
+        snprintf(msg, sizeof msg, "'%.60s' is not one of: %s%s%s%s", text, list,
+                 best ? " (nearest: " : "", best ? best : "", best ? ")" : "");
         return value_error(err, where, section, p->key, msg);
     }
     }
@@ -401,8 +407,19 @@ int weft_config_set(weft_config *c, const char *assignment, const char *origin,
         int rc = weft_param_parse(p, base, eq + 1, c->it[i].data, where, section, err);
         if (rc) return rc;
     }
-    if (!found)
-        return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: unknown key", where, section, key);
+    if (!found) {
+        weft_suggest sg;
+        weft_suggest_init(&sg, key);
+        for (int i = 0; c && i < c->n; i++)
+            for (const weft_param_table *t = c->it[i].p.tables; t && t->section; t++)
+                if (!strcmp(t->section, section))
+                    for (const weft_param *p = t->params; p->key; p++)
+                        weft_suggest_offer(&sg, p->key);
+        const char *best = weft_suggest_best(&sg);
+        char h[300] = "";
+        if (best) snprintf(h, sizeof h, " (nearest: %s.%s)", section, best);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s: %s.%s: unknown key%s", where, section, key, h);
+    }
     if (weft_config_note_origin(c, section, key, where) != WEFT_OK)
         return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
     return WEFT_OK;

@@ -12,6 +12,47 @@
 #include <string.h>
 #include <time.h>
 
+int weft_suggest_distance(const char *a, const char *b) {
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    /* Three rows of the dynamic programme: d[i][j] is the distance of the first i
+     * characters of a and the first j of b. */
+    int prev2[64], prev[64], cur[64];
+    for (int j = 0; j <= lb; j++) prev2[j] = prev[j] = j;
+    for (int i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int best = prev[j - 1] + (a[i - 1] != b[j - 1]); /* substitute (or keep) */
+            if (prev[j] + 1 < best) best = prev[j] + 1;        /* delete a[i-1] */
+            if (cur[j - 1] + 1 < best) best = cur[j - 1] + 1;  /* insert b[j-1] */
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < best)
+                best = prev2[j - 2] + 1; /* swap two neighbours */
+            cur[j] = best;
+        }
+        memcpy(prev2, prev, sizeof(int) * (size_t)(lb + 1));
+        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+    }
+    return prev[lb];
+}
+
+void weft_suggest_init(weft_suggest *s, const char *word) {
+    *s = (weft_suggest){.word = word, .best = NULL, .d = 1 << 30};
+}
+
+void weft_suggest_offer(weft_suggest *s, const char *name) {
+    if (!name || !strcmp(name, s->word)) return;
+    int d = weft_suggest_distance(s->word, name);
+    if (d < s->d) s->d = d, s->best = name;
+}
+
+const char *weft_suggest_best(const weft_suggest *s) {
+    if (!s->best) return NULL;
+    size_t lw = strlen(s->word), ln = strlen(s->best);
+    int longer = (int)(lw > ln ? lw : ln), limit = longer / 3 > 1 ? longer / 3 : 1;
+    return s->d <= limit ? s->best : NULL;
+}
+
 int weft_fail(weft_error *err, int code, const char *fmt, ...) {
     if (err) {
         va_list ap;

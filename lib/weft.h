@@ -46,6 +46,30 @@ int weft_fail(weft_error *err, int code, const char *fmt, ...)
 /* Parses text as a finite number, or as a fraction A/B of two (B non-zero; "1/120"):
  * the form scene values, --set and sweep axes share. False when it is neither. */
 bool weft_parse_number(const char *text, double *out);
+/* The typo suggestion of every "unknown section / key / value" message: offer each known
+ * name with weft_suggest_offer, then weft_suggest_best gives the closest one, or NULL
+ * when none is close enough to be the word the user meant (see weft_suggest_distance). */
+typedef struct weft_suggest {
+    const char *word; /* what the user wrote */
+    const char *best; /* closest name offered so far, or NULL */
+    int d;            /* its distance to word */
+} weft_suggest;
+
+/* Edit distance of a and b: insertions, deletions, substitutions and swaps of two
+ * neighbouring characters cost 1 each (optimal string alignment); 99 for words longer
+ * than 63 characters. */
+int weft_suggest_distance(const char *a, const char *b);
+
+/* Starts a suggestion for word (kept by pointer: it must outlive s). */
+void weft_suggest_init(weft_suggest *s, const char *word);
+
+/* Offers a known name (kept by pointer); the first of equally close names wins. */
+void weft_suggest_offer(weft_suggest *s, const char *name);
+
+/* The closest name offered when at most a third of the longer word's characters (and at
+ * least one) must change to reach it; NULL otherwise, so "materail" gets "material" but
+ * "materail" never gets "boomeramg". */
+const char *weft_suggest_best(const weft_suggest *s);
 
 /* ------------------------------------------------------------------------------ */
 /* Mesh                                                                            */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # ccd_cli.sh CASE CCD_BENCHMARK DATA_DIR — command-line tests of the ccd_benchmark tool.
-# Each CASE is one CTest test (tests/CMakeLists.txt); DATA_DIR holds the shared
-# vertex_face.txt and edge_edge.txt (shared/ccd).
+# Each CASE is one CTest test (tests/CMakeLists.txt); DATA_DIR holds the query sets
+# vertex_face.txt and edge_edge.txt of Wang et al. 2021 (tests/data/ccd, from CMake).
 #   format          a small hand-made file: exactly one stdout line of the documented
 #                   form with the right counts, exit 0
 #   false_negative  a clearly separated query labelled colliding: false_negatives=1,
@@ -10,7 +10,8 @@
 #                   file and usage errors: exit 2 with one stderr line naming file:line and
 #                   the field (or the argument)
 #   help            --help exits 0 and documents the output line and the default eta
-#   shared_data     both shared data sets: the documented query counts, no false negatives
+#   shared_data     both data sets: the documented query counts, no false negatives, and
+#                   the same line when FILE is left out (the tool's built-in default)
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure.
 # POSIX sh (tested with dash); everything is written under a private mktemp -d.
 set -u
@@ -183,7 +184,7 @@ bad_input)
 help)
     run help --help
     [ "$rc" -eq 0 ] || fail "--help exited with $rc"
-    for want in "vertex_face|edge_edge FILE" "--eta-rel" "default 1e-12" "false_negatives=FN" \
+    for want in "vertex_face|edge_edge [FILE]" "$data/KIND.txt" "--eta-rel" "default 1e-12" "false_negatives=FN" \
         "ns_per_query=T"; do
         if grep -qF -e "$want" "$tmp/help.out"; then
             ok "help mentions '$want'"
@@ -201,7 +202,7 @@ shared_data)
         pos=${rest#*:}
         f="$data/$kind.txt"
         if [ ! -r "$f" ]; then
-            fail "$f is missing (the shared CCD data set must exist)"
+            fail "$f is missing (tests/data/ccd must hold the CCD data sets)"
             continue
         fi
         run "$kind" "$kind" "$f"
@@ -212,6 +213,16 @@ shared_data)
         *) fail "$kind: expected queries=$n colliding=$pos false_negatives=0, got '$out'" \
             "(exit $rc)" ;;
         esac
+        # Without FILE: the same set, found by the path CMake compiled in (whatever the
+        # directory the tool runs from), so the same counts.
+        (cd "$tmp" && "$bench" "$kind" >"$tmp/$kind.default.out" 2>"$tmp/$kind.default.err")
+        rc=$?
+        got=$(sed 's/ ns_per_query=.*//' "$tmp/$kind.default.out")
+        if [ "$rc" -eq 0 ] && [ "$got" = "${out% ns_per_query=*}" ]; then
+            ok "$kind without FILE: $got"
+        else
+            fail "$kind without FILE: exit $rc, '$got' (stderr: $(cat "$tmp/$kind.default.err"))"
+        fi
     done
     ;;
 

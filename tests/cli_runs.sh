@@ -18,9 +18,10 @@
 #   bench_implicit bench_implicit (next to COMPARE) at 8², 12²: complete table (newton_euler
 #                  rows included), PPCG agrees with CHOLMOD, bad --sizes refused
 #   help           compare --help names every option
-#   plots          figures are real PNGs (skipped without gnuplot)
+#   plots          figures are real PNGs (skipped, exit 77, without gnuplot)
 #   animate        --animate: complete frame files (frame 0 = the scene's start, one frame
 #                  per step on a short run, the grid's rows and columns per frame) and a GIF
+#                  (skipped, exit 77, without gnuplot)
 #   time_budget    --time-budget: the iterations it fitted reach the summary and the log
 #                  header; a solver with a fixed count keeps it; bad budgets refused
 #   rerun          config.ini holds the resolved input (every --set, the provenance);
@@ -725,8 +726,8 @@ help)
 
 plots)
     if ! command -v gnuplot >/dev/null 2>&1; then
-        echo "skip: $case_name: gnuplot is not installed"
-        exit 0
+        echo "SKIP: $case_name: gnuplot is not installed (Debian package 'gnuplot-nox')"
+        exit 77
     fi
     run_ok plot --scene hanging_cloth --steps 6 --plot-step 3 --out "$tmp/out" || exit 1
     # "  (a) PATH" lines after "figures:".
@@ -752,6 +753,11 @@ plots)
     ;;
 
 animate)
+    # The GIF and the output line naming it come from gnuplot.
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        echo "SKIP: $case_name: gnuplot is not installed (Debian package 'gnuplot-nox')"
+        exit 77
+    fi
     # 12 steps: a frame every step (at most 41 frames), frame 0 the start; the 32 x 32
     # grid is 32 rows + 32 columns = 64 index blocks per frame.
     run_ok anim --scene hanging_cloth --steps 12 --solvers pbd_gauss_seidel,newton_euler \
@@ -782,10 +788,8 @@ animate)
         fail "the last frames are identical: nothing moved"
     grep -q '(d) .*animation.gif (13 frames, every 1 steps)' "$tmp/anim.out" ||
         fail "output does not name the GIF with 13 frames: $(grep '(d)' "$tmp/anim.out")"
-    if command -v gnuplot >/dev/null 2>&1; then
-        sig=$(head -c 6 "$d/animation.gif" 2>/dev/null)
-        [ "$sig" = "GIF89a" ] && ok "animation.gif is a GIF" || fail "animation.gif: signature '$sig'"
-    fi
+    sig=$(head -c 6 "$d/animation.gif" 2>/dev/null)
+    [ "$sig" = "GIF89a" ] && ok "animation.gif is a GIF" || fail "animation.gif: signature '$sig'"
     ;;
 
 time_budget)

@@ -1,8 +1,8 @@
 /* test_ccd.c — tests of lib/collision/geometry.c and lib/collision/collision.ccd.c (Bridson, Fedkiw & Anderson 2002
  * §4): closest points against dense sampling, degenerate and parallel cases, the
  * coplanarity cubic, hand-built CCD queries with known contact times, a randomized
- * comparison of the CCD with dense time sampling, the shared CCD data sets
- * (../shared/ccd, Wang et al. 2021) and triangle–triangle intersection.
+ * comparison of the CCD with dense time sampling, the CCD query sets of Wang et al. 2021
+ * (tests/data/ccd, path from CMake) and triangle–triangle intersection.
  *
  * Hand-built CCD cases use η = 1e-12 m on unit-sized geometry (some also η = 0: touching
  * up to rounding); each contact time is derived in a comment. The CCD reports the
@@ -555,19 +555,19 @@ static void random_vs_sampling(void) {
 }
 
 /* ------------------------------------------------------------------------------ */
-/* The shared data sets                                                            */
+/* The CCD data sets of Wang et al. 2021 (tests/data/ccd)                         */
 /* ------------------------------------------------------------------------------ */
 
-/* Runs every query of the shared file `name` (../shared/ccd/) with η = eta_rel × the
+/* Runs every query of the data file `name` (WEFT_CCD_DATA_DIR, tests/data/ccd) with η = eta_rel × the
  * query's bounding-box diagonal, checking the query counts and that no colliding
  * query is missed; prints the false positives. */
 static void shared_set(const char *name, bool edge_edge, int want_n, int want_pos) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/../shared/ccd/%s.txt", WEFT_SOURCE_DIR, name);
+    snprintf(path, sizeof path, "%s/%s.txt", WEFT_CCD_DATA_DIR, name);
     FILE *fp = fopen(path, "r");
     if (!fp) {
-        fprintf(stderr, "%s: cannot open the shared CCD data set (it must exist for this "
-                "test)\n", path);
+        fprintf(stderr, "%s: cannot open the CCD data set (tests/data/ccd in the repository)\n",
+                path);
         CHECK(fp != NULL);
         return;
     }

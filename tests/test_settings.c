@@ -1,9 +1,10 @@
 /* test_settings.c — the plug-ins' settings tables (lib/params.c, lib/scene/settings.c):
  * defaults, reading a scene with file:line errors, the nearest-key hint for an unknown
- * key, assignments, the log header's formatting (which must read back exactly), origins,
- * and which settings a run took; the model's scene-key table (weft_scene_keys: ranges hold
- * their defaults, and a scene that gives a key its listed default builds the same model).
- * Uses a made-up plug-in so the tests do not depend on any
+ * key (and the suggestion routine behind it, weft_suggest), assignments, the log header's
+ * formatting (which must read back exactly), origins, and which settings a run took; the
+ * model's scene-key table (weft_scene_keys: ranges hold their defaults, and a scene that
+ * gives a key its listed default builds the same model). Uses a made-up plug-in so the
+ * tests do not depend on any
  * registered method's defaults, plus the registered ones for the whole-registry facts. */
 #include "check.h"
 #include "tmp_files.h"
@@ -143,6 +144,45 @@ static void test_unknown(void) {
     c = toy_config("[scene]\nname = s\n[tyo]\n", path, sizeof path, &err);
     CHECK(c == NULL && strstr(err.msg, ":3: [tyo]: unknown section (nearest: [toy])"));
     remove(path);
+}
+
+/* weft_suggest: the edit distance by hand (a swap of neighbours costs 1, as does each
+ * insertion, deletion or substitution), the closest name wins with ties to the first
+ * offered, and nothing is offered when more than a third of the word would change. */
+static void test_suggest(void) {
+    CHECK(weft_suggest_distance("material", "material") == 0);
+    CHECK(weft_suggest_distance("materail", "material") == 1);          /* one swap */
+    CHECK(weft_suggest_distance("stretch_stifness", "stretch_stiffness") == 1);
+    CHECK(weft_suggest_distance("iteration", "iterations") == 1);
+    CHECK(weft_suggest_distance("abc", "") == 3 && weft_suggest_distance("", "ab") == 2);
+    CHECK(weft_suggest_distance("kitten", "sitting") == 3);
+    CHECK(weft_suggest_distance("ca", "abc") == 3); /* no swap then insert in between */
+    static const char *const sections[] = {"scene", "mesh", "material", "pins", "collision",
+                                           "boomeramg", "pbd", "solver", NULL};
+    weft_suggest s;
+    weft_suggest_init(&s, "materail");
+    for (int i = 0; sections[i]; i++) weft_suggest_offer(&s, sections[i]);
+    CHECK(s.best && !strcmp(weft_suggest_best(&s), "material"));
+    weft_suggest_init(&s, "qqqqqqqq"); /* closest is 8 edits away: no suggestion */
+    for (int i = 0; sections[i]; i++) weft_suggest_offer(&s, sections[i]);
+    CHECK(weft_suggest_best(&s) == NULL);
+    weft_suggest_init(&s, "pdb"); /* a swap in a 3-letter word: within the minimum of 1 */
+    for (int i = 0; sections[i]; i++) weft_suggest_offer(&s, sections[i]);
+    CHECK(weft_suggest_best(&s) && !strcmp(weft_suggest_best(&s), "pbd"));
+    weft_suggest_init(&s, "nz"); /* ny and nx are both 1 away: the first offered wins */
+    weft_suggest_offer(&s, "ny");
+    weft_suggest_offer(&s, "nx");
+    CHECK(weft_suggest_best(&s) && !strcmp(weft_suggest_best(&s), "ny"));
+    /* 12 letters: 4 edits are accepted, 5 are not. */
+    weft_suggest_init(&s, "abcdefghijkl");
+    weft_suggest_offer(&s, "abcdefghWXYZ");
+    CHECK(weft_suggest_best(&s) != NULL);
+    weft_suggest_init(&s, "abcdefghijkl");
+    weft_suggest_offer(&s, "abcdefgVWXYZ");
+    CHECK(weft_suggest_best(&s) == NULL);
+    weft_suggest_init(&s, "same"); /* the word itself is never its own suggestion */
+    weft_suggest_offer(&s, "same");
+    CHECK(weft_suggest_best(&s) == NULL);
 }
 
 /* The header line reads back as the same settings: doubles keep every bit. */
@@ -406,6 +446,7 @@ int main(int argc, char **argv) {
         {"read", test_read},
         {"errors", test_errors},
         {"unknown", test_unknown},
+        {"suggest", test_suggest},
         {"format_roundtrip", test_format_roundtrip},
         {"taken", test_taken},
         {"registry_tables", test_registry_tables},

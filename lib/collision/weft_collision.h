@@ -1,6 +1,6 @@
 /* weft_collision.h — the integrator-independent cloth collision pipeline of Bridson,
- * Fedkiw & Anderson 2002, as the seed slides (../shared/seeds/002_f2ccb3aab846ed75.txt,
- * "Separation from internal dynamics" and "Putting it together") separate it from the
+ * Fedkiw & Anderson 2002, as course slides on the paper ("Separation from internal
+ * dynamics" and "Putting it together"; papers/bridson2002-collisions.md) separate it from the
  * time integrator:
  *
  *   (x1, v) = advance_internal_dynamics(x0, v0, h)     any solver, collisions ignored

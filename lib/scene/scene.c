@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------------------------ */
 /* Raw entries                                                                     */
@@ -212,6 +213,34 @@ bool weft_scene_key_list(const char *section, const char *key) {
     return k && k->type == WEFT_KEY_LIST;
 }
 
+void weft_scene_suggest_key(weft_suggest *sg, const char *section) {
+    const char *fam = section_family(section);
+    for (const schema_key *k = weft_scene_keys; k->section; k++)
+        if (!strcmp(k->section, fam)) weft_suggest_offer(sg, k->key);
+}
+
+void weft_scene_suggest_section(weft_suggest *sg, char buf[3][160]) {
+    static const char *const plain[] = {"scene", "mesh", "material", "pins", "collision", NULL};
+    for (int i = 0; plain[i]; i++) weft_suggest_offer(sg, plain[i]);
+    /* A named section whose family is misspelt: [colider.ground] -> [collider.ground]. */
+    static const char *const named[] = {"collider", "mesh", "pins"};
+    const char *dot = strchr(sg->word, '.');
+    if (!dot || !dot[1]) return;
+    for (int i = 0; i < 3; i++) {
+        snprintf(buf[i], 160, "%s%.150s", named[i], dot);
+        weft_suggest_offer(sg, buf[i]);
+    }
+}
+
+/* Writes " (nearest: PREFIX.NAME)" for sg's suggestion, or nothing, into buf of size n. */
+static void hint(const weft_suggest *sg, const char *prefix, char *buf, size_t n) {
+    const char *best = weft_suggest_best(sg);
+    if (best)
+        snprintf(buf, n, " (nearest: %s%s)", prefix, best);
+    else
+        buf[0] = '\0';
+}
+
 void weft_scene_where(const entry *e, char *buf, size_t n) {
     if (e->line > 0)
         snprintf(buf, n, "%s:%d", e->origin, e->line);
@@ -306,6 +335,13 @@ static char *reader(char *str, int num, void *stream) {
     const char *h = str;
     while (*h == ' ' || *h == '\t') h++;
     const char *close = *h == '[' ? strchr(h, ']') : NULL;
+    if (*h == '[' && !close) { /* inih would go on in the previous section: say it here */
+        weft_fail(c->err, WEFT_ERR_INPUT,
+                  "%s:%d: malformed section header '%.60s' (no closing ']'; expected [NAME])",
+                  c->origin, c->line, h);
+        c->failed = 1;
+        return NULL;
+    }
     if (close && (size_t)(close - h - 1) < sizeof c->section) {
         memcpy(c->section, h + 1, (size_t)(close - h - 1));
         c->section[close - h - 1] = '\0';
@@ -324,8 +360,14 @@ static int handler(void *user, const char *section, const char *name, const char
     const schema_key *k = schema_find(section, name);
     const bool owned = section_owned(section);
     if (owned && !k) {
-        weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: %s.%s: unknown key", c->origin, c->line,
-                  section, name);
+        weft_suggest sg;
+        weft_suggest_init(&sg, name);
+        weft_scene_suggest_key(&sg, section);
+        char h[200], prefix[140];
+        snprintf(prefix, sizeof prefix, "%.120s.", section);
+        hint(&sg, prefix, h, sizeof h);
+        weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: %s.%s: unknown key%s", c->origin, c->line,
+                  section, name, h);
         c->failed = 1;
         return 0;
     }
@@ -381,6 +423,12 @@ static char *read_file(const char *path, weft_error *err) {
         weft_fail(err, WEFT_ERR_INPUT, "%s: cannot open scene file: %s", path, strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a folder too */
+        fclose(f);
+        weft_fail(err, WEFT_ERR_INPUT, "%s: is a directory, not a scene file", path);
+        return NULL;
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     while (buf) {
@@ -402,9 +450,16 @@ static char *read_file(const char *path, weft_error *err) {
         }
         buf = b, cap *= 2;
     }
+    int read_errno = ferror(f) ? errno : 0;
     fclose(f);
     if (!buf) {
         weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (read_errno) {
+        free(buf);
+        weft_fail(err, WEFT_ERR_INPUT, "%s: cannot read scene file: %s", path,
+                  strerror(read_errno));
         return NULL;
     }
     buf[n] = '\0';
@@ -461,6 +516,11 @@ weft_scene *weft_scene_load(const char *name_or_path, weft_error *err) {
         if (dot && dot != s->name) *dot = '\0';
         rc = parse_text(s, text, name_or_path, err);
         free(text);
+        /* A file that sets nothing would run the defaults (a 32 x 32 cloth) as if it were
+         * a scene: most likely the wrong file, or one not yet written. */
+        if (rc == WEFT_OK && s->n == 0 && s->nh == 0)
+            rc = weft_fail(err, WEFT_ERR_INPUT, "%s: the scene file sets nothing (it is empty "
+                           "or holds only comments and section headers)", name_or_path);
     }
     if (rc != WEFT_OK) {
         weft_scene_free(&s);
@@ -488,9 +548,16 @@ int weft_scene_set(weft_scene *s, const char *assignment, const char *origin, we
                          assignment);
     *dot = '\0';
     const char *section = lhs, *key = dot + 1, *value = eq + 1;
-    if (section_owned(section) && !schema_find(section, key))
-        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: %s.%s: unknown key", origin, assignment,
-                         section, key);
+    if (section_owned(section) && !schema_find(section, key)) {
+        weft_suggest sg;
+        weft_suggest_init(&sg, key);
+        weft_scene_suggest_key(&sg, section);
+        char h[200], prefix[140];
+        snprintf(prefix, sizeof prefix, "%.120s.", section);
+        hint(&sg, prefix, h, sizeof h);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s %s: %s.%s: unknown key%s", origin, assignment,
+                         section, key, h);
+    }
     char where_buf[300];
     snprintf(where_buf, sizeof where_buf, "%s %s", origin, assignment);
     if (add_entry(s, section, key, value, where_buf, 0) != WEFT_OK)
@@ -680,8 +747,12 @@ static int get_enum(const weft_scene *s, const char *section, const char *key,
         strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
         strncat(list, names[i], sizeof list - strlen(list) - 1);
     }
-    char m[300];
-    snprintf(m, sizeof m, "'%s' is not one of: %s", e->value, list);
+    weft_suggest sg;
+    weft_suggest_init(&sg, e->value);
+    for (int i = 0; names[i]; i++) weft_suggest_offer(&sg, names[i]);
+    char m[300], h[96];
+    hint(&sg, "", h, sizeof h);
+    snprintf(m, sizeof m, "'%.60s' is not one of: %.120s%s", e->value, list, h);
     return weft_scene_bad(e, err, "%s", m);
 }
 
@@ -823,8 +894,14 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
             return rc;
         char sc[32];
         snprintf(source, source_size, "%s path=%s scale=%s", types[type], path, exact(scale, sc));
-        rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err)
-                         : weft_mesh_read_tetgen(mesh, path, err);
+        weft_error merr = {{0}};
+        rc = type == OBJ ? weft_mesh_read_obj(mesh, path, &merr)
+                         : weft_mesh_read_tetgen(mesh, path, &merr);
+        if (rc) { /* the scene's file:line and key, then the reader's path:line message */
+            char w[400];
+            weft_scene_where(p, w, sizeof w);
+            return weft_fail(err, rc, "%s: %s.%s: %s", w, p->section, p->key, merr.msg);
+        }
         /* A positive scale and a translation keep orientation, closedness and topology. */
         for (int i = 0; rc == WEFT_OK && i < mesh->nv; i++)
             for (int k = 0; k < 3; k++)
@@ -1333,8 +1410,18 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
         if (!type) type = lookup(registry, name, roles[r].kinds[1]);
         if (!type || !type->init) {
             if (!e) return weft_fail(err, WEFT_ERR_INPUT, "energy '%s' is not registered", name);
-            if (!registered(registry, name))
-                return weft_scene_bad(e, err, "unknown energy '%s' (see ./weft list)", name);
+            if (!registered(registry, name)) {
+                weft_suggest sg;
+                weft_suggest_init(&sg, name);
+                for (const weft_energy_type *const *t = registry; t && *t; t++)
+                    weft_suggest_offer(&sg, (*t)->name);
+                const char *best = weft_suggest_best(&sg);
+                char what[300];
+                snprintf(what, sizeof what, "unknown energy '%.80s' (%s%.80s%s./weft list names "
+                         "them all)", name, best ? "nearest: " : "", best ? best : "",
+                         best ? "; " : "");
+                return weft_scene_bad(e, err, "%s", what);
+            }
             char what[160];
             snprintf(what, sizeof what, "energy '%s' has no variant for %s", name,
                      volumetric ? "a tetrahedral mesh" : roles[r].key);

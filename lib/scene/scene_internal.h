@@ -55,6 +55,13 @@ bool weft_scene_section_known(const char *section);
 
 /* True when section.key is a list of the schema (a value continued on indented lines). */
 bool weft_scene_key_list(const char *section, const char *key);
+/* Offers the model's keys of section's family ([pins.NAME] has those of [pins]) to sg. */
+void weft_scene_suggest_key(weft_suggest *sg, const char *section);
+
+/* Offers the model's section names to sg; for a word "FAMILY.NAME" with an unknown FAMILY
+ * also "collider.NAME", "mesh.NAME" and "pins.NAME", written into buf (3 × 160 bytes),
+ * which must outlive sg. */
+void weft_scene_suggest_section(weft_suggest *sg, char buf[3][160]);
 
 /* Remembers a plug-in [section] header at origin:line. */
 int weft_scene_add_header(weft_scene *s, const char *name, const char *origin, int line);

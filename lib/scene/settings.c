@@ -6,7 +6,7 @@
  * checked by the parser against the model's schema. Any other section is a plug-in's: a
  * key there is accepted when one of the registered plug-ins' tables has it (or, for
  * [collision] margin, the model reads it), and refused otherwise with the nearest known
- * key of that section, so a typo names its correction. */
+ * key of that section (weft_suggest, lib/util.c), so a typo names its correction. */
 #include "config_internal.h"
 #include "scene_internal.h"
 #include "weft.h"
@@ -38,30 +38,6 @@ static int read_tables(weft_config *c, const weft_plugin *pl, const weft_scene *
 /* Unknown keys and sections                                                          */
 /* ---------------------------------------------------------------------------------- */
 
-/* Levenshtein distance of a and b (short words), capped at 99. */
-static int distance(const char *a, const char *b) {
-    int la = (int)strlen(a), lb = (int)strlen(b);
-    if (la > 63 || lb > 63) return 99;
-    int prev[64], cur[64];
-    for (int j = 0; j <= lb; j++) prev[j] = j;
-    for (int i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            int del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
-    }
-    return prev[lb];
-}
-
-/* Keeps the nearer of *best and candidate to word. */
-static void nearer(const char *word, const char *candidate, const char **best, int *d) {
-    int k = distance(word, candidate);
-    if (k < *d) *d = k, *best = candidate;
-}
-
 /* True when some plug-in reads section (or the model reads a key of it). */
 static bool section_used(const weft_plugin *pl, int n, const char *section) {
     for (int i = 0; i < n; i++)
@@ -76,18 +52,22 @@ static bool key_used(const weft_plugin *pl, int n, const char *section, const ch
     return weft_scene_key_known(section, key);
 }
 
-/* Checks every plug-in section and key of s against the plug-ins' tables. */
+/* Checks every plug-in section and key of s against the plug-ins' tables; an unknown one
+ * is refused with the nearest known name (weft_suggest) when one is close. */
 static int check_keys(const weft_plugin *pl, int n, const weft_scene *s, weft_error *err) {
     for (int h = 0; h < s->nh; h++) {
         const section_header *sh = &s->h[h];
         if (section_used(pl, n, sh->name)) continue;
-        const char *best = NULL;
-        int d = INT_MAX;
+        weft_suggest sg;
+        weft_suggest_init(&sg, sh->name);
+        char named[3][160];
+        weft_scene_suggest_section(&sg, named);
         for (int i = 0; i < n; i++)
             for (const weft_param_table *t = pl[i].tables; t && t->section; t++)
-                nearer(sh->name, t->section, &best, &d);
-        char hint[160] = "";
-        if (best) snprintf(hint, sizeof hint, " (nearest: [%s])", best);
+                weft_suggest_offer(&sg, t->section);
+        const char *best = weft_suggest_best(&sg);
+        char hint[200] = "";
+        if (best) snprintf(hint, sizeof hint, " (nearest: [%.160s])", best);
         return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: [%s]: unknown section%s", sh->origin,
                          sh->line, sh->name, hint);
     }
@@ -99,14 +79,15 @@ static int check_keys(const weft_plugin *pl, int n, const weft_scene *s, weft_er
         if (!section_used(pl, n, en->section)) { /* a --set into a section nobody reads */
             return weft_fail(err, WEFT_ERR_INPUT, "%s: [%s]: unknown section", w, en->section);
         }
-        const char *best = NULL;
-        int d = INT_MAX;
+        weft_suggest sg;
+        weft_suggest_init(&sg, en->key);
         for (int i = 0; i < n; i++)
             for (const weft_param_table *t = pl[i].tables; t && t->section; t++)
                 if (!strcmp(t->section, en->section))
                     for (const weft_param *p = t->params; p->key; p++)
-                        nearer(en->key, p->key, &best, &d);
-        if (!strcmp(en->section, "collision")) nearer(en->key, "margin", &best, &d);
+                        weft_suggest_offer(&sg, p->key);
+        weft_scene_suggest_key(&sg, en->section); /* [collision] margin */
+        const char *best = weft_suggest_best(&sg);
         if (best)
             snprintf(msg, sizeof msg, "unknown key (nearest: %s.%s)", en->section, best);
         else

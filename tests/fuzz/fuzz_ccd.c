@@ -1,4 +1,4 @@
-/* fuzz_ccd.c — libFuzzer target: the input is a CCD query file (../shared/ccd/README.md)
+/* fuzz_ccd.c — libFuzzer target: the input is a CCD query file (tests/data/ccd/README.md)
  * for weft_ccd_read_queries (experiments/ccd_queries.c); every query it reads then runs
  * through both CCD tests (lib/collision/ccd.c) with ccd_benchmark's default tolerance, so
  * extreme coordinates reach the cubic and the interval search. */
