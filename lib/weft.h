@@ -641,7 +641,7 @@ typedef struct weft_builtin_scene {
 extern const weft_builtin_scene weft_builtin_scenes[];
 
 /* ------------------------------------------------------------------------------ */
-/* Common metrics (docs/architecture.md): the same code for every solver         */
+/* Common metrics (docs/architecture.md): the same code for every solver          */
 /* ------------------------------------------------------------------------------ */
 
 /* The metrics of one inner iteration. */
