@@ -1,5 +1,5 @@
 /* test_collision.c — the collision pipeline of lib/collision/weft_collision.h (Bridson, Fedkiw &
- * Anderson 2002; seed slides ../shared/seeds/002_f2ccb3aab846ed75.txt): rigid impact
+ * Anderson 2002, §6–7): rigid impact
  * zones conserve momentum, repulsion impulses conserve momentum, fast impacts end on the
  * right side with zero intersections, sheets falling onto each other stay apart, cloth
  * never enters a sphere collider or a moving triangle-mesh obstacle, the friction formula

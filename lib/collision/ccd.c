@@ -1,7 +1,7 @@
 /* ccd.c — continuous collision detection for cloth: vertex–face and edge–edge, after
- * Bridson, Fedkiw & Anderson 2002, §4 "Collision detection" (seed slides
- * ../shared/seeds/002_f2ccb3aab846ed75.txt, "Defining the cubic" and "Solving the
- * cubic"), with Provot 1997's linear motion.
+ * Bridson, Fedkiw & Anderson 2002, §4 "Collision detection" (as course slides on the
+ * paper present it: "Defining the cubic" and "Solving the cubic"), with Provot 1997's
+ * linear motion.
  *
  * Every point moves on a straight line during the step: x_i(t) = x_i⁰ + t (x_i¹ − x_i⁰),
  * t ∈ [0, 1] (dimensionless). The four points (vertex p and face a, b, c; or edge p0 p1

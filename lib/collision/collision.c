@@ -1,5 +1,5 @@
 /* collision.c — the cloth collision pipeline of Bridson, Fedkiw & Anderson 2002 (§6–7),
- * after the seed slides ../shared/seeds/002_f2ccb3aab846ed75.txt ("Repulsions",
+ * in the steps that course slides on the paper name ("Repulsions",
  * "Finding the impulse", "Friction", "Collision impulse", "Iteration", "Impact zones",
  * "Rigidifying", "Pipeline"), with Provot 1997's rigid impact zones.
  *

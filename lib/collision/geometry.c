@@ -1,7 +1,6 @@
 /* geometry.c — closest points and triangle–triangle intersection for cloth collisions,
- * after Bridson, Fedkiw & Anderson 2002, §4 "Proximity detection" (seed slides
- * ../shared/seeds/002_f2ccb3aab846ed75.txt, "Point-Triangle Proximity" and "Edge-Edge
- * Proximity"). Lengths in m.
+ * after Bridson, Fedkiw & Anderson 2002, §4 "Proximity detection" (in course slides on
+ * the paper, "Point-Triangle Proximity" and "Edge-Edge Proximity"). Lengths in m.
  *
  * Point–triangle. With e1 = a − c, e2 = b − c, r = p − c, the point of the triangle's
  * plane closest to p is q = wa a + wb b + wc c, wc = 1 − wa − wb, where

@@ -1,7 +1,6 @@
 /* weft_collision.h — the integrator-independent cloth collision pipeline of Bridson,
- * Fedkiw & Anderson 2002, as the seed slides (../shared/seeds/002_f2ccb3aab846ed75.txt,
- * "Separation from internal dynamics" and "Putting it together") separate it from the
- * time integrator:
+ * Fedkiw & Anderson 2002, separated from the time integrator as the paper does (in course
+ * slides on it, "Separation from internal dynamics" and "Putting it together"):
  *
  *   (x1, v) = advance_internal_dynamics(x0, v0, h)     any solver, collisions ignored
  *   x_new   = solve_collisions(x0, x1)                 this module

@@ -1,7 +1,6 @@
 /* weft_geometry.h — proximity queries, triangle–triangle intersection and continuous
  * collision detection (CCD) for cloth, after Bridson, Fedkiw & Anderson 2002 (§4
- * "Proximity detection" and "Collision detection"; the seed slides
- * ../shared/seeds/002_f2ccb3aab846ed75.txt).
+ * "Proximity detection" and "Collision detection").
  *
  * Points are 3-vectors in m. Time in the CCD is the fraction t ∈ [0, 1] of a step in
  * which every vertex moves on a straight line, x(t) = x0 + t (x1 − x0), so t and the
