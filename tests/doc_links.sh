@@ -69,7 +69,7 @@ find . \( -name .git -o -name 'build*' -o -name results \) -prune -o -name '*.md
         }
         s = line
         gsub(/[A-Za-z][A-Za-z0-9+.-]*:\/\/[^ \t)>]*/, "", s)
-        gsub(/\]\([^) \t]+\)/, "]", s)
+        gsub(/\[[^]]*\]\([^) \t]+\)/, "", s)
         while (match(s, /[A-Za-z0-9_.\/-]+\.md([^A-Za-z0-9_]|$)/)) {
           name = substr(s, RSTART, RLENGTH)
           s = substr(s, RSTART + RLENGTH)
@@ -77,7 +77,7 @@ find . \( -name .git -o -name 'build*' -o -name results \) -prune -o -name '*.md
           if (name ~ /^(results|build)/ || name ~ /^\//) continue
           print NR "\tpath\t" name
         }
-      }' "$md")
+      }' "$md" | awk '!seen[$0]++')
     [ -n "$out" ] || continue
     while IFS="$(printf '\t')" read -r ln kind target; do
       case $kind in
