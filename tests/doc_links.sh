@@ -18,7 +18,8 @@
 #    plain prose) must exist, relative to the Markdown file's folder or to ROOT.
 #
 # Left alone: fenced code blocks (``` ... ```), which hold commands and output; paths
-# that runs write, under results/, build/, build-asan/ or build-fuzz/; absolute paths
+# that runs write, under results/, build/, build-asan/ or build-fuzz/; the tutorial's own
+# folder mine/ (files the reader writes, ignored by git); absolute paths
 # (/proc/...); and templates, spans holding * ? < > { } $ … or "..." or a placeholder
 # in capitals as a whole part or between '_' and '.' (linear_NAME.c): NAME, TARGET,
 # SPEC, DIR, RUN, FILE, SCENE, SOLVER, CONFIG, JOB, TASK, HASH, KIND.
@@ -28,7 +29,7 @@ set -u
 ROOT=${1:?usage: doc_links.sh ROOT}
 cd "$ROOT" || exit 2
 
-tops=$(ls -A | grep -v -e '^build' -e '^results$' -e '^\.git$' | tr '\n' ' ')
+tops=$(ls -A | grep -v -e '^build' -e '^results$' -e '^mine$' -e '^\.git$' | tr '\n' ' ')
 
 find . \( -name .git -o -name 'build*' -o -name results \) -prune -o -name '*.md' -print |
   sed 's|^\./||' | sort | {
