@@ -4,7 +4,7 @@
  * Every key remembers the file and line it came from, so every error, including ones
  * found only while building the model (a pin index beyond the mesh), names
  * file:line and section.key. The accepted sections and keys are the table `schema`
- * below; README.md documents them.
+ * below; docs/scenes.md documents them.
  */
 #include "scene_internal.h"
 #include "weft.h"
