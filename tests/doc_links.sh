@@ -12,8 +12,9 @@
 #    span looks like such a path when it is one word of [A-Za-z0-9_./+-] holding a '/',
 #    and either starts with ./ or ../ or starts with a top-level entry of ROOT (lib/,
 #    solvers/, papers/, tests/, ...), and its last part has an extension or the span ends
-#    with '/'. So `../shared/...` is checked (and fails: nothing beside the repository
-#    belongs to it), and so is `solvers/vbd.c`.
+#    with '/'. So `solvers/vbd.c` is checked, and so is `../shared/...`.
+# A link or path that leaves the repository (../ past ROOT) fails even when it exists
+# beside this checkout: a user's clone has nothing beside it.
 # 3. Markdown names. Every word ending in .md outside a URL (`DESIGN.md`, or DESIGN.md in
 #    plain prose) must exist, relative to the Markdown file's folder or to ROOT.
 #
@@ -28,6 +29,7 @@
 set -u
 ROOT=${1:?usage: doc_links.sh ROOT}
 cd "$ROOT" || exit 2
+root=$(pwd -P)
 
 tops=$(ls -A | grep -v -e '^build' -e '^results$' -e '^mine$' -e '^\.git$' | tr '\n' ' ')
 
@@ -81,6 +83,26 @@ find . \( -name .git -o -name 'build*' -o -name results \) -prune -o -name '*.md
       }' "$md" | awk '!seen[$0]++')
     [ -n "$out" ] || continue
     while IFS="$(printf '\t')" read -r ln kind target; do
+      # Nothing outside the repository counts, even when it exists beside this checkout:
+      # a ../ path must land inside ROOT from the Markdown file's folder (or, for a cited
+      # path, from ROOT) and exist there.
+      case $target in
+        ../*) found=0 inside=0
+              for base in "$dir" .; do
+                [ "$kind" = link ] && [ "$base" = . ] && continue
+                where=$(realpath -m "$base/$target")
+                case $where in
+                  "$root"/*) inside=1; [ -e "$where" ] && found=1 ;;
+                esac
+              done
+              [ $found = 1 ] && continue
+              if [ $inside = 0 ]; then
+                echo "$md:$ln: '$target' lies outside the repository"
+              else
+                echo "$md:$ln: cites '$target', which does not exist"
+              fi
+              bad=1; continue ;;
+      esac
       case $kind in
         link) [ -e "$dir/$target" ] && continue
               echo "$md:$ln: link to '$target', which does not exist" ;;
