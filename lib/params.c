@@ -141,52 +141,48 @@ static void range_text(const weft_param *p, char *buf, size_t n) {
         buf[0] = '\0';
 }
 
-void weft_param_describe(const weft_param *q, char *buf, size_t size) {
-    char what[256], range[64], dflt[128];
-    int dl = 0, wl = 0;
-    range_text(q, range, sizeof range);
-    what[0] = '\0';
+void weft_param_parts(const weft_param *q, char *type, size_t ntype, char *range,
+                      size_t nrange, char *dflt, size_t ndflt) {
+    int tl = 0, dl = 0;
+    if (ntype) type[0] = '\0';
+    if (ndflt) dflt[0] = '\0';
+    range_text(q, range, nrange);
     switch (q->type) {
-    case WEFT_PARAM_DOUBLE: {
-        /* "1" (dimensionless) and "" print no unit. */
-        bool unit = q->unit[0] && strcmp(q->unit, "1") != 0;
-        append(what, sizeof what, &wl, "number in %s%s%s", range, unit ? " " : "",
-               unit ? q->unit : "");
-        append(dflt, sizeof dflt, &dl, "%g", q->dflt);
+    case WEFT_PARAM_DOUBLE:
+        append(type, ntype, &tl, "number");
+        append(dflt, ndflt, &dl, "%g", q->dflt);
         break;
-    }
     case WEFT_PARAM_INT:
-        append(what, sizeof what, &wl, "integer in %s", range);
-        append(dflt, sizeof dflt, &dl, "%.0f", q->dflt);
+        append(type, ntype, &tl, "integer");
+        append(dflt, ndflt, &dl, "%.0f", q->dflt);
         break;
     case WEFT_PARAM_BOOL:
-        append(what, sizeof what, &wl, "true/false");
-        append(dflt, sizeof dflt, &dl, "%s", q->dflt != 0.0 ? "true" : "false");
+        append(type, ntype, &tl, "true/false");
+        append(dflt, ndflt, &dl, "%s", q->dflt != 0.0 ? "true" : "false");
         break;
     case WEFT_PARAM_STRING:
-        append(what, sizeof what, &wl, "text");
-        append(dflt, sizeof dflt, &dl, "\"\"");
+        append(type, ntype, &tl, "text");
+        append(dflt, ndflt, &dl, "\"\"");
         break;
     case WEFT_PARAM_NAME:
-        append(what, sizeof what, &wl, "one of ");
+        append(type, ntype, &tl, "one of ");
         for (int i = 0;; i++) {
             const char *n = weft_param_name(q, i);
             if (!strcmp(n, "?")) break;
-            append(what, sizeof what, &wl, "%s%s", i ? "|" : "", n);
+            append(type, ntype, &tl, "%s%s", i ? "|" : "", n);
         }
-        append(dflt, sizeof dflt, &dl, "%s", weft_param_name(q, (int)q->dflt));
+        append(dflt, ndflt, &dl, "%s", weft_param_name(q, (int)q->dflt));
         break;
     }
-    snprintf(buf, size, "%s; default %s; %s", what, dflt, q->doc);
 }
 
-void weft_settings_print(FILE *f, const weft_plugin *p) {
-    for (const weft_param_table *t = p->tables; t && t->section; t++)
-        for (const weft_param *q = t->params; q->key; q++) {
-            char d[512];
-            weft_param_describe(q, d, sizeof d);
-            fprintf(f, "setting\t%s\t%s.%s\t%s\n", p->name, t->section, q->key, d);
-        }
+void weft_param_describe(const weft_param *q, char *buf, size_t size) {
+    char type[256], range[64], dflt[128];
+    weft_param_parts(q, type, sizeof type, range, sizeof range, dflt, sizeof dflt);
+    /* "1" (dimensionless) and "" print no unit. */
+    bool unit = q->type == WEFT_PARAM_DOUBLE && q->unit[0] && strcmp(q->unit, "1") != 0;
+    snprintf(buf, size, "%s%s%s%s%s; default %s; %s", type, range[0] ? " in " : "", range,
+             unit ? " " : "", unit ? q->unit : "", dflt, q->doc);
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -556,9 +556,11 @@ int weft_settings_format(const weft_param_table *tables, const void *settings, c
 /* One line describing p: its type or allowed names, unit, range, default and doc. */
 void weft_param_describe(const weft_param *p, char *buf, size_t size);
 
-/* Prints a plug-in's settings as `./weft list` shows them, one tab-separated line per key:
- * "setting<TAB>plug-in<TAB>section.key<TAB>description". */
-void weft_settings_print(FILE *f, const weft_plugin *p);
+/* The parts of p's description, for listings: its type ("number", "integer",
+ * "true/false", "text", "one of a|b|c") into type, its range ("[lo, hi]", "(lo, hi]"; ""
+ * for other types) into range, its default as a scene writes it into dflt. */
+void weft_param_parts(const weft_param *p, char *type, size_t ntype, char *range,
+                      size_t nrange, char *dflt, size_t ndflt);
 
 /* The settings of every plug-in for one run: each plug-in's struct, filled with its
  * defaults and the scene's values (lib/scene/settings.c). A config knows which plug-ins'
@@ -629,6 +631,44 @@ weft_config *weft_config_create(const weft_plugin *plugins, int n, const weft_sc
 /* The descriptor of the i-th plug-in of kind `kind` in c (0, 1, ...), NULL past the last. */
 const void *weft_config_plugin(const weft_config *c, const char *kind, int i,
                                const weft_param_table **tables);
+
+/* The value types of the model's own scene keys. */
+typedef enum {
+    WEFT_KEY_NUMBER,  /* one number */
+    WEFT_KEY_INTEGER, /* one integer */
+    WEFT_KEY_NAME,    /* one word of a fixed list (or a registry's names) */
+    WEFT_KEY_TEXT,    /* free text */
+    WEFT_KEY_VEC3,    /* three numbers "x y z" */
+    WEFT_KEY_INT3,    /* three integers "x y z" */
+    WEFT_KEY_LIST,    /* words or indices, continued on indented lines */
+    WEFT_KEY_BOX,     /* six numbers "xmin ymin zmin xmax ymax zmax" */
+} weft_key_type;
+
+/* One key of the model's own sections: [scene], [mesh] and [mesh.NAME], [material],
+ * [collision] margin, [pins] and [pins.NAME], [collider.NAME]. The scene parser checks
+ * keys, value types and numeric ranges against this table (lib/scene/scene.c), and
+ * `./weft list` prints it; the plug-ins' sections have their own tables (weft_param). */
+typedef struct weft_scene_key {
+    const char *section; /* "mesh" also covers [mesh.NAME], "pins" [pins.NAME], "collider"
+                            every [collider.NAME] */
+    const char *key;
+    weft_key_type type;
+    const char *unit;    /* SI unit, "1" for a dimensionless number, "" for words and counts */
+    double lo, hi;       /* NUMBER, INTEGER, INT3 (each component): the allowed range */
+    unsigned flags;      /* WEFT_PARAM_LO_OPEN, WEFT_PARAM_HI_OPEN */
+    const char *const *names; /* NAME: the allowed words, NULL-terminated, or NULL when the
+                                 doc names where they come from */
+    const char *dflt;    /* the default as a scene would write it; "" when absent means
+                            nothing (no pins, no path) */
+    const char *doc;     /* one line; NULL for a key the run's own table reads and
+                            documents (weft_run_tables) */
+} weft_scene_key;
+
+/* Every key of the model's sections, terminated by section == NULL. */
+extern const weft_scene_key weft_scene_keys[];
+
+/* A word for a scene key's type ("number", "3 numbers (x y z)", ...). */
+const char *weft_key_type_name(weft_key_type type);
 
 /* A built-in scene: name, one-line description, INI text. */
 typedef struct weft_builtin_scene {

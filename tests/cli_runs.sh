@@ -12,7 +12,8 @@
 #                  nothing unresolved or intersecting, reproducible counts
 #   collision_scenes  the collision scenes (several meshes, a turning pin) run with the
 #                  default solvers: complete logs, finite rows, the mesh sizes they declare
-#   list_output    list prints the registered solvers, energies and scenes
+#   list_output    list --tsv has a row of ten fields for the registered solvers, energies
+#                  (each with its paper) and the built-in scenes
 #   readme_keys    every setting key of ./weft list is documented in docs/scenes.md's key table
 #   bench_implicit bench_implicit (next to COMPARE) at 8², 12²: complete table (newton_euler
 #                  rows included), PPCG agrees with CHOLMOD, bad --sizes refused
@@ -312,9 +313,9 @@ set_override)
     ;;
 
 builtin_files)
-    "$list" >"$tmp/list.txt" || { fail "list failed"; exit 1; }
-    scenes=$(awk -F '\t' '$1 == "scene" { print $2 }' "$tmp/list.txt")
-    energies=$(awk -F '\t' '$1 == "energy" { print $2 }' "$tmp/list.txt")
+    "$list" --tsv >"$tmp/list.txt" || { fail "list failed"; exit 1; }
+    scenes=$(awk -F '\t' '$1 == "scene" && $5 == "" { print $2 }' "$tmp/list.txt")
+    energies=$(awk -F '\t' '$1 == "energy" && $5 == "" { print $2 }' "$tmp/list.txt")
     [ -n "$scenes" ] || fail "list printed no scenes"
     for s in $scenes; do
         file="$repo/experiments/scenes/$s.ini"
@@ -357,12 +358,14 @@ builtin_files)
     ;;
 
 readme_keys)
-    # Every scene key a plug-in's settings table declares (./weft list's "setting" lines)
-    # is documented in docs/scenes.md's scene-key table, in its section's row.
-    "$list" >"$tmp/list.txt" 2>"$tmp/list.err" || fail "list exited non-zero"
+    # Every scene key a plug-in's settings table declares (./weft list --tsv's setting
+    # rows of the plug-ins, not the model's own keys) is documented in docs/scenes.md's
+    # scene-key table, in its section's row.
+    "$list" --tsv >"$tmp/list.txt" 2>"$tmp/list.err" || fail "list exited non-zero"
     readme="$repo/docs/scenes.md"
     n=0
-    for sk in $(awk -F '\t' '$1 == "setting" { print $3 }' "$tmp/list.txt" | sort -u); do
+    for sk in $(awk -F '\t' 'NR > 1 && $1 != "key" && $5 != "" { print $4 "." $5 }' \
+            "$tmp/list.txt" | sort -u); do
         section=${sk%%.*}
         key=${sk#*.}
         n=$((n + 1))
@@ -380,7 +383,7 @@ readme_keys)
     ok "$n setting keys documented in docs/scenes.md"
     ;;
 list_output)
-    "$list" >"$tmp/list.txt" 2>"$tmp/list.err"
+    "$list" --tsv >"$tmp/list.txt" 2>"$tmp/list.err"
     rc=$?
     [ "$rc" -eq 0 ] || fail "list exited with $rc"
     for want in solver:pbd_gauss_seidel solver:pbd_jacobi solver:symplectic_euler \
@@ -390,12 +393,13 @@ list_output)
         kind=${want%%:*}
         name=${want#*:}
         line=$(awk -F '\t' -v k="$kind" -v n="$name" \
-            '$1 == k && $2 == n { print NF "|" $3; exit }' "$tmp/list.txt")
+            '$1 == k && $2 == n && $5 == "" { print NF "|" $3 "|" $10; exit }' "$tmp/list.txt")
         case $line in
-        "") fail "no '$kind<TAB>$name' line" ;;
-        "4|") fail "$kind $name: empty paper field" ;;
-        4\|*) ok "$kind $name: ${line#4|}" ;;
-        *) fail "$kind $name: ${line%%|*} tab-separated fields, expected 4" ;;
+        "") fail "no '$kind<TAB>$name' row" ;;
+        10\|\|*) [ "$kind" = scene ] && ok "$kind $name: ${line#10||}" ||
+            fail "$kind $name: empty paper field" ;;
+        10\|*) ok "$kind $name: ${line#10|}" ;;
+        *) fail "$kind $name: ${line%%|*} tab-separated fields, expected 10" ;;
         esac
     done
     ;;
@@ -554,7 +558,7 @@ bench_implicit)
     bad=$(awk -F '\t' '!/^#/ && NF != 19 { print NR; exit }' "$tsv")
     [ -z "$bad" ] || fail "line $bad of the table does not have 19 columns"
     # The registered preconditioners, as `list` prints them.
-    pcs=$("$list" | awk -F '\t' '$1 == "preconditioner" { print $2 }')
+    pcs=$("$list" --tsv | awk -F '\t' '$1 == "preconditioner" && $5 == "" { print $2 }')
     [ -n "$pcs" ] || fail "list names no preconditioner"
     echo "$pcs" | grep -qx boomeramg || fail "boomeramg is not a registered preconditioner"
     pc_rows=$(for p in $pcs; do printf 'ppcg_%s@2@1e-06\nppcg_%s@2@1e-08\n' "$p" "$p"; done)

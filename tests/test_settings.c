@@ -1,11 +1,15 @@
 /* test_settings.c — the plug-ins' settings tables (lib/params.c, lib/scene/settings.c):
  * defaults, reading a scene with file:line errors, the nearest-key hint for an unknown
  * key, assignments, the log header's formatting (which must read back exactly), origins,
- * and which settings a run took. Uses a made-up plug-in so the tests do not depend on any
+ * and which settings a run took; the model's scene-key table (weft_scene_keys: ranges hold
+ * their defaults, and a scene that gives a key its listed default builds the same model).
+ * Uses a made-up plug-in so the tests do not depend on any
  * registered method's defaults, plus the registered ones for the whole-registry facts. */
 #include "check.h"
 #include "tmp_files.h"
+#include "scene_build.h"
 #include "weft.h"
+#include "weft_energies.h"
 #include "weft_solvers.h"
 
 #include <math.h>
@@ -220,6 +224,89 @@ static void test_registry_tables(void) {
     CHECK(rows > 30);
 }
 
+/* |a - b| within a relative 1e-6 (the listed defaults are rounded: dt 0.016666667). */
+static bool close_to(double a, double b) { return fabs(a - b) <= 1e-6 * fmax(fabs(a), fabs(b)); }
+
+/* True when models a and b agree in what the model's scene keys set. */
+static bool same_model(const weft_model *a, const weft_model *b) {
+    bool same = a->n == b->n && a->nterms == b->nterms && close_to(a->dt, b->dt) &&
+                close_to(a->contact_margin, b->contact_margin) &&
+                close_to(a->material.density, b->material.density) &&
+                close_to(a->material.stretch_stiffness, b->material.stretch_stiffness) &&
+                close_to(a->material.bending_stiffness, b->material.bending_stiffness) &&
+                close_to(a->material.poisson, b->material.poisson) &&
+                close_to(a->material.youngs_modulus, b->material.youngs_modulus) &&
+                close_to(a->material.fiber_stiffness, b->material.fiber_stiffness);
+    for (int k = 0; k < 3 && same; k++)
+        same = close_to(a->gravity[k], b->gravity[k]) &&
+               close_to(a->material.fiber[k], b->material.fiber[k]);
+    for (int t = 0; t < a->nterms && same; t++) same = a->terms[t].type == b->terms[t].type;
+    for (int i = 0; i < 3 * a->n && same; i++)
+        same = close_to(a->x[i], b->x[i]) && close_to(a->v[i], b->v[i]);
+    for (int i = 0; i < a->n && same; i++) same = close_to(a->mass[i], b->mass[i]);
+    return same;
+}
+
+/* The model's scene keys (weft_scene_keys), which the parser checks and `./weft list`
+ * prints: every row is documented (or is the run's own setting), a numeric default lies
+ * in its range, a word's default is one of its words; and giving a key of [scene],
+ * [material], [collision] or [mesh] its listed default builds the same model as leaving
+ * it out, so the listed defaults are the ones the builder uses. */
+static void test_scene_keys(void) {
+    int rows = 0, tried = 0;
+    for (const weft_scene_key *k = weft_scene_keys; k->section; k++, rows++) {
+        bool ok = k->unit && k->dflt &&
+                  (k->doc ? k->doc[0] != '\0'
+                          : weft_param_find(weft_run_tables, k->section, k->key, NULL) != NULL);
+        char *end;
+        double v = strtod(k->dflt, &end);
+        if ((k->type == WEFT_KEY_NUMBER || k->type == WEFT_KEY_INTEGER) && end != k->dflt &&
+            !*end) {
+            bool lo = k->flags & WEFT_PARAM_LO_OPEN ? v > k->lo : v >= k->lo;
+            bool hi = k->flags & WEFT_PARAM_HI_OPEN ? v < k->hi : v <= k->hi;
+            ok = ok && lo && hi;
+        }
+        if (k->type == WEFT_KEY_NAME && k->names && k->dflt[0]) {
+            bool found = false;
+            for (int i = 0; k->names[i]; i++) found = found || !strcmp(k->names[i], k->dflt);
+            ok = ok && found;
+        }
+        if (!ok) fprintf(stderr, "%s.%s: inconsistent scene-key row\n", k->section, k->key);
+        CHECK(ok);
+    }
+    CHECK(rows > 50);
+
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char path[128];
+    write_file(&d, "base.ini", "[mesh]\ntype = grid\nnx = 12\nny = 9\n", path, sizeof path);
+    weft_model base;
+    if (!scene_build(path, NULL, weft_energy_registry, &base)) return;
+    for (const weft_scene_key *k = weft_scene_keys; k->section; k++) {
+        const char *sec = k->section;
+        if (strcmp(sec, "scene") && strcmp(sec, "material") && strcmp(sec, "collision") &&
+            strcmp(sec, "mesh"))
+            continue;
+        /* Not a value: no default, the run's own keys, a default named in words. */
+        if (!k->dflt[0] || !k->doc || !strcmp(k->key, "name") || !strcmp(k->key, "type") ||
+            !strcmp(k->key, "nx") || !strcmp(k->key, "ny") ||
+            (!strcmp(sec, "mesh") && !strcmp(k->key, "density")))
+            continue;
+        char set[256];
+        snprintf(set, sizeof set, "%s.%s=%s", sec, k->key, k->dflt);
+        const char *sets[] = {set, NULL};
+        weft_model m;
+        if (!scene_build(path, sets, weft_energy_registry, &m)) continue;
+        bool same = same_model(&base, &m);
+        if (!same) fprintf(stderr, "%s: the listed default changes the model\n", set);
+        CHECK(same);
+        tried++;
+        weft_model_free(&m);
+    }
+    CHECK(tried > 25);
+    weft_model_free(&base);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"defaults", test_defaults},
@@ -229,6 +316,7 @@ int main(int argc, char **argv) {
         {"format_roundtrip", test_format_roundtrip},
         {"taken", test_taken},
         {"registry_tables", test_registry_tables},
+        {"scene_keys", test_scene_keys},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

@@ -5,6 +5,7 @@
 # Each frames file holds `frames` frames of `blocks` index blocks (frames.h); all panels
 # share one view and one box (the union of every solver's positions), so sizes and
 # motions compare directly. The title gives the step and the time of the frame.
+load system(sprintf("dirname '%s'", ARG0))."/palette.gp"
 n = words(files)
 set terminal gif animate delay 8 optimize size (340 * n), 380 font ",9"
 set output out
@@ -26,7 +27,8 @@ do for [f = 0:frames - 1] {
     do for [i = 1:n] {
         set title word(names, i) noenhanced
         splot word(files, i) index (f * blocks):((f + 1) * blocks - 1) \
-              using 1:(-$3):2 with lines linewidth 0.6 linecolor i notitle
+              using 1:(-$3):2 with lines linewidth 0.6 \
+              linecolor rgb solver_rgb(word(names, i)) notitle
     }
     unset multiplot
 }

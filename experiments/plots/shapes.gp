@@ -1,5 +1,6 @@
 # shapes.gp — final cloth shape of each solver, drawn as 3-D triangle wireframes, every
-# panel in the same frame (one view, one scale), so shapes can be compared by eye.
+# panel in the same frame (one view, one scale), so shapes can be compared by eye; each
+# solver in its colour of palette.gp.
 # Usage: gnuplot -e "shapes='a_shape.dat b_shape.dat'; names='A B'; out='f.png';
 #                    offframe='0 1'; xlo=...; xhi=...; ylo=...; yhi=...; zlo=...; zhi=..." shapes.gp
 # Each .dat file holds one closed triangle per block (x y z in m), as compare writes it.
@@ -7,6 +8,7 @@
 # the frame from the start shape and the final shapes, clipped to twice the cloth's size
 # around the start, so a cloth that flew off or blew up is flagged instead of shrinking
 # the others). The box, m: x in [xlo, xhi], y (up) in [ylo, yhi], z in [zlo, zhi].
+load system(sprintf("dirname '%s'", ARG0))."/palette.gp"
 n = words(shapes)
 set terminal pngcairo size (500 * n), 520 font ",11"
 set output out
@@ -24,6 +26,7 @@ set zrange [ylo - pad(ylo, yhi) : yhi + pad(ylo, yhi)]
 do for [i=1:n] {
     flag = word(offframe, i) eq "1" ? " (leaves the frame)" : ""
     set title word(names, i) . flag noenhanced
-    splot word(shapes, i) using 1:(-$3):2 with lines linewidth 0.5 linecolor i notitle
+    splot word(shapes, i) using 1:(-$3):2 with lines linewidth 0.5 \
+          linecolor rgb solver_rgb(word(names, i)) notitle
 }
 unset multiplot

@@ -3,8 +3,9 @@
  *
  * Every key remembers the file and line it came from, so every error, including ones
  * found only while building the model (a pin index beyond the mesh), names
- * file:line and section.key. The accepted sections and keys are the table `schema`
- * below; docs/scenes.md documents them.
+ * file:line and section.key. The accepted sections and keys, their types, ranges and
+ * defaults are the table weft_scene_keys below, which `./weft list keys` prints and
+ * docs/settings.md reproduces.
  */
 #include "scene_internal.h"
 #include "weft.h"
@@ -22,60 +23,146 @@
 /* ------------------------------------------------------------------------------ */
 
 
-/* Key types of the schema. */
-typedef enum { T_DOUBLE, T_INT, T_BOOL, T_VEC3, T_STRING, T_LIST, T_INT3, T_BOX } key_type;
+/* The words of the model's NAME and LIST keys; the builders below match values against
+ * these same arrays, so the list a user reads is the list the parser accepts. */
+static const char *const mesh_types[] = {"grid", "obj", "icosphere", "tet_block", "tetgen", NULL};
+static const char *const rest_shapes[] = {"auto", "positions", "uv", NULL};
+static const char *const grid_diagonals[] = {"alternating", "regular", NULL};
+static const char *const grid_planes[] = {"xy", "xz", NULL};
+static const char *const reorders[] = {"none", "rcm", NULL};
+static const char *const pin_motions[] = {"fixed", "translate", "rotate", NULL};
+static const char *const corner_names[] = {"bottom_left", "bottom_right", "top_left",
+                                           "top_right", NULL};
+static const char *const edge_names[] = {"bottom", "top", "left", "right", NULL};
 
-typedef struct schema_key {
-    const char *section; /* "pins" matches [pins] and [pins.NAME]; likewise "collider" and
-                            "mesh" (a [mesh.NAME] part) */
-    const char *key;
-    key_type type;
-} schema_key;
+#define LO_OPEN WEFT_PARAM_LO_OPEN
+/* Rows: section, key, type, unit, lo, hi, flags, names, default, doc. */
+#define NUM(sec, key, unit, lo, hi, fl, dflt, doc) \
+    {sec, key, WEFT_KEY_NUMBER, unit, lo, hi, fl, NULL, dflt, doc}
+#define INT(sec, key, lo, hi, dflt, doc) {sec, key, WEFT_KEY_INTEGER, "", lo, hi, 0, NULL, dflt, doc}
+#define VEC(sec, key, unit, dflt, doc) {sec, key, WEFT_KEY_VEC3, unit, 0, 0, 0, NULL, dflt, doc}
+#define WORD(sec, key, names, dflt, doc) {sec, key, WEFT_KEY_NAME, "", 0, 0, 0, names, dflt, doc}
+#define TEXT(sec, key, dflt, doc) {sec, key, WEFT_KEY_TEXT, "", 0, 0, 0, NULL, dflt, doc}
+#define LIST(sec, key, names, doc) {sec, key, WEFT_KEY_LIST, "", 0, 0, 0, names, "", doc}
 
-/* Every key the model reads. Ranges are checked where the value is read (scene_build).
+/* Every key the model reads, with the range its value must lie in where it is a number.
  * The sections of the model (scene, mesh, material, pins, collider) accept these keys
  * only; every other section, and the other keys of [collision], belong to the plug-ins
  * (solvers, linear solvers, preconditioners, post-step stages), whose settings tables
  * check them when the run's config is made (lib/scene/settings.c). scene.steps and
- * scene.solvers are listed here but read by the run's own settings table (lib/run.c). */
-static const schema_key schema[] = {
-    {"scene", "name", T_STRING},           {"scene", "description", T_STRING},
-    {"scene", "dt", T_DOUBLE},             {"scene", "steps", T_INT},
-    {"scene", "gravity", T_VEC3},          {"scene", "solvers", T_STRING},
-    {"mesh", "type", T_STRING},
-    {"mesh", "width", T_DOUBLE},           {"mesh", "height", T_DOUBLE},
-    {"mesh", "nx", T_INT},                 {"mesh", "ny", T_INT},
-    {"mesh", "diagonals", T_STRING},       {"mesh", "plane", T_STRING},
-    {"mesh", "origin", T_VEC3},            {"mesh", "path", T_STRING},
-    {"mesh", "scale", T_DOUBLE},           {"mesh", "translate", T_VEC3},
-    {"mesh", "radius", T_DOUBLE},          {"mesh", "subdivisions", T_INT},
-    {"mesh", "center", T_VEC3},            {"mesh", "size", T_VEC3},
-    {"mesh", "rest_shape", T_STRING},
-    {"mesh", "velocity", T_VEC3},          {"mesh", "density", T_DOUBLE},
-    {"mesh", "cells", T_INT3},             {"mesh", "reorder", T_STRING},
-    {"material", "density", T_DOUBLE},
-    {"material", "stretch_stiffness", T_DOUBLE},
-    {"material", "bending_stiffness", T_DOUBLE},
-    {"material", "membrane", T_STRING},    {"material", "bending", T_STRING},
-    {"material", "volume", T_STRING},      {"material", "fiber", T_STRING},
-    {"material", "poisson_ratio", T_DOUBLE}, {"material", "youngs_modulus", T_DOUBLE},
-    {"material", "fiber_direction", T_VEC3}, {"material", "fiber_stiffness", T_DOUBLE},
-    {"collision", "margin", T_DOUBLE},
-    {"pins", "vertices", T_LIST},
-    {"pins", "corners", T_LIST},           {"pins", "edges", T_LIST},
-    {"pins", "box", T_BOX},
-    {"pins", "mesh", T_STRING},
-    {"pins", "motion", T_STRING},          {"pins", "velocity", T_VEC3},
-    {"pins", "angular_velocity", T_VEC3},  {"pins", "center", T_VEC3},
-    {"collider", "velocity", T_VEC3},      {"collider", "half_extents", T_VEC3},
-    {"collider", "type", T_STRING},        {"collider", "point", T_VEC3},
-    {"collider", "normal", T_VEC3},        {"collider", "center", T_VEC3},
-    {"collider", "radius", T_DOUBLE},      {"collider", "friction", T_DOUBLE},
-    {"collider", "restitution", T_DOUBLE},
-    {"collider", "path", T_STRING},        {"collider", "scale", T_DOUBLE},
-    {"collider", "translate", T_VEC3},     {"collider", "velocity", T_VEC3},
-    {NULL, NULL, T_STRING},
+ * scene.solvers are listed here but read, and documented, by the run's own settings
+ * table (lib/run.c). */
+const weft_scene_key weft_scene_keys[] = {
+    TEXT("scene", "name", "the file's name", "names the results directory: letters, digits, "
+         "'_', '-', '.'"),
+    TEXT("scene", "description", "", "one line about the scene, for people"),
+    NUM("scene", "dt", "s", 0, 10, LO_OPEN, "0.016666667", "time step (1/60 s by default)"),
+    {"scene", "steps", WEFT_KEY_INTEGER, "", 0, 0, 0, NULL, "", NULL},
+    VEC("scene", "gravity", "m/s^2", "0 -9.81 0", "gravitational acceleration"),
+    {"scene", "solvers", WEFT_KEY_TEXT, "", 0, 0, 0, NULL, "", NULL},
+    WORD("mesh", "type", mesh_types, "grid", "what makes the mesh: a generated grid, "
+         "icosphere or tetrahedral block, or an OBJ or TetGen file; [mesh.NAME] parts take "
+         "grid, obj or icosphere"),
+    NUM("mesh", "width", "m", 0, 1e6, LO_OPEN, "1", "grid: size along its first axis"),
+    NUM("mesh", "height", "m", 0, 1e6, LO_OPEN, "1", "grid: size along its second axis"),
+    INT("mesh", "nx", 2, 4096, "32", "grid: vertices along the width"),
+    INT("mesh", "ny", 2, 4096, "32", "grid: vertices along the height"),
+    WORD("mesh", "diagonals", grid_diagonals, "alternating", "grid: how each quad is split "
+         "into two triangles"),
+    WORD("mesh", "plane", grid_planes, "xy", "grid: the plane it lies in (xz: horizontal)"),
+    VEC("mesh", "origin", "m", "0 0 0", "grid: its first corner; tet_block: its lowest corner"),
+    TEXT("mesh", "path", "", "obj, tetgen: the file, relative to the scene file (TetGen: the "
+         ".node or .ele file or their stem)"),
+    NUM("mesh", "scale", "1", 0, 1e9, LO_OPEN, "1", "obj, tetgen: factor on the file's "
+        "positions"),
+    VEC("mesh", "translate", "m", "0 0 0", "obj, tetgen: added to the scaled positions"),
+    NUM("mesh", "radius", "m", 0, 1e6, LO_OPEN, "0.25", "icosphere: its radius"),
+    INT("mesh", "subdivisions", 0, 6, "3", "icosphere: subdivisions of the icosahedron"),
+    VEC("mesh", "center", "m", "0 0 0", "icosphere: its centre"),
+    VEC("mesh", "size", "m", "1 1 1", "tet_block: its sides along x, y, z, each in (0, 1e6]"),
+    WORD("mesh", "rest_shape", rest_shapes, "auto", "rest shape and warp/weft axes of triangle "
+         "energies: uv is the OBJ's vt in metres; auto is a grid's layout, an OBJ's positions"),
+    VEC("mesh", "velocity", "m/s", "0 0 0", "initial velocity of the part's free vertices"),
+    NUM("mesh", "density", "kg/m^2", 0, 1e6, LO_OPEN, "material.density", "[mesh.NAME] "
+        "only: the part's own surface density"),
+    {"mesh", "cells", WEFT_KEY_INT3, "", 1, 256, 0, NULL, "4 4 4",
+     "tet_block: cubes along x, y, z, six tetrahedra each"},
+    WORD("mesh", "reorder", reorders, "none", "[mesh] only: rcm renumbers the built model's "
+         "vertices by reverse Cuthill-McKee for a narrower Hessian band"),
+    NUM("material", "density", "kg/m^2", 0, 1e6, LO_OPEN, "0.1", "mass per area of a surface "
+        "(per volume, kg/m^3, default 1000, on a tetrahedral mesh)"),
+    NUM("material", "stretch_stiffness", "N/m", 0, 1e12, 0, "1000", "membrane stiffness Y "
+        "(Young's modulus x thickness) of every membrane energy"),
+    NUM("material", "bending_stiffness", "N m", 0, 1e6, 0, "1e-4", "flexural rigidity D of "
+        "cylindrical bending, for every bending energy"),
+    WORD("material", "membrane", NULL, "mass_spring", "edge or triangle energy: a registered "
+         "energy's name or none (default none on a tetrahedral mesh)"),
+    WORD("material", "bending", NULL, "dihedral_bending", "hinge energy: a registered "
+         "energy's name or none (default none on a tetrahedral mesh)"),
+    WORD("material", "volume", NULL, "none", "tetrahedron energy: a registered energy's name "
+         "or none (default stable_neo_hookean on a tetrahedral mesh)"),
+    WORD("material", "fiber", NULL, "none", "fibre energy (anisotropic_fiber) or none"),
+    NUM("material", "poisson_ratio", "1", 0, 0.5, WEFT_PARAM_HI_OPEN, "0.3",
+        "Poisson's ratio nu of membrane and volume finite elements"),
+    NUM("material", "youngs_modulus", "Pa", 0, 1e13, 0, "1e5", "Young's modulus E of the "
+        "volume energies"),
+    VEC("material", "fiber_direction", "1", "1 0 0", "fibre direction: material (u, v, 0) on "
+        "cloth, a rest-space vector in a solid"),
+    NUM("material", "fiber_stiffness", "N/m", 0, 1e13, 0, "0", "fibre stiffness (Pa in a "
+        "solid)"),
+    NUM("collision", "margin", "m", 0, 1, 0, "0.001", "distance kept from the colliders (the "
+        "other [collision] keys belong to the collision stage)"),
+    LIST("pins", "vertices", NULL, "0-based vertex indices within the part `mesh` names"),
+    LIST("pins", "corners", corner_names, "corners of that part's grid"),
+    LIST("pins", "edges", edge_names, "whole rows or columns of that part's grid"),
+    {"pins", "box", WEFT_KEY_BOX, "m", 0, 0, 0, NULL, "", "every vertex whose rest position "
+     "lies in the closed box (of the named part only when `mesh` is given); none is an error"},
+    TEXT("pins", "mesh", "[mesh]", "the [mesh.NAME] part the selectors refer to, by NAME"),
+    WORD("pins", "motion", pin_motions, "fixed", "the pinned vertices' scripted path"),
+    VEC("pins", "velocity", "m/s", "0 0 0", "translate: their velocity"),
+    VEC("pins", "angular_velocity", "rad/s", "0 0 0", "rotate: axis x rate"),
+    VEC("pins", "center", "m", "0 0 0", "rotate: the centre of rotation"),
+    WORD("collider", "type", NULL, "", "required: a registered collider shape (plane, sphere, "
+         "box) or mesh, a triangle-mesh obstacle"),
+    VEC("collider", "point", "m", "0 0 0", "plane: a point on it"),
+    VEC("collider", "normal", "1", "0 1 0", "plane: its outward normal (normalised)"),
+    VEC("collider", "center", "m", "0 0 0", "sphere, box: its centre"),
+    NUM("collider", "radius", "m", 0, 1e9, LO_OPEN, "0.5", "sphere: its radius"),
+    VEC("collider", "half_extents", "m", "0.5 0.5 0.5", "box: half its size along x, y, z, "
+        "each in (0, 1e9]"),
+    VEC("collider", "velocity", "m/s", "0 0 0", "the obstacle translates at this velocity"),
+    NUM("collider", "friction", "1", 0, 100, 0, "0.3", "Coulomb coefficient mu of contacts"),
+    NUM("collider", "restitution", "1", 0, 1, 0, "0", "analytic shapes: coefficient of "
+        "restitution e"),
+    TEXT("collider", "path", "", "mesh: the OBJ file, relative to the scene file"),
+    NUM("collider", "scale", "1", 0, 1e9, LO_OPEN, "1", "mesh: factor on the file's positions"),
+    VEC("collider", "translate", "m", "0 0 0", "mesh: added to the scaled positions"),
+    {NULL, NULL, WEFT_KEY_TEXT, NULL, 0, 0, 0, NULL, NULL, NULL},
 };
+#undef NUM
+#undef INT
+#undef VEC
+#undef WORD
+#undef TEXT
+#undef LIST
+#undef LO_OPEN
+
+const char *weft_key_type_name(weft_key_type type) {
+    switch (type) {
+    case WEFT_KEY_NUMBER: return "number";
+    case WEFT_KEY_INTEGER: return "integer";
+    case WEFT_KEY_NAME: return "name";
+    case WEFT_KEY_TEXT: return "text";
+    case WEFT_KEY_VEC3: return "3 numbers (x y z)";
+    case WEFT_KEY_INT3: return "3 integers (x y z)";
+    case WEFT_KEY_LIST: return "list";
+    case WEFT_KEY_BOX: return "6 numbers (xmin ymin zmin xmax ymax zmax)";
+    }
+    return "?";
+}
+
+/* A row of weft_scene_keys, as the parser below calls it. */
+typedef weft_scene_key schema_key;
 
 /* The schema family of a section: "pins.top" -> "pins", "collider.ground" -> "collider",
  * "mesh.top" -> "mesh". */
@@ -91,7 +178,7 @@ static const char *section_family(const char *section) {
 
 static const schema_key *schema_find(const char *section, const char *key) {
     const char *fam = section_family(section);
-    for (const schema_key *k = schema; k->section; k++)
+    for (const schema_key *k = weft_scene_keys; k->section; k++)
         if (strcmp(k->section, fam) == 0 && strcmp(k->key, key) == 0) return k;
     return NULL;
 }
@@ -230,7 +317,7 @@ static int handler(void *user, const char *section, const char *name, const char
     }
     entry *prev = weft_scene_find(s, section, name);
     if (prev && prev->line > 0 && strcmp(prev->origin, c->origin) == 0) {
-        if (k && k->type == T_LIST && prev->line == c->line - 1) {
+        if (k && k->type == WEFT_KEY_LIST && prev->line == c->line - 1) {
             /* An indented continuation line (or a repeated list key): append. */
             size_t n = strlen(prev->value) + strlen(value) + 2;
             char *v = malloc(n);
@@ -241,7 +328,7 @@ static int handler(void *user, const char *section, const char *name, const char
             prev->line = c->line;
             return 1;
         }
-        if (!k || k->type != T_LIST) {
+        if (!k || k->type != WEFT_KEY_LIST) {
             weft_fail(c->err, WEFT_ERR_INPUT, "%s:%d: %s.%s: duplicate key (first at line %d)",
                       c->origin, c->line, section, name, prev->line);
             c->failed = 1;
@@ -436,14 +523,17 @@ int weft_scene_number(const entry *e, const char *text, double *out, weft_error 
     return WEFT_OK;
 }
 
-/* Reads a double in [lo, hi] (open at either end when *_open); keeps *out if absent. */
-static int get_double(const weft_scene *s, const char *section, const char *key, double lo,
-                      bool lo_open, double hi, bool hi_open, double *out, weft_error *err) {
+/* Reads a NUMBER key within the range of its row of weft_scene_keys; keeps *out if absent. */
+static int get_double(const weft_scene *s, const char *section, const char *key, double *out,
+                      weft_error *err) {
     const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
+    const schema_key *k = schema_find(section, key);
     double v;
     int rc = weft_scene_number(e, e->value, &v, err);
     if (rc) return rc;
+    const bool lo_open = k->flags & WEFT_PARAM_LO_OPEN, hi_open = k->flags & WEFT_PARAM_HI_OPEN;
+    const double lo = k->lo, hi = k->hi;
     if ((lo_open ? !(v > lo) : !(v >= lo)) || (hi_open ? !(v < hi) : !(v <= hi))) {
         char range[128];
         snprintf(range, sizeof range, "%s must lie in %s%g, %g%s", e->value, lo_open ? "(" : "[",
@@ -454,10 +544,13 @@ static int get_double(const weft_scene *s, const char *section, const char *key,
     return WEFT_OK;
 }
 
-static int get_int(const weft_scene *s, const char *section, const char *key, long lo, long hi,
-                   int *out, weft_error *err) {
+/* Reads an INTEGER key within the range of its row of weft_scene_keys; keeps *out if absent. */
+static int get_int(const weft_scene *s, const char *section, const char *key, int *out,
+                   weft_error *err) {
     const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
+    const schema_key *k = schema_find(section, key);
+    const long lo = (long)k->lo, hi = (long)k->hi;
     char *end;
     errno = 0;
     long v = strtol(e->value, &end, 10);
@@ -492,11 +585,14 @@ static int get_vec3(const weft_scene *s, const char *section, const char *key, d
     return WEFT_OK;
 }
 
-/* Reads three integers "a b c" (or "a,b,c"), each in [lo, hi]; keeps out if absent. */
-static int get_int3(const weft_scene *s, const char *section, const char *key, long lo, long hi,
-                    int out[3], weft_error *err) {
+/* Reads three integers "a b c" (or "a,b,c"), each in its row's [lo, hi]; keeps out if
+ * absent. */
+static int get_int3(const weft_scene *s, const char *section, const char *key, int out[3],
+                    weft_error *err) {
     const entry *e = weft_scene_find(s, section, key);
     if (!e) return WEFT_OK;
+    const schema_key *k = schema_find(section, key);
+    const long lo = (long)k->lo, hi = (long)k->hi;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", e->value);
     long v[3];
@@ -608,8 +704,7 @@ static const entry *first_entry(const weft_scene *s, const char *sec) {
 static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh, bool *use_uv,
                            weft_error *err) {
     enum { GRID, OBJ, ICOSPHERE, TET_BLOCK, TETGEN };
-    static const char *const types[] = {"grid", "obj", "icosphere", "tet_block", "tetgen", NULL};
-    static const char *const shapes[] = {"auto", "positions", "uv", NULL};
+    const char *const *types = mesh_types, *const *shapes = rest_shapes;
     const bool part = strcmp(sec, "mesh") != 0;
     int type = GRID, shape = 0, rc;
     if ((rc = get_enum(s, sec, "type", types, &type, err)) ||
@@ -620,14 +715,13 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
                    "a [mesh.NAME] part is a surface (grid, obj or icosphere); a tetrahedral "
                    "mesh can only be the scene's one [mesh]");
     if (type == GRID) {
-        static const char *const diag[] = {"alternating", "regular", NULL};
-        static const char *const plane[] = {"xy", "xz", NULL};
+        const char *const *diag = grid_diagonals, *const *plane = grid_planes;
         weft_grid_desc d = {.width = 1.0, .height = 1.0, .nx = 32, .ny = 32};
         int di = 0, pl = 0;
-        if ((rc = get_double(s, sec, "width", 0, true, 1e6, false, &d.width, err)) ||
-            (rc = get_double(s, sec, "height", 0, true, 1e6, false, &d.height, err)) ||
-            (rc = get_int(s, sec, "nx", 2, 4096, &d.nx, err)) ||
-            (rc = get_int(s, sec, "ny", 2, 4096, &d.ny, err)) ||
+        if ((rc = get_double(s, sec, "width", &d.width, err)) ||
+            (rc = get_double(s, sec, "height", &d.height, err)) ||
+            (rc = get_int(s, sec, "nx", &d.nx, err)) ||
+            (rc = get_int(s, sec, "ny", &d.ny, err)) ||
             (rc = get_enum(s, sec, "diagonals", diag, &di, err)) ||
             (rc = get_enum(s, sec, "plane", plane, &pl, err)) ||
             (rc = get_vec3(s, sec, "origin", d.origin, err)))
@@ -645,8 +739,8 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
     } else if (type == ICOSPHERE) {
         double radius = 0.25, center[3] = {0, 0, 0};
         int sub = 3;
-        if ((rc = get_double(s, sec, "radius", 0, true, 1e6, false, &radius, err)) ||
-            (rc = get_int(s, sec, "subdivisions", 0, 6, &sub, err)) ||
+        if ((rc = get_double(s, sec, "radius", &radius, err)) ||
+            (rc = get_int(s, sec, "subdivisions", &sub, err)) ||
             (rc = get_vec3(s, sec, "center", center, err)))
             return rc;
         rc = weft_mesh_icosphere(mesh, radius, sub, center, err);
@@ -654,7 +748,7 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         double size[3] = {1, 1, 1}, origin[3] = {0, 0, 0};
         int cells[3] = {4, 4, 4};
         if ((rc = get_vec3(s, sec, "size", size, err)) ||
-            (rc = get_int3(s, sec, "cells", 1, 256, cells, err)) ||
+            (rc = get_int3(s, sec, "cells", cells, err)) ||
             (rc = get_vec3(s, sec, "origin", origin, err)))
             return rc;
         for (int k = 0; k < 3; k++)
@@ -684,7 +778,7 @@ static int build_part_mesh(const weft_scene *s, const char *sec, weft_mesh *mesh
         else
             snprintf(path, sizeof path, "%s%s", s->dir, p->value);
         double scale = 1.0, translate[3] = {0, 0, 0};
-        if ((rc = get_double(s, sec, "scale", 0, true, 1e9, false, &scale, err)) ||
+        if ((rc = get_double(s, sec, "scale", &scale, err)) ||
             (rc = get_vec3(s, sec, "translate", translate, err)))
             return rc;
         rc = type == OBJ ? weft_mesh_read_obj(mesh, path, err)
@@ -738,7 +832,7 @@ static int read_part_keys(const weft_scene *s, const char *sec, weft_part *p, we
                        "overrides it for a [mesh.NAME] part");
         return WEFT_OK;
     }
-    return get_double(s, sec, "density", 0, true, 1e6, false, &p->density, err);
+    return get_double(s, sec, "density", &p->density, err);
 }
 
 /* Builds the model's mesh and its parts: [mesh], then each [mesh.NAME] in file order,
@@ -836,10 +930,9 @@ static const weft_part *pin_part(const weft_scene *s, const char *section, const
  * edges are those of the part its `mesh` key names (the primary [mesh] by default); a box
  * holds the vertices of that part when the key is given, else of every part. */
 static int build_pins(const weft_scene *s, const char *section, weft_model *m, weft_error *err) {
-    static const char *const motions[] = {"fixed", "translate", "rotate", NULL};
     weft_pin_path path = {0};
     int motion = 0, rc;
-    if ((rc = get_enum(s, section, "motion", motions, &motion, err)) ||
+    if ((rc = get_enum(s, section, "motion", pin_motions, &motion, err)) ||
         (rc = get_vec3(s, section, "velocity", path.velocity, err)) ||
         (rc = get_vec3(s, section, "angular_velocity", path.omega, err)) ||
         (rc = get_vec3(s, section, "center", path.center, err)))
@@ -907,9 +1000,6 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
             return weft_scene_bad(weft_scene_find(s, section, "box"), err, "%s", msg);
         }
     }
-    static const char *const corner_names[] = {"bottom_left", "bottom_right", "top_left",
-                                               "top_right", NULL};
-    static const char *const edge_names[] = {"bottom", "top", "left", "right", NULL};
     for (int pass = 0; pass < 2; pass++) {
         const char *key = pass ? "edges" : "corners";
         const char *const *names = pass ? edge_names : corner_names;
@@ -979,9 +1069,9 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
         (rc = get_vec3(s, section, "point", c.point, err)) ||
         (rc = get_vec3(s, section, "normal", c.normal, err)) ||
         (rc = get_vec3(s, section, "center", c.center, err)) ||
-        (rc = get_double(s, section, "radius", 0, true, 1e9, false, &c.radius, err)) ||
-        (rc = get_double(s, section, "friction", 0, false, 100, false, &c.friction, err)) ||
-        (rc = get_double(s, section, "restitution", 0, false, 1, false, &c.restitution, err)) ||
+        (rc = get_double(s, section, "radius", &c.radius, err)) ||
+        (rc = get_double(s, section, "friction", &c.friction, err)) ||
+        (rc = get_double(s, section, "restitution", &c.restitution, err)) ||
         (rc = get_vec3(s, section, "velocity", c.velocity, err)) ||
         (rc = get_vec3(s, section, "half_extents", c.half_extents, err)))
         return rc;
@@ -1027,10 +1117,10 @@ static int build_obstacle(const weft_scene *s, const char *section, weft_model *
     }
     double scale = 1.0, translate[3] = {0, 0, 0};
     int rc;
-    if ((rc = get_double(s, section, "scale", 0, true, 1e9, false, &scale, err)) ||
+    if ((rc = get_double(s, section, "scale", &scale, err)) ||
         (rc = get_vec3(s, section, "translate", translate, err)) ||
         (rc = get_vec3(s, section, "velocity", ob.velocity, err)) ||
-        (rc = get_double(s, section, "friction", 0, false, 100, false, &ob.friction, err)))
+        (rc = get_double(s, section, "friction", &ob.friction, err)))
         return rc;
     char path[1024];
     if (pe->value[0] == '/' || !s->dir)
@@ -1224,8 +1314,7 @@ static int reorder_vertices(const weft_scene *s, weft_model *m, weft_error *err)
     for (int i = 0; i < s->n; i++)
         if (strncmp(s->e[i].section, "mesh.", 5) == 0 && strcmp(s->e[i].key, "reorder") == 0)
             return weft_scene_bad(&s->e[i], err, "%s", "reorder renumbers the whole model: give it in [mesh]");
-    static const char *const names[] = {"none", "rcm", NULL};
-    int which = 0, rc = get_enum(s, "mesh", "reorder", names, &which, err);
+    int which = 0, rc = get_enum(s, "mesh", "reorder", reorders, &which, err);
     if (rc || which == 0) return rc;
     int *perm = malloc((size_t)(m->n > 0 ? m->n : 1) * sizeof *perm);
     if (!perm) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
@@ -1259,20 +1348,16 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
                                   .bending_stiffness = 1e-4, .poisson = 0.3,
                                   .youngs_modulus = 1e5, .fiber = {1, 0, 0}};
     m->contact_margin = 1e-3;
-    if ((rc = get_double(s, "scene", "dt", 0, true, 10, false, &m->dt, err)) ||
+    if ((rc = get_double(s, "scene", "dt", &m->dt, err)) ||
         (rc = get_vec3(s, "scene", "gravity", m->gravity, err)) ||
-        (rc = get_double(s, "material", "density", 0, true, 1e6, false, &m->material.density, err)) ||
-        (rc = get_double(s, "material", "stretch_stiffness", 0, false, 1e12, false,
-                         &m->material.stretch_stiffness, err)) ||
-        (rc = get_double(s, "material", "bending_stiffness", 0, false, 1e6, false,
-                         &m->material.bending_stiffness, err)) ||
-        (rc = get_double(s, "material", "poisson_ratio", 0, false, 0.5, true, &m->material.poisson, err)) ||
-        (rc = get_double(s, "material", "youngs_modulus", 0, false, 1e13, false,
-                         &m->material.youngs_modulus, err)) ||
+        (rc = get_double(s, "material", "density", &m->material.density, err)) ||
+        (rc = get_double(s, "material", "stretch_stiffness", &m->material.stretch_stiffness, err)) ||
+        (rc = get_double(s, "material", "bending_stiffness", &m->material.bending_stiffness, err)) ||
+        (rc = get_double(s, "material", "poisson_ratio", &m->material.poisson, err)) ||
+        (rc = get_double(s, "material", "youngs_modulus", &m->material.youngs_modulus, err)) ||
         (rc = get_vec3(s, "material", "fiber_direction", m->material.fiber, err)) ||
-        (rc = get_double(s, "material", "fiber_stiffness", 0, false, 1e13, false,
-                         &m->material.fiber_stiffness, err)) ||
-        (rc = get_double(s, "collision", "margin", 0, false, 1, false, &m->contact_margin, err)))
+        (rc = get_double(s, "material", "fiber_stiffness", &m->material.fiber_stiffness, err)) ||
+        (rc = get_double(s, "collision", "margin", &m->contact_margin, err)))
         return rc;
     /* Value-type checks for the free-form keys, so that a typo in a string key of the
      * right section is still reported even if this scene never reads it. */
@@ -1281,7 +1366,7 @@ int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registr
         if (!k && section_owned(s->e[i].section))
             return weft_scene_bad(&s->e[i], err, "%s", "unknown key");
         if (!k) continue; /* a plug-in's key: its settings table checks it */
-        if (k->type == T_DOUBLE) {
+        if (k->type == WEFT_KEY_NUMBER) {
             double v;
             if ((rc = weft_scene_number(&s->e[i], s->e[i].value, &v, err))) return rc;
         }
