@@ -9,12 +9,12 @@
  * with J, ∂J, ∂²J from weft_fem_tri_area_ratio. The value and P use the SVD, which stays
  * accurate near rest where I_C − 2I₁ + 2 would cancel.
  *
- * Material (issue 17, papers/calibration.md): μ = Y, the membrane stiffness itself (N/m).
+ * Material (papers/calibration.md): μ = Y, the membrane stiffness itself (N/m).
  * A small strain e (F = R[I + e; 0]) costs μ/2 ‖e‖², the linear membrane with shear
  * modulus μ/2 and λ = 0, whose Young's modulus is 2 (μ/2) = Y and Poisson ratio 0: ARAP
  * has no bulk term, so it cannot represent ν and ignores the scene's; under uniaxial
  * stress it matches every other membrane at the same Y, at ν = 0 in every small strain.
- * (Before issue 17, μ was the shear modulus Y/(2(1 + ν)): 2(1 + ν) times softer.)
+ * (Before that calibration, μ was the shear modulus Y/(2(1 + ν)): 2(1 + ν) times softer.)
  * Element data: k = μ, k2 = 0.
  *
  * Eigenvalues (ψ_j = μ(σ_j − 1)): ψ_00 = ψ_11 = μ, ψ_01 = 0, twist μ(1 − 2/(σ0 + σ1)),

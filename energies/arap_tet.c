@@ -8,9 +8,9 @@
  *
  * Near rest, F = I + H gives R ≈ I + skew H and ψ ≈ μ/2 ‖sym H‖²: linear elasticity with
  * shear modulus μ/2 and λ = 0, whose Young's modulus is 2 (μ/2) = μ and Poisson ratio 0.
- * weft sets μ = E (issue 17, papers/calibration.md), so under uniaxial stress ARAP matches
+ * weft sets μ = E (papers/calibration.md), so under uniaxial stress ARAP matches
  * the other volume energies at the same E; with no bulk term it cannot represent ν and
- * ignores it (before issue 17, μ = E/(2(1 + ν)): 2(1 + ν) times softer). k2 is unused.
+ * ignores it (before that calibration, μ = E/(2(1 + ν)): 2(1 + ν) times softer). k2 is unused.
  *
  * Eigensystem (fem_tet.c): ψ_i = μ(σ_i − 1), so
  *   scaling = μ I,   flip (i, j) = μ,   twist (i, j) = (ψ_i + ψ_j)/(σ_i + σ_j)

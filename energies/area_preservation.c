@@ -1,4 +1,4 @@
-/* area_preservation.c — the worked example of papers/adding-an-energy.md: a membrane
+/* area_preservation.c — the worked example of docs/guide-energy.md: a membrane
  * energy that resists only changes of area, written against fem_tri_energy.h in one file.
  *
  *   ψ(F) = K/2 (J − 1)²  (J/m²),   J = |f0 × f1| = σ0 σ1  (deformed / rest area),
@@ -78,7 +78,7 @@ static double ap_hess(const weft_element *e, const double *xe, weft_hessian_mode
 
 const weft_energy_type weft_area_preservation_membrane = {
     .name = "area_preservation",
-    .paper = "worked example (papers/adding-an-energy.md); eigensystem after Smith et al. 2019",
+    .paper = "worked example (docs/guide-energy.md); eigensystem after Smith et al. 2019",
     .summary = "area term K/2 (J - 1)^2 per triangle, K = lambda + mu (plane stress)",
     .kind = WEFT_ELEM_TRIANGLE,
     .nv = 3,

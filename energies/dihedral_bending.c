@@ -13,7 +13,7 @@
  * calibration.md §2, "Narrow strips", which says why boundary hinges get no extra weight).
  * discrete_shells keeps the weight of Grinspun et al. 2003, k = D · 3|ē|²/Ā (their
  * ‖ē‖/h̄_e with h̄_e a third of the mean height), three times stiffer in that test; it was
- * dihedral_bending's weight until issue 17.
+ * dihedral_bending's weight until the calibration of papers/calibration.md.
  *
  * ∇²θ without dividing by sin θ. With e = p1 − p0, a = p2 − p0, b = p3 − p1 and the
  * normals nA = e × a, nB = −e × b of weft_hinge_angle, the identity
@@ -63,7 +63,7 @@
  * equal to H whenever H is PSD, but not the Frobenius-nearest PSD matrix in Cartesian
  * coordinates, which CLAMP computes (below); it is within ‖T‖²‖R‖² of it (R the right
  * inverse of T, test_energies.hinge_projection; observed within 3.01× in distance to H).
- * Newton on the hanging cloth converged identically with the two (README, issue 4's note),
+ * Newton on the hanging cloth converged identically with the two (docs/materials.md),
  * at 1.3 µs against 3.5 µs per hinge (bench_energies, one thread).
  * test_energies.hinge_projection checks the block structure of the exact Hessian to
  * 1e-10 ‖H‖ and the closed form against a LAPACK clamp of R H Rᵀ's blocks.

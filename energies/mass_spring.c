@@ -11,7 +11,7 @@
  * triangles with regular diagonals the modulus along the grid axes is Y with ν = 0 (and a
  * shear–stretch coupling), with alternating diagonals 6Y/5 with ν = 1/5. A spring network
  * cannot represent any other ν, nor isotropy on a grid. weft_energy_params gives edges a
- * third of that area (p->area), hence the factor 3 below. Until issue 17 the weight was
+ * third of that area (p->area), hence the factor 3 below. Until the calibration of papers/calibration.md the weight was
  * Y p->area / ℓ0², three times softer (Y/3 on an equilateral mesh): that model is this one
  * with stretch_stiffness divided by 3.
  *

@@ -7,7 +7,7 @@
  * routine 2.3 µs; LAPACK's tridiagonalisation alone (dsytrd + dorgtr) 1.4 µs against
  * 0.4 µs here. experiments/bench_energies shows the effect on whole assemblies (its
  * "clamp" rows). The PSD projections of element Hessians are the largest cost of a
- * Newton iteration on cloth after the factorisation (weft issue 4), so this file does
+ * Newton iteration on cloth after the factorisation (bench_implicit), so this file does
  * the same two classical stages inline. LAPACK stays the reference: test_energies.symeig
  * checks this routine against LAPACKE_dsyev, and weft_psd_clamp falls back to dsyev if
  * it ever fails to converge.

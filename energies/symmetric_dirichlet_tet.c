@@ -10,7 +10,7 @@
  * Near rest ψ ≈ μ (‖H‖² + tr(H²)) = 2μ ‖sym H‖² (F = I + H): linear elasticity with shear
  * modulus 2μ and λ = 0, Young's modulus 4μ and Poisson ratio 0. weft sets μ = E/4 (issue
  * 17, papers/calibration.md), so under uniaxial stress it matches the other volume energies
- * at the same E; with no bulk term it ignores ν (before issue 17, μ = E/(2(1 + ν)): 2/(1 + ν)
+ * at the same E; with no bulk term it ignores ν (before the calibration, μ = E/(2(1 + ν)): 2/(1 + ν)
  * times stiffer).
  *
  * Analytic eigensystem (fem_tet.c), σ_i > 0 here: ψ_i = μ (σ_i − σ_i⁻³), so

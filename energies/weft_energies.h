@@ -60,7 +60,7 @@ extern const weft_energy_type weft_baraff_witkin_membrane;
 /* Kim, de Goes, Iben 2019 fibre term κ/2 (√I5 − S(I4))² on a membrane (= κ/2 (|F a| − 1)²). */
 extern const weft_energy_type weft_anisotropic_fiber_membrane;
 
-/* The worked example of papers/adding-an-energy.md: area term K/2 (J − 1)² per triangle. */
+/* The worked example of docs/guide-energy.md: area term K/2 (J − 1)² per triangle. */
 extern const weft_energy_type weft_area_preservation_membrane;
 
 /* Volume (tetrahedron) energies Ψ = W ψ(F) of fem.h, from Young's modulus E (Pa) and ν:

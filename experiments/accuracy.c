@@ -1,4 +1,4 @@
-/* accuracy.c — accuracy against cost of each integrator (weft issue 4, §3 (b)).
+/* accuracy.c — accuracy against cost of each integrator.
  *
  * Every solver runs `duration` seconds (default 1 s) of simulated time of one scene
  * (default hanging_cloth) at each time step of a sweep, and, when the scene decides its

@@ -1,7 +1,7 @@
-/* bench_implicit.c — cost of the linear solves of an implicit step (weft issue 4):
+/* bench_implicit.c — cost of the linear solves of an implicit step:
  * filtered CHOLMOD (analyse / factorise / solve) against pre-filtered PCG (Tamstorf,
  * Jones, McCormick 2015) with every registered preconditioner (weft_precond_registry:
- * none, Jacobi, block Jacobi, HYPRE's BoomerAMG, ...; weft issue 14), on the hanging
+ * none, Jacobi, block Jacobi, HYPRE's BoomerAMG, ...), on the hanging
  * cloth at 32², 64², 128², 256² vertices (--sizes; 512², 262 144 vertices, too).
  *
  * The system is the first Newton iteration of a backward-Euler step (Baraff & Witkin
@@ -54,7 +54,7 @@
  *                   shows how much); 1 on cholmod_factor_solve;
  *   system_ratio    cpu_ms / CHOLMOD's factorise + solve cpu_ms (filter + numeric
  *                   factorisation + solve, its analysis kept): one further Newton system
- *                   of the pattern, each side's once-per-pattern work left out (issue 14's
+ *                   of the pattern, each side's once-per-pattern work left out (the target
  *                   "≥ 3× faster than CHOLMOD factorise + solve for one Newton system");
  *   rss_mib         peak resident memory the method added, MiB: the kernel's high-water
  *                   mark VmHWM of /proc/self/status, reset (write "5" to
@@ -123,7 +123,8 @@ static const double BUDGET_S = 4.0;   /* stop repeating a method after this much
 static const double AGREE_TOL = 1e-4; /* PPCG (1e-8) vs CHOLMOD, relative */
 
 /* Timed runs at least (--repeats) of CHOLMOD's factorise + solve and of each PPCG solve
- * after the first: the per-Newton-system figures issue 14's targets compare. */
+ * after the first: the per-Newton-system figures the multigrid target compares
+ * (papers/tamstorf2015-sa-amg.md). */
 static int min_repeats = 3;
 
 /* Each timed method: at least `least` runs, up to REPEATS, fewer once they took BUDGET_S;
@@ -624,7 +625,7 @@ static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc,
  * the same deformed cloth (run after the linear benchmarks: it moves the model on). Two
  * steps: the first, untimed, does CHOLMOD's one symbolic analysis; the second is timed,
  * and its wall and CPU time and its stage timers are divided by its Newton iterations,
- * for issue 4's "one Newton iteration ≤ 1.3 × (factorise + solve)", and set beside the
+ * for the target "one Newton iteration ≤ 1.3 × (factorise + solve)", and set beside the
  * factorise + solve of those same iterations. It runs with the PPCG thread count
  * (--threads, default 1), without Newton's smoothing (smoothing_sweeps = 0: its sweeps
  * are not part of the iteration this criterion is about), with the default PSD-projected
@@ -641,7 +642,7 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
     set->linear = 0; /* weft_linear_registry[0]: cholmod */
     set->hessian = hessian;
     set->common.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
-    set->smoothing_sweeps = 0; /* the Newton iteration itself (issue 4's criterion) */
+    set->smoothing_sweeps = 0; /* the Newton iteration itself (the 1.3 target) */
     weft_error err = {{0}};
     weft_bench_steps run;
     int rc = weft_bench_solver_steps(&weft_newton_euler, m, s->cfg, 1, 1, &run, &err);
@@ -1037,7 +1038,7 @@ int main(int argc, char **argv) {
 
     if (newton) {
     printf("\nOne newton_euler iteration (CHOLMOD, analysis kept) over its own factorise + "
-           "solve (issue 4 asks for at most 1.3):\n");
+           "solve (the target is at most 1.3):\n");
     for (int si = 0; si < done; si++)
         printf("  %4d^2: hessian=projected %.2f, hessian=exact %.2f, hessian=clamp %.2f\n",
                sizes[si], nw_ratio[si], nx_ratio[si], nc_ratio[si]);

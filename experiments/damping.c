@@ -1,4 +1,4 @@
-/* damping.c — numerical damping of each integrator (weft issue 4, §3 (c)).
+/* damping.c — numerical damping of each integrator.
  *
  * A cloth swings with nothing in the model that dissipates energy (default scene
  * swinging_cloth: pinned along one edge, released from horizontal, PBD k_damping = 0,

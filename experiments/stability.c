@@ -1,5 +1,4 @@
-/* stability.c — which integrators stay stable as stiffness and time step grow (weft
- * issue 4, §3 (d)).
+/* stability.c — which integrators stay stable as stiffness and time step grow.
  *
  * For every solver, stretch stiffness Y ([material] stretch_stiffness, N/m) and time step
  * dt, one run of the scene (default hanging_cloth) lasts `duration` seconds of simulated

@@ -1,6 +1,6 @@
 #!/bin/sh
 # sweep_run.sh DIR [--jobs N] [--no-parallel] — runs the job list DIR/jobs.txt that
-# `sweep plan` wrote (weft issue 15): with GNU parallel when it is installed (N jobs at
+# `sweep plan` wrote: with GNU parallel when it is installed (N jobs at
 # once, its progress bar on a terminal, DIR/joblog.txt and --resume-failed, so a rerun
 # starts only what did not end well), otherwise one line after the other, saying so.
 # Each line skips its run when the run's complete summary exists, so any rerun resumes.

@@ -1,5 +1,5 @@
 /* sweep_tool.c — parameter sweeps as job lists for GNU parallel and Slurm job arrays
- * (weft issue 15). The `sweep` binary has three commands:
+ * The `sweep` binary has three commands:
  *
  *   sweep plan SPEC [--out DIR]   reads SPEC (an INI file, read with libinih like the scenes)
  *       and writes DIR/jobs.txt, one self-contained shell command line per run (the

@@ -1,4 +1,4 @@
-/* log.c — the per-iteration text log of DESIGN.md: '#' metadata lines, then a '#'
+/* log.c — the per-iteration text log of docs/architecture.md: '#' metadata lines, then a '#'
  * header naming the columns, then whitespace-separated rows. The file is written as
  * "<path>.partial" and renamed to <path> only when the run completes, so an interrupted
  * or failed run never leaves a file that looks complete; its last line then says

@@ -1,4 +1,4 @@
-/* metrics.c — the common metrics of DESIGN.md, computed by the same code for every
+/* metrics.c — the common metrics of docs/architecture.md, computed by the same code for every
  * solver so that PBD and implicit methods land on the same axes:
  *   x̃ = xn + h vn + h² g                        (inertial target; f_ext = M g)
  *   G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x)    (backward-Euler incremental potential;

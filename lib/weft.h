@@ -112,7 +112,7 @@ typedef struct weft_mesh {
 /* Size limits of a mesh and of a scene's model (all parts together), checked before
  * anything of that size is allocated: a grid, tetrahedral block, OBJ or TetGen file (or
  * header) beyond them is refused with an error naming the limit. At the vertex limit a
- * grid scene peaks at 1.4 GB (README, "Limits"). Another value can be given at build time
+ * grid scene peaks at 1.4 GB (docs/scenes.md, "Limits"). Another value can be given at build time
  * (-DWEFT_MAX_VERTICES=...); the fuzz build lowers them to keep each input fast. */
 #ifndef WEFT_MAX_VERTICES
 #define WEFT_MAX_VERTICES (1 << 20) /* vertices (1024 x 1024) */
@@ -755,7 +755,7 @@ typedef struct weft_builtin_scene {
 extern const weft_builtin_scene weft_builtin_scenes[];
 
 /* ------------------------------------------------------------------------------ */
-/* Common metrics (DESIGN.md): the same code for every solver                      */
+/* Common metrics (docs/architecture.md): the same code for every solver          */
 /* ------------------------------------------------------------------------------ */
 
 /* The metrics of one inner iteration. */
@@ -787,7 +787,7 @@ double weft_incremental_potential_h(const weft_model *m, const double *x, const 
                                     double h, double *grad);
 
 /* The residual of backward Euler's optimality conditions at x with the step's active
- * constraints (README "Logs", papers/residual.md), N: the norm of r = ∇G(x) with pinned
+ * constraints (docs/logs.md, papers/residual.md), N: the norm of r = ∇G(x) with pinned
  * DOFs removed and, at a free vertex whose nearest plane or sphere collider (at time t, s)
  * is within reach, the normal component f_n = ∇G_i·n̂ replaced by min(f_n, m_i g_i/h²),
  * g_i the gap beyond the contact margin (m): on the surface a pushing contact (f_n > 0) is
@@ -936,7 +936,7 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
 
 /* Ends the step at iteration iter with positions x, for a solver with a stopping test:
  * after the step's last row the log gets the line "# step S iter I stop=STATUS", status a
- * static word without spaces ("converged", "cap", "stalled"; README "Logs"), optionally
+ * static word without spaces ("converged", "cap", "stalled"; docs/logs.md), optionally
  * followed by one space and a reason word, logged as "stop=WORD reason=REASON" (a capped
  * Newton step: "contacts_changing", "indefinite" or "slow"). With x NULL,
  * the iteration reported last ends the step (a solver that finds it can go no further

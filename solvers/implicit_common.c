@@ -52,7 +52,7 @@ const weft_param im_newton_params[] = {
             "and r <= tolerance_abs"},
     {.key = "tolerance_abs", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance_abs), .unit = "N",
      .lo = 0, .hi = 1e12, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-5,
-     .doc = "absolute: Newton stops only once r <= tolerance_abs (r: README Logs, residual)"},
+     .doc = "absolute: Newton stops only once r <= tolerance_abs (r: the residual, docs/logs.md)"},
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
      .names = hessian_names, .dflt = WEFT_SOLVER_HESSIAN_ADAPTIVE,
      .doc = "element Hessians: adaptive (exact in the iterations whose system is SPD, else "

@@ -12,8 +12,8 @@
  *     f_i = −m_i/h² (x_i − y_i) − Σ_j ∂Ψ_j/∂x_i,   H_i = m_i/h² I + Σ_j ∂²Ψ_j/∂x_i²,
  *     Δx_i = H_i⁻¹ f_i.
  * f_i and H_i come from the energy descriptors alone (each incident element's gradient and
- * Hessian, the block of vertex i taken out: vertex_block below), so every registered
- * energy runs, with no per-energy code here.
+ * Hessian, the block of vertex i taken out: vb_vertex_block in vertex_block.c), so every
+ * registered energy runs, with no per-energy code here.
  *
  * Safeguards. Blocks: [vbd] hessian = projected (default) sums the PSD-projected element
  * Hessians (WEFT_HESSIAN_ANALYTIC), so H_i ⪰ m_i/h² I is positive definite; hessian = exact

@@ -14,7 +14,7 @@
 #                  default solvers: complete logs, finite rows, the mesh sizes they declare
 #   list_output    list --tsv has a row of ten fields for the registered solvers, energies
 #                  (each with its paper) and the built-in scenes
-#   readme_keys    every setting key of ./weft list is documented in README.md's key table
+#   readme_keys    every setting key of ./weft list is documented in docs/scenes.md's key table
 #   bench_implicit bench_implicit (next to COMPARE) at 8², 12²: complete table (newton_euler
 #                  rows included), PPCG agrees with CHOLMOD, bad --sizes refused
 #   help           compare --help names every option
@@ -471,10 +471,10 @@ builtin_files)
 
 readme_keys)
     # Every scene key a plug-in's settings table declares (./weft list --tsv's setting
-    # rows of the plug-ins, not the model's own keys) is documented in README.md's
+    # rows of the plug-ins, not the model's own keys) is documented in docs/scenes.md's
     # scene-key table, in its section's row.
     "$list" --tsv >"$tmp/list.txt" 2>"$tmp/list.err" || fail "list exited non-zero"
-    readme="$repo/README.md"
+    readme="$repo/docs/scenes.md"
     n=0
     for sk in $(awk -F '\t' 'NR > 1 && $1 != "key" && $5 != "" { print $4 "." $5 }' \
             "$tmp/list.txt" | sort -u); do
@@ -483,16 +483,16 @@ readme_keys)
         n=$((n + 1))
         row=$(grep -F -e "| \`[$section]\`" "$readme" | head -n 1)
         if [ -z "$row" ]; then
-            fail "README.md has no row for [$section] (setting $sk)"
+            fail "docs/scenes.md has no row for [$section] (setting $sk)"
         else
             case $row in
             *"\`$key\`"*) ;;
-            *) fail "README.md's [$section] row does not document \`$key\` (setting $sk)" ;;
+            *) fail "docs/scenes.md's [$section] row does not document \`$key\` (setting $sk)" ;;
             esac
         fi
     done
     [ "$n" -gt 20 ] || fail "list printed only $n setting keys"
-    ok "$n setting keys documented in README.md"
+    ok "$n setting keys documented in docs/scenes.md"
     ;;
 list_output)
     "$list" --tsv >"$tmp/list.txt" 2>"$tmp/list.err"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # sweep_cli.sh CASE ACCURACY DAMPING STABILITY — end-to-end runs of the solver-comparison
-# sweeps of issue 4 §3 (experiments/accuracy.c, damping.c, stability.c) on tiny grids.
+# studies (experiments/accuracy.c, damping.c, stability.c) on tiny grids.
 # Each CASE is one CTest test (tests/CMakeLists.txt):
 #   accuracy   complete summary.tsv (header, one row per solver x iterations x dt, finite
 #              errors); the reference solver at the reference's own settings has error 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sweep_jobs.sh CASE SWEEP RUN_SCRIPT — the sweep job lists of weft issue 15
+# sweep_jobs.sh CASE SWEEP RUN_SCRIPT — the sweep job lists
 # (experiments/sweep_tool.c, experiments/sweep_run.sh) end to end on a tiny stability
 # sweep (2 solvers x 2 stiffnesses x 2 time steps on a 5 x 5 cloth). One CTest test each:
 #   plan       the job list has one line per run with the solver, every --set, the axis

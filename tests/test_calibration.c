@@ -1,5 +1,5 @@
-/* test_calibration.c — the material parameters mean what the README says they mean
- * (issue 17). Static equilibria computed by newton_euler through the public API, checked
+/* test_calibration.c — the material parameters mean what docs/materials.md says they mean
+ * (papers/calibration.md). Static equilibria computed by newton_euler through the public API, checked
  * against closed forms of linear elasticity; papers/calibration.md derives every
  * expected value and the discretisation factors of the grid patterns.
  *
@@ -130,7 +130,7 @@ static double strip_sag(const char *membrane, const char *diagonals, int nx, dou
 
 /* Every finite-element membrane at ν = 0.3: the strip's free sides make the stress
  * uniaxial, so its lengthening is ρgL²/(2Y) whatever ν. ARAP, which has no λ, matches
- * with μ = Y (issue 17); with its former μ = Y/(2(1 + ν)) it would sag 2.6×. The clamped
+ * with μ = Y; with its former μ = Y/(2(1 + ν)) it would sag 2.6×. The clamped
  * top edge stops the lateral contraction over about one width, which stiffens the strip
  * by 0.5 % at ν = 0.3 (measured: stvk 0.9955, neo_hookean 0.9969, stable_neo_hookean
  * 0.9967, arap and baraff_witkin_stretch_shear 1.0000); the tolerance is 1.5 %. Not
@@ -151,7 +151,7 @@ static void test_membrane_strip(void) {
  * diagonal springs give way by shearing, leaving the springs along the load, modulus
  * exactly Y (measured 0.9991). Alternating diagonals, square cells: modulus 6Y/5 with
  * ν = 1/5, so the sag is 5/6 of ρgL²/(2Y) (measured 0.8383 at 8 cells across, 0.8333
- * at 16: the free sides soften a narrow strip). Before issue 17 the ratios were 3 and 2.5. */
+ * at 16: the free sides soften a narrow strip). Before the calibration the ratios were 3 and 2.5. */
 static void test_spring_strip(void) {
     CHECK_NEAR(strip_sag("mass_spring", "regular", 5, 0.1), 1.0, 0.01);
     CHECK_NEAR(strip_sag("mass_spring", "alternating", 9, 0.2), 5.0 / 6.0, 0.01);

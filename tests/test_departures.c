@@ -1,5 +1,5 @@
-/* test_departures.c — where methods, not bugs, depart from the physics (issue 17;
- * papers/calibration.md §5). Each case measures a property the exact motion has and
+/* test_departures.c — where methods, not bugs, depart from the physics
+ * (papers/calibration.md §5). Each case measures a property the exact motion has and
  * asserts what the method does to it, so a change in the method's behaviour shows.
  *
  *   jacobi_drift        a free cloth at rest, its vertices displaced, relaxes under its

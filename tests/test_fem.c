@@ -35,7 +35,7 @@ static const weft_energy_params PARAMS = {
     .stiffness = YOUNG, .poisson = NU, .fiber = {1.0, 2.0, 2.0}, .fiber_stiffness = KAPPA};
 static const double MU = YOUNG / (2.0 * (1.0 + NU));
 static const double LAMBDA = YOUNG * NU / ((1.0 + NU) * (1.0 - 2.0 * NU));
-/* The coefficient μ of the two energies without a bulk term, chosen (issue 17) so that
+/* The coefficient μ of the two energies without a bulk term, chosen (papers/calibration.md) so that
  * their small-strain Young's modulus is E: ARAP μ/2‖F − R‖² has shear modulus μ/2, so
  * μ = E; symmetric Dirichlet's has 2μ, so μ = E/4. Both have Poisson ratio 0. */
 static const double MU_ARAP = YOUNG;

@@ -43,7 +43,7 @@
 /* μ, λ of the plane-stress sheet the tests use. */
 static const double MU = Y_MEMBRANE / (2.0 * (1.0 + NU));
 static const double LAMBDA = Y_MEMBRANE * NU / (1.0 - NU * NU);
-/* ARAP's coefficient μ/2‖F − R‖² is μ = Y (issue 17): shear modulus μ/2 = Y/2 and no
+/* ARAP's coefficient μ/2‖F − R‖² is μ = Y (papers/calibration.md): shear modulus μ/2 = Y/2 and no
  * bulk term, so Young's modulus Y and Poisson ratio 0 at small strain. */
 static const double MU_ARAP = Y_MEMBRANE;
 

@@ -2,7 +2,7 @@
  * (Baraff & Witkin's linearised backward Euler), newton_euler (backward Euler by Newton
  * on the incremental potential G), bdf2 and bdf2_newton.
  *
- * Facts checked (issue 4, §4), each against a value derived here, never one taken from
+ * Facts checked, each against a value derived here, never one taken from
  * running the code:
  *   - on a linear spring–mass oscillator the steps equal the closed-form recurrences of
  *     backward Euler, [u; w]' = (I − hJ)⁻¹ [u; w], and of BDF2 (first step backward

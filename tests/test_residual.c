@@ -22,7 +22,7 @@
  *                   repeat an unchanged state, and the stalled steps are counted
  *   newton_drape    drape_sphere at 8 × 8 over its fall and impact (steps 0–44): every step
  *                   of newton_euler ends "converged" within 15 iterations with
- *                   residual_rel ≤ 1e-6 (issue 12, bounded steps for CI), contacts active
+ *                   residual_rel ≤ 1e-6 (the target of papers/residual.md, bounded steps for CI), contacts active
  *                   in most of them
  *   newton_reason   a capped step says "contacts_changing" exactly when its contact set
  *                   changed in the last iterations and the contacts hold at least half of
@@ -114,7 +114,7 @@ static void test_ground_rest(void) {
                 res.last.residual, W);
         CHECK(res.last.residual <= 1e-12 * W);
         /* The same point with only the pins taken out: the contact forces are the weight
-         * (the residual before issue 12). At rest x = x_n, x̃ = x_n + h² g. */
+         * (the residual before the active-set rule). At rest x = x_n, x̃ = x_n + h² g. */
         const size_t n3 = 3 * (size_t)m.n;
         double *xt = malloc(n3 * sizeof *xt), *g = malloc(n3 * sizeof *g),
                *zero = calloc(n3, sizeof *zero);
@@ -378,7 +378,7 @@ static void test_trust_bitwise(void) {
 }
 
 /* Steps 0 .. steps − 1 of newton_euler on scene `name` with the overrides `sets` (cap 15
- * among them): every step ends with residual_rel ≤ 1e-6 (issue 12's target; a step that
+ * among them): every step ends with residual_rel ≤ 1e-6 (the target of papers/residual.md; a step that
  * starts within tolerance_abs counts, see below), with the word "converged" too when
  * `word` (the cap can end a step whose residual_rel is below 1e-6 but whose residual is
  * still above tolerance_abs), and at least min_contacts steps end with active contacts.
@@ -440,7 +440,7 @@ static long newton_drape(const char *const *more) {
     return every_step_converges("drape_sphere", sets, 45, 30, true);
 }
 
-/* Issue 12's scenes as they are (32 × 32 drape, 642-vertex balloon), default settings at
+/* The convergence target's scenes as they are (papers/residual.md) (32 × 32 drape, 642-vertex balloon), default settings at
  * cap 15: every step of the drape's fall and impact (the cloth meets the sphere at step 11;
  * steps 11–24 are the buckling ones) and of the balloon's fall, impact (steps 15–19) and
  * first bounce converges to residual_rel ≤ 1e-6. Newton without the smoothing caps 14 of

@@ -1,4 +1,4 @@
-# bench_implicit.gp — the linear-solver figure of weft issues 4 and 14 (three panels), from
+# bench_implicit.gp — the linear-solver figure (three panels), from
 # bench_implicit.tsv: left, PPCG iterations to relative residual 1e-6 (solid) and 1e-8
 # (dashed) against the number of unknowns (3 × vertices), one curve per registered
 # preconditioner (whatever ppcg_* rows the table holds); middle, the cost of one further
