@@ -440,7 +440,8 @@ static long newton_drape(const char *const *more) {
     return every_step_converges("drape_sphere", sets, 45, 30, true);
 }
 
-/* The convergence target's scenes as they are (papers/residual.md) (32 × 32 drape, 642-vertex balloon), default settings at
+/* The convergence target's scenes (papers/residual.md) as they are (32 × 32 drape,
+ * 642-vertex balloon), default settings at
  * cap 15: every step of the drape's fall and impact (the cloth meets the sphere at step 11;
  * steps 11–24 are the buckling ones) and of the balloon's fall, impact (steps 15–19) and
  * first bounce converges to residual_rel ≤ 1e-6. Newton without the smoothing caps 14 of
