@@ -8,14 +8,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-const im_smoother_type *const im_smoother_registry[] = {&im_smoother_patch, &im_smoother_vertex,
-                                                        NULL};
-
-const char *im_smoother_name_at(int i) {
-    const int n = (int)(sizeof im_smoother_registry / sizeof im_smoother_registry[0]) - 1;
-    return i >= 0 && i < n ? im_smoother_registry[i]->name : NULL;
-}
-
 /* clang-format off: one row per setting reads as a table. */
 // clang-format off
 #define F(field) offsetof(weft_implicit_settings, field)
@@ -23,7 +15,6 @@ static const char *const hessian_names[] = {"projected", "exact", "clamp", "adap
 static const char *const globalisation_names[] = {"line_search", "trust_region", NULL};
 static const char *const springs_names[] = {"primal", "mixed", NULL};
 static const char *const mixed_start_names[] = {"constraint", "previous", NULL};
-static const char *const smoothing_at_names[] = {"after", "before", NULL};
 
 const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
@@ -76,34 +67,6 @@ const weft_param im_newton_params[] = {
      .dflt = 0,
      .doc = "springs = mixed: max(lambda, 0) in the geometric term of every system (PSD "
             "springs), not only in the projected one"},
-    {.key = "smoother", .type = WEFT_PARAM_NAME, .offset = F(smoother), .unit = "",
-     .name_at = im_smoother_name_at, .dflt = 0,
-     .doc = "the nonlinear smoother of each Newton iteration: patch (block Gauss-Seidel, a "
-            "Newton solve per patch of vertices; newton_patch.c) or vertex (vertex block "
-            "descent; newton_smooth.c)"},
-    {.key = "smoothing_sweeps", .type = WEFT_PARAM_INT, .offset = F(smoothing_sweeps),
-     .unit = "", .lo = 0, .hi = 1000, .dflt = 2,
-     .doc = "Gauss-Seidel sweeps of the smoother on G in each Newton iteration, counted in "
-            "it (nonlinear preconditioning); 0 = none"},
-    {.key = "smoothing_at", .type = WEFT_PARAM_NAME, .offset = F(smoothing_at), .unit = "",
-     .names = smoothing_at_names, .dflt = WEFT_SOLVER_SMOOTH_AFTER,
-     .doc = "after (each Newton step; the iterate logged is smoothed) or before (Newton "
-            "steps from the smoothed point)"},
-    {.key = "patch_size", .type = WEFT_PARAM_INT, .offset = F(patch_size), .unit = "",
-     .lo = 1, .hi = 4096, .dflt = 256,
-     .doc = "smoother = patch: free vertices per patch (slabs of the rest shape along its "
-            "two longest axes)"},
-    {.key = "patch_iterations", .type = WEFT_PARAM_INT, .offset = F(patch_iterations),
-     .unit = "", .lo = 1, .hi = 100, .dflt = 2,
-     .doc = "smoother = patch: Newton steps on each patch in a sweep"},
-    {.key = "smoothing_iterations", .type = WEFT_PARAM_INT, .offset = F(smoothing_iterations),
-     .unit = "", .lo = 0, .hi = 1000000, .dflt = 0,
-     .doc = "smoothing_sweeps > 0: smooth only a step's first this many Newton iterations; "
-            "0 = every iteration"},
-    {.key = "smoothing_guard", .type = WEFT_PARAM_BOOL, .offset = F(smoothing_guard),
-     .unit = "", .dflt = 0,
-     .doc = "smoothing_at = before: undo a pass that does not lower the residual, and smooth "
-            "no more in that step"},
     {0},
 };
 #undef F
@@ -121,8 +84,9 @@ void im_destroy(void *state) {
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st->contact);
     free(st->tcontact);
+    free(st->settings);
     im_mixed_free(st);
-    im_smooth_free(st);
+    if (st->variant_free) st->variant_free(st);
     free(st);
 }
 
@@ -132,7 +96,11 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
     im_state *st = calloc(1, sizeof *st);
     if (!st) goto nomem;
     st->type = type, st->newton = newton, st->bdf2 = bdf2, st->form = form, st->n = m->n;
-    weft_config_settings(cfg, tables, &st->set);
+    /* the whole settings block (a variant's extends weft_implicit_settings), then the
+     * implicit part every form reads */
+    if (!(st->settings = calloc(1, type->settings_size))) goto nomem;
+    weft_config_settings(cfg, tables, st->settings);
+    memcpy(&st->set, st->settings, sizeof st->set);
     size_t n = m->n > 0 ? (size_t)m->n : 1, n3 = 3 * n;
     double **v[] = {&st->x,    &st->g, &st->gE, &st->dx,     &st->rhs,   &st->xt,    &st->a,
                     &st->vbar, &st->w, &st->q,  &st->xtrial, &st->xprev, &st->vprev, &st->cn,
@@ -151,7 +119,6 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
         !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
         goto nomem;
     if (newton && im_mixed_create(st, m, err)) goto fail;
-    if (newton && im_smooth_create(st, m, err)) goto fail;
     st->linear = weft_linear_registry[st->set.linear];
     if (newton && st->set.globalisation == WEFT_SOLVER_TRUST_REGION) {
         if (!st->linear->factor || !st->linear->solve_factored) {
@@ -187,7 +154,7 @@ void im_profile(const void *state, weft_profile *out) {
     weft_profile_add(out, "filter", WEFT_PROFILE_TIMER, s->filter_s);
     weft_profile_add(out, "linear", WEFT_PROFILE_TIMER, s->linear_s);
     weft_profile_add(out, "line_search", WEFT_PROFILE_TIMER, s->line_search_s);
-    if (st->smooth) weft_profile_add(out, "smoothing", WEFT_PROFILE_TIMER, s->smooth_s);
+    if (st->after_step) weft_profile_add(out, "smoothing", WEFT_PROFILE_TIMER, s->smooth_s);
     weft_profile_add(out, "setup", WEFT_PROFILE_TIMER, ls.setup_s);
     weft_profile_add(out, "factor", WEFT_PROFILE_TIMER, ls.factor_s);
     weft_profile_add(out, "solve", WEFT_PROFILE_TIMER, ls.solve_s);
@@ -197,7 +164,7 @@ void im_profile(const void *state, weft_profile *out) {
     weft_profile_add(out, "backtracks", WEFT_PROFILE_COUNT, (double)s->backtracks);
     weft_profile_add(out, "contact_releases", WEFT_PROFILE_COUNT, (double)s->contact_releases);
     weft_profile_add(out, "fallbacks", WEFT_PROFILE_COUNT, (double)s->fallbacks);
-    if (st->smooth) {
+    if (st->after_step) {
         weft_profile_add(out, "smoothing_sweeps", WEFT_PROFILE_COUNT, (double)s->smooth_sweeps);
         weft_profile_add(out, "smoothing_updates", WEFT_PROFILE_COUNT, (double)s->smooth_updates);
         weft_profile_add(out, "smoothing_rejected", WEFT_PROFILE_COUNT, (double)s->smooth_rejected);
@@ -283,6 +250,23 @@ bool im_catch_contact(im_state *st, const weft_model *m, int i, double t, double
         return true;
     }
     return false;
+}
+
+void im_project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]) {
+    if (*c >= 0) {
+        double d = contact_gap(m, &m->colliders[*c], p, t, nrm);
+        for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
+        return;
+    }
+    for (int j = 0; j < m->ncolliders; j++) {
+        const weft_collider *col = &m->colliders[j];
+        if (!filtered_collider(col)) continue;
+        double d = contact_gap(m, col, p, t, nrm);
+        if (!(d < 0.0)) continue;
+        for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
+        *c = j;
+        return;
+    }
 }
 
 /* Rebuilds the filters: pins (3 DOFs) and active contacts (1 DOF along the normal), with

@@ -10,20 +10,15 @@
  * the same projected path and stopped by the same residual: newton_trust.c has its
  * equations. With [solver] springs = mixed the springs' geometric stiffness comes from a
  * dual λ per spring, updated after each iteration (primal–dual Newton; newton_mixed.c).
- * Each iteration also runs [solver] smoothing_sweeps (default 2) Gauss-Seidel sweeps of a
- * nonlinear smoother on the same G, counted inside that iteration (nonlinearly
- * preconditioned Newton): by default after the Newton step ([solver] smoothing_at), with
- * patches of vertices each solved by Newton steps of their own (smoother = patch,
- * newton_patch.c), which follow the folds a straight Newton step strains; or vertex block
- * descent (smoother = vertex; Chen et al. 2024's per-vertex step, newton_smooth.c).
+ * No smoother: the nonlinearly preconditioned variant (a patch smoother after each Newton
+ * step) is its own solver, newton_patch (newton_patch.c), plugged in through
+ * im_state.after_step.
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
  * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate (trust
  * region: two assemblies, one factorisation, a few CG products and solves, one energy pass
- * per trial), and the smoother's sweeps (newton_patch.c: per patch and Newton step of its
- * own, the Hessians of the patch's elements and a banded factorisation). Per step: two E,
- * ∇E passes to choose the start point.
+ * per trial). Per step: two E, ∇E passes to choose the start point.
  */
 #include "implicit_internal.h"
 
@@ -91,23 +86,9 @@ static void project_trial(im_state *st, const weft_model *m, double t, double *x
     for (int i = 0; i < m->n; i++) {
         st->tcontact[i] = -1;
         if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
-        double *xi = &x[3 * i], *n = &st->tcn[3 * i];
         int c = st->contact[i];
-        if (c >= 0) {
-            double d = weft_collider_distance_at(&m->colliders[c], xi, t, n) - m->contact_margin;
-            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
-            st->tcontact[i] = c;
-            continue;
-        }
-        for (c = 0; c < m->ncolliders; c++) {
-            const weft_collider *col = &m->colliders[c];
-            if (!weft_collider_type_of(col)->smooth) continue;
-            double d = weft_collider_distance_at(col, xi, t, n) - m->contact_margin;
-            if (!(d < 0.0)) continue;
-            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
-            st->tcontact[i] = c;
-            break;
-        }
+        im_project_vertex(m, t, &c, &x[3 * i], &st->tcn[3 * i]);
+        st->tcontact[i] = c;
     }
 }
 
@@ -127,18 +108,6 @@ static int update_contacts(im_state *st, const weft_model *m, const double *grad
         changed += st->contact[i] != st->tcontact[i];
     }
     return changed;
-}
-
-/* Releases the active contacts whose constraint force ∇G_i·n̂ pulls; returns how many. */
-static int release_pulling(im_state *st, const weft_model *m, const double *grad) {
-    int released = 0;
-    for (int i = 0; i < m->n; i++)
-        if (st->contact[i] >= 0 && weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
-            st->contact[i] = -1;
-            st->stats.contact_releases++;
-            released++;
-        }
-    return released;
 }
 
 /* The curvature of the active sphere contacts in the trust region's model B (values vals
@@ -165,6 +134,24 @@ static void add_contact_curvature(im_state *st, const weft_model *m, double t, d
         for (int a = 0; a < 3; a++)
             for (int b = 0; b < 3; b++) B[3 * a + b] -= w * ((a == b) - n[a] * n[b]);
     }
+}
+
+/* The variant's pass over the Newton step's iterate st->x, with that point's contacts
+ * (the line search's trial ones, swapped in and out); the residual logged and the stopping
+ * test are then the pass's point's. Springs = mixed: the duals follow the move by their
+ * springs' exact change of force. */
+static void after_step(im_state *st, const weft_model *m, double t1, double hh) {
+    const size_t n3 = 3 * (size_t)m->n;
+    int *c0 = st->contact;
+    double *n0 = st->cn;
+    st->contact = st->tcontact, st->cn = st->tcn;
+    if (st->mixed) memcpy(st->xtrial, st->x, n3 * sizeof *st->x);
+    double t0 = weft_now();
+    st->after_step(st, m, t1, hh, st->x);
+    st->stats.smooth_s += weft_now() - t0;
+    im_mixed_shift(st, m, st->xtrial, st->x);
+    st->tcontact = st->contact, st->tcn = st->cn;
+    st->contact = c0, st->cn = n0;
 }
 
 /* Catches the free vertices of x inside a collider (the start point). */
@@ -386,35 +373,9 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
      * contact set, and whether the last iteration's exact system was not SPD. */
     int last_change = -1;
     bool indefinite = false;
-    bool smoothing = true; /* smoothing_guard: false once a pass did not lower r */
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
         double step_alpha = 1.0; /* the accepted line-search step (trust region: 1) */
-        const bool smooth_now =
-            st->smooth && (st->set.smoothing_iterations <= 0 || k <= st->set.smoothing_iterations);
-        if (smooth_now && smoothing && !retry &&
-            st->set.smoothing_at == WEFT_SOLVER_SMOOTH_BEFORE) {
-            /* smoothing_at = before: the smoother on G first, inside this iteration; then
-             * G, ∇G, the contacts (pulling ones released), the filters and the residual at
-             * the smoothed point, as after a Newton step. With smoothing_guard a pass that
-             * does not lower the residual is undone, and the step's later iterations are not
-             * smoothed. */
-            const double rb = r;
-            if (st->set.smoothing_guard) im_smooth_save(st, m, G);
-            int changed = im_smooth(st, m, t1, hh, st->x);
-            G = potential(st, m, st->x, hh, st->g);
-            if (m->ncolliders > 0) changed += release_pulling(st, m, st->g);
-            r = weft_residual(m, st->x, t1, hh, st->g, NULL);
-            if (st->set.smoothing_guard && !(r < rb)) {
-                G = im_smooth_restore(st, m);
-                r = rb;
-                smoothing = false;
-                changed = 0;
-            }
-            if (m->ncolliders > 0 && (rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
-            if (changed > 0) last_change = k;
-            st->r = r;
-        }
         if (trust) {
             double Gt;
             if (!retry) indefinite = false;
@@ -524,30 +485,11 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         }
         im_mixed_update(st, m, st->x, st->xtrial, step_alpha);
         memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
-        bool smooth_after = smooth_now && st->set.smoothing_at == WEFT_SOLVER_SMOOTH_AFTER;
         bool have_g = false; /* G and ∇G already at st->x (the test below) */
-        if (smooth_after) { /* not when the Newton step already meets the stopping test */
+        if (st->after_step) { /* a variant's pass (newton_patch.c), unless x already stops */
             G = potential(st, m, st->x, hh, st->g);
-            smooth_after = !(weft_residual(m, st->x, t1, hh, st->g, NULL) <= r_stop);
-            have_g = !smooth_after;
-        }
-        if (smooth_after) {
-            /* smoothing_at = after (the default): the smoother on G from the Newton step's
-             * point, with that point's contacts (the trial's); the residual below, the row
-             * logged and the stopping test are the smoothed iterate's. The smoother follows
-             * the curved, stiff directions a straight Newton step strains (newton_patch.c),
-             * so what is measured is what both reached. A Newton step that already meets
-             * the stopping test (one gradient pass above) ends the step unsmoothed. The
-             * duals (springs = mixed) follow the smoother's move by their springs' exact
-             * change of force. */
-            int *c0 = st->contact;
-            double *n0 = st->cn;
-            st->contact = st->tcontact, st->cn = st->tcn;
-            if (st->mixed) memcpy(st->xtrial, st->x, n3 * sizeof *st->x);
-            im_smooth(st, m, t1, hh, st->x);
-            im_mixed_shift(st, m, st->xtrial, st->x);
-            st->tcontact = st->contact, st->tcn = st->cn;
-            st->contact = c0, st->cn = n0;
+            have_g = weft_residual(m, st->x, t1, hh, st->g, NULL) <= r_stop;
+            if (!have_g) after_step(st, m, t1, hh);
         }
         /* The contact set of the new iterate: the projected path's, less those that pull. */
         if (!have_g) G = potential(st, m, st->x, hh, st->g);

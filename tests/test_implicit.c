@@ -622,9 +622,8 @@ static int newton_iterates(weft_model *m, weft_config *cfg, int K, double *G, do
 /* hanging_cloth at 8 × 8 with dt = 1/30 s, after 4 steps (folding: springs in
  * compression), Newton run to rounding. */
 static bool newton_scene(weft_model *m, weft_config **cfg, const char *hessian) {
-    /* Newton's own iterates: no smoothing (its properties are tested in test_residual) */
     const char *sets[] = {"scene.dt=0.03333333333333333", hessian, "solver.tolerance=1e-15",
-                          "solver.smoothing_sweeps=0", NULL};
+                          NULL};
     if (!build("hanging_cloth", 8, sets, m, cfg)) return false;
     void *st = create(&weft_newton_euler, m, *cfg);
     bool ok = st && advance_ok(&weft_newton_euler, st, m, 4);
@@ -847,7 +846,7 @@ static void test_newton_vs_linearised(void) {
 static void test_analyses(void) {
     weft_model m;
     weft_config *cfg = NULL;
-    const char *sets[] = {"solver.linear=cholmod", "solver.smoothing_sweeps=0", NULL};
+    const char *sets[] = {"solver.linear=cholmod", NULL};
     if (build("hanging_cloth", 8, sets, &m, &cfg)) {
         void *st = create(&weft_newton_euler, &m, cfg);
         if (st && advance_ok(&weft_newton_euler, st, &m, 20)) {
