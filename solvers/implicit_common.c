@@ -12,9 +12,6 @@
 // clang-format off
 #define F(field) offsetof(weft_implicit_settings, field)
 static const char *const hessian_names[] = {"projected", "exact", "clamp", "adaptive", NULL};
-static const char *const globalisation_names[] = {"line_search", "trust_region", NULL};
-static const char *const springs_names[] = {"primal", "mixed", NULL};
-static const char *const mixed_start_names[] = {"constraint", "previous", NULL};
 
 const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
@@ -49,24 +46,6 @@ const weft_param im_newton_params[] = {
      .doc = "element Hessians: adaptive (exact in the iterations whose system is SPD, else "
             "projected), projected, exact (projected for the rest of a step after a not-SPD "
             "system), clamped by the generic eigensolver"},
-    {.key = "globalisation", .type = WEFT_PARAM_NAME, .offset = F(globalisation), .unit = "",
-     .names = globalisation_names, .dflt = WEFT_SOLVER_LINE_SEARCH,
-     .doc = "line_search (backtracking on G along the Newton step) or trust_region "
-            "(Steihaug-Toint CG on the hessian's model within a radius in the projected "
-            "system's norm; needs a factorising linear solver, cholmod)"},
-    {.key = "springs", .type = WEFT_PARAM_NAME, .offset = F(springs), .unit = "",
-     .names = springs_names, .dflt = WEFT_SOLVER_SPRINGS_PRIMAL,
-     .doc = "energies 1/2 k C^2 with a mixed form (mass_spring): primal (their Hessian) or "
-            "mixed (primal-dual Newton: the element force lambda is a dual unknown that sets "
-            "the geometric stiffness; newton_mixed.c)"},
-    {.key = "mixed_start", .type = WEFT_PARAM_NAME, .offset = F(mixed_start), .unit = "",
-     .names = mixed_start_names, .dflt = WEFT_SOLVER_MIXED_START_CONSTRAINT,
-     .doc = "springs = mixed: the dual at a step's start, k C(x0) (constraint) or the "
-            "previous step's (previous)"},
-    {.key = "mixed_clamp", .type = WEFT_PARAM_BOOL, .offset = F(mixed_clamp), .unit = "",
-     .dflt = 0,
-     .doc = "springs = mixed: max(lambda, 0) in the geometric term of every system (PSD "
-            "springs), not only in the projected one"},
     {0},
 };
 #undef F
@@ -80,12 +59,11 @@ void im_destroy(void *state) {
     if (st->lin) st->linear->destroy(st->lin);
     double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
                    st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn,
-                   st->tcn,    st->H_val, st->tr_r, st->tr_y, st->tr_d, st->tr_Bd, st->tr_s};
+                   st->tcn};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st->contact);
     free(st->tcontact);
     free(st->settings);
-    im_mixed_free(st);
     if (st->variant_free) st->variant_free(st);
     free(st);
 }
@@ -118,24 +96,7 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
     if (st->set.damping_beta > 0.0 &&
         !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
         goto nomem;
-    if (newton && im_mixed_create(st, m, err)) goto fail;
     st->linear = weft_linear_registry[st->set.linear];
-    if (newton && st->set.globalisation == WEFT_SOLVER_TRUST_REGION) {
-        if (!st->linear->factor || !st->linear->solve_factored) {
-            weft_fail(err, WEFT_ERR_INPUT,
-                      "%s: globalisation = trust_region preconditions its CG with a "
-                      "factorisation of the projected system; linear = %s has none (use "
-                      "cholmod)",
-                      type->name, st->linear->name);
-            goto fail;
-        }
-        double **t[] = {&st->tr_r, &st->tr_y, &st->tr_d, &st->tr_Bd, &st->tr_s};
-        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-            if (!(*t[i] = calloc(n3, sizeof(double)))) goto nomem;
-        if (!(st->H_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) *
-                                 sizeof(double))))
-            goto nomem;
-    }
     if (!(st->lin = st->linear->create(m->n, cfg, st->set.common.threads, err))) goto fail;
     return st;
 nomem:
@@ -317,7 +278,6 @@ double im_assemble(im_state *st, const weft_model *m, const double *x, bool forc
     double t0 = weft_now();
     const bool exact = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
                        st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
-    if (st->mixed) im_mixed_prepare(st);
     weft_hessian_mode mode = exact && !force_projected
                                  ? WEFT_HESSIAN_EXACT
                              : st->set.hessian == WEFT_SOLVER_HESSIAN_CLAMP ? WEFT_HESSIAN_CLAMP

@@ -96,15 +96,6 @@
  * iterations, and whose residual sits at least half (in ‖r‖²) at the contacts
  * (weft_residual_split), is logged "cap contacts_changing". */
 #define CONTACT_WINDOW 2
-/* globalisation = trust_region (newton_trust.c): a trial is accepted when ρ > TR_ACCEPT;
- * the CG stops at √(rᵀP⁻¹r) ≤ η √(r₀ᵀP⁻¹r₀), η = min(TR_ETA_MAX, √(r/r(x⁰))) (r the
- * residual), or after TR_CG_MAX iterations. */
-#define TR_ACCEPT 1e-4
-#define TR_ETA_MAX 0.1
-#define TR_CG_MAX 200
-/* At most TR_DOUBLINGS internal doublings of the radius per iteration (newton_trust.c). */
-#define TR_DOUBLINGS 4
-
 /* Counters and timers of an implicit solver's run, summed over its steps; im_profile
  * reports them with the linear solver's (analyses, ordering, factor and solve times). */
 typedef struct im_stats {
@@ -151,17 +142,6 @@ struct im_state {
     double *cn;     /* 3n: the contact's unit normal */
     int *tcontact;  /* n, 3n: Newton's contacts and normals at its line-search trial point */
     double *tcn;
-    /* globalisation = trust_region (newton_trust.c): the model's system values (A's
-     * pattern), the CG's vectors and the kept trial step (3n), and the radius in the
-     * projected system's norm √(sᵀPs) (√J) */
-    double *H_val, *tr_r, *tr_y, *tr_d, *tr_Bd, *tr_s;
-    double radius;
-    /* springs = mixed (newton_mixed.c): per term, its elements' duals λ (N), NULL for a
-     * term without a mixed form; the values the assembly reads (λ, or λ⁺ with
-     * mixed_clamp), and their count; whether λ holds a previous step's duals */
-    double *lam[WEFT_MAX_TERMS], *lam_asm[WEFT_MAX_TERMS];
-    int n_lam[WEFT_MAX_TERMS];
-    bool mixed, lam_set;
     /* A variant of Newton (newton_patch.c) plugs in here; NULL for plain Newton. After
      * each Newton step that does not already meet the stopping test, after_step moves x
      * (the new iterate, in place) at the step's end time t1 lowering G, never raising it,
@@ -250,42 +230,6 @@ void im_form_system(im_state *st, double s);
 
 /* Reports a not-SPD system once per run on stderr. */
 void im_note_indefinite(im_state *st, const char *msg);
-
-/* Steihaug-Toint CG on Newton's model m(s) = gᵀs + ½ sᵀ B s (B: A's pattern with the
- * values st->H_val) within ‖s‖_P ≤ st->radius (set to ‖P⁻¹g‖_P when ≤ 0), P the linear
- * solver's last factorisation: the step to st->dx, −m(s) to *pred, ‖s‖_P to *snorm,
- * whether it ended on the boundary to *boundary and whether it met dᵀBd ≤ 0 to *negative
- * (newton_trust.c). */
-weft_solve_status im_steihaug(im_state *st, const double *g, double eta, int max_iter,
-                              double *pred, double *snorm, bool *boundary, bool *negative,
-                              weft_error *err);
-
-/* The trust radius after a trial with ratio ρ (actual / predicted decrease of G) and
- * length ‖s‖_P (Nocedal & Wright Algorithm 4.1). */
-void im_trust_update(im_state *st, double rho, double snorm, bool boundary);
-
-/* springs = mixed (newton_mixed.c). Allocates the duals of the terms whose energy has a
- * mixed form and hands them to the assembly (a no-op with springs = primal). */
-int im_mixed_create(im_state *st, const weft_model *m, weft_error *err);
-
-/* Frees the duals. */
-void im_mixed_free(im_state *st);
-
-/* The duals at a step's start point x: λ_e = k_e C_e(x), or the previous step's
- * (mixed_start = previous, after the first step). */
-void im_mixed_start(im_state *st, const weft_model *m, const double *x);
-
-/* The duals across a move that is not a Newton step (a smoothing pass, smoothing_at =
- * after): λ_e += k_e (C_e(xnew) − C_e(x)), the exact change of the spring's force. */
-void im_mixed_shift(im_state *st, const weft_model *m, const double *x, const double *xnew);
-
-/* The duals the next assembly reads: λ, or λ⁺ = max(λ, 0) with mixed_clamp. */
-void im_mixed_prepare(im_state *st);
-
-/* The dual step after Newton moved x to xnew with line-search step alpha:
- * λ_e += alpha (k_e C_e(x) − λ_e) + k_e ∇C_e(x)·(xnew − x)_e. */
-void im_mixed_update(im_state *st, const weft_model *m, const double *x, const double *xnew,
-                     double alpha);
 
 /* Projects a vertex's trial position p as newton.c's project_trial does: onto the surface
  * of its active contact *c (normal into nrm), else onto the first plane or sphere it is

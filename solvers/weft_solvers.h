@@ -56,27 +56,6 @@ typedef enum {
                                           solvers: as exact) */
 } weft_solver_hessian;
 
-/* How Newton makes each iteration decrease G ([solver] globalisation). */
-typedef enum weft_solver_globalisation {
-    WEFT_SOLVER_LINE_SEARCH = 0, /* backtracking line search on the Newton step (default) */
-    WEFT_SOLVER_TRUST_REGION,    /* trust region on the exact Hessian, Steihaug-Toint CG
-                                    preconditioned by the projected system (newton_trust.c) */
-} weft_solver_globalisation;
-
-/* How Newton treats the energies that have a mixed form, Ψ = ½ k C² with
- * type->mixed_hessian (mass_spring) ([solver] springs). */
-typedef enum weft_solver_springs {
-    WEFT_SOLVER_SPRINGS_PRIMAL = 0, /* the Hessian of Ψ (default) */
-    WEFT_SOLVER_SPRINGS_MIXED,      /* primal–dual: each element's force λ is a dual unknown
-                                       that sets its geometric stiffness (newton_mixed.c) */
-} weft_solver_springs;
-
-/* springs = mixed: the dual at the start of a step ([solver] mixed_start). */
-typedef enum weft_solver_mixed_start {
-    WEFT_SOLVER_MIXED_START_CONSTRAINT = 0, /* λ = k C(x⁰) at the step's start point */
-    WEFT_SOLVER_MIXED_START_PREVIOUS,       /* the previous step's last λ */
-} weft_solver_mixed_start;
-
 /* Settings of the implicit integrators ([solver] section; solvers/implicit_common.c). */
 typedef struct weft_implicit_settings {
     weft_solver_common common; /* iterations (Newton's cap), threads */
@@ -88,11 +67,6 @@ typedef struct weft_implicit_settings {
     double damping_alpha; /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
     double damping_beta;  /* β, s (default 0) */
     int hessian;          /* a weft_solver_hessian (default PROJECTED; Newton: ADAPTIVE) */
-    int globalisation;    /* Newton: a weft_solver_globalisation (default LINE_SEARCH) */
-    int springs;          /* Newton: a weft_solver_springs (default PRIMAL) */
-    int mixed_start;      /* Newton, springs = mixed: a weft_solver_mixed_start */
-    bool mixed_clamp;     /* Newton, springs = mixed: λ⁺ = max(λ, 0) in the geometric term
-                             of every system, not only the projected one */
 } weft_implicit_settings;
 
 /* ------------------------------------------------------------------------------ */
