@@ -125,226 +125,213 @@ static void catch_all(im_state *st, const weft_model *m, double t1, double *x) {
         if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, x);
 }
 
-int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
-    const int n = m->n;
-    const size_t n3 = 3 * (size_t)n;
-    const double h = m->dt, t1 = m->t + h;
-    const double hh = im_setup_scheme(st, m);
-    const double al = st->set.damping_alpha, be = st->set.damping_beta;
-    const int cap = st->set.common.iterations;
-    const char *name = st->type->name;
-    const bool adaptive = st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
-    st->r_contact = 0.0, st->contacts_recent = false;
-    if (st->bdf2) weft_monitor_set_target(mon, st->xt, hh);
+/* One Newton solve's state besides st: the scheme's ĥ and end time t1, G at the
+ * iterate, the residual at the start point and now, the stopping threshold, and what a
+ * capped step's reason needs. */
+typedef struct newton_step {
+    double hh, t1;    /* ĥ (s), t + h */
+    double G;         /* G(st->x), J */
+    double r0, r;     /* residual at x⁰ and at st->x, N */
+    double r_stop;    /* converged once r ≤ r_stop */
+    bool projected;   /* this iteration's system uses the projected Hessian */
+    bool indefinite;  /* this iteration's exact system was not SPD */
+    int last_change;  /* the last iteration whose new iterate changed the contact set */
+} newton_step;
 
-    if (be > 0.0) { /* K_n for the damping term, frozen over the step */
-        double E = im_assemble(st, m, m->x, true, err);
-        if (!isfinite(E))
-            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d", name, st->step);
-        memcpy(st->Kn_val, st->A->val, 9 * (size_t)st->A->nnzb * sizeof(double));
-    }
-    /* Start at x̃ with pins on their paths and contacts on the surface; at x_n when G is
-     * not finite there (an element outside its domain). */
-    memcpy(st->x, st->xt, n3 * sizeof *st->x);
-    weft_model_apply_pins(m, t1, st->x);
-    catch_all(st, m, t1, st->x);
-    double G = potential(st, m, st->x, hh, st->g);
-    if (!isfinite(G)) {
-        memcpy(st->x, m->x, n3 * sizeof *st->x);
+/* K_n = K(x_n) for Rayleigh damping's β term, frozen over the step (β > 0 only). */
+static int freeze_damping(im_state *st, const weft_model *m, weft_error *err) {
+    if (!(st->set.damping_beta > 0.0)) return WEFT_OK;
+    double E = im_assemble(st, m, m->x, true, err);
+    if (!isfinite(E))
+        return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d", st->type->name, st->step);
+    memcpy(st->Kn_val, st->A->val, 9 * (size_t)st->A->nnzb * sizeof(double));
+    return WEFT_OK;
+}
+
+/* The start point x⁰ into st->x (G and ∇G into ns->G, st->g; contacts caught): x̃ with
+ * pins on their paths and contacts on the surface, or x_n when G is not finite at x̃ (an
+ * element outside its domain); then the constant-velocity prediction a + ĥ b̄ (x̃ without
+ * gravity's ĥ² g) when G is lower there: on a contact scene x̃ pushes the whole cloth
+ * ĥ² g into the colliders, and catching the vertices that went in strains the springs to
+ * the ones that did not (9 % at 60 Hz on a 32² cloth at rest on a sphere), which Newton
+ * then spends its first iterations undoing. */
+static int start_point(im_state *st, const weft_model *m, newton_step *ns, weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    const double hh = ns->hh, t1 = ns->t1;
+    for (int from_xn = 0; from_xn < 2; from_xn++) {
+        memcpy(st->x, from_xn ? m->x : st->xt, n3 * sizeof *st->x);
         weft_model_apply_pins(m, t1, st->x);
         catch_all(st, m, t1, st->x);
-        G = potential(st, m, st->x, hh, st->g);
-        if (!isfinite(G)) {
-            double E = im_assemble(st, m, st->x, true, err);
-            if (isfinite(E)) weft_fail(err, WEFT_ERR_DIVERGED, "non-finite positions");
-            return im_fail_because(err, WEFT_ERR_DIVERGED,
-                                   "%s: step %d: the incremental "
-                                   "potential is not finite at the start point",
-                                   name, st->step);
-        }
+        ns->G = potential(st, m, st->x, hh, st->g);
+        if (isfinite(ns->G)) break;
     }
-    /* Or at the constant-velocity prediction a + ĥ b̄ (x̃ without gravity's ĥ² g), when G is
-     * lower there: on a contact scene x̃ pushes the whole cloth ĥ² g into the colliders,
-     * and catching the vertices that went in strains the springs to the ones that did not
-     * (9 % at 60 Hz on a 32² cloth at rest on a sphere), which Newton then spends its
-     * first iterations undoing. Contacts of the candidate go to tcontact, tcn. */
-    if (isfinite(G)) {
-        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->a[j] + hh * st->vbar[j];
-        weft_model_apply_pins(m, t1, st->xtrial);
-        int *c0 = st->contact;
-        double *n0 = st->cn;
-        st->contact = st->tcontact, st->cn = st->tcn;
-        catch_all(st, m, t1, st->xtrial);
-        double G1 = potential(st, m, st->xtrial, hh, st->rhs);
-        if (G1 < G) {
-            memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
-            memcpy(st->g, st->rhs, n3 * sizeof *st->g);
-            G = G1;
-            st->tcontact = c0, st->tcn = n0;
-        } else {
-            st->tcontact = st->contact, st->tcn = st->cn;
-            st->contact = c0, st->cn = n0;
-        }
+    if (!isfinite(ns->G)) {
+        double E = im_assemble(st, m, st->x, true, err);
+        if (isfinite(E)) weft_fail(err, WEFT_ERR_DIVERGED, "non-finite positions");
+        return im_fail_because(err, WEFT_ERR_DIVERGED,
+                               "%s: step %d: the incremental potential is not finite at the "
+                               "start point",
+                               st->type->name, st->step);
     }
-    int rc = im_build_filters(st, m, NULL, NULL, err);
-    if (rc) return rc;
-    /* The stopping test is on the residual of the logs (weft_residual). */
-    const double tol = st->set.tolerance, tol_abs = st->set.tolerance_abs;
-    double r0 = weft_residual(m, st->x, t1, hh, st->g, NULL), r = r0;
-    st->r0 = r0, st->r = r;
-    const char *stop = NULL; /* the step's status word */
-    /* Converged: r ≤ tolerance_abs and r ≤ tolerance · max(r0, tolerance_abs). A step that
-     * starts within tolerance_abs (a cloth at rest on the ground, a free fall at rounding
-     * level) asks for no reduction below tolerance · tolerance_abs: none of rounding is
-     * meaningful. */
-    const double r_stop = fmin(tol_abs, tol * fmax(r0, tol_abs));
-    if (r <= r_stop) {
-        weft_monitor_stop(mon, st->x, 0, "converged");
-        stop = "converged";
+    /* the candidate's contacts go to tcontact, tcn, swapped in if it wins */
+    for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->a[j] + hh * st->vbar[j];
+    weft_model_apply_pins(m, t1, st->xtrial);
+    int *c0 = st->contact;
+    double *n0 = st->cn;
+    st->contact = st->tcontact, st->cn = st->tcn;
+    catch_all(st, m, t1, st->xtrial);
+    double G1 = potential(st, m, st->xtrial, hh, st->rhs);
+    if (G1 < ns->G) {
+        memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
+        memcpy(st->g, st->rhs, n3 * sizeof *st->g);
+        ns->G = G1;
+        st->tcontact = c0, st->tcn = n0;
     } else {
-        weft_monitor_report(mon, st->x, 0, false);
+        st->tcontact = st->contact, st->tcn = st->cn;
+        st->contact = c0, st->cn = n0;
     }
+    return im_build_filters(st, m, NULL, NULL, err);
+}
 
-    bool projected = false, retry = false;
-    /* For the status of a capped step: the last iteration whose new iterate changed the
-     * contact set, and whether the last iteration's exact system was not SPD. */
-    int last_change = -1;
-    bool indefinite = false;
-    for (int k = 1; k <= cap && !stop; k++) {
-        st->iter = k;
-        if (adaptive && !retry) projected = false; /* exact again, at every iteration */
-        if (!retry) indefinite = false;
-        retry = false;
-        double E = im_assemble(st, m, st->x, projected, err);
+/* The Newton direction st->dx: solves (K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ)) Δx = −∇G on the
+ * filtered subspace, K per [solver] hessian; a not-SPD exact system is solved again with
+ * the projected Hessian (adaptive: for this iteration, counted; exact: for the rest of
+ * the step, reported once). */
+static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, int k,
+                            weft_error *err) {
+    const int n = m->n;
+    const double hh = ns->hh, al = st->set.damping_alpha, be = st->set.damping_beta;
+    const bool adaptive = st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
+    if (adaptive) ns->projected = false; /* exact again, at every iteration */
+    ns->indefinite = false;
+    for (;;) {
+        double E = im_assemble(st, m, st->x, ns->projected, err);
         if (!isfinite(E))
-            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d", name,
-                                   st->step, k);
+            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d",
+                                   st->type->name, st->step, k);
         double t0 = weft_now();
-        /* A = K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ); rhs = −∇G. */
         if (be > 0.0)
             for (size_t j = 0; j < 9 * (size_t)st->A->nnzb; j++)
                 st->A->val[j] += be / hh * st->Kn_val[j];
         for (int i = 0; i < n; i++) st->dmass[i] = m->mass[i] * (1.0 / (hh * hh) + al / hh);
         im_form_system(st, 1.0);
-        for (size_t j = 0; j < n3; j++) st->rhs[j] = -st->g[j];
+        for (size_t j = 0; j < 3 * (size_t)n; j++) st->rhs[j] = -st->g[j];
         st->stats.filter_s += weft_now() - t0;
         weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
-        if (s == WEFT_SOLVE_INDEFINITE && !projected &&
+        if (s == WEFT_SOLVE_INDEFINITE && !ns->projected &&
             (st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT || adaptive)) {
-            /* exact: for the rest of this step (no second failed factorisation), reported
-             * once; adaptive: for this iteration, as designed (counted only) */
             if (adaptive)
                 st->stats.fallbacks++;
             else
                 im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
-            projected = retry = indefinite = true;
-            k--;
+            ns->projected = ns->indefinite = true;
             continue;
         }
         if (s != WEFT_SOLVE_CONVERGED)
             return im_fail_because(err, WEFT_ERR_DIVERGED,
-                                   "%s: step %d, iteration %d: linear "
-                                   "solve %s",
-                                   name, st->step, k, weft_solve_status_name(s));
+                                   "%s: step %d, iteration %d: linear solve %s", st->type->name,
+                                   st->step, k, weft_solve_status_name(s));
         st->stats.newton_iterations++;
-
-        /* Backtracking line search on G. */
-        t0 = weft_now();
-        double slope = 0.0;
-        for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
-        if (!(slope < 0.0)) {
-            if (r <= 1e3 * tol * r0 || slope == 0.0) { /* at rounding level */
-                stop = "stalled";
-                weft_monitor_stop(mon, NULL, k - 1, stop);
-                break;
-            }
-            return weft_fail(err, WEFT_ERR_DIVERGED,
-                             "%s: step %d, iteration %d: the Newton "
-                             "direction is not a descent direction (gradient·dx = %.3g, relative "
-                             "residual %.3g)",
-                             name, st->step, k, slope, r / r0);
-        }
-        double alpha = 1.0, Gt = INFINITY;
-        int bt = 0;
-        if (-slope <= G_ROUNDING * fabs(G)) {
-            /* G cannot resolve this step (its decrease is about −slope/2): near the
-             * solution, at a relative residual of about √ε, rounding decides Armijo's
-             * test. Take the full step while it halves the residual without raising G
-             * beyond rounding; otherwise the residual is at rounding too: the step ends
-             * here (scratch: rhs, free after the solve). */
-            for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
-            if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
-            Gt = potential(st, m, st->xtrial, hh, st->rhs);
-            if (!(Gt <= G + G_ROUNDING * fabs(G) &&
-                  weft_residual(m, st->xtrial, t1, hh, st->rhs, NULL) <= 0.5 * r)) {
-                stop = "stalled";
-                weft_monitor_stop(mon, NULL, k - 1, stop);
-                break;
-            }
-            bt = -1; /* no line search */
-        }
-        for (; bt >= 0 && bt <= MAX_BACKTRACKS; bt++) {
-            for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
-            if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
-            Gt = potential(st, m, st->xtrial, hh, NULL);
-            if (Gt <= G + ARMIJO * alpha * slope) break;
-            alpha *= 0.5;
-        }
-        st->stats.line_search_s += weft_now() - t0;
-        if (bt > MAX_BACKTRACKS) {
-            /* G cannot decrease along a descent direction: rounding has taken over. */
-            if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G)) {
-                stop = "stalled";
-                weft_monitor_stop(mon, NULL, k - 1, stop);
-                break;
-            }
-            return weft_fail(err, WEFT_ERR_DIVERGED,
-                             "%s: step %d, iteration %d: the line "
-                             "search could not decrease G (relative residual %.3g): the "
-                             "Hessian does not describe the energy",
-                             name, st->step, k, r / r0);
-        }
-        if (bt < 0) bt = 0;
-        st->stats.backtracks += bt;
-        memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
-        bool have_g = false; /* G and ∇G already at st->x (the test below) */
-        if (st->after_step) { /* a variant's pass (newton_patch.c), unless x already stops */
-            G = potential(st, m, st->x, hh, st->g);
-            have_g = weft_residual(m, st->x, t1, hh, st->g, NULL) <= r_stop;
-            if (!have_g) after_step(st, m, t1, hh);
-        }
-        /* The contact set of the new iterate: the projected path's, less those that pull. */
-        if (!have_g) G = potential(st, m, st->x, hh, st->g);
-        if (m->ncolliders > 0) {
-            if (update_contacts(st, m, st->g) > 0) last_change = k;
-            if ((rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
-        }
-        r = weft_residual(m, st->x, t1, hh, st->g, NULL);
-        st->r = r;
-        if (!isfinite(r) || !isfinite(G))
-            return weft_fail(err, WEFT_ERR_DIVERGED,
-                             "%s: step %d, iteration %d: non-finite "
-                             "residual",
-                             name, st->step, k);
-        if (r <= r_stop) {
-            stop = "converged";
-        } else if (k == cap) {
-            /* Why: the contacts only where they changed lately and hold at least half of
-             * ‖r‖² (a cloth still buckling away from the colliders catches and releases a
-             * few vertices at its edge of contact while its residual sits elsewhere). */
-            weft_residual_split(m, st->x, t1, hh, st->g, NULL, &st->r_contact);
-            st->contacts_recent = last_change >= k - CONTACT_WINDOW + 1;
-            stop = st->contacts_recent && 2.0 * st->r_contact * st->r_contact >= r * r
-                       ? "cap contacts_changing"
-                   : indefinite || projected ? "cap indefinite"
-                                             : "cap slow";
-        }
-        if (stop)
-            weft_monitor_stop(mon, st->x, k, stop);
-        else
-            weft_monitor_report(mon, st->x, k, false);
+        return WEFT_OK;
     }
-    st->stop = stop;
+}
+
+/* Backtracking line search on G along st->dx (halving from 1, Armijo constant ARMIJO),
+ * each trial projected onto the colliders (project_trial); the accepted point goes to
+ * st->xtrial. Near the solution, where the predicted decrease is below G's rounding, the
+ * full step is taken while it halves the residual without raising G beyond rounding.
+ * Sets *stalled when rounding ends the step here; fails when the direction does not
+ * descend or G cannot decrease away from rounding. */
+static int line_search(im_state *st, const weft_model *m, const newton_step *ns, int k,
+                       bool *stalled, weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    const double G = ns->G, r = ns->r, r0 = ns->r0, tol = st->set.tolerance;
+    double t0 = weft_now(), slope = 0.0;
+    for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
+    *stalled = false;
+    if (!(slope < 0.0)) {
+        if (r <= 1e3 * tol * r0 || slope == 0.0) return *stalled = true, WEFT_OK;
+        return weft_fail(err, WEFT_ERR_DIVERGED,
+                         "%s: step %d, iteration %d: the Newton direction is not a descent "
+                         "direction (gradient·dx = %.3g, relative residual %.3g)",
+                         st->type->name, st->step, k, slope, r / r0);
+    }
+    double alpha = 1.0, Gt = INFINITY;
+    int bt = 0;
+    if (-slope <= G_ROUNDING * fabs(G)) { /* G cannot resolve the step: see above */
+        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
+        if (m->ncolliders > 0) project_trial(st, m, ns->t1, st->xtrial);
+        Gt = potential(st, m, st->xtrial, ns->hh, st->rhs); /* rhs: scratch after the solve */
+        *stalled = !(Gt <= G + G_ROUNDING * fabs(G) &&
+                     weft_residual(m, st->xtrial, ns->t1, ns->hh, st->rhs, NULL) <= 0.5 * r);
+        st->stats.line_search_s += weft_now() - t0;
+        return WEFT_OK;
+    }
+    for (; bt <= MAX_BACKTRACKS; bt++, alpha *= 0.5) {
+        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
+        if (m->ncolliders > 0) project_trial(st, m, ns->t1, st->xtrial);
+        Gt = potential(st, m, st->xtrial, ns->hh, NULL);
+        if (Gt <= G + ARMIJO * alpha * slope) break;
+    }
+    st->stats.line_search_s += weft_now() - t0;
+    if (bt <= MAX_BACKTRACKS) {
+        st->stats.backtracks += bt;
+        return WEFT_OK;
+    }
+    /* G cannot decrease along a descent direction: rounding has taken over, or the
+     * Hessian does not describe the energy. */
+    if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G))
+        return *stalled = true, WEFT_OK;
+    return weft_fail(err, WEFT_ERR_DIVERGED,
+                     "%s: step %d, iteration %d: the line search could not decrease G "
+                     "(relative residual %.3g): the Hessian does not describe the energy",
+                     st->type->name, st->step, k, r / r0);
+}
+
+/* Takes the line search's point as the new iterate: a variant's pass (newton_patch.c)
+ * unless the point already meets the stopping test, then G, ∇G, the contact set (the
+ * projected path's, less those that pull), the filters and the residual there. */
+static int accept_iterate(im_state *st, const weft_model *m, newton_step *ns, int k,
+                          weft_error *err) {
+    const double hh = ns->hh, t1 = ns->t1;
+    memcpy(st->x, st->xtrial, 3 * (size_t)m->n * sizeof *st->x);
+    bool have_g = false; /* G and ∇G already at st->x */
+    if (st->after_step) {
+        ns->G = potential(st, m, st->x, hh, st->g);
+        have_g = weft_residual(m, st->x, t1, hh, st->g, NULL) <= ns->r_stop;
+        if (!have_g) after_step(st, m, t1, hh);
+    }
+    if (!have_g) ns->G = potential(st, m, st->x, hh, st->g);
+    if (m->ncolliders > 0) {
+        if (update_contacts(st, m, st->g) > 0) ns->last_change = k;
+        int rc = im_build_filters(st, m, NULL, NULL, err);
+        if (rc) return rc;
+    }
+    ns->r = st->r = weft_residual(m, st->x, t1, hh, st->g, NULL);
+    if (!isfinite(ns->r) || !isfinite(ns->G))
+        return weft_fail(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d: non-finite residual",
+                         st->type->name, st->step, k);
+    return WEFT_OK;
+}
+
+/* Why a step stopped at the cap k: "contacts_changing" only where the contact set changed
+ * in the last CONTACT_WINDOW iterations and the contacts hold at least half of ‖r‖² (a
+ * cloth still buckling away from the colliders catches and releases a few vertices at its
+ * edge of contact while its residual sits elsewhere); else "indefinite" when the last
+ * exact system was not SPD (or the step solves projected); else "slow". */
+static const char *cap_reason(im_state *st, const weft_model *m, const newton_step *ns, int k) {
+    weft_residual_split(m, st->x, ns->t1, ns->hh, st->g, NULL, &st->r_contact);
+    st->contacts_recent = ns->last_change >= k - CONTACT_WINDOW + 1;
+    if (st->contacts_recent && 2.0 * st->r_contact * st->r_contact >= ns->r * ns->r)
+        return "cap contacts_changing";
+    return ns->indefinite || ns->projected ? "cap indefinite" : "cap slow";
+}
+
+/* The step's end: x_{n+1} = st->x, v_{n+1} = (x_{n+1} − a)/ĥ (BDF2 keeps x_n, v_n), then
+ * Coulomb friction on the active contacts; friction moves a contact along its tangent
+ * plane, which leaves a sphere, so the contact goes back onto the surface. */
+static void end_step(im_state *st, weft_model *m, double hh, double t1) {
+    const size_t n3 = 3 * (size_t)m->n;
     if (st->bdf2) {
         memcpy(st->xprev, m->x, n3 * sizeof *st->xprev);
         memcpy(st->vprev, m->v, n3 * sizeof *st->vprev);
@@ -355,10 +342,8 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         m->x[j] = st->x[j];
     }
     if (m->ncolliders > 0) {
-        /* Friction moves a contact along its tangent plane, which leaves a sphere: the
-         * contact goes back onto the surface, where the step's answer has it. */
         im_apply_friction(st, m, st->g, hh, m->x, m->v);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < m->n; i++) {
             int c = st->contact[i];
             if (c < 0) continue;
             double nn[3];
@@ -368,8 +353,55 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         }
     }
     m->t = t1;
+}
+
+/* One step: Newton's method on G from the start point, each iteration a direction, a line
+ * search, the new iterate and the stopping test on the residual of the logs
+ * (weft_residual): converged once r ≤ tolerance_abs and r ≤ tolerance · max(r0,
+ * tolerance_abs) (a step that starts within tolerance_abs, a cloth at rest or a free fall
+ * at rounding level, asks for no reduction below that: none of rounding is meaningful),
+ * "stalled" when rounding ends it, "cap REASON" at the iteration cap. */
+int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
+    newton_step ns = {.t1 = m->t + m->dt, .last_change = -1};
+    ns.hh = im_setup_scheme(st, m);
+    st->r_contact = 0.0, st->contacts_recent = false;
+    if (st->bdf2) weft_monitor_set_target(mon, st->xt, ns.hh);
+    int rc = freeze_damping(st, m, err);
+    if (rc || (rc = start_point(st, m, &ns, err))) return rc;
+    ns.r0 = ns.r = st->r0 = st->r = weft_residual(m, st->x, ns.t1, ns.hh, st->g, NULL);
+    const double tol_abs = st->set.tolerance_abs;
+    ns.r_stop = fmin(tol_abs, st->set.tolerance * fmax(ns.r0, tol_abs));
+    const char *stop = ns.r <= ns.r_stop ? "converged" : NULL;
+    if (stop)
+        weft_monitor_stop(mon, st->x, 0, stop);
+    else
+        weft_monitor_report(mon, st->x, 0, false);
+    const int cap = st->set.common.iterations;
+    for (int k = 1; k <= cap && !stop; k++) {
+        st->iter = k;
+        bool stalled;
+        if ((rc = newton_direction(st, m, &ns, k, err))) return rc;
+        if ((rc = line_search(st, m, &ns, k, &stalled, err))) return rc;
+        if (stalled) {
+            stop = "stalled";
+            weft_monitor_stop(mon, NULL, k - 1, stop);
+            break;
+        }
+        if ((rc = accept_iterate(st, m, &ns, k, err))) return rc;
+        if (ns.r <= ns.r_stop)
+            stop = "converged";
+        else if (k == cap)
+            stop = cap_reason(st, m, &ns, k);
+        if (stop)
+            weft_monitor_stop(mon, st->x, k, stop);
+        else
+            weft_monitor_report(mon, st->x, k, false);
+    }
+    st->stop = stop;
+    end_step(st, m, ns.hh, ns.t1);
     return WEFT_OK;
 }
+
 static const weft_param_table newton_tables[] = {
     {"solver", weft_iterations_params, offsetof(weft_implicit_settings, common)},
     {"solver", weft_threads_params, offsetof(weft_implicit_settings, common)},
