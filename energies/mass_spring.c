@@ -30,9 +30,6 @@
  * curvature in every direction; it is PSD (hence its own projection in all modes),
  * equals the true Hessian when ℓ0 = 0, and goes with the zero gradient the constraint
  * returns there (the mean of the two one-sided slopes ±k ℓ0).
- * Mixed form (mixed_hessian, for [solver] springs = mixed, solvers/newton_mixed.c): with
- * ∇C = (d̂, −d̂) and ∇²C = [[Q, −Q], [−Q, Q]], Q = (I − d̂d̂ᵀ)/ℓ, the Hessian k ∇C∇Cᵀ +
- * λ ∇²C is K above with the transverse stiffness λ/ℓ in place of k (1 − ℓ0/ℓ) = k C/ℓ.
  * Element data: rest[0] = ℓ0 (m). */
 #include "fem.h"
 
@@ -104,20 +101,6 @@ static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
-/* Mixed form: ∇²C = [[Q, −Q], [−Q, Q]], Q = (I − d̂d̂ᵀ)/ℓ, so k ∇C∇Cᵀ + λ ∇²C is the
- * matrix above with the transverse stiffness t = λ/ℓ in place of k C/ℓ: the spring's
- * force λ, not k C(x), sets its geometric stiffness. Its projection clamps λ at 0 (∇²C is
- * PSD and its range is orthogonal to ∇C). */
-static double ms_mixed_hessian(const weft_element *e, const double *xe, double lambda,
-                               weft_hessian_mode mode, double *g, double *H) {
-    double gl[6];
-    double psi = ms_gradient(e, xe, g ? g : gl);
-    double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
-    double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    ms_matrix(e, xe, lambda / l, mode, H);
-    return psi;
-}
-
 const weft_energy_type weft_mass_spring = {
     .name = "mass_spring",
     .paper = "Mueller 2006 eqs. 10-11 (distance constraint as spring energy)",
@@ -131,5 +114,4 @@ const weft_energy_type weft_mass_spring = {
     .hessian = ms_hessian,
     .analytic_psd = true,
     .constraint = ms_constraint,
-    .mixed_hessian = ms_mixed_hessian,
 };

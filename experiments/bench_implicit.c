@@ -627,8 +627,7 @@ static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc,
  * and its wall and CPU time and its stage timers are divided by its Newton iterations,
  * for the target "one Newton iteration ≤ 1.3 × (factorise + solve)", and set beside the
  * factorise + solve of those same iterations. It runs with the PPCG thread count
- * (--threads, default 1), without Newton's smoothing (smoothing_sweeps = 0: its sweeps
- * are not part of the iteration this criterion is about), with the default PSD-projected
+ * (--threads, default 1), with the default PSD-projected
  * Hessian ("newton_*" rows: the bending hinges projected in closed form in hinge
  * coordinates), with hessian = exact
  * ("newton_exact_*": on this deformed cloth the first system is not positive definite, so
@@ -642,7 +641,6 @@ static int bench_newton(newton_sys *s, table *t, weft_solver_hessian hessian,
     set->linear = 0; /* weft_linear_registry[0]: cholmod */
     set->hessian = hessian;
     set->common.threads = s->ppcg_threads; /* as PPCG: comparable with serial CHOLMOD */
-    set->smoothing_sweeps = 0; /* the Newton iteration itself (the 1.3 target) */
     weft_error err = {{0}};
     weft_bench_steps run;
     int rc = weft_bench_solver_steps(&weft_newton_euler, m, s->cfg, 1, 1, &run, &err);

@@ -262,15 +262,7 @@ typedef struct weft_energy_type {
      * element's k: XPBD's compliance is 1/k); fills dC/dxe if grad != NULL. NULL for an
      * energy of no such form. */
     double (*constraint)(const weft_element *e, const double *xe, double *grad);
-    /* The mixed (primal–dual) form of Ψ = ½ k C², for Newton with the element's force
-     * λ (N) as a dual unknown ([solver] springs = mixed, solvers/newton.c): H = k ∇C∇Cᵀ
-     * + λ ∇²C (N/m), the Hessian of λ C(xe) − λ²/2k with the dual eliminated, which is
-     * `hessian`'s exact matrix at λ = k C(xe); its PSD projection for the ANALYTIC and
-     * CLAMP modes; the primal gradient k C ∇C into g when g != NULL; returns Ψ. Needs
-     * `constraint` (the dual update reads C and ∇C). NULL for an energy of no such form. */
-    double (*mixed_hessian)(const weft_element *e, const double *xe, double lambda,
-                            weft_hessian_mode mode, double *g, double *H);
-    /* Optional, for per-vertex solvers (vertex block descent, Newton's smoothing): vertex
+    /* Optional, for per-vertex solvers (vertex block descent): vertex
      * v's (0 .. nv − 1) gradient dΨ/dp_v (3, N) and diagonal block ∂²Ψ/∂p_v² (3×3, N/m) of
      * `hessian`'s WEFT_HESSIAN_EXACT matrix, equal to those of the full call bit for bit,
      * at less cost; returns Ψ. NULL: the callers take the blocks from `hessian`. */

@@ -8,22 +8,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-const im_smoother_type *const im_smoother_registry[] = {&im_smoother_patch, &im_smoother_vertex,
-                                                        NULL};
-
-const char *im_smoother_name_at(int i) {
-    const int n = (int)(sizeof im_smoother_registry / sizeof im_smoother_registry[0]) - 1;
-    return i >= 0 && i < n ? im_smoother_registry[i]->name : NULL;
-}
-
 /* clang-format off: one row per setting reads as a table. */
 // clang-format off
 #define F(field) offsetof(weft_implicit_settings, field)
 static const char *const hessian_names[] = {"projected", "exact", "clamp", "adaptive", NULL};
-static const char *const globalisation_names[] = {"line_search", "trust_region", NULL};
-static const char *const springs_names[] = {"primal", "mixed", NULL};
-static const char *const mixed_start_names[] = {"constraint", "previous", NULL};
-static const char *const smoothing_at_names[] = {"after", "before", NULL};
 
 const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
@@ -58,52 +46,6 @@ const weft_param im_newton_params[] = {
      .doc = "element Hessians: adaptive (exact in the iterations whose system is SPD, else "
             "projected), projected, exact (projected for the rest of a step after a not-SPD "
             "system), clamped by the generic eigensolver"},
-    {.key = "globalisation", .type = WEFT_PARAM_NAME, .offset = F(globalisation), .unit = "",
-     .names = globalisation_names, .dflt = WEFT_SOLVER_LINE_SEARCH,
-     .doc = "line_search (backtracking on G along the Newton step) or trust_region "
-            "(Steihaug-Toint CG on the hessian's model within a radius in the projected "
-            "system's norm; needs a factorising linear solver, cholmod)"},
-    {.key = "springs", .type = WEFT_PARAM_NAME, .offset = F(springs), .unit = "",
-     .names = springs_names, .dflt = WEFT_SOLVER_SPRINGS_PRIMAL,
-     .doc = "energies 1/2 k C^2 with a mixed form (mass_spring): primal (their Hessian) or "
-            "mixed (primal-dual Newton: the element force lambda is a dual unknown that sets "
-            "the geometric stiffness; newton_mixed.c)"},
-    {.key = "mixed_start", .type = WEFT_PARAM_NAME, .offset = F(mixed_start), .unit = "",
-     .names = mixed_start_names, .dflt = WEFT_SOLVER_MIXED_START_CONSTRAINT,
-     .doc = "springs = mixed: the dual at a step's start, k C(x0) (constraint) or the "
-            "previous step's (previous)"},
-    {.key = "mixed_clamp", .type = WEFT_PARAM_BOOL, .offset = F(mixed_clamp), .unit = "",
-     .dflt = 0,
-     .doc = "springs = mixed: max(lambda, 0) in the geometric term of every system (PSD "
-            "springs), not only in the projected one"},
-    {.key = "smoother", .type = WEFT_PARAM_NAME, .offset = F(smoother), .unit = "",
-     .name_at = im_smoother_name_at, .dflt = 0,
-     .doc = "the nonlinear smoother of each Newton iteration: patch (block Gauss-Seidel, a "
-            "Newton solve per patch of vertices; newton_patch.c) or vertex (vertex block "
-            "descent; newton_smooth.c)"},
-    {.key = "smoothing_sweeps", .type = WEFT_PARAM_INT, .offset = F(smoothing_sweeps),
-     .unit = "", .lo = 0, .hi = 1000, .dflt = 2,
-     .doc = "Gauss-Seidel sweeps of the smoother on G in each Newton iteration, counted in "
-            "it (nonlinear preconditioning); 0 = none"},
-    {.key = "smoothing_at", .type = WEFT_PARAM_NAME, .offset = F(smoothing_at), .unit = "",
-     .names = smoothing_at_names, .dflt = WEFT_SOLVER_SMOOTH_AFTER,
-     .doc = "after (each Newton step; the iterate logged is smoothed) or before (Newton "
-            "steps from the smoothed point)"},
-    {.key = "patch_size", .type = WEFT_PARAM_INT, .offset = F(patch_size), .unit = "",
-     .lo = 1, .hi = 4096, .dflt = 256,
-     .doc = "smoother = patch: free vertices per patch (slabs of the rest shape along its "
-            "two longest axes)"},
-    {.key = "patch_iterations", .type = WEFT_PARAM_INT, .offset = F(patch_iterations),
-     .unit = "", .lo = 1, .hi = 100, .dflt = 2,
-     .doc = "smoother = patch: Newton steps on each patch in a sweep"},
-    {.key = "smoothing_iterations", .type = WEFT_PARAM_INT, .offset = F(smoothing_iterations),
-     .unit = "", .lo = 0, .hi = 1000000, .dflt = 0,
-     .doc = "smoothing_sweeps > 0: smooth only a step's first this many Newton iterations; "
-            "0 = every iteration"},
-    {.key = "smoothing_guard", .type = WEFT_PARAM_BOOL, .offset = F(smoothing_guard),
-     .unit = "", .dflt = 0,
-     .doc = "smoothing_at = before: undo a pass that does not lower the residual, and smooth "
-            "no more in that step"},
     {0},
 };
 #undef F
@@ -117,12 +59,12 @@ void im_destroy(void *state) {
     if (st->lin) st->linear->destroy(st->lin);
     double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
                    st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn,
-                   st->tcn,    st->H_val, st->tr_r, st->tr_y, st->tr_d, st->tr_Bd, st->tr_s};
+                   st->tcn};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st->contact);
     free(st->tcontact);
-    im_mixed_free(st);
-    im_smooth_free(st);
+    free(st->settings);
+    if (st->variant_free) st->variant_free(st);
     free(st);
 }
 
@@ -132,7 +74,11 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
     im_state *st = calloc(1, sizeof *st);
     if (!st) goto nomem;
     st->type = type, st->newton = newton, st->bdf2 = bdf2, st->form = form, st->n = m->n;
-    weft_config_settings(cfg, tables, &st->set);
+    /* the whole settings block (a variant's extends weft_implicit_settings), then the
+     * implicit part every form reads */
+    if (!(st->settings = calloc(1, type->settings_size))) goto nomem;
+    weft_config_settings(cfg, tables, st->settings);
+    memcpy(&st->set, st->settings, sizeof st->set);
     size_t n = m->n > 0 ? (size_t)m->n : 1, n3 = 3 * n;
     double **v[] = {&st->x,    &st->g, &st->gE, &st->dx,     &st->rhs,   &st->xt,    &st->a,
                     &st->vbar, &st->w, &st->q,  &st->xtrial, &st->xprev, &st->vprev, &st->cn,
@@ -150,25 +96,7 @@ void *im_create(const weft_model *m, weft_config *cfg, const weft_solver_type *t
     if (st->set.damping_beta > 0.0 &&
         !(st->Kn_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) * sizeof(double))))
         goto nomem;
-    if (newton && im_mixed_create(st, m, err)) goto fail;
-    if (newton && im_smooth_create(st, m, err)) goto fail;
     st->linear = weft_linear_registry[st->set.linear];
-    if (newton && st->set.globalisation == WEFT_SOLVER_TRUST_REGION) {
-        if (!st->linear->factor || !st->linear->solve_factored) {
-            weft_fail(err, WEFT_ERR_INPUT,
-                      "%s: globalisation = trust_region preconditions its CG with a "
-                      "factorisation of the projected system; linear = %s has none (use "
-                      "cholmod)",
-                      type->name, st->linear->name);
-            goto fail;
-        }
-        double **t[] = {&st->tr_r, &st->tr_y, &st->tr_d, &st->tr_Bd, &st->tr_s};
-        for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-            if (!(*t[i] = calloc(n3, sizeof(double)))) goto nomem;
-        if (!(st->H_val = malloc(9 * (size_t)(st->A->nnzb > 0 ? st->A->nnzb : 1) *
-                                 sizeof(double))))
-            goto nomem;
-    }
     if (!(st->lin = st->linear->create(m->n, cfg, st->set.common.threads, err))) goto fail;
     return st;
 nomem:
@@ -187,7 +115,7 @@ void im_profile(const void *state, weft_profile *out) {
     weft_profile_add(out, "filter", WEFT_PROFILE_TIMER, s->filter_s);
     weft_profile_add(out, "linear", WEFT_PROFILE_TIMER, s->linear_s);
     weft_profile_add(out, "line_search", WEFT_PROFILE_TIMER, s->line_search_s);
-    if (st->smooth) weft_profile_add(out, "smoothing", WEFT_PROFILE_TIMER, s->smooth_s);
+    if (st->after_step) weft_profile_add(out, "smoothing", WEFT_PROFILE_TIMER, s->smooth_s);
     weft_profile_add(out, "setup", WEFT_PROFILE_TIMER, ls.setup_s);
     weft_profile_add(out, "factor", WEFT_PROFILE_TIMER, ls.factor_s);
     weft_profile_add(out, "solve", WEFT_PROFILE_TIMER, ls.solve_s);
@@ -197,7 +125,7 @@ void im_profile(const void *state, weft_profile *out) {
     weft_profile_add(out, "backtracks", WEFT_PROFILE_COUNT, (double)s->backtracks);
     weft_profile_add(out, "contact_releases", WEFT_PROFILE_COUNT, (double)s->contact_releases);
     weft_profile_add(out, "fallbacks", WEFT_PROFILE_COUNT, (double)s->fallbacks);
-    if (st->smooth) {
+    if (st->after_step) {
         weft_profile_add(out, "smoothing_sweeps", WEFT_PROFILE_COUNT, (double)s->smooth_sweeps);
         weft_profile_add(out, "smoothing_updates", WEFT_PROFILE_COUNT, (double)s->smooth_updates);
         weft_profile_add(out, "smoothing_rejected", WEFT_PROFILE_COUNT, (double)s->smooth_rejected);
@@ -285,6 +213,23 @@ bool im_catch_contact(im_state *st, const weft_model *m, int i, double t, double
     return false;
 }
 
+void im_project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]) {
+    if (*c >= 0) {
+        double d = contact_gap(m, &m->colliders[*c], p, t, nrm);
+        for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
+        return;
+    }
+    for (int j = 0; j < m->ncolliders; j++) {
+        const weft_collider *col = &m->colliders[j];
+        if (!filtered_collider(col)) continue;
+        double d = contact_gap(m, col, p, t, nrm);
+        if (!(d < 0.0)) continue;
+        for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
+        *c = j;
+        return;
+    }
+}
+
 /* Rebuilds the filters: pins (3 DOFs) and active contacts (1 DOF along the normal), with
  * prescribed values z from zpin (3n, or NULL for 0) and zc (per-vertex normal component,
  * or NULL for 0). */
@@ -333,7 +278,6 @@ double im_assemble(im_state *st, const weft_model *m, const double *x, bool forc
     double t0 = weft_now();
     const bool exact = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
                        st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
-    if (st->mixed) im_mixed_prepare(st);
     weft_hessian_mode mode = exact && !force_projected
                                  ? WEFT_HESSIAN_EXACT
                              : st->set.hessian == WEFT_SOLVER_HESSIAN_CLAMP ? WEFT_HESSIAN_CLAMP

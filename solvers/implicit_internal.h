@@ -96,15 +96,6 @@
  * iterations, and whose residual sits at least half (in ‖r‖²) at the contacts
  * (weft_residual_split), is logged "cap contacts_changing". */
 #define CONTACT_WINDOW 2
-/* globalisation = trust_region (newton_trust.c): a trial is accepted when ρ > TR_ACCEPT;
- * the CG stops at √(rᵀP⁻¹r) ≤ η √(r₀ᵀP⁻¹r₀), η = min(TR_ETA_MAX, √(r/r(x⁰))) (r the
- * residual), or after TR_CG_MAX iterations. */
-#define TR_ACCEPT 1e-4
-#define TR_ETA_MAX 0.1
-#define TR_CG_MAX 200
-/* At most TR_DOUBLINGS internal doublings of the radius per iteration (newton_trust.c). */
-#define TR_DOUBLINGS 4
-
 /* Counters and timers of an implicit solver's run, summed over its steps; im_profile
  * reports them with the linear solver's (analyses, ordering, factor and solve times). */
 typedef struct im_stats {
@@ -118,9 +109,9 @@ typedef struct im_stats {
     double filter_s;        /* forming the system and right-hand side, s */
     double linear_s;        /* linear solves (CHOLMOD: any analysis, factorise, solve), s */
     double line_search_s;   /* line-search energy evaluations, s */
-    long smooth_sweeps;     /* smoothing sweeps (smoothing_sweeps > 0, newton_smooth.c) */
-    long smooth_updates;    /* vertex moves the smoothing took */
-    long smooth_rejected;   /* vertices it left in place: no decrease after every halving */
+    long smooth_sweeps;     /* a variant's smoothing sweeps (newton_patch.c) */
+    long smooth_updates;    /* patch steps the smoothing took */
+    long smooth_rejected;   /* patch steps it left out: no decrease after every halving */
     double smooth_s;        /* smoothing sweeps, s */
 } im_stats;
 
@@ -151,25 +142,17 @@ struct im_state {
     double *cn;     /* 3n: the contact's unit normal */
     int *tcontact;  /* n, 3n: Newton's contacts and normals at its line-search trial point */
     double *tcn;
-    /* globalisation = trust_region (newton_trust.c): the model's system values (A's
-     * pattern), the CG's vectors and the kept trial step (3n), and the radius in the
-     * projected system's norm √(sᵀPs) (√J) */
-    double *H_val, *tr_r, *tr_y, *tr_d, *tr_Bd, *tr_s;
-    double radius;
-    /* springs = mixed (newton_mixed.c): per term, its elements' duals λ (N), NULL for a
-     * term without a mixed form; the values the assembly reads (λ, or λ⁺ with
-     * mixed_clamp), and their count; whether λ holds a previous step's duals */
-    double *lam[WEFT_MAX_TERMS], *lam_asm[WEFT_MAX_TERMS];
-    int n_lam[WEFT_MAX_TERMS];
-    bool mixed, lam_set;
-    /* smoothing_sweeps > 0 (newton_smooth.c): the vertex incidence and colouring, else NULL;
-     * the smoother ([solver] smoother) and its own data (smoother = patch: newton_patch.c) */
-    vb_graph *smooth;
-    const struct im_smoother_type *smoother;
-    struct im_patches *patches;
-    /* smoothing_guard: the iterate, ∇G, contacts and G before a pass (3n, 3n, 3n, n) */
-    double *sm_x, *sm_g, *sm_cn, sm_G;
-    int *sm_contact;
+    /* A variant of Newton (newton_patch.c) plugs in here; NULL for plain Newton. After
+     * each Newton step that does not already meet the stopping test, after_step moves x
+     * (the new iterate, in place) at the step's end time t1 lowering G, never raising it,
+     * with the contacts of st->contact, st->cn kept as the line search keeps them (active
+     * ones on their surface, vertices that went into a plane or sphere caught, pins
+     * fixed); it returns how many vertices a collider caught. variant holds its data,
+     * variant_free frees it. */
+    int (*after_step)(im_state *st, const weft_model *m, double t1, double hh, double *x);
+    void *variant;
+    void (*variant_free)(im_state *st);
+    void *settings; /* the solver's whole settings block (type->settings_size bytes) */
     bool have_prev; /* BDF2: x_{n−1}, v_{n−1} are known */
     bool warned_indefinite;
     int step;
@@ -248,91 +231,10 @@ void im_form_system(im_state *st, double s);
 /* Reports a not-SPD system once per run on stderr. */
 void im_note_indefinite(im_state *st, const char *msg);
 
-/* Steihaug-Toint CG on Newton's model m(s) = gᵀs + ½ sᵀ B s (B: A's pattern with the
- * values st->H_val) within ‖s‖_P ≤ st->radius (set to ‖P⁻¹g‖_P when ≤ 0), P the linear
- * solver's last factorisation: the step to st->dx, −m(s) to *pred, ‖s‖_P to *snorm,
- * whether it ended on the boundary to *boundary and whether it met dᵀBd ≤ 0 to *negative
- * (newton_trust.c). */
-weft_solve_status im_steihaug(im_state *st, const double *g, double eta, int max_iter,
-                              double *pred, double *snorm, bool *boundary, bool *negative,
-                              weft_error *err);
-
-/* The trust radius after a trial with ratio ρ (actual / predicted decrease of G) and
- * length ‖s‖_P (Nocedal & Wright Algorithm 4.1). */
-void im_trust_update(im_state *st, double rho, double snorm, bool boundary);
-
-/* springs = mixed (newton_mixed.c). Allocates the duals of the terms whose energy has a
- * mixed form and hands them to the assembly (a no-op with springs = primal). */
-int im_mixed_create(im_state *st, const weft_model *m, weft_error *err);
-
-/* Frees the duals. */
-void im_mixed_free(im_state *st);
-
-/* The duals at a step's start point x: λ_e = k_e C_e(x), or the previous step's
- * (mixed_start = previous, after the first step). */
-void im_mixed_start(im_state *st, const weft_model *m, const double *x);
-
-/* The duals across a move that is not a Newton step (a smoothing pass, smoothing_at =
- * after): λ_e += k_e (C_e(xnew) − C_e(x)), the exact change of the spring's force. */
-void im_mixed_shift(im_state *st, const weft_model *m, const double *x, const double *xnew);
-
-/* The duals the next assembly reads: λ, or λ⁺ = max(λ, 0) with mixed_clamp. */
-void im_mixed_prepare(im_state *st);
-
-/* The dual step after Newton moved x to xnew with line-search step alpha:
- * λ_e += alpha (k_e C_e(x) − λ_e) + k_e ∇C_e(x)·(xnew − x)_e. */
-void im_mixed_update(im_state *st, const weft_model *m, const double *x, const double *xnew,
-                     double alpha);
-
-/* A nonlinear smoother of Newton's iterations ([solver] smoother): one file each plus one
- * line in im_smoother_registry (implicit_common.c). Each sweep lowers G (never raises it)
- * over Newton's iterate x in place at the step's end time t1, with the contacts kept in
- * st->contact, st->cn as Newton's line search keeps them: an active contact moves in its
- * tangent plane and back onto its surface, a vertex that goes into a plane or sphere is
- * caught there; pinned vertices never move. */
-typedef struct im_smoother_type {
-    const char *name;
-    bool damping_beta; /* it smooths G with Rayleigh damping's β term (K_n couples vertices) */
-    /* Builds the smoother's own data once st->smooth (the vertex graph) exists; NULL if
-     * it needs none. */
-    int (*create)(im_state *st, const weft_model *m, weft_error *err);
-    /* Frees what create made; NULL if nothing. */
-    void (*destroy)(im_state *st);
-    /* smoothing_sweeps sweeps over x; returns how many vertices a collider caught. */
-    int (*smooth)(im_state *st, const weft_model *m, double t1, double hh, double *x);
-} im_smoother_type;
-
-/* The smoothers, NULL-terminated: [solver] smoother is an index into it (0, the default). */
-extern const im_smoother_type *const im_smoother_registry[];
-
-/* The i-th smoother's name, NULL past the last (for the setting's names). */
-const char *im_smoother_name_at(int i);
-
-extern const im_smoother_type im_smoother_patch;  /* newton_patch.c */
-extern const im_smoother_type im_smoother_vertex; /* newton_smooth.c */
-
-/* smoothing_sweeps > 0 (newton_smooth.c): builds the vertex graph and the smoother's data
- * (a no-op when 0; an error with damping_beta > 0 for a smoother without it). */
-int im_smooth_create(im_state *st, const weft_model *m, weft_error *err);
-
-/* Frees the smoothing's graph and the smoother's data. */
-void im_smooth_free(im_state *st);
-
-/* One smoothing pass: the configured smoother's smoothing_sweeps sweeps on G over x
- * (Newton's iterate, in place; see im_smoother_type), timed. Returns the number of
- * vertices caught by a collider. */
-int im_smooth(im_state *st, const weft_model *m, double t1, double hh, double *x);
-
 /* Projects a vertex's trial position p as newton.c's project_trial does: onto the surface
  * of its active contact *c (normal into nrm), else onto the first plane or sphere it is
- * inside (then *c is that collider, nrm its normal); else p stays (newton_smooth.c). */
+ * inside (then *c is that collider, nrm its normal); else p stays (implicit_common.c). */
 void im_project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]);
-
-/* smoothing_guard: saves Newton's iterate, ∇G, contacts and G before a pass. */
-void im_smooth_save(im_state *st, const weft_model *m, double G);
-
-/* Undoes a pass: the saved iterate, ∇G and contacts; returns the saved G. */
-double im_smooth_restore(im_state *st, const weft_model *m);
 
 /* Coulomb friction on the active contacts: the tangential velocity relative to the collider
  * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x

@@ -4,26 +4,15 @@
  * one filtered solve of (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) per iteration, then a
  * backtracking line search on G along the path projected onto the colliders; it stops on
  * the residual of the logs, weft_residual (papers/residual.md; implicit_internal.h has the
- * whole method). With [solver] globalisation = trust_region each iteration instead takes a
- * trust-region step on the exact Hessian (Steihaug-Toint CG preconditioned by the
- * projected system; Nocedal & Wright 2006, ch. 4 and §7.1; Steihaug 1983), measured on
- * the same projected path and stopped by the same residual: newton_trust.c has its
- * equations. With [solver] springs = mixed the springs' geometric stiffness comes from a
- * dual λ per spring, updated after each iteration (primal–dual Newton; newton_mixed.c).
- * Each iteration also runs [solver] smoothing_sweeps (default 2) Gauss-Seidel sweeps of a
- * nonlinear smoother on the same G, counted inside that iteration (nonlinearly
- * preconditioned Newton): by default after the Newton step ([solver] smoothing_at), with
- * patches of vertices each solved by Newton steps of their own (smoother = patch,
- * newton_patch.c), which follow the folds a straight Newton step strains; or vertex block
- * descent (smoother = vertex; Chen et al. 2024's per-vertex step, newton_smooth.c).
+ * whole method).
+ * No smoother: the nonlinearly preconditioned variant (a patch smoother after each Newton
+ * step) is its own solver, newton_patch (newton_patch.c), plugged in through
+ * im_state.after_step.
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
- * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate (trust
- * region: two assemblies, one factorisation, a few CG products and solves, one energy pass
- * per trial), and the smoother's sweeps (newton_patch.c: per patch and Newton step of its
- * own, the Hessians of the patch's elements and a banded factorisation). Per step: two E,
- * ∇E passes to choose the start point.
+ * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate. Per
+ * step: two E, ∇E passes to choose the start point.
  */
 #include "implicit_internal.h"
 
@@ -91,23 +80,9 @@ static void project_trial(im_state *st, const weft_model *m, double t, double *x
     for (int i = 0; i < m->n; i++) {
         st->tcontact[i] = -1;
         if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
-        double *xi = &x[3 * i], *n = &st->tcn[3 * i];
         int c = st->contact[i];
-        if (c >= 0) {
-            double d = weft_collider_distance_at(&m->colliders[c], xi, t, n) - m->contact_margin;
-            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
-            st->tcontact[i] = c;
-            continue;
-        }
-        for (c = 0; c < m->ncolliders; c++) {
-            const weft_collider *col = &m->colliders[c];
-            if (!weft_collider_type_of(col)->smooth) continue;
-            double d = weft_collider_distance_at(col, xi, t, n) - m->contact_margin;
-            if (!(d < 0.0)) continue;
-            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
-            st->tcontact[i] = c;
-            break;
-        }
+        im_project_vertex(m, t, &c, &x[3 * i], &st->tcn[3 * i]);
+        st->tcontact[i] = c;
     }
 }
 
@@ -129,42 +104,18 @@ static int update_contacts(im_state *st, const weft_model *m, const double *grad
     return changed;
 }
 
-/* Releases the active contacts whose constraint force ∇G_i·n̂ pulls; returns how many. */
-static int release_pulling(im_state *st, const weft_model *m, const double *grad) {
-    int released = 0;
-    for (int i = 0; i < m->n; i++)
-        if (st->contact[i] >= 0 && weft_dot3(&grad[3 * i], &st->cn[3 * i]) < 0.0) {
-            st->contact[i] = -1;
-            st->stats.contact_releases++;
-            released++;
-        }
-    return released;
-}
-
-/* The curvature of the active sphere contacts in the trust region's model B (values vals
- * on A's pattern): the constraint g(x) = |x − c| − R − η has ∇²g = (I − n̂n̂ᵀ)/ρ,
- * ρ = |x − c|, so the Hessian of the Lagrangian G − λ g adds −(λ/ρ)(I − n̂n̂ᵀ) to vertex
- * i's diagonal block, λ = ∇G_i·n̂ ≥ 0 the contact's force (Nocedal & Wright 2006, §12.4).
- * The trial is projected back onto the sphere, which G measures; without this term the
- * model misses the λ t²/(2ρ) a tangential move t costs there, and at impact (λ/ρ of some
- * N/m against M/ĥ² = 0.35 N/m per vertex on drape_sphere) the radius must stay small.
- * Planes have none. It makes B indefinite, which the trust region handles; the
- * line-search Newton does not use it (papers/residual.md). */
-static void add_contact_curvature(im_state *st, const weft_model *m, double t, double *vals) {
-    for (int i = 0; i < m->n; i++) {
-        int c = st->contact[i];
-        if (c < 0 || m->pin[i] >= 0) continue;
-        const weft_collider *col = &m->colliders[c];
-        if (weft_collider_type_of(col) != &weft_collider_sphere) continue;
-        const double *n = &st->cn[3 * i];
-        double lam = weft_dot3(&st->g[3 * i], n);
-        if (!(lam > 0.0)) continue;
-        double rho = weft_collider_distance_at(col, &st->x[3 * i], t, NULL) + col->radius;
-        if (!(rho > 0.0)) continue;
-        double *B = &vals[9 * (size_t)st->A->diag[i]], w = lam / rho;
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++) B[3 * a + b] -= w * ((a == b) - n[a] * n[b]);
-    }
+/* The variant's pass over the Newton step's iterate st->x, with that point's contacts
+ * (the line search's trial ones, swapped in and out); the residual logged and the stopping
+ * test are then the pass's point's. */
+static void after_step(im_state *st, const weft_model *m, double t1, double hh) {
+    int *c0 = st->contact;
+    double *n0 = st->cn;
+    st->contact = st->tcontact, st->cn = st->tcn;
+    double t0 = weft_now();
+    st->after_step(st, m, t1, hh, st->x);
+    st->stats.smooth_s += weft_now() - t0;
+    st->tcontact = st->contact, st->tcn = st->cn;
+    st->contact = c0, st->cn = n0;
 }
 
 /* Catches the free vertices of x inside a collider (the start point). */
@@ -174,413 +125,213 @@ static void catch_all(im_state *st, const weft_model *m, double t1, double *x) {
         if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, x);
 }
 
-/* One trust-region iteration at st->x (G, ∇G in st->g, residual r; newton_trust.c has the
- * method): assembles the model's system B (per [solver] hessian) into st->H_val and the
- * projected one P into A, factorises P, then solves the model within the radius and
- * measures G at the projected trial Π(x + s) until a trial is accepted (shrinking the
- * radius after each rejected one, counted as a backtrack). Returns 0 with the trial in
- * st->xtrial and its G in *Gt, TR_STALLED when G cannot decrease beyond rounding, or an
- * error. *negative: the CG met negative curvature. */
-#define TR_STALLED 1
-static int trust_iteration(im_state *st, const weft_model *m, double t1, double hh, double G,
-                           double r, double *Gt, bool *negative, weft_error *err) {
-    const int n = m->n;
-    const size_t n3 = 3 * (size_t)n, nv = 9 * (size_t)st->A->nnzb;
-    const double al = st->set.damping_alpha, be = st->set.damping_beta;
-    const char *name = st->type->name;
-    const bool two = st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT ||
-                     st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
-    /* A contact whose force pulls is not active (the residual counts its normal force):
-     * released before the step, so that the filtered model sees that force (the line
-     * search releases such contacts after each iteration, update_contacts). Without this
-     * the balloon at cap 10 stalled 70 steps (papers/residual.md). */
-    if (m->ncolliders > 0) {
-        int released = 0;
-        for (int i = 0; i < n; i++)
-            if (st->contact[i] >= 0 && weft_dot3(&st->g[3 * i], &st->cn[3 * i]) < 0.0) {
-                st->contact[i] = -1;
-                st->stats.contact_releases++;
-                released++;
-            }
-        int rc = released ? im_build_filters(st, m, NULL, NULL, err) : WEFT_OK;
-        if (rc) return rc;
+/* One Newton solve's state besides st: the scheme's ĥ and end time t1, G at the
+ * iterate, the residual at the start point and now, the stopping threshold, and what a
+ * capped step's reason needs. */
+typedef struct newton_step {
+    double hh, t1;    /* ĥ (s), t + h */
+    double G;         /* G(st->x), J */
+    double r0, r;     /* residual at x⁰ and at st->x, N */
+    double r_stop;    /* converged once r ≤ r_stop */
+    bool projected;   /* this iteration's system uses the projected Hessian */
+    bool indefinite;  /* this iteration's exact system was not SPD */
+    int last_change;  /* the last iteration whose new iterate changed the contact set */
+} newton_step;
+
+/* K_n = K(x_n) for Rayleigh damping's β term, frozen over the step (β > 0 only). */
+static int freeze_damping(im_state *st, const weft_model *m, weft_error *err) {
+    if (!(st->set.damping_beta > 0.0)) return WEFT_OK;
+    double E = im_assemble(st, m, m->x, true, err);
+    if (!isfinite(E))
+        return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d", st->type->name, st->step);
+    memcpy(st->Kn_val, st->A->val, 9 * (size_t)st->A->nnzb * sizeof(double));
+    return WEFT_OK;
+}
+
+/* The start point x⁰ into st->x (G and ∇G into ns->G, st->g; contacts caught): x̃ with
+ * pins on their paths and contacts on the surface, or x_n when G is not finite at x̃ (an
+ * element outside its domain); then the constant-velocity prediction a + ĥ b̄ (x̃ without
+ * gravity's ĥ² g) when G is lower there: on a contact scene x̃ pushes the whole cloth
+ * ĥ² g into the colliders, and catching the vertices that went in strains the springs to
+ * the ones that did not (9 % at 60 Hz on a 32² cloth at rest on a sphere), which Newton
+ * then spends its first iterations undoing. */
+static int start_point(im_state *st, const weft_model *m, newton_step *ns, weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    const double hh = ns->hh, t1 = ns->t1;
+    for (int from_xn = 0; from_xn < 2; from_xn++) {
+        memcpy(st->x, from_xn ? m->x : st->xt, n3 * sizeof *st->x);
+        weft_model_apply_pins(m, t1, st->x);
+        catch_all(st, m, t1, st->x);
+        ns->G = potential(st, m, st->x, hh, st->g);
+        if (isfinite(ns->G)) break;
     }
-    /* B (model), then P (preconditioner and norm): K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ) */
-    for (int pass = 0; pass < (two ? 2 : 1); pass++) {
-        double E = im_assemble(st, m, st->x, pass == 1, err);
+    if (!isfinite(ns->G)) {
+        double E = im_assemble(st, m, st->x, true, err);
+        if (isfinite(E)) weft_fail(err, WEFT_ERR_DIVERGED, "non-finite positions");
+        return im_fail_because(err, WEFT_ERR_DIVERGED,
+                               "%s: step %d: the incremental potential is not finite at the "
+                               "start point",
+                               st->type->name, st->step);
+    }
+    /* the candidate's contacts go to tcontact, tcn, swapped in if it wins */
+    for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->a[j] + hh * st->vbar[j];
+    weft_model_apply_pins(m, t1, st->xtrial);
+    int *c0 = st->contact;
+    double *n0 = st->cn;
+    st->contact = st->tcontact, st->cn = st->tcn;
+    catch_all(st, m, t1, st->xtrial);
+    double G1 = potential(st, m, st->xtrial, hh, st->rhs);
+    if (G1 < ns->G) {
+        memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
+        memcpy(st->g, st->rhs, n3 * sizeof *st->g);
+        ns->G = G1;
+        st->tcontact = c0, st->tcn = n0;
+    } else {
+        st->tcontact = st->contact, st->tcn = st->cn;
+        st->contact = c0, st->cn = n0;
+    }
+    return im_build_filters(st, m, NULL, NULL, err);
+}
+
+/* The Newton direction st->dx: solves (K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ)) Δx = −∇G on the
+ * filtered subspace, K per [solver] hessian; a not-SPD exact system is solved again with
+ * the projected Hessian (adaptive: for this iteration, counted; exact: for the rest of
+ * the step, reported once). */
+static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, int k,
+                            weft_error *err) {
+    const int n = m->n;
+    const double hh = ns->hh, al = st->set.damping_alpha, be = st->set.damping_beta;
+    const bool adaptive = st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
+    if (adaptive) ns->projected = false; /* exact again, at every iteration */
+    ns->indefinite = false;
+    for (;;) {
+        double E = im_assemble(st, m, st->x, ns->projected, err);
         if (!isfinite(E))
-            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d", name,
-                                   st->step, st->iter);
+            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d",
+                                   st->type->name, st->step, k);
         double t0 = weft_now();
         if (be > 0.0)
-            for (size_t j = 0; j < nv; j++) st->A->val[j] += be / hh * st->Kn_val[j];
+            for (size_t j = 0; j < 9 * (size_t)st->A->nnzb; j++)
+                st->A->val[j] += be / hh * st->Kn_val[j];
         for (int i = 0; i < n; i++) st->dmass[i] = m->mass[i] * (1.0 / (hh * hh) + al / hh);
         im_form_system(st, 1.0);
-        if (pass == 0) {
-            memcpy(st->H_val, st->A->val, nv * sizeof *st->H_val);
-            if (m->ncolliders > 0) add_contact_curvature(st, m, t1, st->H_val);
-        }
+        for (size_t j = 0; j < 3 * (size_t)n; j++) st->rhs[j] = -st->g[j];
         st->stats.filter_s += weft_now() - t0;
-    }
-    double t0 = weft_now();
-    weft_solve_status s = st->linear->factor(st->lin, st->A, &st->f, err);
-    st->stats.linear_s += weft_now() - t0;
-    if (s != WEFT_SOLVE_CONVERGED)
-        return im_fail_because(err, WEFT_ERR_DIVERGED,
-                               "%s: step %d, iteration %d: the projected system's "
-                               "factorisation %s",
-                               name, st->step, st->iter, weft_solve_status_name(s));
-    st->stats.newton_iterations++;
-    const double eta = fmin(TR_ETA_MAX, sqrt(r / st->r0));
-    int doubling = 0;
-    double saved_G = 0.0, saved_radius = 0.0;
-    for (int bt = 0;; bt++) {
-        double pred, snorm;
-        bool boundary, neg;
-        s = im_steihaug(st, st->g, eta, TR_CG_MAX, &pred, &snorm, &boundary, &neg, err);
-        if (s != WEFT_SOLVE_CONVERGED)
-            return im_fail_because(err, WEFT_ERR_DIVERGED,
-                                   "%s: step %d, iteration %d: the preconditioner's solve %s",
-                                   name, st->step, st->iter, weft_solve_status_name(s));
-        *negative = *negative || neg;
-        t0 = weft_now();
-        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
-        if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
-        if (!(pred > G_ROUNDING * fabs(G))) {
-            /* G cannot resolve the model's decrease (near the solution, at a relative
-             * residual of about √ε): take the step while it halves the residual without
-             * raising G beyond rounding, as the line search does; else stalled. */
-            *Gt = potential(st, m, st->xtrial, hh, st->rhs);
-            st->stats.line_search_s += weft_now() - t0;
-            st->stats.backtracks += bt;
-            if (*Gt <= G + G_ROUNDING * fabs(G) &&
-                weft_residual(m, st->xtrial, t1, hh, st->rhs, NULL) <= 0.5 * r)
-                return 0;
-            return TR_STALLED;
-        }
-        *Gt = potential(st, m, st->xtrial, hh, NULL);
-        st->stats.line_search_s += weft_now() - t0;
-        double rho = (G - *Gt) / pred;
-        if (rho > TR_ACCEPT && rho > 0.75 && boundary && doubling < TR_DOUBLINGS) {
-            /* Internal doubling (Dennis & Schnabel 1983, §6.4.1): the model held to the
-             * boundary, so try twice the radius before accepting, keeping this trial. */
-            memcpy(st->tr_s, st->dx, n3 * sizeof *st->dx);
-            saved_G = *Gt, saved_radius = st->radius, doubling++;
-            st->radius *= 2.0;
-            bt--;
+        weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
+        if (s == WEFT_SOLVE_INDEFINITE && !ns->projected &&
+            (st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT || adaptive)) {
+            if (adaptive)
+                st->stats.fallbacks++;
+            else
+                im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
+            ns->projected = ns->indefinite = true;
             continue;
         }
-        if (doubling > 0 && !(rho > TR_ACCEPT && *Gt < saved_G)) {
-            /* the doubled trial is no better: back to the saved one */
-            memcpy(st->dx, st->tr_s, n3 * sizeof *st->dx);
-            for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
-            if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
-            *Gt = saved_G;
-            st->radius = saved_radius;
-            st->stats.backtracks += bt;
-            return 0;
-        }
-        im_trust_update(st, rho, snorm, boundary);
-        if (rho > TR_ACCEPT) {
-            st->stats.backtracks += bt;
-            return 0;
-        }
-        if (bt >= MAX_BACKTRACKS) {
-            st->stats.backtracks += bt;
-            if (r <= 1e3 * st->set.tolerance * st->r0 || fabs(*Gt - G) <= G_ROUNDING * fabs(G))
-                return TR_STALLED;
-            return weft_fail(err, WEFT_ERR_DIVERGED,
-                             "%s: step %d, iteration %d: the trust region shrank %d times "
-                             "without decreasing G (relative residual %.3g): the model does "
-                             "not describe the energy",
-                             name, st->step, st->iter, bt, r / st->r0);
-        }
+        if (s != WEFT_SOLVE_CONVERGED)
+            return im_fail_because(err, WEFT_ERR_DIVERGED,
+                                   "%s: step %d, iteration %d: linear solve %s", st->type->name,
+                                   st->step, k, weft_solve_status_name(s));
+        st->stats.newton_iterations++;
+        return WEFT_OK;
     }
 }
 
-int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
-    const int n = m->n;
-    const size_t n3 = 3 * (size_t)n;
-    const double h = m->dt, t1 = m->t + h;
-    const double hh = im_setup_scheme(st, m);
-    const double al = st->set.damping_alpha, be = st->set.damping_beta;
-    const int cap = st->set.common.iterations;
-    const char *name = st->type->name;
-    const bool adaptive = st->set.hessian == WEFT_SOLVER_HESSIAN_ADAPTIVE;
-    const bool trust = st->set.globalisation == WEFT_SOLVER_TRUST_REGION;
-    st->radius = 0.0; /* the trust region starts at the projected Newton step's length */
-    st->r_contact = 0.0, st->contacts_recent = false;
-    if (st->bdf2) weft_monitor_set_target(mon, st->xt, hh);
+/* Backtracking line search on G along st->dx (halving from 1, Armijo constant ARMIJO),
+ * each trial projected onto the colliders (project_trial); the accepted point goes to
+ * st->xtrial. Near the solution, where the predicted decrease is below G's rounding, the
+ * full step is taken while it halves the residual without raising G beyond rounding.
+ * Sets *stalled when rounding ends the step here; fails when the direction does not
+ * descend or G cannot decrease away from rounding. */
+static int line_search(im_state *st, const weft_model *m, const newton_step *ns, int k,
+                       bool *stalled, weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    const double G = ns->G, r = ns->r, r0 = ns->r0, tol = st->set.tolerance;
+    double t0 = weft_now(), slope = 0.0;
+    for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
+    *stalled = false;
+    if (!(slope < 0.0)) {
+        if (r <= 1e3 * tol * r0 || slope == 0.0) return *stalled = true, WEFT_OK;
+        return weft_fail(err, WEFT_ERR_DIVERGED,
+                         "%s: step %d, iteration %d: the Newton direction is not a descent "
+                         "direction (gradient·dx = %.3g, relative residual %.3g)",
+                         st->type->name, st->step, k, slope, r / r0);
+    }
+    double alpha = 1.0, Gt = INFINITY;
+    int bt = 0;
+    if (-slope <= G_ROUNDING * fabs(G)) { /* G cannot resolve the step: see above */
+        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
+        if (m->ncolliders > 0) project_trial(st, m, ns->t1, st->xtrial);
+        Gt = potential(st, m, st->xtrial, ns->hh, st->rhs); /* rhs: scratch after the solve */
+        *stalled = !(Gt <= G + G_ROUNDING * fabs(G) &&
+                     weft_residual(m, st->xtrial, ns->t1, ns->hh, st->rhs, NULL) <= 0.5 * r);
+        st->stats.line_search_s += weft_now() - t0;
+        return WEFT_OK;
+    }
+    for (; bt <= MAX_BACKTRACKS; bt++, alpha *= 0.5) {
+        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
+        if (m->ncolliders > 0) project_trial(st, m, ns->t1, st->xtrial);
+        Gt = potential(st, m, st->xtrial, ns->hh, NULL);
+        if (Gt <= G + ARMIJO * alpha * slope) break;
+    }
+    st->stats.line_search_s += weft_now() - t0;
+    if (bt <= MAX_BACKTRACKS) {
+        st->stats.backtracks += bt;
+        return WEFT_OK;
+    }
+    /* G cannot decrease along a descent direction: rounding has taken over, or the
+     * Hessian does not describe the energy. */
+    if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G))
+        return *stalled = true, WEFT_OK;
+    return weft_fail(err, WEFT_ERR_DIVERGED,
+                     "%s: step %d, iteration %d: the line search could not decrease G "
+                     "(relative residual %.3g): the Hessian does not describe the energy",
+                     st->type->name, st->step, k, r / r0);
+}
 
-    if (be > 0.0) { /* K_n for the damping term, frozen over the step */
-        double E = im_assemble(st, m, m->x, true, err);
-        if (!isfinite(E))
-            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d", name, st->step);
-        memcpy(st->Kn_val, st->A->val, 9 * (size_t)st->A->nnzb * sizeof(double));
+/* Takes the line search's point as the new iterate: a variant's pass (newton_patch.c)
+ * unless the point already meets the stopping test, then G, ∇G, the contact set (the
+ * projected path's, less those that pull), the filters and the residual there. */
+static int accept_iterate(im_state *st, const weft_model *m, newton_step *ns, int k,
+                          weft_error *err) {
+    const double hh = ns->hh, t1 = ns->t1;
+    memcpy(st->x, st->xtrial, 3 * (size_t)m->n * sizeof *st->x);
+    bool have_g = false; /* G and ∇G already at st->x */
+    if (st->after_step) {
+        ns->G = potential(st, m, st->x, hh, st->g);
+        have_g = weft_residual(m, st->x, t1, hh, st->g, NULL) <= ns->r_stop;
+        if (!have_g) after_step(st, m, t1, hh);
     }
-    /* Start at x̃ with pins on their paths and contacts on the surface; at x_n when G is
-     * not finite there (an element outside its domain). */
-    memcpy(st->x, st->xt, n3 * sizeof *st->x);
-    weft_model_apply_pins(m, t1, st->x);
-    catch_all(st, m, t1, st->x);
-    double G = potential(st, m, st->x, hh, st->g);
-    if (!isfinite(G)) {
-        memcpy(st->x, m->x, n3 * sizeof *st->x);
-        weft_model_apply_pins(m, t1, st->x);
-        catch_all(st, m, t1, st->x);
-        G = potential(st, m, st->x, hh, st->g);
-        if (!isfinite(G)) {
-            double E = im_assemble(st, m, st->x, true, err);
-            if (isfinite(E)) weft_fail(err, WEFT_ERR_DIVERGED, "non-finite positions");
-            return im_fail_because(err, WEFT_ERR_DIVERGED,
-                                   "%s: step %d: the incremental "
-                                   "potential is not finite at the start point",
-                                   name, st->step);
-        }
+    if (!have_g) ns->G = potential(st, m, st->x, hh, st->g);
+    if (m->ncolliders > 0) {
+        if (update_contacts(st, m, st->g) > 0) ns->last_change = k;
+        int rc = im_build_filters(st, m, NULL, NULL, err);
+        if (rc) return rc;
     }
-    /* Or at the constant-velocity prediction a + ĥ b̄ (x̃ without gravity's ĥ² g), when G is
-     * lower there: on a contact scene x̃ pushes the whole cloth ĥ² g into the colliders,
-     * and catching the vertices that went in strains the springs to the ones that did not
-     * (9 % at 60 Hz on a 32² cloth at rest on a sphere), which Newton then spends its
-     * first iterations undoing. Contacts of the candidate go to tcontact, tcn. */
-    if (isfinite(G)) {
-        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->a[j] + hh * st->vbar[j];
-        weft_model_apply_pins(m, t1, st->xtrial);
-        int *c0 = st->contact;
-        double *n0 = st->cn;
-        st->contact = st->tcontact, st->cn = st->tcn;
-        catch_all(st, m, t1, st->xtrial);
-        double G1 = potential(st, m, st->xtrial, hh, st->rhs);
-        if (G1 < G) {
-            memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
-            memcpy(st->g, st->rhs, n3 * sizeof *st->g);
-            G = G1;
-            st->tcontact = c0, st->tcn = n0;
-        } else {
-            st->tcontact = st->contact, st->tcn = st->cn;
-            st->contact = c0, st->cn = n0;
-        }
-    }
-    im_mixed_start(st, m, st->x); /* springs = mixed: the duals at x⁰ (newton_mixed.c) */
-    int rc = im_build_filters(st, m, NULL, NULL, err);
-    if (rc) return rc;
-    /* The stopping test is on the residual of the logs (weft_residual). */
-    const double tol = st->set.tolerance, tol_abs = st->set.tolerance_abs;
-    double r0 = weft_residual(m, st->x, t1, hh, st->g, NULL), r = r0;
-    st->r0 = r0, st->r = r;
-    const char *stop = NULL; /* the step's status word */
-    /* Converged: r ≤ tolerance_abs and r ≤ tolerance · max(r0, tolerance_abs). A step that
-     * starts within tolerance_abs (a cloth at rest on the ground, a free fall at rounding
-     * level) asks for no reduction below tolerance · tolerance_abs: none of rounding is
-     * meaningful. */
-    const double r_stop = fmin(tol_abs, tol * fmax(r0, tol_abs));
-    if (r <= r_stop) {
-        weft_monitor_stop(mon, st->x, 0, "converged");
-        stop = "converged";
-    } else {
-        weft_monitor_report(mon, st->x, 0, false);
-    }
+    ns->r = st->r = weft_residual(m, st->x, t1, hh, st->g, NULL);
+    if (!isfinite(ns->r) || !isfinite(ns->G))
+        return weft_fail(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d: non-finite residual",
+                         st->type->name, st->step, k);
+    return WEFT_OK;
+}
 
-    bool projected = false, retry = false;
-    /* For the status of a capped step: the last iteration whose new iterate changed the
-     * contact set, and whether the last iteration's exact system was not SPD. */
-    int last_change = -1;
-    bool indefinite = false;
-    bool smoothing = true; /* smoothing_guard: false once a pass did not lower r */
-    for (int k = 1; k <= cap && !stop; k++) {
-        st->iter = k;
-        double step_alpha = 1.0; /* the accepted line-search step (trust region: 1) */
-        const bool smooth_now =
-            st->smooth && (st->set.smoothing_iterations <= 0 || k <= st->set.smoothing_iterations);
-        if (smooth_now && smoothing && !retry &&
-            st->set.smoothing_at == WEFT_SOLVER_SMOOTH_BEFORE) {
-            /* smoothing_at = before: the smoother on G first, inside this iteration; then
-             * G, ∇G, the contacts (pulling ones released), the filters and the residual at
-             * the smoothed point, as after a Newton step. With smoothing_guard a pass that
-             * does not lower the residual is undone, and the step's later iterations are not
-             * smoothed. */
-            const double rb = r;
-            if (st->set.smoothing_guard) im_smooth_save(st, m, G);
-            int changed = im_smooth(st, m, t1, hh, st->x);
-            G = potential(st, m, st->x, hh, st->g);
-            if (m->ncolliders > 0) changed += release_pulling(st, m, st->g);
-            r = weft_residual(m, st->x, t1, hh, st->g, NULL);
-            if (st->set.smoothing_guard && !(r < rb)) {
-                G = im_smooth_restore(st, m);
-                r = rb;
-                smoothing = false;
-                changed = 0;
-            }
-            if (m->ncolliders > 0 && (rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
-            if (changed > 0) last_change = k;
-            st->r = r;
-        }
-        if (trust) {
-            double Gt;
-            if (!retry) indefinite = false;
-            int tr = trust_iteration(st, m, t1, hh, G, r, &Gt, &indefinite, err);
-            if (tr < 0) return tr;
-            if (tr == TR_STALLED) {
-                stop = "stalled";
-                weft_monitor_stop(mon, NULL, k - 1, stop);
-                break;
-            }
-        } else {
-            if (adaptive && !retry) projected = false; /* exact again, at every iteration */
-            if (!retry) indefinite = false;
-            retry = false;
-            double E = im_assemble(st, m, st->x, projected, err);
-            if (!isfinite(E))
-                return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d", name,
-                                       st->step, k);
-            double t0 = weft_now();
-            /* A = K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ); rhs = −∇G. */
-            if (be > 0.0)
-                for (size_t j = 0; j < 9 * (size_t)st->A->nnzb; j++)
-                    st->A->val[j] += be / hh * st->Kn_val[j];
-            for (int i = 0; i < n; i++) st->dmass[i] = m->mass[i] * (1.0 / (hh * hh) + al / hh);
-            im_form_system(st, 1.0);
-            for (size_t j = 0; j < n3; j++) st->rhs[j] = -st->g[j];
-            st->stats.filter_s += weft_now() - t0;
-            weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
-            if (s == WEFT_SOLVE_INDEFINITE && !projected &&
-                (st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT || adaptive)) {
-                /* exact: for the rest of this step (no second failed factorisation), reported
-                 * once; adaptive: for this iteration, as designed (counted only) */
-                if (adaptive)
-                    st->stats.fallbacks++;
-                else
-                    im_note_indefinite(st, err ? err->msg : "the system is not positive definite");
-                projected = retry = indefinite = true;
-                k--;
-                continue;
-            }
-            if (s != WEFT_SOLVE_CONVERGED)
-                return im_fail_because(err, WEFT_ERR_DIVERGED,
-                                       "%s: step %d, iteration %d: linear "
-                                       "solve %s",
-                                       name, st->step, k, weft_solve_status_name(s));
-            st->stats.newton_iterations++;
+/* Why a step stopped at the cap k: "contacts_changing" only where the contact set changed
+ * in the last CONTACT_WINDOW iterations and the contacts hold at least half of ‖r‖² (a
+ * cloth still buckling away from the colliders catches and releases a few vertices at its
+ * edge of contact while its residual sits elsewhere); else "indefinite" when the last
+ * exact system was not SPD (or the step solves projected); else "slow". */
+static const char *cap_reason(im_state *st, const weft_model *m, const newton_step *ns, int k) {
+    weft_residual_split(m, st->x, ns->t1, ns->hh, st->g, NULL, &st->r_contact);
+    st->contacts_recent = ns->last_change >= k - CONTACT_WINDOW + 1;
+    if (st->contacts_recent && 2.0 * st->r_contact * st->r_contact >= ns->r * ns->r)
+        return "cap contacts_changing";
+    return ns->indefinite || ns->projected ? "cap indefinite" : "cap slow";
+}
 
-            /* Backtracking line search on G. */
-            t0 = weft_now();
-            double slope = 0.0;
-            for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
-            if (!(slope < 0.0)) {
-                if (r <= 1e3 * tol * r0 || slope == 0.0) { /* at rounding level */
-                    stop = "stalled";
-                    weft_monitor_stop(mon, NULL, k - 1, stop);
-                    break;
-                }
-                return weft_fail(err, WEFT_ERR_DIVERGED,
-                                 "%s: step %d, iteration %d: the Newton "
-                                 "direction is not a descent direction (gradient·dx = %.3g, relative "
-                                 "residual %.3g)",
-                                 name, st->step, k, slope, r / r0);
-            }
-            double alpha = 1.0, Gt = INFINITY;
-            int bt = 0;
-            if (-slope <= G_ROUNDING * fabs(G)) {
-                /* G cannot resolve this step (its decrease is about −slope/2): near the
-                 * solution, at a relative residual of about √ε, rounding decides Armijo's
-                 * test. Take the full step while it halves the residual without raising G
-                 * beyond rounding; otherwise the residual is at rounding too: the step ends
-                 * here (scratch: rhs, free after the solve). */
-                for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
-                if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
-                Gt = potential(st, m, st->xtrial, hh, st->rhs);
-                if (!(Gt <= G + G_ROUNDING * fabs(G) &&
-                      weft_residual(m, st->xtrial, t1, hh, st->rhs, NULL) <= 0.5 * r)) {
-                    stop = "stalled";
-                    weft_monitor_stop(mon, NULL, k - 1, stop);
-                    break;
-                }
-                bt = -1; /* no line search */
-            }
-            for (; bt >= 0 && bt <= MAX_BACKTRACKS; bt++) {
-                for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
-                if (m->ncolliders > 0) project_trial(st, m, t1, st->xtrial);
-                Gt = potential(st, m, st->xtrial, hh, NULL);
-                if (Gt <= G + ARMIJO * alpha * slope) break;
-                alpha *= 0.5;
-            }
-            st->stats.line_search_s += weft_now() - t0;
-            if (bt > MAX_BACKTRACKS) {
-                /* G cannot decrease along a descent direction: rounding has taken over. */
-                if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G)) {
-                    stop = "stalled";
-                    weft_monitor_stop(mon, NULL, k - 1, stop);
-                    break;
-                }
-                return weft_fail(err, WEFT_ERR_DIVERGED,
-                                 "%s: step %d, iteration %d: the line "
-                                 "search could not decrease G (relative residual %.3g): the "
-                                 "Hessian does not describe the energy",
-                                 name, st->step, k, r / r0);
-            }
-            if (bt < 0) bt = 0;
-            st->stats.backtracks += bt;
-            step_alpha = alpha;
-        }
-        im_mixed_update(st, m, st->x, st->xtrial, step_alpha);
-        memcpy(st->x, st->xtrial, n3 * sizeof *st->x);
-        bool smooth_after = smooth_now && st->set.smoothing_at == WEFT_SOLVER_SMOOTH_AFTER;
-        bool have_g = false; /* G and ∇G already at st->x (the test below) */
-        if (smooth_after) { /* not when the Newton step already meets the stopping test */
-            G = potential(st, m, st->x, hh, st->g);
-            smooth_after = !(weft_residual(m, st->x, t1, hh, st->g, NULL) <= r_stop);
-            have_g = !smooth_after;
-        }
-        if (smooth_after) {
-            /* smoothing_at = after (the default): the smoother on G from the Newton step's
-             * point, with that point's contacts (the trial's); the residual below, the row
-             * logged and the stopping test are the smoothed iterate's. The smoother follows
-             * the curved, stiff directions a straight Newton step strains (newton_patch.c),
-             * so what is measured is what both reached. A Newton step that already meets
-             * the stopping test (one gradient pass above) ends the step unsmoothed. The
-             * duals (springs = mixed) follow the smoother's move by their springs' exact
-             * change of force. */
-            int *c0 = st->contact;
-            double *n0 = st->cn;
-            st->contact = st->tcontact, st->cn = st->tcn;
-            if (st->mixed) memcpy(st->xtrial, st->x, n3 * sizeof *st->x);
-            im_smooth(st, m, t1, hh, st->x);
-            im_mixed_shift(st, m, st->xtrial, st->x);
-            st->tcontact = st->contact, st->tcn = st->cn;
-            st->contact = c0, st->cn = n0;
-        }
-        /* The contact set of the new iterate: the projected path's, less those that pull. */
-        if (!have_g) G = potential(st, m, st->x, hh, st->g);
-        if (m->ncolliders > 0) {
-            if (update_contacts(st, m, st->g) > 0) last_change = k;
-            if ((rc = im_build_filters(st, m, NULL, NULL, err))) return rc;
-        }
-        r = weft_residual(m, st->x, t1, hh, st->g, NULL);
-        st->r = r;
-        if (!isfinite(r) || !isfinite(G))
-            return weft_fail(err, WEFT_ERR_DIVERGED,
-                             "%s: step %d, iteration %d: non-finite "
-                             "residual",
-                             name, st->step, k);
-        if (r <= r_stop) {
-            stop = "converged";
-        } else if (k == cap) {
-            /* Why: the contacts only where they changed lately and hold at least half of
-             * ‖r‖² (a cloth still buckling away from the colliders catches and releases a
-             * few vertices at its edge of contact while its residual sits elsewhere). */
-            weft_residual_split(m, st->x, t1, hh, st->g, NULL, &st->r_contact);
-            st->contacts_recent = last_change >= k - CONTACT_WINDOW + 1;
-            stop = st->contacts_recent && 2.0 * st->r_contact * st->r_contact >= r * r
-                       ? "cap contacts_changing"
-                   : indefinite || projected ? "cap indefinite"
-                                             : "cap slow";
-        }
-        if (stop)
-            weft_monitor_stop(mon, st->x, k, stop);
-        else
-            weft_monitor_report(mon, st->x, k, false);
-    }
-    st->stop = stop;
+/* The step's end: x_{n+1} = st->x, v_{n+1} = (x_{n+1} − a)/ĥ (BDF2 keeps x_n, v_n), then
+ * Coulomb friction on the active contacts; friction moves a contact along its tangent
+ * plane, which leaves a sphere, so the contact goes back onto the surface. */
+static void end_step(im_state *st, weft_model *m, double hh, double t1) {
+    const size_t n3 = 3 * (size_t)m->n;
     if (st->bdf2) {
         memcpy(st->xprev, m->x, n3 * sizeof *st->xprev);
         memcpy(st->vprev, m->v, n3 * sizeof *st->vprev);
@@ -591,10 +342,8 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         m->x[j] = st->x[j];
     }
     if (m->ncolliders > 0) {
-        /* Friction moves a contact along its tangent plane, which leaves a sphere: the
-         * contact goes back onto the surface, where the step's answer has it. */
         im_apply_friction(st, m, st->g, hh, m->x, m->v);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < m->n; i++) {
             int c = st->contact[i];
             if (c < 0) continue;
             double nn[3];
@@ -604,8 +353,55 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         }
     }
     m->t = t1;
+}
+
+/* One step: Newton's method on G from the start point, each iteration a direction, a line
+ * search, the new iterate and the stopping test on the residual of the logs
+ * (weft_residual): converged once r ≤ tolerance_abs and r ≤ tolerance · max(r0,
+ * tolerance_abs) (a step that starts within tolerance_abs, a cloth at rest or a free fall
+ * at rounding level, asks for no reduction below that: none of rounding is meaningful),
+ * "stalled" when rounding ends it, "cap REASON" at the iteration cap. */
+int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
+    newton_step ns = {.t1 = m->t + m->dt, .last_change = -1};
+    ns.hh = im_setup_scheme(st, m);
+    st->r_contact = 0.0, st->contacts_recent = false;
+    if (st->bdf2) weft_monitor_set_target(mon, st->xt, ns.hh);
+    int rc = freeze_damping(st, m, err);
+    if (rc || (rc = start_point(st, m, &ns, err))) return rc;
+    ns.r0 = ns.r = st->r0 = st->r = weft_residual(m, st->x, ns.t1, ns.hh, st->g, NULL);
+    const double tol_abs = st->set.tolerance_abs;
+    ns.r_stop = fmin(tol_abs, st->set.tolerance * fmax(ns.r0, tol_abs));
+    const char *stop = ns.r <= ns.r_stop ? "converged" : NULL;
+    if (stop)
+        weft_monitor_stop(mon, st->x, 0, stop);
+    else
+        weft_monitor_report(mon, st->x, 0, false);
+    const int cap = st->set.common.iterations;
+    for (int k = 1; k <= cap && !stop; k++) {
+        st->iter = k;
+        bool stalled;
+        if ((rc = newton_direction(st, m, &ns, k, err))) return rc;
+        if ((rc = line_search(st, m, &ns, k, &stalled, err))) return rc;
+        if (stalled) {
+            stop = "stalled";
+            weft_monitor_stop(mon, NULL, k - 1, stop);
+            break;
+        }
+        if ((rc = accept_iterate(st, m, &ns, k, err))) return rc;
+        if (ns.r <= ns.r_stop)
+            stop = "converged";
+        else if (k == cap)
+            stop = cap_reason(st, m, &ns, k);
+        if (stop)
+            weft_monitor_stop(mon, st->x, k, stop);
+        else
+            weft_monitor_report(mon, st->x, k, false);
+    }
+    st->stop = stop;
+    end_step(st, m, ns.hh, ns.t1);
     return WEFT_OK;
 }
+
 static const weft_param_table newton_tables[] = {
     {"solver", weft_iterations_params, offsetof(weft_implicit_settings, common)},
     {"solver", weft_threads_params, offsetof(weft_implicit_settings, common)},

@@ -1,7 +1,11 @@
-/* newton_patch.c — the patch smoother of Newton's iterations ([solver] smoother = patch, the
- * default; newton.c runs it smoothing_sweeps times in each iteration, after the Newton step
- * by default): nonlinear block Gauss-Seidel on the incremental potential G, each block a
- * patch of vertices solved by a few Newton steps of its own.
+/* newton_patch.c — `newton_patch`: backward Euler by Newton's method on the incremental
+ * potential G (newton_euler, newton.c), nonlinearly preconditioned: after each Newton step
+ * (one that does not already meet the stopping test) [solver] smoothing_sweeps sweeps of
+ * nonlinear block Gauss-Seidel on the same G, each block a patch of vertices solved by a
+ * few Newton steps of its own. The pass counts inside its iteration: the residual logged,
+ * and the stopping test, are those of the smoothed iterate. Newton's step, line search,
+ * contacts and stop are newton_euler's; this file plugs its pass in through
+ * im_state.after_step.
  *
  * Papers: Ortega & Rheinboldt 1970, "Iterative Solution of Nonlinear Equations in Several
  * Variables", §7.4 (block nonlinear Gauss-Seidel: each block minimises the function over its
@@ -17,9 +21,9 @@
  * while a Newton step is straight: along such a step the springs stretch to second order
  * (their energy grows as the fourth power of the move), so the quadratic model holds for a
  * few millimetres and Newton creeps along the curved valley (papers/residual.md, "The
- * impact steps" and after). Vertex block descent (smoother = vertex) follows the curve one
- * vertex at a time, but a fold is a chain of stiff springs, which Gauss-Seidel on single
- * vertices resolves slowly. A patch takes a whole stretch of the chain at once: its own
+ * impact steps" and after). Vertex block descent follows the curve one vertex at a time,
+ * but a fold is a chain of stiff springs, which Gauss-Seidel on single vertices resolves
+ * slowly. A patch takes a whole stretch of the chain at once: its own
  * Newton steps, with every other vertex fixed, follow the fold's rotation with a line
  * search on G.
  *
@@ -56,10 +60,23 @@
  */
 #include "implicit_internal.h"
 
+#include <stddef.h>
+
 #define PATCH_HALVINGS 10 /* halvings of a patch's step before it stays */
+
+/* newton_patch's settings: newton_euler's block, then its own rows (smoothing_sweeps,
+ * patch_size, patch_iterations; [solver] keys that only newton_patch reads). */
+typedef struct newton_patch_settings {
+    weft_implicit_settings newton;
+    int sweeps;           /* Gauss-Seidel sweeps over the patches after each Newton step */
+    int patch_size;       /* free vertices per patch */
+    int patch_iterations; /* Newton steps on each patch in a sweep */
+} newton_patch_settings;
 
 /* The patches and their workspace. */
 struct im_patches {
+    vb_graph gr;          /* the vertex incidence (each vertex's elements) */
+    int sweeps, size, iterations; /* smoothing_sweeps, patch_size, patch_iterations */
     int np;       /* patches, both orientations */
     int *ptr, *v; /* patch p's vertices: v[ptr[p] .. ptr[p+1]) */
     int *bw;      /* patch p's half-bandwidth in unknowns */
@@ -148,8 +165,10 @@ static void patches_free(struct im_patches *P) {
 }
 
 static void patch_destroy(im_state *st) {
-    patches_free(st->patches);
-    st->patches = NULL;
+    struct im_patches *P = st->variant;
+    if (P) vb_graph_free(&P->gr);
+    patches_free(P);
+    st->variant = NULL;
 }
 
 /* Patch p's elements, each once, from the vertex graph's incidence; stamp[t][e] marks the
@@ -168,13 +187,21 @@ static void patch_elements(struct im_patches *P, const vb_graph *gr, int p, int 
 }
 
 static int patch_create(im_state *st, const weft_model *m, weft_error *err) {
-    const int n = m->n, size = st->set.patch_size;
-    const vb_graph *gr = st->smooth;
+    const newton_patch_settings *set = st->settings;
+    const int n = m->n, size = set->patch_size;
     struct im_patches *P = calloc(1, sizeof *P);
     patch_key *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
     int **stamp = calloc((size_t)m->nterms + 1, sizeof *stamp);
-    st->patches = P;
+    st->variant = P;
+    st->variant_free = patch_destroy;
     if (!P || !keys || !stamp) goto nomem;
+    P->sweeps = set->sweeps, P->size = size, P->iterations = set->patch_iterations;
+    int rc = vb_graph_build(&P->gr, m, st->type->name, err);
+    if (rc) {
+        free(stamp), free(keys);
+        return rc;
+    }
+    const vb_graph *gr = &P->gr;
     /* the rest shape's axes, longest first */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     int nfree = 0;
@@ -330,7 +357,7 @@ static double damping_beta_terms(const im_state *st, const double *x, int p, dou
                                  bool system) {
     const double be = st->set.damping_beta;
     if (!(be > 0.0)) return 0.0;
-    struct im_patches *P = st->patches;
+    struct im_patches *P = ((struct im_patches *)st->variant);
     const weft_bsr *A = st->A;
     const int first = P->ptr[p], w = P->bw[p];
     double sum = 0.0;
@@ -365,7 +392,7 @@ static double damping_beta_terms(const im_state *st, const double *x, int p, dou
 /* G_P: the patch vertices' inertia and damping terms plus the energy of its elements. */
 static double patch_potential(const im_state *st, const weft_model *m, const double *x, int p,
                               double hh) {
-    const struct im_patches *P = st->patches;
+    const struct im_patches *P = ((struct im_patches *)st->variant);
     const double al = st->set.damping_alpha;
     double G = 0.0;
     for (int q = P->ptr[p]; q < P->ptr[p + 1]; q++) {
@@ -393,7 +420,7 @@ static double patch_potential(const im_state *st, const weft_model *m, const dou
  * the active contacts. False if a value is not finite. */
 static bool patch_system(im_state *st, const weft_model *m, const double *x, int p, double hh,
                          weft_hessian_mode mode) {
-    struct im_patches *P = st->patches;
+    struct im_patches *P = ((struct im_patches *)st->variant);
     const int first = P->ptr[p], np = P->ptr[p + 1] - first, d = 3 * np, w = P->bw[p];
     const double al = st->set.damping_alpha;
     memset(P->Hb, 0, (size_t)d * (size_t)(w + 1) * sizeof *P->Hb);
@@ -451,11 +478,11 @@ static bool patch_system(im_state *st, const weft_model *m, const double *x, int
 
 /* patch_iterations Newton steps on G_P. Returns the vertices caught by a collider. */
 static int patch_newton(im_state *st, const weft_model *m, double *x, int p, double t1, double hh) {
-    struct im_patches *P = st->patches;
+    struct im_patches *P = ((struct im_patches *)st->variant);
     const int first = P->ptr[p], np = P->ptr[p + 1] - first, d = 3 * np, w = P->bw[p];
     int caught = 0;
     for (int q = 0; q < np; q++) P->loc[P->v[first + q]] = q;
-    for (int it = 0; it < st->set.patch_iterations; it++) {
+    for (int it = 0; it < P->iterations; it++) {
         bool ok = patch_system(st, m, x, p, hh, WEFT_HESSIAN_EXACT) && band_cholesky(P->Hb, d, w);
         if (!ok) /* the exact patch system is not positive definite: the projected one */
             ok = patch_system(st, m, x, p, hh, WEFT_HESSIAN_ANALYTIC) && band_cholesky(P->Hb, d, w);
@@ -498,19 +525,68 @@ static int patch_newton(im_state *st, const weft_model *m, double *x, int p, dou
     return caught;
 }
 
+/* The pass after a Newton step (im_state.after_step): sweeps sweeps over the patches. */
 static int patch_smooth(im_state *st, const weft_model *m, double t1, double hh, double *x) {
+    const struct im_patches *P = st->variant;
     int caught = 0;
-    for (int s = 0; s < st->set.smoothing_sweeps; s++) {
-        for (int p = 0; p < st->patches->np; p++) caught += patch_newton(st, m, x, p, t1, hh);
+    for (int s = 0; s < P->sweeps; s++) {
+        for (int p = 0; p < P->np; p++) caught += patch_newton(st, m, x, p, t1, hh);
         st->stats.smooth_sweeps++;
     }
     return caught;
 }
 
-const im_smoother_type im_smoother_patch = {
-    .name = "patch",
-    .damping_beta = true,
-    .create = patch_create,
-    .destroy = patch_destroy,
-    .smooth = patch_smooth,
+// clang-format off
+#define F(field) offsetof(newton_patch_settings, field)
+static const weft_param patch_params[] = {
+    {.key = "smoothing_sweeps", .type = WEFT_PARAM_INT, .offset = F(sweeps), .unit = "", .lo = 0,
+     .hi = 1000, .dflt = 2,
+     .doc = "Gauss-Seidel sweeps over the patches after each Newton step, counted in its "
+            "iteration; 0 = plain Newton"},
+    {.key = "patch_size", .type = WEFT_PARAM_INT, .offset = F(patch_size), .unit = "",
+     .lo = 1, .hi = 4096, .dflt = 256,
+     .doc = "free vertices per patch (slabs of the rest shape along its two longest axes)"},
+    {.key = "patch_iterations", .type = WEFT_PARAM_INT, .offset = F(patch_iterations),
+     .unit = "", .lo = 1, .hi = 100, .dflt = 2,
+     .doc = "Newton steps on each patch in a sweep"},
+    {0},
+};
+#undef F
+// clang-format on
+
+static const weft_param_table patch_tables[] = {
+    {"solver", weft_iterations_params, offsetof(newton_patch_settings, newton.common)},
+    {"solver", weft_threads_params, offsetof(newton_patch_settings, newton.common)},
+    {"solver", im_newton_params, offsetof(newton_patch_settings, newton)},
+    {"solver", im_implicit_params, offsetof(newton_patch_settings, newton)},
+    {"solver", patch_params, 0}, /* its own rows, listed for newton_patch only */
+    {0},
+};
+
+static void *create_np(const weft_model *m, weft_config *cfg, weft_error *err) {
+    im_state *st = im_create(m, cfg, &weft_newton_patch, patch_tables, true, false,
+                             im_newton_step, err);
+    if (!st) return NULL;
+    if (patch_create(st, m, err)) {
+        im_destroy(st);
+        return NULL;
+    }
+    if (((newton_patch_settings *)st->settings)->sweeps > 0) st->after_step = patch_smooth;
+    return st;
+}
+
+const weft_solver_type weft_newton_patch = {
+    .name = "newton_patch",
+    .paper = "Kim & Eberle 2020, ch. 8; Brune et al. 2015, §3 (Newton with a nonlinear "
+             "Gauss-Seidel smoother)",
+    .iteration = "one Newton step with line search, then patch Gauss-Seidel sweeps",
+    .summary = "backward Euler solved to tolerance by newton_euler's Newton, each step "
+               "followed by block Gauss-Seidel sweeps on G over patches of vertices",
+    .settings_size = sizeof(newton_patch_settings),
+    .settings = patch_tables,
+    .create = create_np,
+    .step = im_step,
+    .destroy = im_destroy,
+    .stats = im_profile,
+    .linear_log = true,
 };

@@ -15,6 +15,7 @@
     X(symplectic_euler)   \
     X(implicit_euler)     \
     X(newton_euler)       \
+    X(newton_patch)       \
     X(bdf2)               \
     X(bdf2_newton)        \
     X(xpbd)               \

@@ -1,6 +1,6 @@
 /* vertex_block.c — the per-vertex kernels of Vertex Block Descent (Chen, Liu, Yang &
  * Yuksel 2024, "Vertex Block Descent", ACM TOG 43(4); the equations are vbd.c's), shared by
- * vbd.c and Newton's nonlinear smoothing (newton_smooth.c): vertex i's force and 3×3 block
+ * vbd.c and newton_patch.c (its vertex graph): vertex i's force and 3×3 block
  *     f_i = −Σ_{j ∋ i} ∂Ψ_j/∂x_i,   H_i = Σ_{j ∋ i} ∂²Ψ_j/∂x_i²,
  * from each incident element's gradient and Hessian (no per-energy code), its elements'
  * energy with the vertex moved, and the greedy colouring over which Gauss-Seidel sweeps.

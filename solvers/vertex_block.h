@@ -1,6 +1,6 @@
 /* vertex_block.h — the per-vertex kernels of Vertex Block Descent (Chen, Liu, Yang & Yuksel
- * 2024; solvers/vbd.c), shared by vbd.c and by Newton's nonlinear smoothing
- * (newton_smooth.c): each vertex's incident elements, a colouring in which no two vertices
+ * 2024; solvers/vbd.c), shared by vbd.c and by newton_patch.c
+ * (the vertex graph): each vertex's incident elements, a colouring in which no two vertices
  * of one colour share an element, the vertex's force f_i = −Σ_j ∂Ψ_j/∂x_i and 3×3 block
  * Σ_j ∂²Ψ_j/∂x_i² from the energy descriptors alone, its elements' energy with the vertex
  * moved (the 3×3 Cholesky of each vertex's step is weft_vec.h's). Private to solvers/ and

@@ -56,33 +56,6 @@ typedef enum {
                                           solvers: as exact) */
 } weft_solver_hessian;
 
-/* How Newton makes each iteration decrease G ([solver] globalisation). */
-typedef enum weft_solver_globalisation {
-    WEFT_SOLVER_LINE_SEARCH = 0, /* backtracking line search on the Newton step (default) */
-    WEFT_SOLVER_TRUST_REGION,    /* trust region on the exact Hessian, Steihaug-Toint CG
-                                    preconditioned by the projected system (newton_trust.c) */
-} weft_solver_globalisation;
-
-/* How Newton treats the energies that have a mixed form, Ψ = ½ k C² with
- * type->mixed_hessian (mass_spring) ([solver] springs). */
-typedef enum weft_solver_springs {
-    WEFT_SOLVER_SPRINGS_PRIMAL = 0, /* the Hessian of Ψ (default) */
-    WEFT_SOLVER_SPRINGS_MIXED,      /* primal–dual: each element's force λ is a dual unknown
-                                       that sets its geometric stiffness (newton_mixed.c) */
-} weft_solver_springs;
-
-/* springs = mixed: the dual at the start of a step ([solver] mixed_start). */
-typedef enum weft_solver_mixed_start {
-    WEFT_SOLVER_MIXED_START_CONSTRAINT = 0, /* λ = k C(x⁰) at the step's start point */
-    WEFT_SOLVER_MIXED_START_PREVIOUS,       /* the previous step's last λ */
-} weft_solver_mixed_start;
-
-/* Where Newton's nonlinear smoothing runs in an iteration ([solver] smoothing_at). */
-typedef enum weft_solver_smoothing_at {
-    WEFT_SOLVER_SMOOTH_AFTER = 0, /* after the Newton step: the iterate logged is smoothed */
-    WEFT_SOLVER_SMOOTH_BEFORE,    /* before it: Newton steps from the smoothed point */
-} weft_solver_smoothing_at;
-
 /* Settings of the implicit integrators ([solver] section; solvers/implicit_common.c). */
 typedef struct weft_implicit_settings {
     weft_solver_common common; /* iterations (Newton's cap), threads */
@@ -94,22 +67,6 @@ typedef struct weft_implicit_settings {
     double damping_alpha; /* Rayleigh damping D = αM + βK: α, 1/s (default 0) */
     double damping_beta;  /* β, s (default 0) */
     int hessian;          /* a weft_solver_hessian (default PROJECTED; Newton: ADAPTIVE) */
-    int globalisation;    /* Newton: a weft_solver_globalisation (default LINE_SEARCH) */
-    int springs;          /* Newton: a weft_solver_springs (default PRIMAL) */
-    int mixed_start;      /* Newton, springs = mixed: a weft_solver_mixed_start */
-    bool mixed_clamp;     /* Newton, springs = mixed: λ⁺ = max(λ, 0) in the geometric term
-                             of every system, not only the projected one */
-    int smoother;         /* Newton: an index into im_smoother_registry (default 0, patch) */
-    int smoothing_sweeps; /* Newton: the smoother's sweeps on G in each iteration (default 2;
-                             0: none) */
-    int smoothing_at;     /* Newton: a weft_solver_smoothing_at (default AFTER) */
-    int patch_size;       /* Newton, smoother = patch: free vertices per patch (default 256) */
-    int patch_iterations; /* Newton, smoother = patch: Newton steps on each patch per sweep
-                             (default 2) */
-    int smoothing_iterations; /* Newton: only the first this many iterations of a step are
-                                 smoothed (default 0: every one) */
-    bool smoothing_guard; /* Newton: undo a smoothing pass that does not lower the residual
-                             and smooth no more in that step (default off) */
 } weft_implicit_settings;
 
 /* ------------------------------------------------------------------------------ */
@@ -131,6 +88,9 @@ extern const weft_solver_type weft_implicit_euler;
 
 /* Backward Euler solved to tolerance by Newton's method on the incremental potential. */
 extern const weft_solver_type weft_newton_euler;
+
+/* newton_euler with patch Gauss-Seidel sweeps on G after each Newton step (newton_patch.c). */
+extern const weft_solver_type weft_newton_patch;
 
 /* BDF2 (Fizt, Kim & Eberle 2020 ch. 8) linearised about x_n, one solve per step. */
 extern const weft_solver_type weft_bdf2;

@@ -13,9 +13,6 @@
  *   registry_invariance  Ψ(Rx + t) = Ψ(x), ∇Ψ(Rx + t) = R ∇Ψ(x), H(Rx + t) = R H(x) Rᵀ
  *   registry_constraints the native constraint C: ∇C against finite differences,
  *                        C = 0 at rest, rigid invariance
- *   registry_mixed       the mixed form k ∇C∇Cᵀ + λ ∇²C (mixed_hessian): ∇²C against finite
- *                        differences of ∇C, equal to the exact Hessian at λ = k C, PSD
- *                        projections
  *   registry_vertex      vertex_hessian (per-vertex blocks for vertex block descent) equals
  *                        the exact Hessian's diagonal blocks and gradient, bit for bit
  *   registry_degenerate  inverted and collapsed elements give no NaN (+∞ is allowed)
@@ -1011,78 +1008,6 @@ static void test_registry_constraints(void) {
     fprintf(stderr, "registry_constraints: %d type(s) with a native constraint\n", tested);
 }
 
-/* H[n i + j] ≈ ∂²C/∂x_i∂x_j: the stencil of fd_hessian applied to current->constraint's
- * gradient. */
-static void fd_constraint_hessian(const weft_element *e, const double *x, int nv, double h,
-                                  double *H) {
-    fd_jacobian(current->constraint, e, x, nv, h, H);
-}
-
-static void test_registry_mixed(void) {
-    /* The mixed form H(λ) = k ∇C∇Cᵀ + λ ∇²C (newton_mixed.c) of every type that has one,
-     * on random, compressed and near-degenerate samples with duals of either sign:
-     *   H(0) = k ∇C∇Cᵀ with ∇C from constraint() (a few roundings: 1e-12 of k|∇C|²);
-     *   (H(λ) − H(0))/λ = ∇²C against finite differences of constraint()'s ∇C, within
-     *   1e-6 of ‖∇²C‖_F + |∇C|/ℓ (the argument of registry_hessians);
-     *   H(k C(x)) = hessian(EXACT) (1e-12 of ‖H‖_F): at the primal dual it is Newton's;
-     *   ANALYTIC and CLAMP are PSD and equal EXACT where λ ≥ 0 (∇²C is PSD for a
-     *   spring), and mixed_hessian returns Ψ and gradient()'s ∇Ψ in every mode. */
-    int ti = 0, tested = 0;
-    for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++, ti++) {
-        const weft_energy_type *t = *tp;
-        if (!t->mixed_hessian) continue;
-        CHECK(t->constraint != NULL && has_derivatives(t));
-        if (!t->constraint || !has_derivatives(t)) continue;
-        tested++;
-        current = t;
-        lcg g = {9000 + (uint64_t)ti};
-        const int nv = t->nv, n = 3 * nv;
-        double worst = 0.0;
-        for (int i = 0; i < n_samples(t->kind); i++) {
-            family fam;
-            bool uv;
-            sample_plan(t->kind, i, &fam, &uv);
-            sample s;
-            make_sample(t, &g, fam, uv, &s);
-            double dC[NX], gr[NX], H0[NX * NX], H1[NX * NX], Hp[NX * NX], He[NX * NX];
-            double gm[NX], fd[NX * NX];
-            const double k = s.e.k, C = t->constraint(&s.e, s.x, dC);
-            const double psi = t->gradient(&s.e, s.x, gr);
-            const double lam = (i % 2 ? -1.0 : 1.0) * rnd_in(&g, 0.2, 2.0) * k * s.L;
-            CHECK(t->mixed_hessian(&s.e, s.x, 0.0, WEFT_HESSIAN_EXACT, gm, H0) == psi);
-            for (int a = 0; a < n; a++) CHECK(gm[a] == gr[a]);
-            double dn = norm_n(dC, n), err0 = 0.0;
-            for (int a = 0; a < n; a++)
-                for (int b = 0; b < n; b++)
-                    err0 = fmax(err0, fabs(H0[n * a + b] - k * dC[a] * dC[b]));
-            CHECK(err0 <= 1e-12 * k * dn * dn);
-            t->mixed_hessian(&s.e, s.x, lam, WEFT_HESSIAN_EXACT, NULL, H1);
-            fd_constraint_hessian(&s.e, s.x, nv, s.h, fd);
-            double d2 = 0.0, fn = norm_n(fd, n * n);
-            for (int a = 0; a < n * n; a++) {
-                double v = (H1[a] - H0[a]) / lam - fd[a];
-                d2 += v * v;
-            }
-            double err = sqrt(d2) / (fn + dn / s.len);
-            CHECK(err <= 1e-6);
-            worst = fmax(worst, err);
-            t->mixed_hessian(&s.e, s.x, k * C, WEFT_HESSIAN_EXACT, NULL, Hp);
-            t->hessian(&s.e, s.x, WEFT_HESSIAN_EXACT, NULL, He);
-            CHECK(dist_n(Hp, He, n * n) <= 1e-12 * norm_n(He, n * n));
-            for (int m = 1; m < 3; m++) {
-                double Hm[NX * NX], gmm[NX];
-                CHECK(t->mixed_hessian(&s.e, s.x, lam, MODES[m], gmm, Hm) == psi);
-                for (int a = 0; a < n; a++) CHECK(gmm[a] == gr[a]);
-                double hn = norm_n(H1, n * n);
-                CHECK(min_eigenvalue(Hm, n) >= -1e-12 * hn);
-                if (lam >= 0.0) CHECK(dist_n(Hm, H1, n * n) <= 1e-12 * hn);
-            }
-        }
-        fprintf(stderr, "registry_mixed: %-34s worst FD error of d2C %.2e\n", label(t), worst);
-    }
-    CHECK(tested >= 1); /* mass_spring */
-}
-
 /* Degenerate configuration j of a deformed element x (nv vertices) into y; returns its
  * name, "" when it does not apply to nv vertices, NULL past the last one. */
 static const char *degenerate(lcg *g, int j, const double *x, int nv, double *y) {
@@ -2060,7 +1985,6 @@ int main(int argc, char **argv) {
         {"registry_rest", test_registry_rest},
         {"registry_invariance", test_registry_invariance},
         {"registry_constraints", test_registry_constraints},
-        {"registry_mixed", test_registry_mixed},
         {"registry_vertex", test_registry_vertex},
         {"registry_degenerate", test_registry_degenerate},
         {"closed_forms", test_closed_forms},

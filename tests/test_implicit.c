@@ -622,9 +622,8 @@ static int newton_iterates(weft_model *m, weft_config *cfg, int K, double *G, do
 /* hanging_cloth at 8 × 8 with dt = 1/30 s, after 4 steps (folding: springs in
  * compression), Newton run to rounding. */
 static bool newton_scene(weft_model *m, weft_config **cfg, const char *hessian) {
-    /* Newton's own iterates: no smoothing (its properties are tested in test_residual) */
     const char *sets[] = {"scene.dt=0.03333333333333333", hessian, "solver.tolerance=1e-15",
-                          "solver.smoothing_sweeps=0", NULL};
+                          NULL};
     if (!build("hanging_cloth", 8, sets, m, cfg)) return false;
     void *st = create(&weft_newton_euler, m, *cfg);
     bool ok = st && advance_ok(&weft_newton_euler, st, m, 4);
@@ -847,7 +846,7 @@ static void test_newton_vs_linearised(void) {
 static void test_analyses(void) {
     weft_model m;
     weft_config *cfg = NULL;
-    const char *sets[] = {"solver.linear=cholmod", "solver.smoothing_sweeps=0", NULL};
+    const char *sets[] = {"solver.linear=cholmod", NULL};
     if (build("hanging_cloth", 8, sets, &m, &cfg)) {
         void *st = create(&weft_newton_euler, &m, cfg);
         if (st && advance_ok(&weft_newton_euler, st, &m, 20)) {
@@ -1149,150 +1148,6 @@ static void test_momentum(void) {
     weft_config_free(&cfg);
 }
 
-/* Steihaug-Toint CG (newton_trust.c) on the systems of hanging_cloth 6 × 6 scaled about its
- * centroid by q (springs at q times their rest length), P the projected system, g a fixed
- * vector (pins out):
- *   - B = P, unbounded radius: the step is −P⁻¹g (inside) and −m(s) = ½ gᵀP⁻¹g;
- *   - q = 0.999 (exact B SPD but not P), unbounded: the CG's step solves B s = −g on the
- *     free subspace (interior);
- *   - q = 0.999, radius 0.99 of that step's ‖·‖_P: after two CG iterations the step lies
- *     on the boundary, ‖s‖_P = Δ to rounding, and decreases the model more than the
- *     Cauchy point along −P⁻¹g (Steihaug's guarantee: the first CG iterate is the Cauchy
- *     point and m decreases along the CG path, Nocedal & Wright 2006, §7.1);
- *   - q = 0.9 (compressed: the exact B is indefinite), radius 100 ‖P⁻¹g‖_P: the CG meets
- *     negative curvature and ends on the boundary with a model decrease. */
-static double dotn(const double *a, const double *b, size_t n) {
-    double s = 0.0;
-    for (size_t j = 0; j < n; j++) s += a[j] * b[j];
-    return s;
-}
-
-/* Assembles B (exact, into st->H_val) and P (projected, into A and Pval) at the rest
- * shape scaled by q, and factorises P; g gets the fixed vector. */
-static bool steihaug_setup(im_state *st, const weft_model *m, double q, double *x, double *Pval,
-                           double *g) {
-    const size_t n3 = 3 * (size_t)m->n, nv = 9 * (size_t)st->A->nnzb;
-    weft_error err = {{0}};
-    double c[3] = {0, 0, 0};
-    for (int i = 0; i < m->n; i++)
-        for (int k = 0; k < 3; k++) c[k] += m->x[3 * i + k] / m->n;
-    for (int i = 0; i < m->n; i++)
-        for (int k = 0; k < 3; k++) x[3 * i + k] = c[k] + q * (m->x[3 * i + k] - c[k]);
-    memcpy(st->x, x, n3 * sizeof *x);
-    for (int i = 0; i < m->n; i++) st->dmass[i] = m->mass[i] / (m->dt * m->dt);
-    if (!isfinite(im_assemble(st, m, x, false, &err))) return false;
-    im_form_system(st, 1.0);
-    memcpy(st->H_val, st->A->val, nv * sizeof *Pval);
-    if (!isfinite(im_assemble(st, m, x, true, &err))) return false;
-    im_form_system(st, 1.0);
-    memcpy(Pval, st->A->val, nv * sizeof *Pval);
-    if (im_build_filters(st, m, NULL, NULL, &err) != WEFT_OK) return false;
-    if (st->linear->factor(st->lin, st->A, &st->f, &err) != WEFT_SOLVE_CONVERGED) return false;
-    for (size_t j = 0; j < n3; j++) g[j] = 1e-3 * sin(0.7 * (double)j);
-    weft_filter_apply(&st->f, g, g);
-    return true;
-}
-
-static void test_steihaug(void) {
-    weft_model m;
-    weft_config *cfg = NULL;
-    static const char *const sets[] = {"solver.globalisation=trust_region", NULL};
-    if (!build("hanging_cloth", 6, sets, &m, &cfg)) {
-        CHECK(0);
-        return;
-    }
-    weft_error err = {{0}};
-    im_state *st = weft_newton_euler.create(&m, cfg, &err);
-    CHECK(st != NULL);
-    if (!st) goto out;
-    const size_t n3 = 3 * (size_t)m.n, nv = 9 * (size_t)st->A->nnzb;
-    double *x = malloc(n3 * sizeof *x), *g = malloc(n3 * sizeof *g), *u = malloc(n3 * sizeof *u),
-           *v = malloc(n3 * sizeof *v), *Pval = malloc(nv * sizeof *Pval),
-           *Hsave = malloc(nv * sizeof *Hsave);
-    weft_bsr P = *st->A, B = *st->A;
-    P.val = Pval, B.val = st->H_val;
-    double pred, snorm;
-    bool boundary, negative;
-
-    /* 1. B = P, unbounded: the projected Newton step */
-    CHECK(steihaug_setup(st, &m, 0.999, x, Pval, g));
-    memcpy(Hsave, st->H_val, nv * sizeof *Hsave);
-    memcpy(st->H_val, Pval, nv * sizeof *Pval);
-    CHECK(st->linear->solve_factored(st->lin, st->A, &st->f, g, u, &err) == WEFT_SOLVE_CONVERGED);
-    const double newton_len = sqrt(dotn(g, u, n3)); /* ‖P⁻¹g‖_P */
-    st->radius = 1e6 * newton_len;
-    CHECK(im_steihaug(st, g, 1e-12, 50, &pred, &snorm, &boundary, &negative, &err) ==
-          WEFT_SOLVE_CONVERGED);
-    CHECK(!boundary && !negative);
-    double diff = 0.0, size = 0.0;
-    for (size_t j = 0; j < n3; j++)
-        diff = fmax(diff, fabs(st->dx[j] + u[j])), size = fmax(size, fabs(u[j]));
-    fprintf(stderr, "B = P: |s + P^-1 g| = %.3g of %.3g; -m(s) = %.6g, g'P^-1g/2 = %.6g\n", diff,
-            size, pred, 0.5 * newton_len * newton_len);
-    CHECK(diff <= 1e-8 * size);
-    CHECK(fabs(pred - 0.5 * newton_len * newton_len) <= 1e-8 * pred);
-
-    /* 2. exact B, unbounded: the Newton step of B */
-    memcpy(st->H_val, Hsave, nv * sizeof *Hsave);
-    st->radius = 1e6 * newton_len;
-    long its = st->stats.linear_iterations;
-    CHECK(im_steihaug(st, g, 1e-12, 200, &pred, &snorm, &boundary, &negative, &err) ==
-          WEFT_SOLVE_CONVERGED);
-    its = st->stats.linear_iterations - its;
-    CHECK(!boundary && !negative);
-    weft_bsr_spmv(&B, st->dx, v, 1);
-    for (size_t j = 0; j < n3; j++) v[j] += g[j];
-    weft_filter_apply(&st->f, v, v);
-    const double newton_res = sqrt(dotn(v, v, n3)) / sqrt(dotn(g, g, n3));
-    const double interior = snorm;
-    fprintf(stderr, "exact B: %ld CG iterations, |S(Bs + g)|/|g| = %.3g, |s|_P = %.6g\n", its,
-            newton_res, interior);
-    CHECK(its >= 3);
-    CHECK(newton_res <= 1e-8);
-
-    /* 3. exact B, radius 0.99 |s|_P (the first CG iterate lies inside): on the boundary,
-     * more than the Cauchy decrease */
-    const double radius = 0.99 * interior;
-    st->radius = radius;
-    its = st->stats.linear_iterations;
-    CHECK(im_steihaug(st, g, 1e-12, 200, &pred, &snorm, &boundary, &negative, &err) ==
-          WEFT_SOLVE_CONVERGED);
-    its = st->stats.linear_iterations - its;
-    CHECK(boundary && !negative);
-    weft_bsr_spmv(&P, st->dx, v, 1);
-    weft_filter_apply(&st->f, v, v);
-    const double sP = sqrt(dotn(st->dx, v, n3));
-    CHECK(fabs(sP - radius) <= 1e-9 * radius);
-    CHECK(fabs(snorm - radius) <= 1e-9 * radius);
-    /* the Cauchy point: τ d₀, d₀ = −P⁻¹g = −u, minimising m on [0, Δ/‖d₀‖_P] */
-    weft_bsr_spmv(&B, u, v, 1);
-    weft_filter_apply(&st->f, v, v);
-    const double gd = -dotn(g, u, n3), dBd = dotn(u, v, n3), tmax = radius / newton_len;
-    const double tau = dBd > 0.0 ? fmin(-gd / dBd, tmax) : tmax;
-    const double cauchy = -(tau * gd + 0.5 * tau * tau * dBd);
-    fprintf(stderr, "radius %.3g: %ld CG iterations, |s|_P = %.12g, -m(s) = %.6g > Cauchy %.6g\n",
-            radius, its, sP, pred, cauchy);
-    CHECK(its >= 2);
-    CHECK(pred > cauchy);
-
-    /* 4. compressed, exact B indefinite: negative curvature, on the boundary */
-    CHECK(steihaug_setup(st, &m, 0.9, x, Pval, g));
-    st->radius = 100.0 * newton_len;
-    CHECK(im_steihaug(st, g, 1e-12, 200, &pred, &snorm, &boundary, &negative, &err) ==
-          WEFT_SOLVE_CONVERGED);
-    fprintf(stderr, "q = 0.9: negative curvature %d, boundary %d, -m(s) = %.6g\n", negative,
-            boundary, pred);
-    CHECK(negative && boundary);
-    CHECK(fabs(snorm - st->radius) <= 1e-9 * st->radius);
-    CHECK(pred > 0.0);
-
-    free(x), free(g), free(u), free(v), free(Pval), free(Hsave);
-    weft_newton_euler.destroy(st);
-out:
-    weft_model_free(&m);
-    weft_config_free(&cfg);
-}
-
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"oscillator_be", test_oscillator_be},
@@ -1311,7 +1166,6 @@ int main(int argc, char **argv) {
         {"nonfinite", test_nonfinite},
         {"infeasible", test_infeasible},
         {"momentum", test_momentum},
-        {"steihaug", test_steihaug},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

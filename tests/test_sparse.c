@@ -12,8 +12,6 @@
  * built-in hanging_cloth scene with its terms retyped to the test types. The case
  * `registry` runs the same checks on every term of every built-in scene whose registered
  * type has a Hessian, so the real energies are covered as soon as they provide one.
- * The case `set_dual` checks the mixed (primal–dual) assembly of mass_spring
- * (weft_assembly_set_dual) against the primal one.
  *
  * Random numbers come from a fixed-seed LCG, so runs are reproducible.
  */
@@ -1183,60 +1181,6 @@ static void test_registry(void) {
     fprintf(stderr, "registry: %d scene term(s) with a Hessian checked\n", with_hessian);
 }
 
-/* weft_assembly_set_dual on hanging_cloth (mass_spring and dihedral_bending), jiggled:
- * with the duals λ_e = k_e C_e(x) the assembled matrix is the primal exact one (to
- * 1e-12 of its largest entry); with λ = 0 it differs (the geometric term is gone) while
- * gradient and energy are unchanged bit for bit; NULL restores the primal matrix bit for
- * bit; a term without a mixed form (dihedral_bending) or a skipped term is refused. */
-static void test_set_dual(void) {
-    weft_model m;
-    if (!load_scene("hanging_cloth", &m)) return;
-    lcg g = {700};
-    jiggle(&m, &g, 0.1 * mean_edge(&m));
-    weft_error err = {{0}};
-    weft_assembly *a = weft_assembly_create(&m, &err);
-    CHECK(a != NULL);
-    if (!a) goto out;
-    int ts = m.stretch_term, tb = m.bending_term;
-    CHECK(ts >= 0 && tb >= 0 && m.terms[ts].type == &weft_mass_spring);
-    weft_bsr *A = weft_assembly_matrix(a);
-    const size_t nv = 9 * (size_t)A->nnzb, n3 = 3 * (size_t)m.n;
-    double *H0 = malloc(nv * sizeof *H0), *g0 = malloc(n3 * sizeof *g0),
-           *g1 = malloc(n3 * sizeof *g1), *lam = malloc((size_t)m.terms[ts].n * sizeof *lam);
-    double E0 = weft_assembly_run(a, &m, m.x, WEFT_HESSIAN_EXACT, g0, 1);
-    memcpy(H0, A->val, nv * sizeof *H0);
-    double big = 0.0;
-    for (size_t k = 0; k < nv; k++) big = fmax(big, fabs(H0[k]));
-    const weft_term *T = &m.terms[ts];
-    for (int e = 0; e < T->n; e++) {
-        double xe[6];
-        for (int v = 0; v < 2; v++)
-            for (int c = 0; c < 3; c++) xe[3 * v + c] = m.x[3 * (size_t)T->elem[e].v[v] + c];
-        lam[e] = T->elem[e].k * T->type->constraint(&T->elem[e], xe, NULL);
-    }
-    CHECK(weft_assembly_set_dual(a, ts, lam, &err) == WEFT_OK);
-    CHECK(weft_assembly_run(a, &m, m.x, WEFT_HESSIAN_EXACT, g1, 1) == E0);
-    double d = 0.0;
-    for (size_t k = 0; k < nv; k++) d = fmax(d, fabs(A->val[k] - H0[k]));
-    CHECK(d <= 1e-12 * big);
-    for (size_t j = 0; j < n3; j++) CHECK(g1[j] == g0[j]);
-    for (int e = 0; e < T->n; e++) lam[e] = 0.0;
-    CHECK(weft_assembly_run(a, &m, m.x, WEFT_HESSIAN_EXACT, g1, 1) == E0);
-    d = 0.0;
-    for (size_t k = 0; k < nv; k++) d = fmax(d, fabs(A->val[k] - H0[k]));
-    CHECK(d > 1e-6 * big);
-    for (size_t j = 0; j < n3; j++) CHECK(g1[j] == g0[j]);
-    CHECK(weft_assembly_set_dual(a, ts, NULL, &err) == WEFT_OK);
-    weft_assembly_run(a, &m, m.x, WEFT_HESSIAN_EXACT, g1, 1);
-    CHECK(memcmp(A->val, H0, nv * sizeof *H0) == 0);
-    CHECK(weft_assembly_set_dual(a, tb, lam, &err) == WEFT_ERR_INPUT);
-    CHECK(strstr(err.msg, "no mixed form") != NULL);
-    CHECK(weft_assembly_set_dual(a, m.nterms, lam, &err) == WEFT_ERR_INPUT);
-    free(H0), free(g0), free(g1), free(lam);
-    weft_assembly_free(&a);
-out:
-    weft_model_free(&m);
-}
 
 /* ------------------------------------------------------------------------------ */
 /* Reverse Cuthill-McKee                                                           */
@@ -1324,7 +1268,6 @@ int main(int argc, char **argv) {
         {"nonfinite", test_nonfinite},
         {"bad_input", test_bad_input},
         {"registry", test_registry},
-        {"set_dual", test_set_dual},
         {"rcm", test_rcm},
         {NULL, NULL},
     };

@@ -424,7 +424,6 @@ typedef struct assembly_term {
     int *slot;            /* n nv² block indices: element i's block (a, b) is
                              slot[(i nv + a) nv + b] */
     double *psi;          /* n: Ψ of each element in the last run, J */
-    const double *dual;   /* n duals λ (N) for type->mixed_hessian, or NULL: ∇²Ψ */
     unsigned char *state; /* n: ELEM_OK or what was non-finite in the last run */
 } assembly_term;
 
@@ -587,8 +586,7 @@ static void add_element(assembly_term *T, int i, const double *x, weft_hessian_m
     double H[9 * WEFT_ELEM_MAXV * WEFT_ELEM_MAXV];
     for (int a = 0; a < nv; a++)
         for (int c = 0; c < 3; c++) xe[3 * a + c] = x[3 * (size_t)e->v[a] + c];
-    double psi = T->dual ? T->type->mixed_hessian(e, xe, T->dual[i], mode, grad ? ge : NULL, H)
-                         : T->type->hessian(e, xe, mode, grad ? ge : NULL, H);
+    double psi = T->type->hessian(e, xe, mode, grad ? ge : NULL, H);
 
     /* Non-finite values are recorded, not hidden: the run then returns +INFINITY. */
     bool finite = true;
@@ -654,16 +652,6 @@ double weft_assembly_run(weft_assembly *a, const weft_model *m, const double *x,
         }
     }
     return a->bad ? INFINITY : E;
-}
-
-int weft_assembly_set_dual(weft_assembly *a, int t, const double *lambda, weft_error *err) {
-    if (t < 0 || t >= a->nterms || a->term[t].skip)
-        return weft_fail(err, WEFT_ERR_INPUT, "assembly: no term %d with an energy", t);
-    if (lambda && !a->term[t].type->mixed_hessian)
-        return weft_fail(err, WEFT_ERR_INPUT, "assembly: term %d (%s) has no mixed form", t,
-                         a->term[t].type->name);
-    a->term[t].dual = lambda;
-    return WEFT_OK;
 }
 
 int weft_assembly_colouring(const weft_assembly *a, int t, const int **ptr, const int **order,

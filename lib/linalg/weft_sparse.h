@@ -121,12 +121,6 @@ weft_bsr *weft_assembly_matrix(weft_assembly *a);
 double weft_assembly_run(weft_assembly *a, const weft_model *m, const double *x,
                          weft_hessian_mode mode, double *grad, int threads);
 
-/* Term t's elements assemble their mixed Hessian k ∇C∇Cᵀ + λ_e ∇²C (type->mixed_hessian,
- * per run's mode) with λ_e = lambda[e] (N; the caller's array of the term's n elements,
- * read at every run) in place of ∇²Ψ; the gradient and energy stay ∇Ψ and Ψ. NULL
- * restores ∇²Ψ. WEFT_ERR_INPUT if term t has no energy or (lambda non-NULL) no mixed
- * form. */
-int weft_assembly_set_dual(weft_assembly *a, int t, const double *lambda, weft_error *err);
 
 /* Term t's colouring: returns the number of colours, with *ptr (colours + 1 offsets into
  * *order), *order (batch indices, colour by colour, ascending within a colour) and
