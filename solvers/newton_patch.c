@@ -1,6 +1,6 @@
 /* newton_patch.c — `newton_patch`: backward Euler by Newton's method on the incremental
  * potential G (newton_euler, newton.c), nonlinearly preconditioned: after each Newton step
- * (one that does not already meet the stopping test) [solver] smoothing_sweeps sweeps of
+ * (one that does not already meet the stopping test) [newton_patch] smoothing_sweeps sweeps of
  * nonlinear block Gauss-Seidel on the same G, each block a patch of vertices solved by a
  * few Newton steps of its own. The pass counts inside its iteration: the residual logged,
  * and the stopping test, are those of the smoothed iterate. Newton's step, line search,
@@ -65,7 +65,7 @@
 #define PATCH_HALVINGS 10 /* halvings of a patch's step before it stays */
 
 /* newton_patch's settings: newton_euler's block, then its own rows (smoothing_sweeps,
- * patch_size, patch_iterations; [solver] keys that only newton_patch reads). */
+ * patch_size, patch_iterations; the [newton_patch] section). */
 typedef struct newton_patch_settings {
     weft_implicit_settings newton;
     int sweeps;           /* Gauss-Seidel sweeps over the patches after each Newton step */
@@ -559,7 +559,7 @@ static const weft_param_table patch_tables[] = {
     {"solver", weft_threads_params, offsetof(newton_patch_settings, newton.common)},
     {"solver", im_newton_params, offsetof(newton_patch_settings, newton)},
     {"solver", im_implicit_params, offsetof(newton_patch_settings, newton)},
-    {"solver", patch_params, 0}, /* its own rows, listed for newton_patch only */
+    {"newton_patch", patch_params, 0}, /* its own section: no other solver reads it */
     {0},
 };
 

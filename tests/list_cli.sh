@@ -101,7 +101,7 @@ filter)
     # plain Newton: no smoother's keys; the patch-smoothed variant is its own solver
     grep -q "smooth\|patch" "$tmp/n.txt" && fail "list newton_euler shows smoothing keys"
     "$list" newton_patch >"$tmp/np.txt" 2>&1 || fail "list newton_patch exited non-zero"
-    grep -q "^      \[solver\] smoothing_sweeps" "$tmp/np.txt" || fail "list newton_patch: no [solver] smoothing_sweeps"
+    grep -q "^      \[newton_patch\] smoothing_sweeps" "$tmp/np.txt" || fail "list newton_patch: no [newton_patch] smoothing_sweeps"
     "$list" pins >"$tmp/p.txt" 2>&1 || fail "list pins exited non-zero"
     grep -q "^      corners" "$tmp/p.txt" || fail "list pins: no corners key"
     grep -q "^      width" "$tmp/p.txt" && fail "list pins printed [mesh] keys"

@@ -682,8 +682,8 @@ static double damped_potential(const im_state *st, const weft_model *m, const do
 static void smooth_descent(const char *name, int steps, const char *beta) {
     weft_model m;
     weft_config *cfg = NULL;
-    const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.smoothing_sweeps=1",
-                                "solver.patch_size=16", beta, NULL};
+    const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "newton_patch.smoothing_sweeps=1",
+                                "newton_patch.patch_size=16", beta, NULL};
     if (!scene_build_cfg(name, sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
     im_state *st = weft_newton_patch.create(&m, cfg, &err);
