@@ -12,7 +12,7 @@
 #    span looks like such a path when it is one word of [A-Za-z0-9_./+-] holding a '/',
 #    and either starts with ./ or ../ or starts with a top-level entry of ROOT (lib/,
 #    solvers/, papers/, tests/, ...), and its last part has an extension or the span ends
-#    with '/'. So `solvers/vbd.c` is checked, and so is `../shared/...`.
+#    with '/'. So `solvers/vbd.c` is checked, and so is a path starting with ../ .
 # A link or path that leaves the repository (../ past ROOT) fails even when it exists
 # beside this checkout: a user's clone has nothing beside it.
 # 3. Markdown names. Every word ending in .md outside a URL (`DESIGN.md`, or DESIGN.md in
