@@ -69,18 +69,6 @@ void weft_obstacle_positions(const weft_obstacle *o, double t, double *x) {
         for (int k = 0; k < 3; k++) x[3 * i + k] = o->mesh.x[3 * i + k] + o->velocity[k] * t;
 }
 
-/* Appends printf output to buf at *len (capacity size), counting what does not fit. */
-static void put(char *buf, size_t size, int *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t size, int *len, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    size_t at = (size_t)*len;
-    int n = vsnprintf(at < size ? buf + at : NULL, at < size ? size - at : 0, fmt, ap);
-    va_end(ap);
-    if (n > 0) *len += n;
-}
-
 /* v with the digits that read back as the same double, into one of 32 rotating buffers
  * (a printf call below takes at most 16 numbers, vectors' components included). */
 static const char *num(double v) {
@@ -107,40 +95,40 @@ int weft_model_describe(const weft_model *m, char *buf, size_t size) {
     int len = 0;
     if (size) buf[0] = '\0';
     const weft_mesh *me = &m->mesh;
-    put(buf, size, &len, "model: mesh vertices=%d triangles=%d tetrahedra=%d edges=%d "
+    weft_appendf(buf, size, &len, "model: mesh vertices=%d triangles=%d tetrahedra=%d edges=%d "
         "hinges=%d parts=%d", me->nv, me->nt, me->ntet, me->ne, me->nh, m->nparts);
     for (int p = 0; p < m->nparts; p++) {
         const weft_part *pt = &m->parts[p];
-        put(buf, size, &len, "\nmodel: part %s: %s  vertices=%d  density=%s  velocity=%s",
+        weft_appendf(buf, size, &len, "\nmodel: part %s: %s  vertices=%d  density=%s  velocity=%s",
             pt->name[0] ? pt->name : "mesh", pt->source[0] ? pt->source : "(built in code)",
             pt->nv, num(pt->density), vec(pt->velocity));
     }
     const weft_material *mt = &m->material;
-    put(buf, size, &len, "\nmodel: material density=%s stretch_stiffness=%s "
+    weft_appendf(buf, size, &len, "\nmodel: material density=%s stretch_stiffness=%s "
         "bending_stiffness=%s poisson_ratio=%s youngs_modulus=%s fiber_direction=%s "
         "fiber_stiffness=%s", num(mt->density), num(mt->stretch_stiffness),
         num(mt->bending_stiffness), num(mt->poisson), num(mt->youngs_modulus), vec(mt->fiber),
         num(mt->fiber_stiffness));
     static const char *const roles[] = {"membrane", "bending", "volume", "fiber"};
     const int terms[] = {m->stretch_term, m->bending_term, m->volume_term, m->fiber_term};
-    put(buf, size, &len, "\nmodel: energy");
+    weft_appendf(buf, size, &len, "\nmodel: energy");
     for (int r = 0; r < 4; r++) {
         const weft_term *t = terms[r] >= 0 && terms[r] < m->nterms ? &m->terms[terms[r]] : NULL;
         if (t)
-            put(buf, size, &len, " %s=%s(%d)", roles[r], t->type->name, t->n);
+            weft_appendf(buf, size, &len, " %s=%s(%d)", roles[r], t->type->name, t->n);
         else
-            put(buf, size, &len, " %s=none", roles[r]);
+            weft_appendf(buf, size, &len, " %s=none", roles[r]);
     }
-    put(buf, size, &len, "  (energy=name(elements), as the model holds them)");
+    weft_appendf(buf, size, &len, "  (energy=name(elements), as the model holds them)");
     int pinned = 0;
     for (int i = 0; i < m->n; i++) pinned += m->pin && m->pin[i] >= 0;
-    put(buf, size, &len, "\nmodel: gravity=%s  contact_margin=%s  pinned_vertices=%d  "
+    weft_appendf(buf, size, &len, "\nmodel: gravity=%s  contact_margin=%s  pinned_vertices=%d  "
         "pin_paths=%d  pressure: no model term (a solver reading [pbd] k_pressure lists it "
         "in its settings line)", vec(m->gravity),
         num(m->contact_margin), pinned, m->npaths);
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *k = &m->colliders[c];
-        put(buf, size, &len, "\nmodel: collider %s type=%s point=%s normal=%s center=%s "
+        weft_appendf(buf, size, &len, "\nmodel: collider %s type=%s point=%s normal=%s center=%s "
             "radius=%s half_extents=%s velocity=%s friction=%s restitution=%s", k->name,
             k->type ? k->type->name : "?", vec(k->point), vec(k->normal), vec(k->center),
             num(k->radius), vec(k->half_extents), vec(k->velocity), num(k->friction),
@@ -148,7 +136,7 @@ int weft_model_describe(const weft_model *m, char *buf, size_t size) {
     }
     for (int o = 0; o < m->nobstacles; o++) {
         const weft_obstacle *ob = &m->obstacles[o];
-        put(buf, size, &len, "\nmodel: collider %s type=mesh vertices=%d triangles=%d "
+        weft_appendf(buf, size, &len, "\nmodel: collider %s type=mesh vertices=%d triangles=%d "
             "velocity=%s friction=%s", ob->name, ob->mesh.nv, ob->mesh.nt, vec(ob->velocity),
             num(ob->friction));
     }

@@ -76,18 +76,6 @@ double weft_param_value(const weft_param *p, size_t base, const void *settings) 
     return 0.0;
 }
 
-/* Appends printf output at *len within buf[size], counting what would not fit. */
-static void append(char *buf, size_t size, int *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t size, int *len, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    size_t at = (size_t)*len;
-    int n = vsnprintf(at < size ? buf + at : NULL, at < size ? size - at : 0, fmt, ap);
-    va_end(ap);
-    if (n > 0) *len += n;
-}
-
 /* Appends the value of p as the scene would write it (doubles with the digits that read
  * back exactly, so that a log header reproduces the run). */
 static void append_value(char *buf, size_t size, int *len, const weft_param *p, size_t base,
@@ -102,16 +90,16 @@ static void append_value(char *buf, size_t size, int *len, const weft_param *p, 
             snprintf(t, sizeof t, "%.*g", prec, v);
             if (strtod(t, NULL) == v) break;
         }
-        append(buf, size, len, "%s", t);
+        weft_appendf(buf, size, len, "%s", t);
         break;
     }
-    case WEFT_PARAM_INT: append(buf, size, len, "%d", *(const int *)f); break;
-    case WEFT_PARAM_BOOL: append(buf, size, len, "%s", *(const bool *)f ? "true" : "false"); break;
+    case WEFT_PARAM_INT: weft_appendf(buf, size, len, "%d", *(const int *)f); break;
+    case WEFT_PARAM_BOOL: weft_appendf(buf, size, len, "%s", *(const bool *)f ? "true" : "false"); break;
     case WEFT_PARAM_NAME:
-        append(buf, size, len, "%s", weft_param_name(p, *(const int *)f));
+        weft_appendf(buf, size, len, "%s", weft_param_name(p, *(const int *)f));
         break;
     case WEFT_PARAM_STRING:
-        append(buf, size, len, quote ? "\"%s\"" : "%s", (const char *)f);
+        weft_appendf(buf, size, len, quote ? "\"%s\"" : "%s", (const char *)f);
         break;
     }
 }
@@ -131,9 +119,9 @@ int weft_settings_format(const weft_param_table *tables, const void *settings, c
     for (const weft_param_table *t = tables; t && t->section; t++) {
         /* Consecutive tables of one section share its line. */
         if (t == tables || strcmp(t[-1].section, t->section) != 0)
-            append(buf, size, &len, "%s[%s]", len ? "\n" : "", t->section);
+            weft_appendf(buf, size, &len, "%s[%s]", len ? "\n" : "", t->section);
         for (const weft_param *p = t->params; p->key; p++) {
-            append(buf, size, &len, " %s=", p->key);
+            weft_appendf(buf, size, &len, " %s=", p->key);
             append_value(buf, size, &len, p, t->base, settings, true);
         }
     }
@@ -159,29 +147,29 @@ void weft_param_parts(const weft_param *q, char *type, size_t ntype, char *range
     range_text(q, range, nrange);
     switch (q->type) {
     case WEFT_PARAM_DOUBLE:
-        append(type, ntype, &tl, "number");
-        append(dflt, ndflt, &dl, "%g", q->dflt);
+        weft_appendf(type, ntype, &tl, "number");
+        weft_appendf(dflt, ndflt, &dl, "%g", q->dflt);
         break;
     case WEFT_PARAM_INT:
-        append(type, ntype, &tl, "integer");
-        append(dflt, ndflt, &dl, "%.0f", q->dflt);
+        weft_appendf(type, ntype, &tl, "integer");
+        weft_appendf(dflt, ndflt, &dl, "%.0f", q->dflt);
         break;
     case WEFT_PARAM_BOOL:
-        append(type, ntype, &tl, "true/false");
-        append(dflt, ndflt, &dl, "%s", q->dflt != 0.0 ? "true" : "false");
+        weft_appendf(type, ntype, &tl, "true/false");
+        weft_appendf(dflt, ndflt, &dl, "%s", q->dflt != 0.0 ? "true" : "false");
         break;
     case WEFT_PARAM_STRING:
-        append(type, ntype, &tl, "text");
-        append(dflt, ndflt, &dl, "\"\"");
+        weft_appendf(type, ntype, &tl, "text");
+        weft_appendf(dflt, ndflt, &dl, "\"\"");
         break;
     case WEFT_PARAM_NAME:
-        append(type, ntype, &tl, "one of ");
+        weft_appendf(type, ntype, &tl, "one of ");
         for (int i = 0;; i++) {
             const char *n = weft_param_name(q, i);
             if (!strcmp(n, "?")) break;
-            append(type, ntype, &tl, "%s%s", i ? "|" : "", n);
+            weft_appendf(type, ntype, &tl, "%s%s", i ? "|" : "", n);
         }
-        append(dflt, ndflt, &dl, "%s", weft_param_name(q, (int)q->dflt));
+        weft_appendf(dflt, ndflt, &dl, "%s", weft_param_name(q, (int)q->dflt));
         break;
     }
 }

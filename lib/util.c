@@ -53,6 +53,15 @@ const char *weft_suggest_best(const weft_suggest *s) {
     return s->d <= limit ? s->best : NULL;
 }
 
+void weft_appendf(char *buf, size_t size, int *len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t at = (size_t)*len;
+    int n = vsnprintf(at < size ? buf + at : NULL, at < size ? size - at : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) *len += n;
+}
+
 int weft_fail(weft_error *err, int code, const char *fmt, ...) {
     if (err) {
         va_list ap;

@@ -43,6 +43,11 @@ typedef struct weft_error {
 int weft_fail(weft_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Appends printf output to buf[size] at *len and advances *len by the full length, so a
+ * caller sees what did not fit (*len >= size). */
+void weft_appendf(char *buf, size_t size, int *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Parses text as a finite number, or as a fraction A/B of two (B non-zero; "1/120"):
  * the form scene values, --set and sweep axes share. False when it is neither. */
 bool weft_parse_number(const char *text, double *out);
