@@ -3,7 +3,6 @@
  * their scripted paths, and placing triangle-mesh obstacles at a time. */
 #include "weft.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
