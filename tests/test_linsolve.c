@@ -239,12 +239,94 @@ static void test_factor_apply(void) {
     free_sys(&s);
 }
 
+/* Every registered preconditioner, with its default settings and the cloth's positions
+ * (a multigrid one builds rigid modes from them): PPCG converges to 1e-10 and agrees with
+ * CHOLMOD, constrained DOFs exact. A new preconditioner is held to this by its registry
+ * line (docs/guide-preconditioner.md). */
+static void test_every_precond(void) {
+    sys s;
+    if (!make_sys(&s, 12, 7)) return;
+    int n3 = 3 * s.m.n, count = 0;
+    weft_error err = {{0}};
+    weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
+    double *xc = malloc((size_t)n3 * sizeof *xc);
+    CHECK(weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, xc, &err) == WEFT_SOLVE_CONVERGED);
+    weft_ppcg *pc = weft_ppcg_create(s.m.n, &err);
+    for (const weft_precond_type *const *t = weft_precond_registry; *t; t++, count++) {
+        weft_ppcg_options o = weft_ppcg_defaults();
+        o.precond = *t, o.tol = 1e-10, o.positions = s.m.x;
+        int its = 0;
+        memset(s.x, 0, (size_t)n3 * sizeof *s.x);
+        weft_solve_status st = weft_ppcg_solve(pc, s.A, &s.f, s.b, s.x, &o, &its, &err);
+        if (st != WEFT_SOLVE_CONVERGED) fprintf(stderr, "%s: %s\n", (*t)->name, err.msg);
+        CHECK(st == WEFT_SOLVE_CONVERGED);
+        double d = rel_diff(s.x, xc, n3), r = free_residual(&s, s.x);
+        printf("ppcg %-12s %4d iterations, |x - x_cholmod|/|x| = %.2e, free residual %.2e\n",
+               (*t)->name, its, d, r);
+        CHECK(d <= 1e-6);
+        CHECK(r <= 1e-10 * 1.01);
+        check_filtered(&s.f, s.x);
+    }
+    CHECK(count >= 4); /* none, jacobi, block_jacobi, sa_amg at least */
+    free(xc);
+    weft_ppcg_free(&pc);
+    weft_cholmod_solver_free(&ch);
+    free_sys(&s);
+}
+
+/* Every registered linear solver through its plug-in interface with default settings:
+ * the answer agrees with CHOLMOD's to the default tolerances, constrained DOFs exact, and
+ * where the solver splits factor / solve_factored the split gives solve's answer. A new
+ * linear solver is held to this by its registry line (docs/guide-linear-solver.md). */
+static void test_every_linear(void) {
+    sys s;
+    if (!make_sys(&s, 12, 7)) return;
+    int n3 = 3 * s.m.n, count = 0;
+    weft_error err = {{0}};
+    weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
+    double *xc = malloc((size_t)n3 * sizeof *xc), *xf = malloc((size_t)n3 * sizeof *xf);
+    CHECK(weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, xc, &err) == WEFT_SOLVE_CONVERGED);
+    for (const weft_linear_type *const *t = weft_linear_registry; *t; t++, count++) {
+        void *ls = (*t)->create(s.m.n, NULL, 1, &err);
+        CHECK(ls != NULL);
+        if (!ls) continue;
+        int its = -1;
+        memset(s.x, 0, (size_t)n3 * sizeof *s.x);
+        weft_solve_status st =
+            (*t)->solve(ls, s.A, &s.f, s.b, s.x, s.m.x, NULL, NULL, &its, &err);
+        if (st != WEFT_SOLVE_CONVERGED) fprintf(stderr, "%s: %s\n", (*t)->name, err.msg);
+        CHECK(st == WEFT_SOLVE_CONVERGED);
+        CHECK(its >= 0);
+        double d = rel_diff(s.x, xc, n3);
+        printf("%-8s %4d iterations, |x - x_cholmod|/|x| = %.2e\n", (*t)->name, its, d);
+        CHECK(d <= 1e-6);
+        check_filtered(&s.f, s.x);
+        if ((*t)->factor && (*t)->solve_factored) {
+            CHECK((*t)->factor(ls, s.A, &s.f, &err) == WEFT_SOLVE_CONVERGED);
+            CHECK((*t)->solve_factored(ls, s.A, &s.f, s.b, xf, &err) == WEFT_SOLVE_CONVERGED);
+            CHECK(rel_diff(xf, s.x, n3) <= 1e-6);
+            check_filtered(&s.f, xf);
+        }
+        weft_linear_stats stats;
+        (*t)->stats(ls, &stats);
+        CHECK(stats.solves >= 1);
+        (*t)->destroy(ls);
+    }
+    CHECK(count >= 2); /* cholmod, ppcg at least */
+    free(xc);
+    free(xf);
+    weft_cholmod_solver_free(&ch);
+    free_sys(&s);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {{"filters", test_filters},
                                        {"agreement", test_agreement},
                                        {"analyses", test_analyses},
                                        {"failures", test_failures},
                                        {"factor_apply", test_factor_apply},
+                                       {"every_precond", test_every_precond},
+                                       {"every_linear", test_every_linear},
                                        {NULL, NULL}};
     return check_main(argc, argv, cases);
 }
