@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +66,91 @@ struct weft_monitor {
     char fin_status[64];
     bool fin_pending;
     int capped, stalled; /* steps that ended with status "cap", "stalled" */
-    int cap_contacts, cap_indefinite; /* "cap" steps with reason contacts_changing, indefinite */
+    int nreasons;        /* the steps per (status, reason word), sorted */
+    weft_stop_count reasons[WEFT_STOP_REASONS_MAX];
+    char stop_error[200]; /* why the solver's status broke the protocol; "" while it holds */
 };
 
 void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
     if (mon) weft_monitor_report(mon, x, iter, iter == mon->last_iter);
+}
+
+/* Length of the word at p (letters, digits, '_', '-'), up to the first other character. */
+static int word_length(const char *p) {
+    int n = 0;
+    while (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '-') n++;
+    return n;
+}
+
+/* Checks a solver's stop status "STATUS" or "STATUS REASON" (weft_monitor_stop): false,
+ * with the first breach in mon->stop_error, when it is not one or two words of at most
+ * the table's sizes. */
+static bool stop_status_ok(weft_monitor *mon, const char *status) {
+    const int wlen = word_length(status);
+    const char *reason = status[wlen] == ' ' ? status + wlen + 1 : NULL;
+    const int rlen = reason ? word_length(reason) : 0;
+    const char *why = NULL;
+    if (wlen == 0 || wlen >= (int)sizeof mon->reasons[0].status)
+        why = "its first word must be 1 to 15 letters, digits, '_' or '-'";
+    else if (reason ? rlen == 0 || rlen >= (int)sizeof mon->reasons[0].reason || reason[rlen]
+                    : status[wlen] != '\0')
+        why = "a status word may be followed by one space and one reason word of 1 to 31 "
+              "letters, digits, '_' or '-', and nothing else";
+    if (why && !mon->stop_error[0])
+        snprintf(mon->stop_error, sizeof mon->stop_error, "stop status '%.60s': %s", status, why);
+    return why == NULL;
+}
+
+/* Counts a step that ended with status (checked by stop_status_ok): "cap" and "stalled" in
+ * their totals, and a status with a reason word in the sorted table of (status, reason),
+ * whatever the words; a new pair beyond WEFT_STOP_REASONS_MAX sets mon->stop_error. */
+static void count_stop(weft_monitor *mon, const char *status) {
+    const char *sp = strchr(status, ' ');
+    const int wlen = sp ? (int)(sp - status) : (int)strlen(status);
+    if (wlen == 3 && !strncmp(status, "cap", 3)) mon->capped++;
+    if (wlen == 7 && !strncmp(status, "stalled", 7)) mon->stalled++;
+    if (!sp) return;
+    weft_stop_count key = {.steps = 1};
+    snprintf(key.status, sizeof key.status, "%.*s", wlen, status);
+    snprintf(key.reason, sizeof key.reason, "%s", sp + 1);
+    int i = 0, c = 1;
+    for (; i < mon->nreasons; i++) {
+        c = strcmp(key.status, mon->reasons[i].status);
+        if (c == 0) c = strcmp(key.reason, mon->reasons[i].reason);
+        if (c <= 0) break;
+    }
+    if (i < mon->nreasons && c == 0) {
+        mon->reasons[i].steps++;
+        return;
+    }
+    if (mon->nreasons == WEFT_STOP_REASONS_MAX) {
+        if (!mon->stop_error[0])
+            snprintf(mon->stop_error, sizeof mon->stop_error,
+                     "stop status '%s' would be distinct (status, reason) pair number %d; a "
+                     "run counts at most %d", status, WEFT_STOP_REASONS_MAX + 1,
+                     WEFT_STOP_REASONS_MAX);
+        return;
+    }
+    memmove(&mon->reasons[i + 1], &mon->reasons[i],
+            (size_t)(mon->nreasons - i) * sizeof mon->reasons[0]);
+    mon->reasons[i] = key;
+    mon->nreasons++;
+}
+
+int weft_run_stop_reasons(const weft_run_result *res, const char *status, char *out,
+                          size_t size) {
+    size_t len = 0;
+    for (int i = 0; i < res->nstop_reasons; i++) {
+        const weft_stop_count *e = &res->stop_reasons[i];
+        if (status && strcmp(status, e->status) != 0) continue;
+        int n = snprintf(len < size ? out + len : NULL, len < size ? size - len : 0,
+                         "%s%s%s%s:%d", len ? "," : "", status ? "" : e->status,
+                         status ? "" : "/", e->reason, e->steps);
+        if (n < 0) return n;
+        len += (size_t)n;
+    }
+    if (len == 0) return snprintf(out, size, "-");
+    return len > INT_MAX ? INT_MAX : (int)len;
 }
 
 /* Metrics of iteration iter at x and its row, reported at solver time wall (s); status:
@@ -86,14 +167,6 @@ static void emit(weft_monitor *mon, const double *x, int iter, double wall, cons
     /* status: a word, optionally followed by one space and a reason word */
     const char *reason = final ? strchr(status, ' ') : NULL;
     const int wlen = final ? (reason ? (int)(reason - status) : (int)strlen(status)) : 0;
-    if (final) {
-        if (wlen == 3 && !strncmp(status, "cap", 3)) {
-            mon->capped++;
-            if (reason && !strcmp(reason + 1, "contacts_changing")) mon->cap_contacts++;
-            if (reason && !strcmp(reason + 1, "indefinite")) mon->cap_indefinite++;
-        }
-        if (wlen == 7 && !strncmp(status, "stalled", 7)) mon->stalled++;
-    }
     if (!want) return;
     weft_metrics mm;
     weft_metrics_compute(mon->m, x, mon->xn, mon->dt, mon->xt, mon->h_target, mon->t1, mon->r0,
@@ -150,6 +223,7 @@ static void hold_final(weft_monitor *mon, int iter, double wall, const char *sta
 static void finish_step(weft_monitor *mon, const double *x) {
     if (!mon->fin_pending) return;
     mon->fin_pending = false;
+    count_stop(mon, mon->fin_status);
     emit(mon, x, mon->fin_iter, mon->fin_wall, mon->fin_status);
 }
 
@@ -173,6 +247,9 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
 void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char *status) {
     if (!mon) return;
     double t0 = weft_now();
+    /* A status that breaks the protocol ends the step as "fixed" (nothing counted, no stop
+     * line) and, through stop_error, the run. */
+    if (!stop_status_ok(mon, status)) status = "fixed";
     if (!x) {
         WEFT_ASSERT(mon->pending);
         mon->pending = false;
@@ -501,6 +578,12 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
             finish_step(&mon, m->x);
             mon.t_excluded += weft_now() - t0;
         }
+        if (mon.stop_error[0]) {
+            rc = weft_fail(err, WEFT_ERR_INPUT, "%s: step %d: %s", solver->name, s,
+                           mon.stop_error);
+            reason = "solver-error";
+            break;
+        }
         if (!state_ok(m) || mon.nonfinite) {
             rc = weft_fail(err, WEFT_ERR_DIVERGED,
                            "%s diverged at step %d (t = %.4g s): non-finite or exploding state; "
@@ -566,8 +649,8 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     res->last = mon.last;
     res->steps_capped = mon.capped;
     res->steps_stalled = mon.stalled;
-    res->steps_cap_contacts = mon.cap_contacts;
-    res->steps_cap_indefinite = mon.cap_indefinite;
+    res->nstop_reasons = mon.nreasons;
+    memcpy(res->stop_reasons, mon.reasons, sizeof mon.reasons);
     weft_solver_stats(solver, state, &res->profile);
 done:
     close_log(&mon.log, &rc, reason, err);

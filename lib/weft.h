@@ -797,8 +797,8 @@ double weft_residual(const weft_model *m, const double *x, double t, double h,
 /* weft_residual, also giving in *r_contact (N) the norm of r over the vertices at a contact:
  * those whose contact candidate's gap beyond the margin is at most the margin η (on the
  * surface, inside it, or within η of it). ‖r‖² − r_contact² is the share of the vertices
- * away from the colliders; Newton's status word uses it (a capped step is
- * "contacts_changing" only where contacts hold at least half of ‖r‖²). Same value as
+ * away from the colliders (a solver may use it for the reason word of a step it stops
+ * short of its tolerance, and the log's stop lines print the share). Same value as
  * weft_residual, bit for bit. */
 double weft_residual_split(const weft_model *m, const double *x, double t, double h,
                            const double *grad, double *r, double *r_contact);
@@ -933,12 +933,13 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
 
 /* Ends the step at iteration iter with positions x, for a solver with a stopping test:
  * after the step's last row the log gets the line "# step S iter I stop=STATUS", status a
- * static word without spaces ("converged", "cap", "stalled"; docs/logs.md), optionally
- * followed by one space and a reason word, logged as "stop=WORD reason=REASON" (a capped
- * Newton step: "contacts_changing", "indefinite" or "slow"). With x NULL,
- * the iteration reported last ends the step (a solver that finds it can go no further
- * writes no row repeating an unchanged state). "cap" and "stalled" are counted in
- * weft_run_result. */
+ * static word ("converged", "cap", "stalled"; docs/logs.md), optionally followed by one
+ * space and a reason word of the solver's own, logged as "stop=WORD reason=REASON". Words
+ * are letters, digits, '_' or '-', the status at most 15 characters, the reason at most
+ * 31; a solver that breaks this fails its run. With x NULL, the iteration reported last
+ * ends the step (a solver that finds it can go no further writes no row repeating an
+ * unchanged state). "cap" and "stalled" are counted in weft_run_result, and every
+ * (status, reason) pair in its stop_reasons. */
 void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char *status);
 
 /* Replaces, for the current step, the inertial target x̃ (3n values, m) and step h (s) of
@@ -1119,6 +1120,18 @@ typedef struct weft_run_options {
     void *user;               /* handed to on_step */
 } weft_run_options;
 
+/* Most distinct (status, reason) pairs a run counts; a solver that reports more fails the
+ * run with an error (never a silent drop). */
+#define WEFT_STOP_REASONS_MAX 16
+
+/* Steps of a run that ended with one status and one reason word (weft_monitor_stop
+ * "STATUS REASON"); lib/ counts the words without knowing them. */
+typedef struct weft_stop_count {
+    char status[16]; /* e.g. "cap", "stalled" */
+    char reason[32]; /* the solver's word, e.g. "slow" */
+    int steps;
+} weft_stop_count;
+
 /* Summary of a finished run. */
 typedef struct weft_run_result {
     int steps_done;
@@ -1131,14 +1144,21 @@ typedef struct weft_run_result {
                                  tolerance (log status "cap") */
     int steps_stalled;        /* steps it ended short of its tolerance because its objective
                                  no longer decreased beyond rounding (status "stalled") */
-    int steps_cap_contacts;   /* of steps_capped: reason contacts_changing (the contact set
-                                 still changed in the step's last iterations, and the
-                                 contacts hold at least half of ‖r‖²) */
-    int steps_cap_indefinite; /* of steps_capped: reason indefinite (the exact Hessian was not
-                                 SPD at the last iteration); the rest: reason slow */
+    int nstop_reasons;        /* entries of stop_reasons */
+    weft_stop_count stop_reasons[WEFT_STOP_REASONS_MAX]; /* the steps per (status, reason
+                                 word) the solver reported (weft_monitor_stop), sorted by
+                                 status, then reason; steps without a reason word are not
+                                 listed */
     double collision_s;       /* time in the post-step stages, s (included in wall_s) */
     weft_profile profile;     /* the solver's timers and counters over the run (stats hook) */
 } weft_run_result;
+
+/* Writes into out (size bytes) the reasons of res's steps with the given status, as
+ * "REASON:STEPS" joined by commas in stop_reasons' order (e.g. "indefinite:10,slow:3"), or
+ * "-" when there are none; with status NULL, every pair as "STATUS/REASON:STEPS". Returns
+ * the length the text needs (as snprintf), so a result >= size means it was cut. */
+int weft_run_stop_reasons(const weft_run_result *res, const char *status, char *out,
+                          size_t size);
 
 /* Default options: iteration logging, no OBJ output, no progress line. */
 weft_run_options weft_run_options_default(void);

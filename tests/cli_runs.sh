@@ -4,7 +4,8 @@
 # shipped scene files) defaults to the directory above this script.
 #   determinism    two identical runs give identical logs (apart from '#' lines, wall_s)
 #   interrupted    SIGINT mid-run: non-zero exit, 'interrupted', only .partial logs
-#   complete_log   a finished log: status line, header, row count, finite values
+#   complete_log   a finished log: status line, header, row count, finite values;
+#                  summary.tsv's steps_capped and cap_reasons agree with its stop lines
 #   set_override   --set reaches solver.iterations and collider.NAME.friction
 #   builtin_files  each built-in scene equals its shipped .ini file
 #   tet_scene      a tetrahedral scene runs with the scene's own solver (symplectic_euler)
@@ -228,7 +229,20 @@ complete_log)
             [ "$rows" -eq "$want" ] || fail "$name: $rows data rows, expected $want" ;;
         esac
         [ "$(nonfinite_rows "$f")" -eq 0 ] || fail "$name: nan or inf in data rows"
-        ok "$name checked"
+        # summary.tsv's steps_capped and cap_reasons are what the log's stop lines say:
+        # "REASON:STEPS" sorted by reason, joined by commas, "-" for none.
+        want=$(awk '/^# step .* stop=cap( |$)/ { r = ""
+                   for (i = 1; i <= NF; i++) if ($i ~ /^reason=/) r = substr($i, 8)
+                   if (r != "") n[r]++ }
+               END { for (k in n) print k ":" n[k] }' "$f" | LC_ALL=C sort -t : -k 1,1 |
+               paste -s -d , -)
+        [ -n "$want" ] || want=-
+        capped=$(grep -c '^# step .* stop=cap' "$f")
+        got=$(awk -F '\t' -v s="${name%.log}" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                  $1 == s { print $c["steps_capped"] "|" $c["cap_reasons"] }' "$dir/summary.tsv")
+        [ "$got" = "$capped|$want" ] ||
+            fail "$name: summary.tsv steps_capped|cap_reasons '$got', the log says '$capped|$want'"
+        ok "$name checked ($capped capped: $want)"
     done
     [ "$nlogs" -gt 0 ] || fail "no logs in $dir"
     [ -f "$dir/summary.tsv" ] || fail "no summary.tsv"

@@ -30,6 +30,11 @@
  *                   the residual sat elsewhere (a buckling cloth) say so no more; the
  *                   log of the same run (weft_run) gives each capped step's share of ‖r‖²
  *                   at the contacts and its reason, as the solver found them
+ *   stop_words      a test-only solver's stop words, which no part of lib/ names, are
+ *                   counted per (status, reason) in weft_run_result, printed by
+ *                   weft_run_stop_reasons and on the log's stop lines; a 17th distinct pair,
+ *                   a status of three words or a reason of 35 characters fails the run
+ *                   with the solver's name, the step and the status
  *   smooth_agrees   newton_patch (newton_patch.c) finds newton_euler's answer on
  *                   hanging_cloth, to the tolerance
  *   smooth_descent  each newton_patch pass lowers G (never raises it) on drape_sphere at
@@ -277,6 +282,15 @@ out:
  * exactly when the contact set changed in its last CONTACT_WINDOW iterations and the
  * contacts hold at least half of ‖r‖²; some capped steps whose contacts changed have their
  * residual elsewhere, and are not called contacts_changing. */
+/* Steps of res that ended with status and reason word (weft_run_result.stop_reasons). */
+static int reason_steps(const weft_run_result *res, const char *status, const char *reason) {
+    for (int i = 0; i < res->nstop_reasons; i++)
+        if (!strcmp(res->stop_reasons[i].status, status) &&
+            !strcmp(res->stop_reasons[i].reason, reason))
+            return res->stop_reasons[i].steps;
+    return 0;
+}
+
 static void test_newton_reason(void) {
     weft_model m;
     weft_config *cfg = NULL;
@@ -336,7 +350,8 @@ static void test_newton_reason(void) {
             opt.config = cfg;
             weft_run_result res;
             CHECK(weft_run(&weft_newton_euler, &m, &opt, &res, &err) == WEFT_OK);
-            CHECK(res.steps_capped == capped && res.steps_cap_contacts == contacts);
+            CHECK(res.steps_capped == capped &&
+                  reason_steps(&res, "cap", "contacts_changing") == contacts);
             FILE *f = fopen(log, "r");
             char line[512];
             int lines = 0;
@@ -594,7 +609,16 @@ static void test_newton_cap(void) {
     }
     if (f) fclose(f);
     CHECK(other == 0 && indefinite + slow == 6);
-    CHECK(res.steps_cap_indefinite == indefinite && res.steps_cap_contacts == 0);
+    CHECK(reason_steps(&res, "cap", "indefinite") == indefinite &&
+          reason_steps(&res, "cap", "slow") == slow &&
+          reason_steps(&res, "cap", "contacts_changing") == 0);
+    /* lib/ counted Newton's words without knowing them; compare's column lists them. */
+    char text[128], want[128] = "";
+    if (indefinite) snprintf(want, sizeof want, "indefinite:%d", indefinite);
+    if (slow) snprintf(want + strlen(want), sizeof want - strlen(want), "%sslow:%d",
+                       indefinite ? "," : "", slow);
+    weft_run_stop_reasons(&res, "cap", text, sizeof text);
+    CHECK(!strcmp(text, want));
     remove(log);
     tmp_close(&d);
 }
@@ -747,6 +771,133 @@ static void test_smooth_bitwise(void) {
     newton_bitwise(&weft_newton_patch, none);
 }
 
+/* A test-only solver whose stop statuses are words lib/ has never seen: step s ends with
+ * stop_words_of(s), after reporting iteration 0; the positions stay where they are. */
+static const char *(*stop_words_of)(int step);
+
+static void *words_create(const weft_model *m, weft_config *cfg, weft_error *err) {
+    (void)m, (void)cfg, (void)err;
+    int *step = calloc(1, sizeof *step);
+    return step;
+}
+
+static int words_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
+    (void)err;
+    int *step = state;
+    weft_monitor_report(mon, m->x, 0, false);
+    weft_monitor_stop(mon, m->x, 1, stop_words_of((*step)++));
+    m->t += m->dt;
+    return WEFT_OK;
+}
+
+static const weft_solver_type words_solver = {
+    .name = "stop_words", .paper = "-", .iteration = "none", .summary = "test-only",
+    .create = words_create, .step = words_step, .destroy = free, .fixed_iterations = 1,
+};
+
+static const char *unheard(int step) {
+    static const char *const w[] = {"cap wobbly", "stalled frayed", "cap wobbly",
+                                    "converged", "cap tangled", "stalled"};
+    return w[step % 6];
+}
+
+static const char *many(int step) {
+    static char w[32];
+    snprintf(w, sizeof w, "cap r%02d", step);
+    return w;
+}
+
+static const char *two_reasons(int step) { return step == 2 ? "cap too many" : "cap ok"; }
+
+static const char *long_reason(int step) {
+    return step == 1 ? "cap abcdefghijklmnopqrstuvwxyz_01234" : "cap ok";
+}
+
+/* Runs words_solver on hanging_cloth for steps steps with stop words from words, logging to
+ * log; returns weft_run's code, with res and err. */
+static int words_run(const char *(*words)(int), int steps, const char *log,
+                     weft_run_result *res, weft_error *err) {
+    char steps_set[32];
+    snprintf(steps_set, sizeof steps_set, "scene.steps=%d", steps);
+    const char *const sets[] = {"mesh.nx=4", "mesh.ny=4", steps_set, NULL};
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) return -100;
+    stop_words_of = words;
+    char partial[160];
+    snprintf(partial, sizeof partial, "%s.partial", log);
+    remove(partial), remove(log); /* a failed run leaves its .partial */
+    weft_run_options opt = weft_run_options_default();
+    opt.log_path = log;
+    opt.config = cfg;
+    int rc = weft_run(&words_solver, &m, &opt, res, err);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    return rc;
+}
+
+static void test_stop_words(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char log[128];
+    tmp_file(&d, "words.log", log, sizeof log);
+    weft_run_result res;
+    weft_error err = {{0}};
+    /* Words no part of lib/ names: counted per (status, reason), sorted, and printed. */
+    CHECK(words_run(unheard, 12, log, &res, &err) == WEFT_OK);
+    CHECK(res.steps_capped == 6 && res.steps_stalled == 4);
+    CHECK(res.nstop_reasons == 3);
+    CHECK(reason_steps(&res, "cap", "wobbly") == 4 && reason_steps(&res, "cap", "tangled") == 2 &&
+          reason_steps(&res, "stalled", "frayed") == 2);
+    char text[256];
+    CHECK(weft_run_stop_reasons(&res, "cap", text, sizeof text) == 18 &&
+          !strcmp(text, "tangled:2,wobbly:4"));
+    weft_run_stop_reasons(&res, "stalled", text, sizeof text);
+    CHECK(!strcmp(text, "frayed:2"));
+    weft_run_stop_reasons(&res, "converged", text, sizeof text);
+    CHECK(!strcmp(text, "-"));
+    weft_run_stop_reasons(&res, NULL, text, sizeof text);
+    CHECK(!strcmp(text, "cap/tangled:2,cap/wobbly:4,stalled/frayed:2"));
+    /* A short buffer: cut, terminated, and the length it needs returned. */
+    char small[8];
+    CHECK(weft_run_stop_reasons(&res, "cap", small, sizeof small) == 18 &&
+          !strcmp(small, "tangled"));
+    /* The log's stop lines carry the words as the solver gave them. */
+    CHECK(stop_lines(log, "cap") == 6 && stop_lines(log, "stalled") == 4);
+    FILE *f = fopen(log, "r");
+    char line[512];
+    int wobbly = 0, frayed = 0, bare = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "# step ", 7) != 0) continue;
+        wobbly += strstr(line, " stop=cap residual_at_contacts=0.00 reason=wobbly\n") != NULL;
+        frayed += strstr(line, " stop=stalled residual_at_contacts=0.00 reason=frayed\n") != NULL;
+        bare += strstr(line, " stop=stalled residual_at_contacts=0.00\n") != NULL;
+    }
+    if (f) fclose(f);
+    CHECK(wobbly == 4 && frayed == 2 && bare == 2);
+    remove(log);
+    /* The table holds WEFT_STOP_REASONS_MAX pairs; one more fails the run by name. */
+    CHECK(words_run(many, WEFT_STOP_REASONS_MAX, log, &res, &err) == WEFT_OK);
+    CHECK(res.nstop_reasons == WEFT_STOP_REASONS_MAX && res.steps_capped == WEFT_STOP_REASONS_MAX);
+    remove(log);
+    CHECK(words_run(many, WEFT_STOP_REASONS_MAX + 1, log, &res, &err) == WEFT_ERR_INPUT);
+    fprintf(stderr, "full: %s\n", err.msg);
+    CHECK(strstr(err.msg, "stop_words: step 16: stop status 'cap r16'") == err.msg &&
+          strstr(err.msg, "at most 16") != NULL);
+    /* A status that is not "WORD" or "WORD REASON", or a word too long to count whole. */
+    CHECK(words_run(two_reasons, 4, log, &res, &err) == WEFT_ERR_INPUT);
+    fprintf(stderr, "words: %s\n", err.msg);
+    CHECK(strstr(err.msg, "stop_words: step 2: stop status 'cap too many'") == err.msg);
+    CHECK(words_run(long_reason, 4, log, &res, &err) == WEFT_ERR_INPUT);
+    fprintf(stderr, "long: %s\n", err.msg);
+    CHECK(strstr(err.msg, "stop_words: step 1: stop status 'cap abcdefghijklmnopqrstuvwxyz_01234'") ==
+          err.msg);
+    char partial[160];
+    snprintf(partial, sizeof partial, "%s.partial", log);
+    remove(partial);
+    tmp_close(&d);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"ground_rest", test_ground_rest},       {"sphere_pull", test_sphere_pull},
@@ -756,6 +907,7 @@ int main(int argc, char **argv) {
         {"smooth_agrees", test_smooth_agrees},
         {"smooth_descent", test_smooth_descent}, {"smooth_bitwise", test_smooth_bitwise},
         {"drape_full", test_drape_full},         {"balloon_full", test_balloon_full},
+        {"stop_words", test_stop_words},
         {0},
     };
     return check_main(argc, argv, cases);
