@@ -165,6 +165,20 @@ static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err)
     return st;
 }
 
+/* Gathers constraint c's element positions from p into xe and evaluates C (returned)
+ * and its gradient into g; *wgg gets Σ_a w_a |∇_a C|², the inverse-mass-weighted norm. */
+static double evaluate(const xpbd_constraint *c, const double *w, const double *p, double *xe,
+                       double *g, double *wgg) {
+    const weft_element *e = c->e;
+    const int nv = c->type->nv;
+    for (int a = 0; a < nv; a++) memcpy(&xe[3 * a], &p[3 * e->v[a]], 3 * sizeof(double));
+    double C = c->type->constraint(e, xe, g), sum = 0.0;
+    for (int a = 0; a < nv; a++)
+        for (int k = 0; k < 3; k++) sum += w[e->v[a]] * g[3 * a + k] * g[3 * a + k];
+    *wgg = sum;
+    return C;
+}
+
 /* One Gauss-Seidel sweep of eq. 26's damping row over every constraint at substep h (s):
  * the prediction p loses, along each ∇C_j, the implicit Rayleigh share of its motion from
  * the substep's start x (see the file comment). */
@@ -175,17 +189,11 @@ static void damp(xpbd_state *st, const double *x, double h, double *p) {
         const xpbd_constraint *c = &st->c[j];
         const weft_element *e = c->e;
         const int nv = c->type->nv;
-        double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
-        for (int a = 0; a < nv; a++)
-            memcpy(&xe[3 * a], &p[3 * e->v[a]], 3 * sizeof(double));
-        c->type->constraint(e, xe, g);
-        double wgg = 0.0, gdx = 0.0;
+        double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV], wgg, gdx = 0.0;
+        evaluate(c, w, p, xe, g, &wgg);
         for (int a = 0; a < nv; a++) {
             const double *xa = &x[3 * e->v[a]];
-            for (int k = 0; k < 3; k++) {
-                wgg += w[e->v[a]] * g[3 * a + k] * g[3 * a + k];
-                gdx += g[3 * a + k] * (xe[3 * a + k] - xa[k]);
-            }
+            for (int k = 0; k < 3; k++) gdx += g[3 * a + k] * (xe[3 * a + k] - xa[k]);
         }
         const double denom = gamma * wgg + c->alpha / (h * h);
         if (!(wgg > 0.0) || !(denom > 0.0)) continue; /* all pinned, or degenerate */
@@ -205,13 +213,8 @@ static void sweep(xpbd_state *st, double h, double *p) {
         const xpbd_constraint *c = &st->c[j];
         const weft_element *e = c->e;
         const int nv = c->type->nv;
-        double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
-        for (int a = 0; a < nv; a++)
-            memcpy(&xe[3 * a], &p[3 * e->v[a]], 3 * sizeof(double));
-        double C = c->type->constraint(e, xe, g);
-        double denom = 0.0;
-        for (int a = 0; a < nv; a++)
-            for (int k = 0; k < 3; k++) denom += w[e->v[a]] * g[3 * a + k] * g[3 * a + k];
+        double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV], denom;
+        double C = evaluate(c, w, p, xe, g, &denom);
         const double at = c->alpha / (h * h); /* α̃ (eq. 4) */
         denom += at;
         if (!(denom > 0.0)) continue; /* every vertex pinned, or a degenerate gradient */
