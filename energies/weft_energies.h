@@ -1,7 +1,7 @@
 /* weft_energies.h — the energy and constraint types of weft (energies/), and the
  * inline geometric kernels that position-based solvers share with them.
  *
- * Every type is a weft_energy_type descriptor (lib/weft.h) listed in
+ * Every type is a weft_energy_type descriptor (lib/weft_energy.h) listed in
  * weft_energy_registry; adding an energy is one file plus one line in registry.c.
  * Units: positions m, stiffness as documented per type, energies J, gradients N.
  */

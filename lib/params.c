@@ -1,4 +1,4 @@
-/* params.c — the settings tables of lib/weft.h: defaults, look-up, formatting for log
+/* params.c — the settings tables of lib/weft_base.h: defaults, look-up, formatting for log
  * headers and the `./weft list` entries. Reading a table from a scene section lives with
  * the scene parser (lib/scene/settings.c); this file needs no scene.
  *

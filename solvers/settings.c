@@ -1,5 +1,5 @@
 /* settings.c — the [solver] settings several solvers share, as table rows that each
- * solver places in its own settings struct (weft_solvers.h, lib/weft.h's tables). */
+ * solver places in its own settings struct (weft_solvers.h, lib/weft_base.h's tables). */
 #include "weft_solvers.h"
 
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* weft_solvers.h — the time integrators of weft (solvers/), each a weft_solver_type
- * (lib/weft.h) listed in weft_solver_registry. Adding a method is one file plus one
+ * (lib/weft_solver.h) listed in weft_solver_registry. Adding a method is one file plus one
  * registry line; experiments find solvers by name.
  */
 #ifndef WEFT_SOLVERS_H

@@ -572,7 +572,7 @@ run --set collider.b.type=sphere --set 'collider.b.velocity=1 2'
 expect collider_velocity_vector "collider.b.velocity" "needs 3 components"
 
 # --------------------------------------------------------------------------------
-# Size limits (WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS in lib/weft.h): refused before
+# Size limits (WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS in lib/mesh/weft_mesh.h): refused before
 # anything of that size is allocated, with the limit named. Each case would otherwise
 # allocate gigabytes (the fuzzers run with a 2 GiB limit); none may take long.
 # --------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /* test_profile.c — solver profiles (lib/profile.c, the stats hook of weft_solver_type) and
- * WEFT_ASSERT (lib/weft.h).
+ * WEFT_ASSERT (lib/weft_base.h).
  *   helpers       add sums by name, labels, find/value of missing names, since, clear
  *   pbd_counts    pbd_gauss_seidel's "projections" counter is exactly steps × iterations ×
  *                 (edges + hinges) on a cloth without colliders; its stage timers are

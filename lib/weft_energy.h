@@ -1,0 +1,112 @@
+/* weft_energy.h — the descriptor an energy or constraint type provides (energies/
+ * implements them; lib/ evaluates a model only through these function pointers).
+ *
+ * Units are SI: m, m/s, kg, s, J, N. Arrays of 3-vectors are flat: x[3*i + 0..2] is vertex i.
+ */
+#ifndef WEFT_ENERGY_H
+#define WEFT_ENERGY_H
+
+#include "weft_mesh.h"
+
+/* ------------------------------------------------------------------------------ */
+/* Energies and constraints: the descriptor                                        */
+/* ------------------------------------------------------------------------------ */
+
+typedef enum {
+    WEFT_ELEM_EDGE = 2,     /* 2 vertices */
+    WEFT_ELEM_TRIANGLE = 3, /* 3 vertices */
+    WEFT_ELEM_HINGE = 4,    /* 4 vertices: shared edge v0 v1, opposite v2 v3 */
+    WEFT_ELEM_TET = 5,      /* 4 vertices */
+    WEFT_ELEM_SURFACE = 6,  /* the whole closed surface (one global constraint) */
+    /* Contact elements, not mesh topology: created per step from proximity pairs. */
+    WEFT_ELEM_VERTEX_FACE = 7, /* 4 vertices: the vertex p, then the triangle t0 t1 t2 */
+    WEFT_ELEM_EDGE_EDGE = 8,   /* 4 vertices: edge a0 a1, then edge b0 b1 */
+} weft_element_kind;
+
+/* Maximum vertices per element. */
+#define WEFT_ELEM_MAXV 4
+
+/* One element bound to an energy type: its vertices, material constants and rest data.
+ * What k, k2 and rest hold is up to the type (documented in its file): e.g. a spring
+ * keeps k (N/m) and rest[0] = ℓ0; a tetrahedron keeps μV, λV and Dm⁻¹. */
+typedef struct weft_element {
+    int v[WEFT_ELEM_MAXV]; /* vertex indices */
+    double k, k2;          /* material constants in the type's units */
+    double rest[14];       /* rest data (rest length, rest angle, Dm^-1, fibre, ...) */
+} weft_element;
+
+/* Material constants and rest data handed to a type's init for one element. */
+typedef struct weft_energy_params {
+    double stiffness; /* the scene's coefficient, in the unit the term's kind uses:
+                         edges and triangles Y (N/m, Young's modulus × thickness),
+                         hinges D (N·m), tetrahedra E (Pa), contact elements the
+                         penalty stiffness k (N/m) */
+    double poisson;   /* Poisson's ratio ν in [0, 0.5) (triangles and tetrahedra) */
+    double area;      /* edges: a third of the adjacent triangles' rest area (m²);
+                         hinges: the rest area of both triangles (m²); others ignore it
+                         and measure their own rest area or volume */
+    const double *uv; /* triangles: 2*3 material coordinates (m) defining the rest shape
+                         and the warp (u) / weft (v) directions, or NULL to use the rest
+                         positions in a frame of the triangle's own plane */
+    double fiber[3];  /* fibre direction in material space: (u, v, ·) for triangles, 3-D
+                         rest-space direction for tetrahedra; need not be unit */
+    double fiber_stiffness; /* fibre modulus: N/m for triangles, Pa for tetrahedra */
+    double thickness; /* contact elements (vertex-face, edge-edge): the contact thickness
+                         η ≥ 0, m; the penalty acts where the separation is below η */
+} weft_energy_params;
+
+/* What an energy type's hessian returns. */
+typedef enum {
+    WEFT_HESSIAN_EXACT = 0, /* ∂²Ψ/∂x², possibly indefinite */
+    WEFT_HESSIAN_ANALYTIC,  /* PSD projection from the type's structure: the analytic
+                               eigensystem of isotropic F-based types (Smith, de Goes, Kim
+                               2019), the closed-form hinge-coordinate blocks of
+                               dihedral_bending; CLAMP for types without either */
+    WEFT_HESSIAN_CLAMP,     /* PSD projection by clamping negative eigenvalues (weft_psd_clamp)
+                               of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
+} weft_hessian_mode;
+
+/* An energy (or constraint) type. Ψ and its derivatives act on one element whose
+ * vertex positions are gathered into xe (3*nv values). Any function may be NULL when
+ * the type does not provide it (e.g. a constraint with no energy). */
+typedef struct weft_energy_type {
+    const char *name;    /* registered name used by scene files, e.g. "mass_spring" */
+    const char *paper;   /* paper key and section, e.g. "Mueller 2006 §3.3" */
+    const char *summary; /* one line: the model */
+    weft_element_kind kind;
+    int nv; /* vertices per element */
+    /* Sets e->k, e->k2 and e->rest from the rest positions xe (3*nv, m) and p. */
+    void (*init)(weft_element *e, const double *xe, const weft_energy_params *p);
+    /* Ψ(xe) in J; +INFINITY where the element leaves the energy's domain (e.g. an
+     * inverted element under classic Neo-Hookean), never NaN. */
+    double (*energy)(const weft_element *e, const double *xe);
+    /* g = dΨ/dxe (3*nv values), N; returns Ψ. */
+    double (*gradient)(const weft_element *e, const double *xe, double *g);
+    /* H = ∂²Ψ/∂xe² or its PSD projection (mode), (3nv)×(3nv) row-major, N/m; also the
+     * gradient into g when g != NULL; returns Ψ. */
+    double (*hessian)(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                      double *g, double *H);
+    /* True when WEFT_HESSIAN_ANALYTIC uses an analytic eigensystem that gives CLAMP's
+     * matrix (isotropic energies); false when it falls back to clamping, or (dihedral
+     * bending) projects in other coordinates than CLAMP. */
+    bool analytic_psd;
+    /* Native constraint C(xe) for position-based solvers, with Ψ = ½ k C² exactly (k the
+     * element's k: XPBD's compliance is 1/k); fills dC/dxe if grad != NULL. NULL for an
+     * energy of no such form. */
+    double (*constraint)(const weft_element *e, const double *xe, double *grad);
+    /* Optional, for per-vertex solvers (vertex block descent): vertex
+     * v's (0 .. nv − 1) gradient dΨ/dp_v (3, N) and diagonal block ∂²Ψ/∂p_v² (3×3, N/m) of
+     * `hessian`'s WEFT_HESSIAN_EXACT matrix, equal to those of the full call bit for bit,
+     * at less cost; returns Ψ. NULL: the callers take the blocks from `hessian`. */
+    double (*vertex_hessian)(const weft_element *e, const double *xe, int v, double *g,
+                             double *H);
+} weft_energy_type;
+
+/* A list of elements of one type: one term of the model's energy. */
+typedef struct weft_term {
+    const weft_energy_type *type;
+    int n;              /* elements */
+    weft_element *elem; /* n elements */
+} weft_term;
+
+#endif
