@@ -1,6 +1,6 @@
 #!/bin/sh
 # sweep_jobs.sh CASE SWEEP RUN_SCRIPT — the sweep job lists
-# (experiments/sweep_tool.c, experiments/sweep_run.sh) end to end on a tiny stability
+# (experiments/sweep_*.c, experiments/sweep_run.sh) end to end on a tiny stability
 # sweep (2 solvers x 2 stiffnesses x 2 time steps on a 5 x 5 cloth). One CTest test each:
 #   plan       the job list has one line per run with the solver, every --set, the axis
 #              values (ranges and 1/N expanded) and its own output directory; the
@@ -24,6 +24,8 @@
 #   rows       the same sweep as whole rows (a run per solver and stiffness over both
 #              time steps): 8 rows from 4 runs, the same verdicts, a figure whose x is a
 #              collected column
+#   large      a plan of 51 200 runs (more than the planner once held) has a line and a
+#              manifest row per run in order; merge counts them missing; slurm chunks them
 #   bad_input  spec errors (unknown key or section, bad range or value, unknown solver,
 #              program or scene, a key the program would override): one line naming
 #              SPEC:LINE and the key, exit 2, no job list
@@ -199,6 +201,46 @@ plan)
     [ "$(grep -c -e '-r2 ' "$tmp/r/jobs.txt")" -eq 8 ] && ok "repeats = 2: 16 runs, 8 in -r2 directories" ||
         fail "repeats = 2: not 8 runs in -r2 directories"
     [ -z "$(find "$tmp/s" -name '*.partial')" ] || fail "partial files left"
+    ;;
+
+large)
+    # A plan of 51 200 runs (1 solver x 40 x 40 x 32 values), more than the planner once
+    # held (50 000), planned and merged without running anything: one line and one
+    # manifest row per run, in order (solver outermost, the last axis fastest), the merge
+    # counts them all missing, and slurm chunks them under Slurm's 1001 array tasks.
+    cat >"$tmp/large.ini" <<'EOF2'
+[sweep]
+name = large
+program = compare
+scene = hanging_cloth
+solvers = pbd_gauss_seidel
+[axes]
+mesh.nx = 2:1:41
+mesh.ny = 2:1:41
+scene.steps = 1:1:32
+EOF2
+    plan "$tmp/large.ini" "$tmp/l" || exit 1
+    grep -q 'large: 51200 runs (1 solver x 40 mesh.nx x 40 mesh.ny x 32 scene.steps)' "$tmp/plan.err" &&
+        ok "51200 runs planned" || fail "plan did not say 51200 runs: $(cat "$tmp/plan.err")"
+    n=$(wc -l <"$tmp/l/jobs.txt")
+    [ "$n" -eq 51200 ] && ok "51200 job lines" || fail "$n job lines, expected 51200"
+    [ "$(grep -vc '^#' "$tmp/l/manifest.tsv")" -eq 51201 ] && ok "a manifest header and 51200 rows" ||
+        fail "manifest: not a header and 51200 rows"
+    row=$(awk -F '\t' '$1 == 33 { print $2 }' "$tmp/l/manifest.tsv")
+    [ "$row" = "pbd_gauss_seidel-nx=2-ny=3-steps=1" ] || fail "run 33 is '$row', expected nx=2 ny=3 steps=1"
+    last=$(tail -n 1 "$tmp/l/manifest.tsv" | cut -f 1-6 | tr '\t' ' ')
+    [ "$last" = "51200 pbd_gauss_seidel-nx=41-ny=41-steps=32 pbd_gauss_seidel 41 41 32" ] &&
+        ok "the last run is nx=41 ny=41 steps=32" || fail "the last manifest row is '$last'"
+    sed -n 51200p "$tmp/l/jobs.txt" | grep -q -e "--set mesh.nx=41 --set mesh.ny=41 --set scene.steps=32 .*--out runs/pbd_gauss_seidel-nx=41-ny=41-steps=32 " ||
+        fail "line 51200 does not run nx=41 ny=41 steps=32"
+    "$sweep" merge "$tmp/l" --no-plot >/dev/null 2>"$tmp/merge.err"
+    rc=$?
+    [ "$rc" -eq 3 ] || fail "merge of the unrun plan exited $rc, expected 3: $(cat "$tmp/merge.err")"
+    head -n 1 "$tmp/l/merged.tsv" | grep -q 'runs=51200 complete=0 failed=0 incomplete=0 missing=51200' &&
+        ok "merge: 51200 runs missing" || fail "merged.tsv header: $(head -n 1 "$tmp/l/merged.tsv")"
+    "$sweep" slurm "$tmp/l" >/dev/null 2>"$tmp/slurm.err" || fail "slurm failed: $(cat "$tmp/slurm.err")"
+    grep -q '^#SBATCH --array=0-984%32$' "$tmp/l/slurm.sh" && ok "slurm: 985 tasks of 52 runs" ||
+        fail "slurm.sh: $(grep array "$tmp/l/slurm.sh")"
     ;;
 
 local)
