@@ -349,8 +349,7 @@ static int retire_joblog(const plan *p, const char *jobs_path) {
     const char *joblog = sweep_printf("%s/joblog.txt", p->out);
     const char *prev = sweep_slurp(jobs_path, true);
     int stale = 0;
-    const char *text = sweep_slurp(joblog, true);
-    for (char *row = text ? sweep_keep(text) : NULL; row && *row && !stale;) {
+    for (char *row = sweep_slurp(joblog, true); row && *row && !stale;) {
         char *end = strchr(row, '\n'), **fv;
         if (end) *end = '\0';
         if (sweep_fields(row, &fv) >= 9 && strcmp(fv[0], "Seq") != 0) {

@@ -25,7 +25,8 @@
 #              time steps): 8 rows from 4 runs, the same verdicts, a figure whose x is a
 #              collected column
 #   large      a plan of 51 200 runs (more than the planner once held) has a line and a
-#              manifest row per run in order; merge counts them missing; slurm chunks them
+#              manifest row per run in order; merge counts them missing; slurm chunks
+#              them; a plan of 9 axes, one of 200 values (once 8 and 128 at most)
 #   bad_input  spec errors (unknown key or section, bad range or value, unknown solver,
 #              program or scene, a key the program would override): one line naming
 #              SPEC:LINE and the key, exit 2, no job list
@@ -241,6 +242,29 @@ EOF2
     "$sweep" slurm "$tmp/l" >/dev/null 2>"$tmp/slurm.err" || fail "slurm failed: $(cat "$tmp/slurm.err")"
     grep -q '^#SBATCH --array=0-984%32$' "$tmp/l/slurm.sh" && ok "slurm: 985 tasks of 52 runs" ||
         fail "slurm.sh: $(grep array "$tmp/l/slurm.sh")"
+    # More than the 8 axes and 128 values per axis the planner once held.
+    cat >"$tmp/wide.ini" <<'EOF2'
+[sweep]
+name = wide
+program = compare
+scene = hanging_cloth
+solvers = pbd_gauss_seidel
+[axes]
+mesh.nx = 4
+mesh.ny = 4, 5
+mesh.width = 1
+mesh.height = 1
+scene.dt = 1/60
+material.density = 0.1
+material.stretch_stiffness = 1e3
+material.bending_stiffness = 1e-5
+scene.steps = 1:1:200
+EOF2
+    plan "$tmp/wide.ini" "$tmp/w" || exit 1
+    n=$(wc -l <"$tmp/w/jobs.txt")
+    [ "$n" -eq 400 ] && ok "9 axes, one of 200 values: 400 runs" || fail "$n job lines, expected 400"
+    h=$(awk '!/^#/ { print NF; exit }' "$tmp/w/manifest.tsv")
+    [ "$h" -eq 14 ] || fail "the manifest has $h columns, expected 14 (9 axes)"
     ;;
 
 local)
