@@ -1,4 +1,4 @@
-# sweep.gp — the figure of a merged sweep (sweep merge, experiments/sweep_tool.c).
+# sweep.gp — the figure of a merged sweep (sweep merge, experiments/sweep_merge.c).
 # Usage (sweep merge sets every variable):
 #   gnuplot -e "data='figure.dat'; out='x.png'; mode='heatmap'; names='A B'; title='...';
 #     xlabel='scene.dt'; ylabel='material.stretch_stiffness'; vlabel='status';
