@@ -7,12 +7,14 @@
  * Each element's energy gives its projective form through its `projective` hook
  * (weft_energy.h): Ψ_e(x) = min_{p ∈ C_e} ½ w_e ‖A_e x − p‖². One iteration is one pass of
  * block-coordinate descent on G(x, p) = ½‖x − x̃‖²_M/h² + Σ_e ½ w_e ‖A_e x − p_e‖²:
- *   local step   p_e = P_{C_e}(A_e x), each element on its own into its own slot; the
- *                gather into the right-hand side adds the slots in element order;
+ *   local step   p_e = P_{C_e}(A_e x), each element on its own, in parallel, into its own
+ *                slot; the gather into the right-hand side adds the slots in element order,
+ *                so the result is the same bit for bit for any thread count;
  *   global step  (M/h² + Σ_e w_e A_eᵀA_e) x = M x̃/h² + Σ_e w_e A_eᵀ p_e.
- * The matrix does not depend on x: it is assembled and factorised once (the linear
- * solver's factor) and every iteration is two triangular solves; refactorised only when
- * the pinned set or dt changes. Without Chebyshev G(x, p) never increases.
+ * A_e acts on x, y and z alike, so the matrix is one n×n scalar matrix for the three
+ * coordinates (Bouaziz §5): factorised once (the linear solver's factor_scalar; CHOLMOD on
+ * n×n, not 3n×3n), each iteration is one solve with three right-hand sides; refactorised
+ * only when the pinned set or dt changes. Without Chebyshev G(x, p) never increases.
  * Terms whose energy has no hook are replaced by the projective energy of their role
  * (membrane and volume: arap with μ = Y or E; bending: quadratic_bending with D), built
  * from the rest mesh and named in the profile and the model diff; others are refused.
@@ -301,17 +303,23 @@ static void project_element(pd_state *st, int q, const double *x) {
         }
 }
 
-/* b = M x̃ / h² + Σ_e w_e A_eᵀ P(A_e x): the projections, then per vertex its slots in
- * element order. */
+/* b = M x̃ / h² + Σ_e w_e A_eᵀ P(A_e x): the projections in parallel, then per vertex its
+ * slots in element order (the same sums for any thread count). */
 static void local_step(pd_state *st, const weft_model *m, const double *x) {
     const double ih2 = 1.0 / (st->h * st->h);
-    for (int q = 0; q < st->ne; q++) project_element(st, q, x);
-    for (int i = 0; i < m->n; i++)
-        for (int k = 0; k < 3; k++) {
-            double b = m->mass[i] * ih2 * st->xt[3 * i + k];
-            for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++) b += st->slot[st->inc[j] + k];
-            st->b[3 * i + k] = b;
-        }
+    const int threads = st->set.common.threads;
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (int q = 0; q < st->ne; q++) project_element(st, q, x);
+#pragma omp for schedule(static)
+        for (int i = 0; i < m->n; i++)
+            for (int k = 0; k < 3; k++) {
+                double b = m->mass[i] * ih2 * st->xt[3 * i + k];
+                for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++) b += st->slot[st->inc[j] + k];
+                st->b[3 * i + k] = b;
+            }
+    }
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -319,7 +327,8 @@ static void local_step(pd_state *st, const weft_model *m, const double *x) {
 /* ------------------------------------------------------------------------------ */
 
 /* Pins into the filter (S_i = 0 for pinned vertices, z = their positions in zpin) and,
- * when the pin set (or dt) changed, A again and its factorisation. */
+ * when the pin set (or dt) changed, A again and its factorisation: the n×n scalar one
+ * where the linear solver has factor_scalar. */
 static int prepare_global(pd_state *st, const weft_model *m, const double *zpin, weft_error *err) {
     bool same = st->factored && st->h == m->dt;
     for (int i = 0; i < m->n && same; i++) same = st->pinned[i] == (m->pin[i] >= 0);
@@ -334,9 +343,11 @@ static int prepare_global(pd_state *st, const weft_model *m, const double *zpin,
         assemble_matrix(st, m);
     }
     st->factored = false;
-    if (st->linear->factor) {
+    weft_solve_status (*factor)(void *, const weft_bsr *, const weft_filter *, weft_error *) =
+        st->linear->factor_scalar ? st->linear->factor_scalar : st->linear->factor;
+    if (factor) {
         double t0 = weft_now();
-        weft_solve_status s = st->linear->factor(st->lin, &st->A, &st->f, err);
+        weft_solve_status s = factor(st->lin, &st->A, &st->f, err);
         st->stats.global_s += weft_now() - t0;
         if (s != WEFT_SOLVE_CONVERGED)
             return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: %s", st->step,
@@ -347,12 +358,15 @@ static int prepare_global(pd_state *st, const weft_model *m, const double *zpin,
     return WEFT_OK;
 }
 
-/* x = A⁻¹ b on the free DOFs, pins from the filter. */
+/* x = A⁻¹ b on the free DOFs, pins from the filter: the three coordinates in one solve
+ * with the scalar factor, else with the 3n factor or the linear solver's own solve. */
 static int global_step(pd_state *st, double *x, weft_error *err) {
     double t0 = weft_now();
     weft_solve_status s;
     const weft_linear_type *L = st->linear;
-    if (L->solve_factored)
+    if (L->solve_scalar)
+        s = L->solve_scalar(st->lin, &st->A, &st->f, st->b, x, err);
+    else if (L->solve_factored)
         s = L->solve_factored(st->lin, &st->A, &st->f, st->b, x, err);
     else
         s = L->solve(st->lin, &st->A, &st->f, st->b, x, st->x, NULL, NULL, NULL, err);
