@@ -118,7 +118,7 @@ typedef struct weft_energy_type {
                              double *H);
     /* Optional, for Projective Dynamics: the element's energy as a squared distance to a
      * constraint set (NULL for an energy of no such form). */
-    const struct weft_projective *projective;
+    const weft_projective *projective;
 } weft_energy_type;
 
 /* A list of elements of one type: one term of the model's energy. */
