@@ -83,6 +83,25 @@ static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mo
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Projective form (Bouaziz et al. 2014 §5, strain constraint): w = μ W, A x = the two
+ * columns of F (weft_fem_projective_rows), C the 3×2 matrices with orthonormal columns,
+ * P(F) = U₃ₓ₂ Vᵀ: ½ μ W ‖F − P(F)‖² is this energy. */
+static double arap_pd_form(const weft_element *e, double *A) {
+    return e->k * weft_fem_projective_rows(e, 2, A);
+}
+
+static void arap_pd_project(const weft_element *e, const double *y, double *p) {
+    (void)e;
+    double F[6], U[9], s[2], V[4];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 2; c++) F[2 * r + c] = y[3 * c + r];
+    weft_svd32(F, U, s, V);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 2; c++) p[3 * c + r] = U[3 * r] * V[2 * c] + U[3 * r + 1] * V[2 * c + 1];
+}
+
+static const weft_projective arap_projective = {2, arap_pd_form, arap_pd_project};
+
 const weft_energy_type weft_arap_membrane = {
     .name = "arap",
     .paper = "Kim & Eberle 2020 ch. 3-5, 7.2 (ARAP, membrane F)",
@@ -95,4 +114,5 @@ const weft_energy_type weft_arap_membrane = {
     .gradient = arap_gradient,
     .hessian = arap_hess,
     .analytic_psd = true,
+    .projective = &arap_projective,
 };

@@ -82,6 +82,29 @@ static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mo
     return weft_tet_hessian(&ARAP, e, xe, mode, g, H);
 }
 
+/* Projective form (Bouaziz et al. 2014 §5, strain constraint): w = μ W, A x = the three
+ * columns of F (weft_fem_projective_rows), C = SO(3), P(F) = U Vᵀ of the rotation-variant
+ * SVD: ½ μ W ‖F − P(F)‖² is this energy. */
+static double arap_pd_form(const weft_element *e, double *A) {
+    return e->k * weft_fem_projective_rows(e, 3, A);
+}
+
+static void arap_pd_project(const weft_element *e, const double *y, double *p) {
+    (void)e;
+    double F[9], U[9], s[3], V[9];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) F[3 * r + c] = y[3 * c + r];
+    weft_svd3_rv(F, U, s, V);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            double R = 0.0;
+            for (int j = 0; j < 3; j++) R += U[3 * r + j] * V[3 * c + j];
+            p[3 * c + r] = R;
+        }
+}
+
+static const weft_projective arap_projective = {3, arap_pd_form, arap_pd_project};
+
 const weft_energy_type weft_arap_tet = {
     .name = "arap",
     .paper = "Smith, de Goes, Kim 2019 (ARAP, rotation-variant SVD, eigensystem)",
@@ -95,4 +118,5 @@ const weft_energy_type weft_arap_tet = {
     .hessian = arap_hess,
     .analytic_psd = true,
     .constraint = NULL,
+    .projective = &arap_projective,
 };

@@ -61,3 +61,15 @@ bool weft_psd_clamp(double *A, int n) {
         }
     return true;
 }
+
+double weft_fem_projective_rows(const weft_element *e, int d, double *A) {
+    for (int c = 0; c < d; c++) {
+        double s = 0.0;
+        for (int j = 0; j < d; j++) {
+            A[(d + 1) * c + j + 1] = e->rest[d * j + c];
+            s += e->rest[d * j + c];
+        }
+        A[(d + 1) * c] = -s;
+    }
+    return e->rest[9];
+}

@@ -57,6 +57,11 @@ bool weft_fem_tet_rest(weft_element *e, const double *xe);
  * normal to it). Returns false if the rest triangle is degenerate. */
 bool weft_fem_tri_rest(weft_element *e, const double *xe, const double *uv);
 
+/* Projective Dynamics' map of an F-based element of dimension d (2: triangle, 3:
+ * tetrahedron): A (d rows × (d + 1) vertices, A[(d + 1) r + i]) with row c giving column c
+ * of F = Ds Dm⁻¹, Σ_j (x_{j+1} − x_0) Dm⁻¹[j][c]. Returns the rest measure W (m² or m³). */
+double weft_fem_projective_rows(const weft_element *e, int d, double *A);
+
 /* F = Ds Dm⁻¹ of a tetrahedron (F 3×3 row-major). */
 void weft_fem_tet_F(const weft_element *e, const double *xe, double F[9]);
 

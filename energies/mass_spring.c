@@ -101,6 +101,22 @@ static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+/* Projective form (Liu, Bargteil, O'Brien & Kavan 2013 §4): w = k, A x = x0 − x1, C the
+ * sphere |p| = ℓ0, so ½ k ‖A x − P(A x)‖² = ½ k (|x0 − x1| − ℓ0)², this energy exactly. */
+static double ms_pd_form(const weft_element *e, double *A) {
+    A[0] = 1.0, A[1] = -1.0;
+    return e->k;
+}
+
+/* p = ℓ0 y/|y| (0 at coincident ends, where every point of the sphere is as close). */
+static void ms_pd_project(const weft_element *e, const double *y, double *p) {
+    double l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    double s = l > 0.0 ? e->rest[0] / l : 0.0;
+    for (int k = 0; k < 3; k++) p[k] = s * y[k];
+}
+
+static const weft_projective ms_projective = {1, ms_pd_form, ms_pd_project};
+
 const weft_energy_type weft_mass_spring = {
     .name = "mass_spring",
     .paper = "Mueller 2006 eqs. 10-11 (distance constraint as spring energy)",
@@ -114,4 +130,5 @@ const weft_energy_type weft_mass_spring = {
     .hessian = ms_hessian,
     .analytic_psd = true,
     .constraint = ms_constraint,
+    .projective = &ms_projective,
 };

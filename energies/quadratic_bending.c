@@ -150,6 +150,22 @@ static double qb_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+/* Projective form (Bouaziz et al. 2014 §5, bending): w = k, A x = v = Σ K_i x_i, C the
+ * sphere |p| = r0 (its centre 0 for a flat rest state: the element then only adds its
+ * constant k K Kᵀ to PD's matrix), so ½ k ‖v − P(v)‖² = ½ k (|v| − r0)², this energy. */
+static double qb_pd_form(const weft_element *e, double *A) {
+    for (int i = 0; i < 4; i++) A[i] = e->rest[i];
+    return e->k;
+}
+
+static void qb_pd_project(const weft_element *e, const double *y, double *p) {
+    double l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    double s = l > 0.0 ? e->rest[4] / l : 0.0;
+    for (int k = 0; k < 3; k++) p[k] = s * y[k];
+}
+
+static const weft_projective qb_projective = {1, qb_pd_form, qb_pd_project};
+
 const weft_energy_type weft_quadratic_bending = {
     .name = "quadratic_bending",
     .paper = "Bergou, Wardetzky, Harmon, Zorin & Grinspun 2006 (isometric bending), "
@@ -164,4 +180,5 @@ const weft_energy_type weft_quadratic_bending = {
     .hessian = qb_hessian,
     .analytic_psd = true,
     .constraint = qb_constraint,
+    .projective = &qb_projective,
 };

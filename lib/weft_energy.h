@@ -66,6 +66,22 @@ typedef enum {
                                of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
 } weft_hessian_mode;
 
+/* Most rows of a projective element's map A (a 3×3 deformation gradient). */
+#define WEFT_PROJECTIVE_MAXROWS 3
+
+/* The projective form of an element (Bouaziz, Martin, Liu, Kavan & Pauly 2014 §3–4):
+ *   Ψ(x) = min_{p ∈ C} ½ w ‖A x − p‖² = ½ w ‖A x − P_C(A x)‖²,
+ * exactly the type's energy, with A a constant map of the element's vertices that acts on
+ * x, y and z alike (row r: y_r = Σ_i A[r][i] x_i, a 3-vector) and C a constraint set. */
+typedef struct weft_projective {
+    int rows; /* rows of A, 1 .. WEFT_PROJECTIVE_MAXROWS */
+    /* Fills A (rows × nv, A[nv*r + i]: row r's weight of vertex i) from e's rest data and
+     * returns the weight w (its unit makes ½ w ‖A x − p‖² joules). */
+    double (*form)(const weft_element *e, double *A);
+    /* p = P_C(y): y and p are rows × 3 (y[3*r + k]: row r, coordinate k). */
+    void (*project)(const weft_element *e, const double *y, double *p);
+} weft_projective;
+
 /* An energy (or constraint) type. Ψ and its derivatives act on one element whose
  * vertex positions are gathered into xe (3*nv values). Any function may be NULL when
  * the type does not provide it (e.g. a constraint with no energy). */
@@ -100,6 +116,9 @@ typedef struct weft_energy_type {
      * at less cost; returns Ψ. NULL: the callers take the blocks from `hessian`. */
     double (*vertex_hessian)(const weft_element *e, const double *xe, int v, double *g,
                              double *H);
+    /* Optional, for Projective Dynamics: the element's energy as a squared distance to a
+     * constraint set (NULL for an energy of no such form). */
+    const weft_projective *projective;
 } weft_energy_type;
 
 /* A list of elements of one type: one term of the model's energy. */

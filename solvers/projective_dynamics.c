@@ -1,66 +1,36 @@
-/* projective_dynamics.c — Projective Dynamics (Liu, Bargteil, O'Brien & Kavan 2013, "Fast
- * simulation of mass-spring systems"; Bouaziz, Martin, Liu, Kavan & Pauly 2014, "Projective
- * Dynamics: fusing constraint projections for fast simulation"), with the Chebyshev
- * semi-iterative acceleration of Wang 2015 as an option (papers/bouaziz2014-projective-
- * dynamics.md maps every equation to this file).
+/* projective_dynamics.c — Projective Dynamics (Liu, Bargteil, O'Brien & Kavan 2013; Bouaziz,
+ * Martin, Liu, Kavan & Pauly 2014), with the Chebyshev acceleration of Wang 2015 as an option;
+ * papers/bouaziz2014-projective-dynamics.md maps every equation to this file and keeps the
+ * measurements.
  *
- * Backward Euler's step minimises G(x) = ½‖x − x̃‖²_M / h² + Σ_e Ψ_e(x), x̃ = xₙ + h vₙ + h² g.
- * Every element here has the projective form Ψ_e(x) = min_{p ∈ C_e} ½ w_e ‖A_e x − p‖², A_e a
- * constant linear map of the element's vertices (rows r: y_r = Σ_i A_e[r][i] x_i, acting
- * on x, y and z alike) and C_e a constraint set, so G(x) = min_p G(x, p) with
- *   G(x, p) = ½‖x − x̃‖²_M / h² + Σ_e ½ w_e ‖A_e x − p_e‖²   (Bouaziz et al.'s G(q, p))
- * and one iteration is one block-coordinate descent pass on G(x, p):
- *   local step   p_e = P_{C_e}(A_e x)                       (each element on its own)
- *   global step  (M/h² + Σ_e w_e A_eᵀA_e) x = M x̃ / h² + Σ_e w_e A_eᵀ p_e
- * The global matrix does not depend on x: it is assembled and factorised ONCE (CHOLMOD,
- * through the linear-solver registry's factor / solve_factored), and every iteration of every
- * step is two triangular solves; it is refactorised only when the set of pinned vertices
- * changes. Without Chebyshev G(x, p) never increases, and a fixed point of the iteration is a
- * stationary point of G: backward Euler's answer for the same energies.
- *
- * Elements (w_e, A_e, C_e, P):
- *   mass_spring       w = k, y = x0 − x1, C = {|p| = ℓ0}, p = ℓ0 y/|y|      (Liu et al. 2013)
- *                     ½ k ‖y − p‖² = ½ k (|y| − ℓ0)²: exactly the mass_spring energy;
- *   arap (triangle)   w = μ W, y = F = Ds Dm⁻¹ (two columns), C = {3×2 R, RᵀR = I},
- *                     p = U Vᵀ of F's SVD: exactly the arap membrane (Bouaziz's strain
- *                     constraint);
- *   arap (tetrahedron) w = μ W, F 3×3, C = SO(3), p = U Vᵀ of the rotation-variant SVD;
- *   quadratic_bending w = k, y = Σ K_i x_i, C = {|p| = r0}, p = r0 y/|y| (0 for the flat
- *                     rest state of Bergou 2006, where the element adds only its constant
- *                     Hessian k K Kᵀ ⊗ I₃ to the global matrix; Bouaziz's bending constraint).
- * Other terms of the same role are replaced by these elements with the scene's material
- * (membranes and solids by arap with μ = Y or E, hinges by quadratic_bending with D), as PBD
- * solves its own constraints: PD then converges to its own model, and the common residual
- * (of the scene's energies) shows the difference; the substitution is named in the profile.
- * Terms with no such role (a fibre term) are refused.
- *
- * Pins (Bouaziz's positional constraints, taken as hard constraints): a pinned vertex is a
- * prescribed DOF of the global solve, through the linear solvers' filters (S_i = 0, z_i its
- * scripted position at t + h), so the factorisation depends on which vertices are pinned,
- * not where. Colliders (planes, spheres, boxes) are handled after the iterations, so that
- * the matrix stays constant (the papers add collision constraints to the system), from
- * the motion as PBD's constraints of Müller 2006 §3.4 are: a vertex whose motion xₙ → x
- * enters a collider is put back on the tangent plane at the entry point (inside at the
- * end: on the closest surface point), and its velocity gets the shared contact response
- * (restitution, Coulomb friction). Cloth–cloth collisions are the post-step stage's
- * ([collision] pipeline = bridson), run after any solver.
- *
- * Chebyshev (Wang 2015, [projective_dynamics] chebyshev_rho = ρ ∈ (0, 1)): with x̂
- * the plain iterate, ω = 1 for the iterations k < S (S: chebyshev_delay), then
- *   ω_S = 2/(2 − ρ²),  ω_{k+1} = 4/(4 − ρ² ω_k),
- *   x_{k+1} = ω_{k+1} (γ (x̂_{k+1} − x_k) + x_k − x_{k−1}) + x_{k−1}   (γ: chebyshev_gamma).
- * ρ is the spectral radius of the plain iteration near the solution: run with ρ = 0 and
- * read it off the log, where the residual decays as ρᵏ (ρ ≈ (r_K / r_k)^{1/(K − k)} late in
- * a step); tests/test_projective_dynamics.c does exactly that. Too large a ρ diverges.
- *
- * Passes per iteration: one over the elements (projections and right-hand side), two
- * triangular solves; with [projective_dynamics] tolerance > 0 also one model gradient (the
- * residual ‖S ∇G‖ of the stopping test; pinned DOFs removed, contacts not, since they come
- * after the iterations). Without it, the [solver] iterations count is always run.
+ * Backward Euler's step minimises G(x) = ½‖x − x̃‖²_M/h² + Σ_e Ψ_e(x), x̃ = xₙ + h vₙ + h² g.
+ * Each element's energy gives its projective form through its `projective` hook
+ * (weft_energy.h): Ψ_e(x) = min_{p ∈ C_e} ½ w_e ‖A_e x − p‖². One iteration is one pass of
+ * block-coordinate descent on G(x, p) = ½‖x − x̃‖²_M/h² + Σ_e ½ w_e ‖A_e x − p_e‖²:
+ *   local step   p_e = P_{C_e}(A_e x), each element on its own, in parallel, into its own
+ *                slot; the gather into the right-hand side adds the slots in element order,
+ *                so the result is the same bit for bit for any thread count;
+ *   global step  (M/h² + Σ_e w_e A_eᵀA_e) x = M x̃/h² + Σ_e w_e A_eᵀ p_e.
+ * A_e acts on x, y and z alike, so the matrix is one n×n scalar matrix for the three
+ * coordinates (Bouaziz §5): factorised once (the linear solver's factor_scalar; CHOLMOD on
+ * n×n, not 3n×3n), each iteration is one solve with three right-hand sides; refactorised
+ * only when the pinned set or dt changes. Without Chebyshev G(x, p) never increases.
+ * Terms whose energy has no hook are replaced by the projective energy of their role
+ * (membrane and volume: arap with μ = Y or E; bending: quadratic_bending with D), built
+ * from the rest mesh and named in the profile and the model diff; others are refused.
+ * Pins are prescribed DOFs of the global solve (filters). Colliders are resolved after
+ * the iterations from the motion xₙ → x (PBD's §3.4), then the shared contact response.
+ * Chebyshev (chebyshev_rho = ρ > 0): ω = 1 before iteration S (chebyshev_delay), then
+ * ω_S = 2/(2 − ρ²), ω_{k+1} = 4/(4 − ρ²ω_k), x_{k+1} = ω_{k+1}(γ(x̂_{k+1} − x_k) + x_k − x_{k−1})
+ * + x_{k−1} (γ: chebyshev_gamma).
+ * Passes per iteration: one over the elements, one over the vertices, one solve; with
+ * tolerance > 0 also one model gradient (the stopping test's ‖S∇G‖).
+ * Settings: [solver] iterations, threads; [projective_dynamics] linear, tolerance,
+ * chebyshev_rho, chebyshev_delay, chebyshev_gamma.
  */
+#include "weft_energies.h"
 #include "weft_linsolve.h"
 #include "weft_solvers.h"
-#include "fem.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -106,18 +76,17 @@ static const weft_param_table pd_tables[] = {
 };
 // clang-format on
 
-/* The element forms. */
-typedef enum { PD_SPRING, PD_STRAIN_TRI, PD_STRAIN_TET, PD_BEND } pd_kind;
-
-/* One projective element: w ‖A x − p‖² / 2 over its nv vertices and `rows` rows. */
+/* One projective element: ½ w ‖A x − p‖² over its nv vertices and `rows` rows. */
 typedef struct pd_elem {
-    pd_kind kind;
+    const weft_projective *pj;
+    weft_element el;                                    /* a copy (a substitute's own) */
     int nv, rows;
-    int v[4];
-    double A[3][4]; /* A[r][i]: row r's weight of vertex i (dimensionless or 1/m) */
-    double w;       /* N/m (springs, bending); μ W in N·m (strain, A in 1/m) */
-    double rest;    /* ℓ0 (springs), r0 (bending), m */
+    double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
+    double w;
 } pd_elem;
+
+/* Doubles of an element's slot: w Aᵀp, 3 per vertex. */
+#define PD_SLOT (3 * WEFT_ELEM_MAXV)
 
 typedef struct pd_counters {
     long iterations, solves, refactors;
@@ -129,10 +98,12 @@ typedef struct pd_state {
     pd_settings set;
     int n, ne;
     pd_elem *e;
-    weft_bsr A; /* M/h² + Σ w AᵀA, constant */
-    double h;   /* the dt A was built for, s */
+    double *slot;      /* PD_SLOT per element: its w Aᵀp */
+    int *inc_ptr, *inc; /* per vertex (n + 1 / Σ nv): its slots' offsets, in element order */
+    weft_bsr A;        /* M/h² + Σ w AᵀA, every block a multiple of I₃, constant */
+    double h;          /* the dt A was built for, s */
     weft_filter f;
-    bool *pinned; /* n: the pin set A was factorised with */
+    bool *pinned;      /* n: the pin set A was factorised with */
     bool factored;
     const weft_linear_type *linear;
     void *lin;
@@ -150,48 +121,11 @@ static void pd_destroy(void *state) {
     if (st->lin) st->linear->destroy(st->lin);
     weft_bsr_free(&st->A);
     weft_filter_destroy(&st->f);
-    free(st->e), free(st->pinned), free(st->contact);
+    free(st->e), free(st->slot), free(st->inc_ptr), free(st->inc);
+    free(st->pinned), free(st->contact);
     double *v[] = {st->xt, st->x, st->xprev, st->xhat, st->b, st->g, st->x0, st->cn, st->vnb};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st);
-}
-
-/* Rows of F = Ds Dm⁻¹ as A: column c of F is Σ_j (x_{j+1} − x_0) Dm⁻¹[j][c]. */
-static void strain_rows(pd_elem *p, const weft_element *e, int d) {
-    p->rows = d, p->nv = d + 1;
-    for (int c = 0; c < d; c++) {
-        double s = 0.0;
-        for (int j = 0; j < d; j++) {
-            p->A[c][j + 1] = e->rest[d * j + c];
-            s += e->rest[d * j + c];
-        }
-        p->A[c][0] = -s;
-    }
-}
-
-/* Builds the projective element of element e of term t (type `type`, which may substitute
- * t's own), with stiffness k (the term's own or the substitute's). */
-static void make_elem(pd_elem *p, const weft_element *e, const weft_energy_type *type, double k_sub,
-                      bool substitute) {
-    memset(p, 0, sizeof *p);
-    memcpy(p->v, e->v, sizeof p->v);
-    if (type == &weft_mass_spring) {
-        p->kind = PD_SPRING, p->nv = 2, p->rows = 1;
-        p->A[0][0] = 1.0, p->A[0][1] = -1.0;
-        p->w = e->k, p->rest = e->rest[0];
-    } else if (type == &weft_quadratic_bending) {
-        p->kind = PD_BEND, p->nv = 4, p->rows = 1;
-        for (int i = 0; i < 4; i++) p->A[0][i] = e->rest[i];
-        p->w = e->k, p->rest = e->rest[4];
-    } else if (type->kind == WEFT_ELEM_TRIANGLE) { /* arap, or any F-based membrane */
-        p->kind = PD_STRAIN_TRI;
-        strain_rows(p, e, 2);
-        p->w = (substitute ? k_sub : e->k) * e->rest[9];
-    } else { /* tetrahedron: arap, or any F-based solid */
-        p->kind = PD_STRAIN_TET;
-        strain_rows(p, e, 3);
-        p->w = (substitute ? k_sub : e->k) * e->rest[9];
-    }
 }
 
 /* Adds w AᵀA ⊗ I₃ of every element and M/h² to st->A's values. */
@@ -203,8 +137,8 @@ static void assemble_matrix(pd_state *st, const weft_model *m) {
         for (int i = 0; i < p->nv; i++)
             for (int j = 0; j < p->nv; j++) {
                 double s = 0.0;
-                for (int r = 0; r < p->rows; r++) s += p->A[r][i] * p->A[r][j];
-                int k = weft_bsr_block(A, p->v[i], p->v[j]);
+                for (int r = 0; r < p->rows; r++) s += p->A[p->nv * r + i] * p->A[p->nv * r + j];
+                int k = weft_bsr_block(A, p->el.v[i], p->el.v[j]);
                 WEFT_ASSERT(k >= 0);
                 for (int a = 0; a < 3; a++) A->val[9 * (size_t)k + 4 * a] += p->w * s;
             }
@@ -214,18 +148,23 @@ static void assemble_matrix(pd_state *st, const weft_model *m) {
             A->val[9 * (size_t)A->diag[i] + 4 * a] += m->mass[i] / (st->h * st->h);
 }
 
+/* The projective energies PD puts in place of a term of role r (0 membrane, 1 bending,
+ * 2 volume) whose energy has no projective form. */
+static const char *const pd_sub_name[3] = {"arap", "quadratic_bending", "arap"};
+static const weft_element_kind pd_sub_kind[3] = {WEFT_ELEM_TRIANGLE, WEFT_ELEM_HINGE,
+                                                 WEFT_ELEM_TET};
+
 /* The role PD fills for term t of m when its energy has no projective form (0 membrane,
- * 1 bending, 2 volume), with the substitute's stiffness in *k_sub; -1 when the energy is
- * one of PD's own (run exactly), -2 when it has neither (refused). */
+ * 1 bending, 2 volume), with the substitute's stiffness in *k_sub; -1 when the energy has
+ * one (run exactly), -2 when it has neither (refused). */
 static int pd_role(const weft_model *m, int t, double *k_sub) {
     const weft_energy_type *ty = m->terms[t].type;
     *k_sub = 0.0;
-    if (ty == &weft_mass_spring || ty == &weft_quadratic_bending || ty == &weft_arap_membrane ||
-        ty == &weft_arap_tet)
-        return -1;
+    if (ty->projective) return -1;
     if (t == m->stretch_term && ty->kind == WEFT_ELEM_TRIANGLE)
         return *k_sub = m->material.stretch_stiffness, 0;
-    if (t == m->bending_term && ty->kind == WEFT_ELEM_HINGE) return 1;
+    if (t == m->bending_term && ty->kind == WEFT_ELEM_HINGE)
+        return *k_sub = m->material.bending_stiffness, 1;
     if (t == m->volume_term && ty->kind == WEFT_ELEM_TET)
         return *k_sub = m->material.youngs_modulus, 2;
     return -2;
@@ -234,15 +173,85 @@ static int pd_role(const weft_model *m, int t, double *k_sub) {
 /* caps.model_changes: the terms PD replaces by its own elements (arap for membranes and
  * solids, quadratic_bending for hinges), each an energy the scene can name. */
 static int pd_model_changes(const weft_model *m, weft_model_change *out, int max) {
-    static const weft_energy_type *const sub[3] = {&weft_arap_membrane, &weft_quadratic_bending,
-                                                   &weft_arap_tet};
     int n = 0;
     for (int t = 0; t < m->nterms && n < max; t++) {
         double k;
         int role = pd_role(m, t, &k);
-        if (role >= 0) out[n++] = (weft_model_change){t, sub[role]->name, true};
+        if (role >= 0) out[n++] = (weft_model_change){t, pd_sub_name[role], true};
     }
     return n;
+}
+
+/* Fills p from element e of an energy with the projective form pj. */
+static void make_elem(pd_elem *p, const weft_element *e, const weft_projective *pj, int nv) {
+    memset(p, 0, sizeof *p);
+    p->pj = pj, p->el = *e, p->nv = nv, p->rows = pj->rows;
+    p->w = pj->form(&p->el, p->A);
+}
+
+/* The elements, term by term: each term's own projective form, or its role's substitute
+ * built from the rest mesh (m->mesh.x) with the scene's material. */
+static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
+    int ne = 0;
+    for (int t = 0; t < m->nterms; t++) ne += m->terms[t].n;
+    st->e = calloc((size_t)(ne > 0 ? ne : 1), sizeof *st->e);
+    if (!st->e) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
+                                 "projective_dynamics solver");
+    for (int t = 0; t < m->nterms; t++) {
+        const weft_term *term = &m->terms[t];
+        double k_sub;
+        int role = pd_role(m, t, &k_sub);
+        if (role == -2)
+            return weft_fail(err, WEFT_ERR_INPUT,
+                             "projective_dynamics: energy '%s' (term %d) has no projective "
+                             "form and no role PD can fill (springs, arap, quadratic_bending)",
+                             term->type->name, t);
+        const weft_energy_type *ty = term->type;
+        if (role >= 0) {
+            st->substituted[role] = ty->name;
+            ty = weft_energy_find_kind(pd_sub_name[role], pd_sub_kind[role]);
+            WEFT_ASSERT(ty && ty->projective && ty->nv == term->type->nv);
+        }
+        for (int i = 0; i < term->n; i++) {
+            weft_element q = term->elem[i];
+            if (role >= 0) { /* the substitute of the same vertices, from the rest mesh */
+                double xe[3 * WEFT_ELEM_MAXV];
+                for (int a = 0; a < ty->nv; a++)
+                    for (int k = 0; k < 3; k++) xe[3 * a + k] = m->mesh.x[3 * q.v[a] + k];
+                weft_energy_params p = {.stiffness = k_sub};
+                memset(q.rest, 0, sizeof q.rest);
+                q.k = q.k2 = 0.0;
+                ty->init(&q, xe, &p);
+            }
+            make_elem(&st->e[st->ne++], &q, ty->projective, ty->nv);
+        }
+    }
+    return WEFT_OK;
+}
+
+/* Per vertex, the offsets of its slots (element q's vertex i: PD_SLOT q + 3 i) in element
+ * order, which is the order the serial loop added them in. */
+static int build_incidence(pd_state *st, int n, weft_error *err) {
+    st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
+    st->slot = calloc((size_t)(st->ne > 0 ? st->ne : 1) * PD_SLOT, sizeof *st->slot);
+    size_t total = 0;
+    for (int q = 0; q < st->ne; q++) total += (size_t)st->e[q].nv;
+    st->inc = malloc((total + 1) * sizeof *st->inc);
+    if (!st->inc_ptr || !st->slot || !st->inc)
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
+                         "projective_dynamics solver");
+    for (int q = 0; q < st->ne; q++)
+        for (int i = 0; i < st->e[q].nv; i++) st->inc_ptr[st->e[q].el.v[i] + 1]++;
+    for (int i = 0; i < n; i++) st->inc_ptr[i + 1] += st->inc_ptr[i];
+    int *fill = malloc(((size_t)n + 1) * sizeof *fill);
+    if (!fill)
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
+                         "projective_dynamics solver");
+    memcpy(fill, st->inc_ptr, (size_t)n * sizeof *fill);
+    for (int q = 0; q < st->ne; q++)
+        for (int i = 0; i < st->e[q].nv; i++) st->inc[fill[st->e[q].el.v[i]]++] = PD_SLOT * q + 3 * i;
+    free(fill);
+    return WEFT_OK;
 }
 
 static void *pd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
@@ -250,39 +259,7 @@ static void *pd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     if (!st) goto nomem;
     weft_config_settings(cfg, pd_tables, &st->set);
     st->n = m->n;
-    /* The elements, term by term. */
-    int ne = 0;
-    for (int t = 0; t < m->nterms; t++) ne += m->terms[t].n;
-    st->e = calloc((size_t)(ne > 0 ? ne : 1), sizeof *st->e);
-    if (!st->e) goto nomem;
-    for (int t = 0; t < m->nterms; t++) {
-        const weft_term *term = &m->terms[t];
-        const weft_energy_type *ty = term->type;
-        double k_sub;
-        int role = pd_role(m, t, &k_sub); /* -1: exact; 0 membrane, 1 bending, 2 volume */
-        if (role == -2) {
-            weft_fail(err, WEFT_ERR_INPUT,
-                      "projective_dynamics: energy '%s' (term %d) has no projective form "
-                      "and no role PD can fill (springs, arap, quadratic_bending)",
-                      ty->name, t);
-            goto fail;
-        }
-        if (role >= 0) st->substituted[role] = ty->name;
-        for (int i = 0; i < term->n; i++) {
-            const weft_element *e = &term->elem[i];
-            if (role == 1) { /* a hinge energy: quadratic bending with D from the rest mesh */
-                weft_element q = {.v = {e->v[0], e->v[1], e->v[2], e->v[3]}};
-                double xe[12];
-                for (int a = 0; a < 4; a++)
-                    for (int k = 0; k < 3; k++) xe[3 * a + k] = m->mesh.x[3 * e->v[a] + k];
-                weft_energy_params p = {.stiffness = m->material.bending_stiffness};
-                weft_quadratic_bending.init(&q, xe, &p);
-                make_elem(&st->e[st->ne++], &q, &weft_quadratic_bending, 0.0, false);
-            } else {
-                make_elem(&st->e[st->ne++], e, ty, k_sub, role >= 0);
-            }
-        }
-    }
+    if (build_elements(st, m, err) || build_incidence(st, m->n, err)) goto fail;
     /* The global matrix's pattern (the model's Hessian pattern: the same vertex sets). */
     if (weft_bsr_pattern(&st->A, m, err)) goto fail;
     st->h = m->dt;
@@ -309,58 +286,38 @@ fail:
 /* Local step                                                                      */
 /* ------------------------------------------------------------------------------ */
 
-/* p (rows × 3) = the projection of y = A x (rows × 3) onto the element's constraint set. */
-static void project(const pd_elem *e, double y[3][3], double p[3][3]) {
-    switch (e->kind) {
-    case PD_SPRING:
-    case PD_BEND: { /* onto the sphere |p| = rest (its centre when rest = 0) */
-        double l = sqrt(y[0][0] * y[0][0] + y[0][1] * y[0][1] + y[0][2] * y[0][2]);
-        double s = l > 0.0 ? e->rest / l : 0.0;
-        for (int k = 0; k < 3; k++) p[0][k] = s * y[0][k];
-        break;
-    }
-    case PD_STRAIN_TRI: { /* the closest 3×2 matrix with orthonormal columns, U₃ₓ₂ Vᵀ */
-        double F[6], U[9], s[2], V[4];
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 2; c++) F[2 * r + c] = y[c][r];
-        weft_svd32(F, U, s, V);
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 2; c++) p[c][r] = U[3 * r] * V[2 * c] + U[3 * r + 1] * V[2 * c + 1];
-        break;
-    }
-    case PD_STRAIN_TET: { /* the closest rotation U Vᵀ (rotation-variant SVD) */
-        double F[9], U[9], s[3], V[9];
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) F[3 * r + c] = y[c][r];
-        weft_svd3_rv(F, U, s, V);
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) {
-                double R = 0.0;
-                for (int j = 0; j < 3; j++) R += U[3 * r + j] * V[3 * c + j];
-                p[c][r] = R;
-            }
-        break;
-    }
-    }
+/* Element q's slot = w Aᵀ P(A x) (3 per vertex). */
+static void project_element(pd_state *st, int q, const double *x) {
+    const pd_elem *e = &st->e[q];
+    double y[3 * WEFT_PROJECTIVE_MAXROWS] = {0}, p[3 * WEFT_PROJECTIVE_MAXROWS];
+    for (int r = 0; r < e->rows; r++)
+        for (int i = 0; i < e->nv; i++)
+            for (int k = 0; k < 3; k++) y[3 * r + k] += e->A[e->nv * r + i] * x[3 * e->el.v[i] + k];
+    e->pj->project(&e->el, y, p);
+    double *out = &st->slot[PD_SLOT * (size_t)q];
+    for (int i = 0; i < e->nv; i++)
+        for (int k = 0; k < 3; k++) {
+            double s = 0.0;
+            for (int r = 0; r < e->rows; r++) s += e->A[e->nv * r + i] * p[3 * r + k];
+            out[3 * i + k] = e->w * s;
+        }
 }
 
-/* b = M x̃ / h² + Σ_e w_e A_eᵀ P(A_e x). */
+/* b = M x̃ / h² + Σ_e w_e A_eᵀ P(A_e x): the projections in parallel, then per vertex its
+ * slots in element order (the same sums for any thread count). */
 static void local_step(pd_state *st, const weft_model *m, const double *x) {
-    double ih2 = 1.0 / (st->h * st->h);
-    for (int i = 0; i < m->n; i++)
-        for (int k = 0; k < 3; k++) st->b[3 * i + k] = m->mass[i] * ih2 * st->xt[3 * i + k];
-    for (int q = 0; q < st->ne; q++) {
-        const pd_elem *e = &st->e[q];
-        double y[3][3] = {{0}}, p[3][3];
-        for (int r = 0; r < e->rows; r++)
-            for (int i = 0; i < e->nv; i++)
-                for (int k = 0; k < 3; k++) y[r][k] += e->A[r][i] * x[3 * e->v[i] + k];
-        project(e, y, p);
-        for (int i = 0; i < e->nv; i++)
+    const double ih2 = 1.0 / (st->h * st->h);
+    const int threads = st->set.common.threads;
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (int q = 0; q < st->ne; q++) project_element(st, q, x);
+#pragma omp for schedule(static)
+        for (int i = 0; i < m->n; i++)
             for (int k = 0; k < 3; k++) {
-                double s = 0.0;
-                for (int r = 0; r < e->rows; r++) s += e->A[r][i] * p[r][k];
-                st->b[3 * e->v[i] + k] += e->w * s;
+                double b = m->mass[i] * ih2 * st->xt[3 * i + k];
+                for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++) b += st->slot[st->inc[j] + k];
+                st->b[3 * i + k] = b;
             }
     }
 }
@@ -370,7 +327,8 @@ static void local_step(pd_state *st, const weft_model *m, const double *x) {
 /* ------------------------------------------------------------------------------ */
 
 /* Pins into the filter (S_i = 0 for pinned vertices, z = their positions in zpin) and,
- * when the pin set (or dt) changed, A again and its factorisation. */
+ * when the pin set (or dt) changed, A again and its factorisation: the n×n scalar one
+ * where the linear solver has factor_scalar. */
 static int prepare_global(pd_state *st, const weft_model *m, const double *zpin, weft_error *err) {
     bool same = st->factored && st->h == m->dt;
     for (int i = 0; i < m->n && same; i++) same = st->pinned[i] == (m->pin[i] >= 0);
@@ -385,9 +343,11 @@ static int prepare_global(pd_state *st, const weft_model *m, const double *zpin,
         assemble_matrix(st, m);
     }
     st->factored = false;
-    if (st->linear->factor) {
+    weft_solve_status (*factor)(void *, const weft_bsr *, const weft_filter *, weft_error *) =
+        st->linear->factor_scalar ? st->linear->factor_scalar : st->linear->factor;
+    if (factor) {
         double t0 = weft_now();
-        weft_solve_status s = st->linear->factor(st->lin, &st->A, &st->f, err);
+        weft_solve_status s = factor(st->lin, &st->A, &st->f, err);
         st->stats.global_s += weft_now() - t0;
         if (s != WEFT_SOLVE_CONVERGED)
             return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: %s", st->step,
@@ -398,14 +358,18 @@ static int prepare_global(pd_state *st, const weft_model *m, const double *zpin,
     return WEFT_OK;
 }
 
-/* x = A⁻¹ b on the free DOFs, pins from the filter. */
+/* x = A⁻¹ b on the free DOFs, pins from the filter: the three coordinates in one solve
+ * with the scalar factor, else with the 3n factor or the linear solver's own solve. */
 static int global_step(pd_state *st, double *x, weft_error *err) {
     double t0 = weft_now();
     weft_solve_status s;
-    if (st->linear->solve_factored)
-        s = st->linear->solve_factored(st->lin, &st->A, &st->f, st->b, x, err);
+    const weft_linear_type *L = st->linear;
+    if (L->solve_scalar)
+        s = L->solve_scalar(st->lin, &st->A, &st->f, st->b, x, err);
+    else if (L->solve_factored)
+        s = L->solve_factored(st->lin, &st->A, &st->f, st->b, x, err);
     else
-        s = st->linear->solve(st->lin, &st->A, &st->f, st->b, x, st->x, NULL, NULL, NULL, err);
+        s = L->solve(st->lin, &st->A, &st->f, st->b, x, st->x, NULL, NULL, NULL, err);
     st->stats.solves++;
     st->stats.global_s += weft_now() - t0;
     if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED; /* an inexact iterative solve */

@@ -14,9 +14,14 @@
  *                     the residual there falls within a step;
  *   roles             a term without a projective form is replaced by PD's own element of
  *                     its role and named in the profile; a fibre term is refused;
- *   colliders         on drape_sphere no free vertex ends a step inside the sphere.
+ *   colliders         on drape_sphere no free vertex ends a step inside the sphere;
+ *   hooks             every energy's projective hook is its energy: Ψ = ½ w ‖A x − P(A x)‖²
+ *                     at random deformations, and the energies PD runs exactly have one;
+ *   threads           the local step in parallel: positions equal bit for bit with 1 and 3
+ *                     threads (springs + substituted bending, and the ARAP membrane).
  */
 #include "check.h"
+#include "test_util.h"
 #include "scene_build.h"
 #include "weft.h"
 #include "weft_energies.h"
@@ -336,6 +341,95 @@ static void test_colliders(void) {
     weft_model_free(&m);
 }
 
+/* A rest element of kind k (2, 3 or 4 vertices into xe) with curved = a bent hinge. */
+static int rest_element(weft_element_kind k, bool curved, double *xe) {
+    static const double edge[6] = {0, 0, 0, 0.1, 0.02, 0};
+    static const double tri[9] = {0, 0, 0, 0.1, 0, 0, 0.03, 0.09, 0};
+    static const double tet[12] = {0, 0, 0, 0.1, 0, 0, 0.01, 0.1, 0, 0.02, 0.01, 0.1};
+    double hinge[12] = {0, 0, 0, 0.1, 0, 0, 0.05, 0.08, 0, 0.04, -0.07, curved ? 0.03 : 0.0};
+    switch (k) {
+    case WEFT_ELEM_EDGE: memcpy(xe, edge, sizeof edge); return 2;
+    case WEFT_ELEM_TRIANGLE: memcpy(xe, tri, sizeof tri); return 3;
+    case WEFT_ELEM_TET: memcpy(xe, tet, sizeof tet); return 4;
+    case WEFT_ELEM_HINGE: memcpy(xe, hinge, sizeof hinge); return 4;
+    default: return 0;
+    }
+}
+
+/* ½ w ‖A x − P(A x)‖² of element e through type t's projective hook. */
+static double hook_energy(const weft_energy_type *t, const weft_element *e, const double *xe) {
+    const weft_projective *pj = t->projective;
+    double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV], y[9] = {0}, p[9], s = 0.0;
+    double w = pj->form(e, A);
+    for (int r = 0; r < pj->rows; r++)
+        for (int i = 0; i < t->nv; i++)
+            for (int k = 0; k < 3; k++) y[3 * r + k] += A[t->nv * r + i] * xe[3 * i + k];
+    pj->project(e, y, p);
+    for (int j = 0; j < 3 * pj->rows; j++) s += (y[j] - p[j]) * (y[j] - p[j]);
+    return 0.5 * w * s;
+}
+
+/* Every registered energy with a projective hook (mass_spring, quadratic_bending, both
+ * arap among them): at its rest state and at 20 random deformations (vertices moved by up
+ * to 3 cm on a 10 cm element, flat and bent hinges) the hook's ½ w ‖A x − P(A x)‖² equals
+ * the energy to 1e-10 relative, so PD's fixed point is backward Euler's answer for it. */
+static void test_hooks(void) {
+    int with = 0;
+    for (const weft_energy_type *const *tp = weft_energy_registry; *tp; tp++) {
+        const weft_energy_type *t = *tp;
+        if (!t->projective) continue;
+        with++;
+        CHECK(t->projective->rows >= 1 && t->projective->rows <= WEFT_PROJECTIVE_MAXROWS);
+        for (int curved = 0; curved < 2; curved++) {
+            double x0[12], xe[12], worst = 0.0;
+            int nv = rest_element(t->kind, curved, x0);
+            CHECK(nv == t->nv);
+            if (nv != t->nv) break;
+            weft_element e = {.v = {0, 1, 2, 3}};
+            weft_energy_params prm = {.stiffness = t->kind == WEFT_ELEM_TET ? 1e5 : 100.0,
+                                      .poisson = 0.3, .area = 0.004};
+            t->init(&e, x0, &prm);
+            CHECK(hook_energy(t, &e, x0) <= 1e-20 && t->energy(&e, x0) <= 1e-20);
+            lcg g = {31 + (uint64_t)curved};
+            for (int trial = 0; trial < 20; trial++) {
+                for (int j = 0; j < 3 * nv; j++) xe[j] = x0[j] + rnd_in(&g, -0.03, 0.03);
+                double E = t->energy(&e, xe), H = hook_energy(t, &e, xe);
+                worst = fmax(worst, fabs(E - H) / fmax(fabs(E), 1e-300));
+                CHECK(E > 0.0 && fabs(E - H) <= 1e-10 * E);
+            }
+            fprintf(stderr, "%s (%s rest): hook vs energy, worst relative difference %.2e\n",
+                    t->name, curved ? "bent" : "flat", worst);
+        }
+    }
+    const char *names[] = {"mass_spring", "quadratic_bending", "arap"};
+    for (int i = 0; i < 3; i++) {
+        const weft_energy_type *t = weft_energy_find(names[i]);
+        CHECK(t != NULL && t->projective != NULL);
+    }
+    CHECK(with >= 4);
+}
+
+/* The local step runs in parallel with each element writing its own slot and the gather in
+ * element order: 3 steps of a 16 × 16 hanging cloth (springs + PD's quadratic bending in
+ * place of the dihedral one; then the ARAP membrane) end at the same positions bit for bit
+ * with 1 and with 3 threads. */
+static void test_threads(void) {
+    const char *membranes[] = {"material.membrane=mass_spring", "material.membrane=arap"};
+    for (int c = 0; c < 2; c++) {
+        const char *sets[] = {"mesh.nx=16", "mesh.ny=16", membranes[c], NULL};
+        const char *one[] = {"solver.threads=1", NULL}, *three[] = {"solver.threads=3", NULL};
+        double *x1 = NULL, *x3 = NULL;
+        int n1 = run_scene("hanging_cloth", sets, one, PD, 3, &x1, NULL);
+        int n3 = run_scene("hanging_cloth", sets, three, PD, 3, &x3, NULL);
+        CHECK(n1 > 0 && n1 == n3);
+        if (n1 > 0 && n1 == n3) {
+            CHECK(memcmp(x1, x3, 3 * (size_t)n1 * sizeof *x1) == 0);
+            CHECK(max_dist(x1, x3, n1) == 0.0);
+        }
+        free(x1), free(x3);
+    }
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"newton_agreement", test_newton_agreement},
@@ -344,6 +438,8 @@ int main(int argc, char **argv) {
         {"monitor", test_monitor},
         {"roles", test_roles},
         {"colliders", test_colliders},
+        {"hooks", test_hooks},
+        {"threads", test_threads},
         {NULL, NULL},
     };
     PD = weft_solver_find("projective_dynamics");

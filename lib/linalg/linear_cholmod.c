@@ -4,7 +4,9 @@
  * sparsity pattern, a numeric factorisation and two triangular solves per system. It
  * reports the true relative residual of each solve, and the ordering when it analysed.
  * factor / solve_factored split a solve for a matrix reused over many right-hand sides
- * (Projective Dynamics): one factorisation, then two triangular solves per system. */
+ * (Projective Dynamics): one factorisation, then two triangular solves per system;
+ * factor_scalar / solve_scalar do the same for a matrix S ⊗ I₃ on the n×n scalar S
+ * (cholmod_scalar.c), its three coordinates in one solve. */
 #include "weft_linsolve.h"
 
 #include <math.h>
@@ -14,6 +16,7 @@
 
 typedef struct chol_state {
     weft_cholmod_solver *chol;
+    weft_cholmod_scalar *scalar; /* created by the first factor_scalar */
     int n, threads;
     double *w, *q; /* 3n scratch for the residual */
     weft_linear_stats stats;
@@ -23,6 +26,7 @@ static void chol_destroy(void *state) {
     chol_state *st = state;
     if (!st) return;
     weft_cholmod_solver_free(&st->chol);
+    weft_cholmod_scalar_free(&st->scalar);
     free(st->w), free(st->q);
     free(st);
 }
@@ -98,6 +102,27 @@ static weft_solve_status chol_solve_factored(void *state, const weft_bsr *A, con
     return weft_cholmod_solver_apply(st->chol, A, f, b, x, err);
 }
 
+static weft_solve_status chol_factor_scalar(void *state, const weft_bsr *A,
+                                            const weft_filter *f, weft_error *err) {
+    chol_state *st = state;
+    if (!st->scalar && !(st->scalar = weft_cholmod_scalar_create(err))) return WEFT_SOLVE_NOMEM;
+    double t0 = weft_now();
+    weft_solve_status s = weft_cholmod_scalar_factor(st->scalar, A, f, err);
+    st->stats.factor_s += weft_now() - t0;
+    return s;
+}
+
+static weft_solve_status chol_solve_scalar(void *state, const weft_bsr *A, const weft_filter *f,
+                                           const double *b, double *x, weft_error *err) {
+    chol_state *st = state;
+    st->stats.solves++;
+    if (!st->scalar && !(st->scalar = weft_cholmod_scalar_create(err))) return WEFT_SOLVE_NOMEM;
+    double t0 = weft_now();
+    weft_solve_status s = weft_cholmod_scalar_apply(st->scalar, A, f, b, x, err);
+    st->stats.solve_s += weft_now() - t0;
+    return s;
+}
+
 static void chol_stats(const void *state, weft_linear_stats *out) {
     const chol_state *st = state;
     *out = st->stats;
@@ -109,6 +134,14 @@ static void chol_stats(const void *state, weft_linear_stats *out) {
     out->setup_s = total.analyse_s;
     out->factor_s = total.factor_s;
     out->solve_s = total.solve_s;
+    if (st->scalar) { /* the scalar path's factor and solve times are in st->stats */
+        out->setups += weft_cholmod_scalar_analyses(st->scalar);
+        out->factorisations += weft_cholmod_scalar_factorisations(st->scalar);
+        if (weft_cholmod_scalar_analyses(st->scalar) > 0)
+            out->ordering = weft_cholmod_scalar_ordering(st->scalar);
+        out->factor_s += st->stats.factor_s;
+        out->solve_s += st->stats.solve_s;
+    }
 }
 
 const weft_linear_type weft_linear_cholmod = {
@@ -121,4 +154,6 @@ const weft_linear_type weft_linear_cholmod = {
     .solve_factored = chol_solve_factored,
     .stats = chol_stats,
     .destroy = chol_destroy,
+    .factor_scalar = chol_factor_scalar,
+    .solve_scalar = chol_solve_scalar,
 };

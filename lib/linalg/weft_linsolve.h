@@ -235,6 +235,35 @@ void weft_cholmod_solver_timings(const weft_cholmod_solver *s, weft_cholmod_timi
  * "given", "colamd", "postordered"), or "none" before the first analysis. */
 const char *weft_cholmod_solver_ordering(const weft_cholmod_solver *s);
 
+/* CHOLMOD for a matrix of the form A = S ⊗ I₃ (every block a multiple of the identity)
+ * under whole-vertex pins (cholmod_scalar.c): the n×n scalar K is factorised, and a solve
+ * is one CHOLMOD solve with x, y and z as three right-hand sides. */
+typedef struct weft_cholmod_scalar weft_cholmod_scalar;
+
+/* Creates a solver (cholmod_start); the analysis waits for the first factorisation. */
+weft_cholmod_scalar *weft_cholmod_scalar_create(weft_error *err);
+
+/* Finishes CHOLMOD, frees everything and sets *s to NULL; safe on NULL. */
+void weft_cholmod_scalar_free(weft_cholmod_scalar **s);
+
+/* Factorises the scalar K of A (filtered by f's pins), analysing A's pattern when it is
+ * new. WEFT_SOLVE_INPUT when a block of A is not a multiple of I₃ or f constrains a
+ * vertex along 1 or 2 directions; WEFT_SOLVE_INDEFINITE when K is not positive definite. */
+weft_solve_status weft_cholmod_scalar_factor(weft_cholmod_scalar *s, const weft_bsr *A,
+                                             const weft_filter *f, weft_error *err);
+
+/* x = y + z with K y = S (b − A z) (b, x: 3n), K from the last successful factorisation,
+ * which must have seen this A and f's pins; b and f->z may be new. */
+weft_solve_status weft_cholmod_scalar_apply(weft_cholmod_scalar *s, const weft_bsr *A,
+                                            const weft_filter *f, const double *b, double *x,
+                                            weft_error *err);
+
+/* Analyses and numeric factorisations attempted so far, and the name of CHOLMOD's
+ * ordering ("none" before the analysis); 0, 0 and "none" for NULL. */
+int weft_cholmod_scalar_analyses(const weft_cholmod_scalar *s);
+long weft_cholmod_scalar_factorisations(const weft_cholmod_scalar *s);
+const char *weft_cholmod_scalar_ordering(const weft_cholmod_scalar *s);
+
 /* ------------------------------------------------------------------------------ */
 /* Linear solvers: the plug-in the implicit integrators call                       */
 /* ------------------------------------------------------------------------------ */
@@ -291,6 +320,15 @@ typedef struct weft_linear_type {
     void (*stats)(const void *state, weft_linear_stats *out);
     /* Frees the state; NULL is a no-op. */
     void (*destroy)(void *state);
+    /* Optional, the pair factor / solve_factored for a matrix of the form A = S ⊗ I₃
+     * (every block a multiple of the identity: the same scalar n×n matrix for x, y and
+     * z, as Projective Dynamics' global matrix) under whole-vertex pins: factorises the
+     * n×n S once and solves the three coordinates together. Same contract otherwise;
+     * NULL: callers use factor / solve_factored. */
+    weft_solve_status (*factor_scalar)(void *state, const weft_bsr *A, const weft_filter *f,
+                                       weft_error *err);
+    weft_solve_status (*solve_scalar)(void *state, const weft_bsr *A, const weft_filter *f,
+                                      const double *b, double *x, weft_error *err);
 } weft_linear_type;
 
 /* Sparse Cholesky by CHOLMOD on the filtered matrix (linear_cholmod.c). */
