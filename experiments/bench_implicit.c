@@ -521,7 +521,7 @@ typedef struct setup_run {
  * destroy outside the clock). */
 static int time_setup(void *user, double *out) {
     setup_run *r = user;
-    void *st = r->pc->create(r->s->m.n, r->settings, &r->err);
+    void *st = r->pc->create(r->s->m.n, r->settings, r->s->ppcg_threads, &r->err);
     if (!st) return WEFT_BENCH_FAIL;
     double t0 = weft_now();
     int rc = r->pc->setup ? r->pc->setup(st, r->s->A, r->s->x, &r->err) : WEFT_OK;

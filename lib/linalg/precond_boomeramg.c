@@ -147,7 +147,7 @@ static const weft_param boomeramg_params[] = {
 static const weft_param_table boomeramg_tables[] = {{"boomeramg", boomeramg_params, 0}, {0}};
 
 typedef struct amg_state {
-    int n;
+    int n, threads;          /* vertices; HYPRE's OpenMP team during its calls */
     HYPRE_Int N;             /* 3n scalar unknowns */
     boomeramg_settings set;
     /* Scalar CSR of K (from setup, A's pattern): row r holds ncols[r] entries from
@@ -253,7 +253,7 @@ static int make_vector(HYPRE_Int N, HYPRE_IJVector *v, HYPRE_ParVector *par) {
     return obj ? 0 : -1;
 }
 
-static void *amg_create(int n, const void *settings, weft_error *err) {
+static void *amg_create(int n, const void *settings, int threads, weft_error *err) {
     boomeramg_settings set;
     if (settings)
         memcpy(&set, settings, sizeof set);
@@ -278,7 +278,7 @@ static void *amg_create(int n, const void *settings, weft_error *err) {
         weft_fail(err, WEFT_ERR_NOMEM, "boomeramg: out of memory");
         return NULL;
     }
-    st->n = n;
+    st->n = n, st->threads = threads;
     st->N = 3 * (HYPRE_Int)n;
     st->set = set;
     st->pattern_nnzb = -1;
@@ -392,6 +392,9 @@ static void set_options(amg_state *st, HYPRE_Solver s, bool modes) {
 
 /* K's values from A and the filter, packed without the zeros off the diagonal; the
  * hierarchy rebuilt. */
+static int hypre_hierarchy(amg_state *st, const weft_filter *f, const double *positions,
+                           weft_error *err);
+
 static int amg_update(void *state, const weft_bsr *A, const weft_filter *f,
                       const double *positions, weft_error *err) {
     amg_state *st = state;
@@ -436,11 +439,21 @@ static int amg_update(void *state, const weft_bsr *A, const weft_filter *f,
             e++, m++;
         }
         if (!diag_ok)
-            return weft_fail(err, WEFT_ERR_DIVERGED, "boomeramg: filtered diagonal entry %d "
-                             "of vertex %d is not positive", (int)(r % 3), (int)(r / 3));
+            return weft_fail(err, WEFT_ERR_INDEFINITE, "boomeramg: filtered diagonal entry "
+                             "%d of vertex %d is not positive", (int)(r % 3), (int)(r / 3));
         st->pk_ncols[r] = m;
         st->diag_sizes[r] = m;
     }
+    weft_thread_scope saved = weft_threads_enter(st->threads);
+    int rc = hypre_hierarchy(st, f, positions, err);
+    weft_threads_leave(saved);
+    return rc;
+}
+
+/* HYPRE's matrix from the packed values and BoomerAMG's set-up on it (the calls HYPRE
+ * may thread). */
+static int hypre_hierarchy(amg_state *st, const weft_filter *f, const double *positions,
+                           weft_error *err) {
     if (HYPRE_IJMatrixCreate(MPI_COMM_SELF, 0, st->N - 1, 0, st->N - 1, &st->Aij))
         return weft_fail(err, WEFT_ERR_NOMEM, "boomeramg: HYPRE matrix not created");
     HYPRE_IJMatrixSetObjectType(st->Aij, HYPRE_PARCSR);
@@ -487,6 +500,7 @@ static void amg_apply(const void *state, const double *r, double *z) {
         for (int a = 0; a < 3; a++)
             t[3 * i + a] = S[3 * a] * ri[0] + S[3 * a + 1] * ri[1] + S[3 * a + 2] * ri[2];
     }
+    weft_thread_scope saved = weft_threads_enter(st->threads);
     HYPRE_IJVectorInitialize(st->bij);
     HYPRE_IJVectorSetValues(st->bij, st->N, st->idx, t);
     HYPRE_IJVectorAssemble(st->bij);
@@ -496,6 +510,7 @@ static void amg_apply(const void *state, const double *r, double *z) {
     HYPRE_BoomerAMGSolve(st->amg, (HYPRE_ParCSRMatrix)K, st->b, st->x);
     HYPRE_ClearAllErrors(); /* max_iter 1 with tol 0 "fails to converge" by design */
     HYPRE_IJVectorGetValues(st->xij, st->N, st->idx, t);
+    weft_threads_leave(saved);
     for (int i = 0; i < st->n; i++) {
         const double *S = &st->S[9 * (size_t)i], *ti = &t[3 * (size_t)i];
         const double *ri = &r[3 * (size_t)i];

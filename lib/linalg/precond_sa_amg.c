@@ -205,6 +205,8 @@ typedef struct sa_work {
 
 typedef struct sa_state {
     int n, k;                  /* vertices; near-null vectors (6: rigid modes, 3: shifts) */
+    int threads;               /* for the per-matrix loops and CHOLMOD's coarsest calls */
+    int nnzb;                  /* A's blocks at the set-up */
     weft_sa_amg_settings set;
     int nlev;                  /* levels, 0 before a setup */
     level lev[SA_MAX_LEVELS];
@@ -252,7 +254,7 @@ static void sa_destroy(void *state) {
     free(st);
 }
 
-static void *sa_create(int n, const void *settings, weft_error *err) {
+static void *sa_create(int n, const void *settings, int threads, weft_error *err) {
     sa_state *st = calloc(1, sizeof *st);
     if (st) st->w = calloc(1, sizeof *st->w);
     if (!st || !st->w) {
@@ -264,7 +266,7 @@ static void *sa_create(int n, const void *settings, weft_error *err) {
         st->set = *(const weft_sa_amg_settings *)settings;
     else
         weft_settings_default(sa_tables, &st->set);
-    st->n = n;
+    st->n = n, st->threads = threads > 0 ? threads : 1;
     cholmod_start(&st->w->cc);
     st->w->cc.print = 0;
     return st;
@@ -344,6 +346,7 @@ static int fine_pattern(sa_state *st, const weft_bsr *A, weft_error *err) {
     Kp[n3] = p;
     lv->nodes = A->n, lv->b = 3, lv->ndof = (int)n3;
     lv->Kblk = st->Kb;
+    st->nnzb = A->nnzb;
     return WEFT_OK;
 }
 
@@ -351,6 +354,7 @@ static int fine_pattern(sa_state *st, const weft_bsr *A, weft_error *err) {
  * S_j A_ji S_i (+ I − S_j on the diagonal, symmetrised); those below are their exact
  * transposes, so K_0 is exactly symmetric. */
 static void fine_values(sa_state *st, const weft_bsr *A, const weft_filter *f) {
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
     for (int j = 0; j < A->n; j++)
         for (int k = A->row_ptr[j]; k < A->row_ptr[j + 1]; k++) {
             int i = A->col[k];
@@ -366,6 +370,7 @@ static void fine_values(sa_state *st, const weft_bsr *A, const weft_filter *f) {
                 weft_mul33(t, &f->S[9 * (size_t)i], B);
             }
         }
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
     for (int j = 0; j < A->n; j++)
         for (int k = A->row_ptr[j]; k < A->diag[j]; k++) {
             const double *U = &st->Kb[9 * (size_t)st->tr[k]];
@@ -531,11 +536,11 @@ static int level_diagonal(sa_state *st, int l, weft_error *err) {
         }
         if (!inv_spd(M, b, &lv->Dinv[bb * (size_t)i])) {
             if (l == 0)
-                return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: "
+                return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: sa_amg preconditioner: "
                                  "filtered diagonal block of vertex %d is not positive "
                                  "definite", i);
-            return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: diagonal "
-                             "block of node %d on level %d is not positive definite", i, l);
+            return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: sa_amg preconditioner: "
+                             "diagonal block of node %d on level %d is not positive definite", i, l);
         }
     }
     return WEFT_OK;
@@ -554,8 +559,10 @@ static void dinv_mv(const level *lv, const double *x, double *y) {
     }
 }
 
-/* ρ(D⁻¹K) of level l by power iteration: SA_POWER_ITERS steps from a fixed pseudo-random
- * start on a set-up's first matrix, then SA_POWER_WARM steps from the last vector of the
+/* ρ(D⁻¹K) of level l by power iteration: SA_POWER_ITERS + SA_POWER_WARM steps from a
+ * fixed pseudo-random start on a set-up's first matrix (what a cold start and one warm
+ * refresh gave when the set-up built the hierarchy once more), then SA_POWER_WARM steps
+ * from the last vector of the
  * previous matrix (kept in lv->ev): successive matrices of one pattern (Newton iterations,
  * time steps) have close top eigenvectors, and the 15 cold steps were a third of the
  * update. */
@@ -571,7 +578,7 @@ static int level_rho(sa_state *st, int l, weft_error *err) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             v[c] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
         }
-        iters = SA_POWER_ITERS;
+        iters = SA_POWER_ITERS + SA_POWER_WARM;
     }
     double lam = 0.0;
     for (int it = 0; it < iters; it++) {
@@ -1031,12 +1038,17 @@ static int factor_coarsest(sa_state *st, weft_error *err) {
     cholmod_sparse *U = cholmod_copy(lv->K, 1, 1, &w->cc);
     if (!U) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
     cholmod_free_factor(&w->L, &w->cc);
+    weft_thread_scope saved = weft_threads_enter(st->threads);
     w->L = cholmod_analyze(U, &w->cc);
     int ok = w->L && cholmod_factorize(U, w->L, &w->cc);
+    weft_threads_leave(saved);
     cholmod_free_sparse(&U, &w->cc);
-    if (!ok) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: coarsest factorisation failed");
+    if (!ok || (w->cc.status < CHOLMOD_OK && w->cc.status != CHOLMOD_NOT_POSDEF))
+        return weft_fail(err, w->cc.status == CHOLMOD_INVALID ? WEFT_ERR_INPUT : WEFT_ERR_NOMEM,
+                         "sa_amg: coarsest factorisation failed (CHOLMOD status %d)",
+                         w->cc.status);
     if (w->cc.status == CHOLMOD_NOT_POSDEF)
-        return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: coarsest level "
+        return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: sa_amg preconditioner: coarsest level "
                          "(%d DOFs) not positive definite at column %d", lv->ndof,
                          (int)w->L->minor);
     if (!w->rhs) w->rhs = cholmod_zeros((size_t)lv->ndof, 1, CHOLMOD_REAL, &w->cc);
@@ -1055,6 +1067,9 @@ static void centroid(sa_state *st, const double *x) {
     for (int e = 0; e < 3; e++) st->xc[e] /= st->n;
 }
 
+/* Once per pattern: K_0's pattern and the positions to build the rigid modes from; the
+ * hierarchy itself (aggregates, patterns and values) is built by the next update, in one
+ * pass with that matrix's values (build_hierarchy). */
 static int sa_setup(void *state, const weft_bsr *A, const double *positions, weft_error *err) {
     sa_state *st = state;
     hierarchy_free(st);
@@ -1067,21 +1082,29 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
         if (!st->x0) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
         memcpy(st->x0, positions, 3 * (size_t)st->n * sizeof *st->x0);
     }
-    int rc = fine_pattern(st, A, err);
-    if (rc) return rc;
-    fine_values(st, A, NULL);
-    centroid(st, positions);
-    int l = 0;
+    return fine_pattern(st, A, err);
+}
+
+/* The first matrix of a pattern: level by level, the aggregates of level l (level 0's
+ * from A without the filter, the coarse ones from the Galerkin operator just formed), its
+ * patterns (symbolic) and level l + 1's values (build_next with the filter f), so the
+ * hierarchy is built once. */
+static int build_hierarchy(sa_state *st, const weft_bsr *A, const weft_filter *f,
+                           const double *x, weft_error *err) {
+    fine_values(st, A, NULL); /* aggregation sees A, not the filtered K */
+    int l = 0, rc = WEFT_OK;
     for (; l + 1 < st->set.levels && l + 1 < SA_MAX_LEVELS; l++) {
         level *lv = &st->lev[l];
         if (lv->nodes <= st->set.coarsest) break;
         if ((rc = aggregate(st, l, err))) return rc;
         /* Stop when the coarse level would not be clearly smaller. */
         if ((double)lv->nagg * st->k > 0.8 * lv->ndof) break;
-        if ((rc = symbolic(st, l, err)) || (rc = build_next(st, l, NULL, positions, err)))
-            return rc;
+        if (l == 0) fine_values(st, A, f);
+        if ((rc = symbolic(st, l, err))) return rc;
+        if ((rc = build_next(st, l, l == 0 ? f : NULL, x, err))) return rc;
     }
     st->nlev = l + 1;
+    if (l == 0) fine_values(st, A, f); /* one level: K_0 is the coarsest, filtered */
     /* The CHOLMOD form of the levels above the coarsest served aggregation and the
      * patterns; from here on the row-major blocks (Kblk) carry their values. */
     for (int q = 0; q < l; q++) cholmod_free_sparse(&st->lev[q].K, &st->w->cc);
@@ -1124,6 +1147,7 @@ static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) 
         if (!lv->Lf) lv->Lf = malloc(((size_t)lv->lptr[lv->nodes] * bb + 1) * sizeof *lv->Lf);
         if (!lv->D) lv->D = malloc(((size_t)lv->nodes * bb + 1) * sizeof *lv->D);
         if (!lv->Lf || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
         for (int i = 0; i < lv->nodes; i++) {
             const double *src = &lv->Kblk[bb * (size_t)lv->bptr[i]];
             float *dst = &lv->Lf[bb * (size_t)lv->lptr[i]];
@@ -1139,16 +1163,27 @@ static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) 
 static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
                      const double *positions, weft_error *err) {
     sa_state *st = state;
-    if (st->nlev == 0) {
+    if (!st->tr) { /* no set-up yet */
         int rc = sa_setup(st, A, positions, err);
         if (rc) return rc;
     }
+    if (A->n != st->n || A->nnzb != st->nnzb)
+        return weft_fail(err, WEFT_ERR_INPUT, "sa_amg: update of %d vertices (%d blocks) on a "
+                         "set-up of %d (%d)", A->n, A->nnzb, st->n, st->nnzb);
     const double *x = st->k == 6 ? (positions ? positions : st->x0) : NULL;
     centroid(st, x);
-    fine_values(st, A, f);
-    for (int l = 0; l + 1 < st->nlev; l++) {
-        int rc = build_next(st, l, l == 0 ? f : NULL, x, err);
-        if (rc) return rc;
+    if (st->nlev == 0) { /* the pattern's first matrix */
+        int rc = build_hierarchy(st, A, f, x, err);
+        if (rc) { /* start over from the set-up with the next matrix */
+            hierarchy_free(st);
+            return rc;
+        }
+    } else {
+        fine_values(st, A, f);
+        for (int l = 0; l + 1 < st->nlev; l++) {
+            int rc = build_next(st, l, l == 0 ? f : NULL, x, err);
+            if (rc) return rc;
+        }
     }
     /* The coarsest blocks only for the check that names a non-SPD vertex or node. */
     int rc = level_diagonal(st, st->nlev - 1, err);
@@ -1415,7 +1450,9 @@ static void vcycle(const sa_state *st, int l) {
     if (l == st->nlev - 1) {
         sa_work *w = st->w;
         memcpy(w->rhs->x, lv->f, (size_t)lv->ndof * sizeof *lv->f);
+        weft_thread_scope saved = weft_threads_enter(st->threads);
         cholmod_solve2(CHOLMOD_A, w->L, w->rhs, NULL, &w->X, NULL, &w->Y, &w->E, &w->cc);
+        weft_threads_leave(saved);
         memcpy(lv->x, w->X->x, (size_t)lv->ndof * sizeof *lv->x);
         return;
     }
