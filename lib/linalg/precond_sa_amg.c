@@ -1,98 +1,32 @@
 /* precond_sa_amg.c — smoothed-aggregation algebraic multigrid (SA-AMG) as a PPCG
- * preconditioner, after Tamstorf, Jones & McCormick 2015, "Smoothed aggregation multigrid
- * for cloth simulation" (ACM TOG 34(6)), whose building blocks are those of Vaněk, Mandel
- * & Brezina 1996, "Algebraic multigrid by smoothed aggregation for second and fourth
- * order elliptic problems". One V-cycle is M⁻¹; PPCG (linsolve.c) iterates on
- *     K y = S c,   K = S A S + (I − S)    (the pre-filtered system).
- *
- * Levels l = 0 .. L−1: K_0 = K (3 DOFs a vertex, b_0 = 3), K_{l+1} = P_lᵀ K_l P_l
- * (k DOFs a coarse node, b_l = k for l ≥ 1; k = 6 with positions, 3 without).
- *
- * 1. Strength of connection (on b×b blocks, Frobenius norms):
- *        j ~ i strongly  ⇔  ‖K_ij‖_F ≥ θ √(‖K_ii‖_F ‖K_jj‖_F)            ([sa_amg] strength).
- * 2. Aggregation (Vaněk et al.'s three passes, in node order): (1) a node none of whose
- *    strong neighbours is taken starts an aggregate with all of them; (2) a node left over
- *    joins the aggregate of a strong neighbour (the strongest); (3) the rest form
- *    aggregates with their free strong neighbours (or alone). On level 0 with
- *    [sa_amg] radius = 2, pass (1) takes the nodes within two strong edges of the root
- *    (about 19 vertices of the cloth grid instead of 7-9): level 1 has about 3 times
- *    fewer nodes and a sparser stencil (at 128² 4056 instead of 11094 DOFs), set-up and
- *    cycles are cheaper, but PPCG needs more iterations (51 instead of 31 at 128², 65
- *    instead of 40 at 64², 34 instead of 25 at 256²), hence radius 1 by default.
- * 3. Near-null space B_0 (3n × k): per vertex i with d_i = x_i − x̄ (x̄ the centroid of
- *    all positions, m), the translations e_1, e_2, e_3 and the rotations e_m × d_i
- *    (m = 1, 2, 3): the rigid-body modes, which A's elastic part leaves unloaded. One
- *    global x̄ (not one per aggregate), so the coarse rows R below describe the same six
- *    global modes on every aggregate.
- *    On level l ≥ 1, B_l = R_{l−1} (below).
- * 4. Tentative prolongator: per aggregate a, the rows of S B_l on a (S only on level 0)
- *    are factorised S B_a = Q_a R_a (modified Gram-Schmidt, orthogonalised twice); T_l is
- *    block diagonal with the blocks Q_a, so T_l R_l = S B_l exactly and T_lᵀ T_l = I on the
- *    kept columns. A column that is dependent on those before it (|v| ≤ 1e-8 |v_0| after
- *    orthogonalisation: collinear vertices, a pinned or line-constrained vertex alone, an
- *    aggregate of pins) is kept as a zero column, so the coarse sizes stay fixed per
- *    pattern; its coarse DOF is "dropped" (below).
- * 5. Prolongator smoothing (damped block Jacobi):
- *        P_l = (I − ω/ρ_l D_l⁻¹ K^F_l) T_l,   ρ_l ≈ λ_max(D_l⁻¹ K_l) by power iteration
- *    (15 steps from a fixed start on a set-up's first matrix, then 4 from the previous
- *    matrix's last vector: 15 cold steps per level were a third of the update),
- *    ω = 4/3 by default ([sa_amg] omega), D_l the b×b diagonal blocks of K_l, and K^F_l
- *    Vaněk et al.'s filtered matrix: K_l without its weak off-diagonal blocks, each added
- *    to its row's diagonal block (row sums, hence translations, kept). It keeps P's
- *    stencil to the strong graph: the weak bending couplings of the hinge stencil
- *    (distance 2) would otherwise widen P and every coarse operator.
- * 6. Galerkin coarse operators: K_{l+1} = P_lᵀ K_l P_l + E_{l+1}, E the identity on dropped
- *    coarse DOFs (whose P column is zero): a coarse filter, as (I − S) is on level 0.
- *    Products by block kernels of this file, row by row: (K P)_iJ = Σ_j K_ij P_jJ into a
- *    buffer, then C_IJ += P_iIᵀ (K P)_iJ (J ≥ I) through slots computed once per set-up,
- *    so K P is never stored whole (a first version
- *    with cholmod_ssmult / cholmod_add / cholmod_transpose redid their symbolic work,
- *    sorting and allocation per matrix and was 3-4 times slower at 128²); C is symmetrised
- *    ½(C_IJ + C_JIᵀ) so the coarse matrices are exactly symmetric.
- * 7. Smoother: symmetric block Gauss-Seidel (b×b blocks; ν forward sweeps before the coarse
- *    correction, ν backward sweeps after), or damped block Jacobi x += (4/3ρ) D⁻¹(f − K̂ x)
- *    (ν sweeps each side), on K̂: K with its off-diagonal blocks rounded to single
- *    precision, except the blocks of a row or column of a constrained vertex, which stay
- *    double, and with double diagonal blocks. The sweeps are bound by memory traffic (a
- *    V-cycle reads K_0 and K_1 twice each), so half the bytes are most of the gain; K̂ is
- *    exactly symmetric (rounding commutes with the transpose) and its constrained rows
- *    are exactly S A S, so M⁻¹ keeps range(S). The residual passed down is f − K̂ x too,
- *    so M⁻¹ = R + Rᵀ − Rᵀ K̂ R + (I − Rᵀ K̂) P K_c⁻¹ Pᵀ (I − K̂ R) (R the forward sweep,
- *    Rᵀ the backward one) is symmetric, and its smoother part Rᵀ D R is positive
- *    definite; the coarse operators are Galerkin products of the double K. Only K̂'s
- *    blocks left of the diagonal are stored; each sweep is one pass over them, every block
- *    used twice (gathered for its row, scattered transposed into its column's sum), rows
- *    and blocks in the sweep's direction (sweep_b). The first forward sweep starts from
- *    x = 0 and is fused with the residual.
- * 8. Coarsest level: CHOLMOD's Cholesky factorisation of K_{L−1}.
- *
- * The constraint filter. Tamstorf et al. precondition the pre-filtered system, whose
- * matrix K = S A S + (I − S) is SPD and decouples the constrained directions (identity
- * there). The hierarchy here is built for that K, with the tentative prolongator filtered
- * (T_0 = S-rows of B_0), so every column of T_0 lies in range(S); as D_0 = S D S + (I − S)
- * blockwise and K map range(S) into itself, so does P_0 = S P_0, and then
- * P_0ᵀ K P_0 = P_0ᵀ S A S P_0 = P_0ᵀ A P_0: the coarse levels see only the free subspace
- * (the rigid modes filtered by the constraints), and the constrained DOFs are solved
- * exactly (as identity) by the fine smoother. Why this choice rather than a hierarchy of
- * the unfiltered A: PCG runs on K, so the V-cycle must approximate K⁻¹; coarse spaces
- * of A would carry constrained motion (a pinned vertex's translation) that K has removed,
- * the coarse correction would then leak out of range(S) and fight the identity rows.
- * Filtering T instead costs nothing (S is block diagonal) and keeps M⁻¹ r ∈ range(S) for
- * r ∈ range(S), pinned DOFs exactly 0. Zero columns (a pinned aggregate) get 1 on the
- * coarse diagonal (E above), so every level stays SPD with fixed sizes.
- *
- * Work split: setup (once per sparsity pattern) computes the aggregates of every level
- * from A's values at that time (no filter) and the block patterns of P, K P and the
- * coarse matrices, building the hierarchy once on the way to reach the coarse values it
- * aggregates; update (once per matrix: new values, filter, positions) recomputes B_0, T,
- * ρ, P, the coarse matrices, the smoother's blocks and the coarsest factorisation into
- * those patterns, and the smoother's single-precision copies. Apply allocates nothing.
- * The aggregates thus follow the matrix of the first solve of a pattern; a pattern
- * change (contacts, remeshing) redoes them. The block kernels (row residual, transfers,
- * Galerkin products) are written for constant 3×3, 6×6 and 3×6 blocks so that the
- * compiler unrolls them; the levels' blocks are kept row-major (K_0's filtered blocks in
- * A's order, the coarse ones as the Galerkin product leaves them), CHOLMOD's column form
- * only at set-up (aggregation) and for the coarsest factorisation.
+ * preconditioner: Tamstorf, Jones & McCormick 2015, "Smoothed aggregation multigrid for
+ * cloth simulation" (ACM TOG 34(6)), on the building blocks of Vaněk, Mandel & Brezina
+ * 1996. One V-cycle is M⁻¹ for PPCG on the pre-filtered system
+ *     K y = S c,   K = S A S + (I − S)                      (weft_linsolve.h).
+ * Levels l = 0 .. L−1: K_0 = K (3 DOFs a vertex), K_{l+1} = P_lᵀ K_l P_l + E_{l+1} (k DOFs a
+ * coarse node: 6 rigid modes with positions, 3 translations without; E = identity on
+ * coarse DOFs whose tentative column is zero).
+ *   1. strength: j ~ i  ⇔  ‖K_ij‖_F ≥ θ √(‖K_ii‖_F ‖K_jj‖_F)         ([sa_amg] strength);
+ *   2. aggregation: Vaněk et al.'s three passes in node order (level 0 radius 1 or 2);
+ *   3. near-null space B_0: translations and rotations e_m × (x_i − x̄) about the centroid;
+ *      B_{l+1} = R_l;
+ *   4. tentative T_l: per aggregate S B_a = Q_a R_a (Gram-Schmidt twice), T = diag(Q_a);
+ *   5. smoothed P_l = (I − ω/ρ_l D_l⁻¹ K^F_l) T_l, ρ_l ≈ λ_max(D_l⁻¹ K_l) by power
+ *      iteration, K^F_l = K_l with weak blocks lumped into the diagonal ([sa_amg] omega);
+ *   6. Galerkin products by 3×3 / 6×6 / 3×6 block kernels, symmetrised ½(C_IJ + C_JIᵀ);
+ *   7. smoother: symmetric block Gauss-Seidel (or damped block Jacobi) on K̂, K with its
+ *      off-diagonal blocks in single precision (constrained rows kept double), so M⁻¹ is
+ *      symmetric positive definite ([sa_amg] smoother, sweeps);
+ *   8. coarsest level: CHOLMOD's Cholesky factorisation.
+ * The tentative prolongator is filtered (T_0 from S B_0), so P_0ᵀ K P_0 = P_0ᵀ A P_0 and
+ * M⁻¹ maps range(S) into itself with the constrained DOFs solved exactly by the smoother.
+ * Work split: setup (per sparsity pattern) keeps K_0's pattern; the pattern's first update
+ * builds the hierarchy once (aggregates from A's unfiltered values on level 0 and from the
+ * filtered coarse operators above, patterns, values); later updates (per matrix) refill
+ * B_0, T, ρ, P, the coarse matrices, the smoother's blocks and the coarsest factor into
+ * those patterns. Apply allocates nothing. The thread count given to create runs the
+ * per-matrix loops and CHOLMOD's coarsest calls. Settings: the [sa_amg] section.
+ * Derivations, choices and measurements: papers/tamstorf2015-sa-amg.md.
  */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
