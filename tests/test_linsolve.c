@@ -374,7 +374,7 @@ static void test_status_codes(void) {
     CHECK(weft_solve_status_code(WEFT_SOLVE_NOMEM) == WEFT_ERR_NOMEM);
     CHECK(weft_solve_status_code(WEFT_SOLVE_MAX_ITER) == WEFT_WARN_MAX_ITER);
     for (int c = 0; c <= (int)WEFT_SOLVE_NOMEM; c++)
-        CHECK(weft_solve_status_of(weft_solve_status_code((weft_solve_status)c)) == c);
+        CHECK((int)weft_solve_status_of(weft_solve_status_code((weft_solve_status)c)) == c);
     weft_cholmod_solver_free(&ch);
     free_sys(&s);
 }
