@@ -5,6 +5,7 @@
 #include "sweep.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
@@ -253,4 +254,77 @@ int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, weft_confi
     weft_profile_since(&out->prof, &before);
     s->destroy(st);
     return rc;
+}
+
+int weft_bench_take_text(int *argc, char **argv, const char *opt, const char **value) {
+    int found = 0, w = 1;
+    size_t len = strlen(opt);
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], opt)) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "error: %s: missing its value (see --help)\n", opt);
+                return -1;
+            }
+            *value = argv[++i], found = 1;
+        } else if (!strncmp(argv[i], opt, len) && argv[i][len] == '=') {
+            *value = argv[i] + len + 1, found = 1;
+        } else {
+            argv[w++] = argv[i];
+        }
+    }
+    *argc = w;
+    argv[w] = NULL;
+    return found;
+}
+
+int weft_bench_take_flag(int *argc, char **argv, const char *opt) {
+    int found = 0, w = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], opt)) found = 1;
+        else argv[w++] = argv[i];
+    }
+    *argc = w;
+    argv[w] = NULL;
+    return found;
+}
+
+int weft_bench_take_number(int *argc, char **argv, const char *opt, double lo, double hi,
+                           double *v) {
+    const char *text = NULL;
+    int rc = weft_bench_take_text(argc, argv, opt, &text);
+    if (rc <= 0) return rc;
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || *end || errno || !(x >= lo && x <= hi)) {
+        fprintf(stderr, "error: %s: '%s' is not a number in [%g, %g]\n", opt, text, lo, hi);
+        return -1;
+    }
+    *v = x;
+    return 1;
+}
+
+int weft_bench_take_ints(int *argc, char **argv, const char *opt, int lo, int hi, int *v,
+                         int max) {
+    const char *text = NULL;
+    int rc = weft_bench_take_text(argc, argv, opt, &text);
+    if (rc <= 0) return rc;
+    int n = 0;
+    for (const char *p = text;;) {
+        char *end;
+        errno = 0;
+        long x = strtol(p, &end, 10);
+        if (end == p || errno || x < lo || x > hi || (*end && *end != ',')) {
+            fprintf(stderr, "error: %s: '%s' is not a comma-separated list of integers "
+                    "%d..%d\n", opt, text, lo, hi);
+            return -1;
+        }
+        if (n == max) {
+            fprintf(stderr, "error: %s: more than %d values\n", opt, max);
+            return -1;
+        }
+        v[n++] = (int)x;
+        if (!*end) return n;
+        p = end + 1;
+    }
 }

@@ -171,4 +171,24 @@ typedef struct weft_bench_steps {
 int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg,
                             int warmup, int steps, weft_bench_steps *out, weft_error *err);
 
+/* ------------------------------------------------------------------------------ */
+/* A bench's own options (before weft_bench_parse, which does not know them)       */
+/* ------------------------------------------------------------------------------ */
+
+/* Removes every "OPT VALUE" / "OPT=VALUE" from argv; *value gets the last VALUE (left as
+ * it is when absent). Returns 1 if found, 0 if not, -1 after a one-line error (no value). */
+int weft_bench_take_text(int *argc, char **argv, const char *opt, const char **value);
+
+/* Removes "OPT" from argv; returns 1 if it was there, 0 if not. */
+int weft_bench_take_flag(int *argc, char **argv, const char *opt);
+
+/* "OPT X": X a number in [lo, hi] into *v. 1 found, 0 absent, -1 after a one-line error. */
+int weft_bench_take_number(int *argc, char **argv, const char *opt, double lo, double hi,
+                           double *v);
+
+/* "OPT N,N,...": at most max integers in [lo, hi] into v. Returns the count (0: absent) or
+ * -1 after a one-line error naming OPT. */
+int weft_bench_take_ints(int *argc, char **argv, const char *opt, int lo, int hi, int *v,
+                         int max);
+
 #endif

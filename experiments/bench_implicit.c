@@ -1,87 +1,29 @@
-/* bench_implicit.c — cost of the linear solves of an implicit step:
- * filtered CHOLMOD (analyse / factorise / solve) against pre-filtered PCG (Tamstorf,
- * Jones, McCormick 2015) with every registered preconditioner (weft_precond_registry:
- * none, Jacobi, block Jacobi, HYPRE's BoomerAMG, ...), on the hanging
- * cloth at 32², 64², 128², 256² vertices (--sizes; 512², 262 144 vertices, too).
+/* bench_implicit.c — cost of the linear solves of an implicit step: filtered CHOLMOD
+ * (analyse / factorise / solve) against pre-filtered PCG (Tamstorf, Jones & McCormick
+ * 2015) with every registered preconditioner, on the hanging cloth at N² vertices
+ * (--sizes, default 32,64,128,256; 512 works, with --max-factor-gib bounding CHOLMOD).
  *
  * The system is the first Newton iteration of a backward-Euler step (Baraff & Witkin
- * 1998; Kim & Eberle 2020 §4.2), with incremental potential
- *     G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x),   x̃ = xₙ + h vₙ + h² g,
- * and Newton system at x:
- *     A Δx = b,   A = M/h² + ∇²E(x) (element Hessians PSD-projected),   b = −∇G(x),
- * filtered at the pinned vertices (weft_filter_pin with z = 0: pins do not move in Δx).
- * ∇²E is assembled with WEFT_HESSIAN_ANALYTIC, which is the analytic projection for types
- * with analytic_psd and eigenvalue clamping for the others (weft.h): the mode a Newton
- * solver uses. The state: the scene's cloth after --steps (default 15, 0.25 s) steps of
- * pbd_gauss_seidel from rest, so it is falling, stretched and bent and the Hessian is not
- * the rest one; Newton starts from x = x̃ (pinned vertices at their scripted place), so
- * b = −∇E(x̃) on the free vertices.
+ * 1998; Kim & Eberle 2020 §4.2) on G(x) = ½ (x − x̃)ᵀ M (x − x̃) / h² + E(x),
+ *     A Δx = b,   A = M/h² + ∇²E(x) (WEFT_HESSIAN_ANALYTIC),   b = −∇G(x),   x = x̃,
+ * filtered at the pins (z = 0), after --steps (default 15) pbd_gauss_seidel steps.
  *
- * Timed, each the median of up to REPEATS runs (fewer when a method's runs pass
- * BUDGET_S, but at least --repeats, default 3, of CHOLMOD's factorise + solve and of the
- * PPCG solves after the first; the count is written; assembly and CHOLMOD after one
- * untimed warm-up run):
- *   assembly        weft_assembly_run (E, ∇E, ∇²E) with 1 and --threads threads (2
- *                   when not given);
- *   cholmod_*       weft_cholmod_solver_timings: analyse (after a reset), filter (K and
- *                   S c), factor (numeric), solve (triangular), and factor+solve per run;
- *   newton_*        one iteration of a newton_euler step with CHOLMOD (bench_newton), with
- *                   --threads threads (default 1), and its split by the solver's timers;
- *   ppcg_*          weft_ppcg_solve to relative residual 1e-6 and 1e-8 with --threads
- *                   threads (1 when not given: on a shared two-core machine, OpenMP
- *                   barriers per product made 2 threads several times slower), its
- *                   iterations, and its difference from CHOLMOD's Δx; the vertex
- *                   positions x go to the preconditioner (a multigrid one builds its
- *                   rigid-body modes from them);
- *   setup_ms        per preconditioner: its set-up and first update (setup + update on a
- *                   fresh state: a multigrid hierarchy, the block inverses), median;
- *   first_ms        the first PPCG solve on a fresh solver: set-up + update + iterations,
- *                   what one Newton system costs from nothing; first_ms − setup_ms is
- *                   the iterations' time. `ms` and `cpu_ms` are the median of the solves
- *                   after it, which keep the set-up and redo only the update (values,
- *                   filter) and the iterations: what each further Newton system with the
- *                   same sparsity pattern costs;
- *   first_cpu_ms    the first solve's process CPU time; on cholmod_factor_solve, that of
- *                   a whole cold CHOLMOD solve (median), where first_ms holds the sum of
- *                   the analyse, filter, factor and solve rows' medians (the filter,
- *                   building K = S A S + (I − S), is part of CHOLMOD's cost as it is part
- *                   of a preconditioner's update);
- *   ratio           first_cpu_ms / CHOLMOD's cold first_cpu_ms: a Newton system from
- *                   nothing, PPCG against analyse + filter + factorise + solve. By CPU
- *                   time because both run on one thread (CHOLMOD is pinned to PPCG's count, PPCG
- *                   uses --threads, default 1), and on a machine shared with other jobs
- *                   wall time also counts the time the process waited (cpu_ms beside ms
- *                   shows how much); 1 on cholmod_factor_solve;
- *   system_ratio    cpu_ms / CHOLMOD's factorise + solve cpu_ms (filter + numeric
- *                   factorisation + solve, its analysis kept): one further Newton system
- *                   of the pattern, each side's once-per-pattern work left out (the target
- *                   "≥ 3× faster than CHOLMOD factorise + solve for one Newton system");
- *   rss_mib         peak resident memory the method added, MiB: the kernel's high-water
- *                   mark VmHWM of /proc/self/status, reset (write "5" to
- *                   /proc/self/clear_refs) just before the method's measurement, minus
- *                   the VmRSS at that moment (after malloc_trim, so that heap memory
- *                   freed by earlier methods is not counted as held); so it counts the method's own peak working
- *                   set (a factor, a hierarchy, PCG's vectors) over the model, matrix and
- *                   earlier methods' memory still held. "-" where the kernel does not
- *                   allow the reset (the high-water mark would then be the process's).
- * CHOLMOD runs on the PPCG thread count (--threads, default 1): OpenMP's team size and,
- * with OpenBLAS, its thread pool are set to it (weft_bench_pin_threads). Beside the
- * wall clock, each whole call's process CPU time (all threads) is written: on a shared,
- * loaded machine it is the steadier measure of the work done.
- * A PPCG solve to 1e-8 whose Δx differs from CHOLMOD's by more than AGREE_TOL (relative,
- * 2-norm) fails the benchmark (exit 1), after the table is written.
- * A PPCG solve that reaches --ppcg-cap iterations (default 100 000) is written with status
- * max_iter and is not compared (a cap below the iterations needed is a way to bound the
- * unpreconditioned rows at 512²).
- * CHOLMOD's memory: before factorising, the symbolic analysis (cholmod_analyze on K's
- * pattern, as the solver does) predicts L's size; when it exceeds --max-factor-gib
- * (default half of MemAvailable) the CHOLMOD rows are skipped with a comment saying what
- * was predicted, and PPCG is then not compared with anything (rel_diff "-").
- * --no-newton leaves out the newton_euler rows (each is several factorisations).
- * Writes <out>/bench_implicit.tsv (renamed into place when complete) and, unless
- * --no-plot, <out>/bench_implicit.png (experiments/plots/bench_implicit.gp): iterations,
- * and time against unknowns on log-log axes with the least-squares slope of each curve
- * in its key. */
+ * Phases of main: parse_options; write_preamble (the table's description); run_size per
+ * size: build_sys, bench_assembly, bench_cholmod (analyse, filter, factor, solve; skipped
+ * when the predicted factor passes the memory limit), bench_preconditioners (per
+ * preconditioner: bench_setup, then bench_ppcg to 1e-6 and 1e-8: the first solve on a
+ * fresh solver, median of ≥ --repeats fresh solvers, and the per-matrix solve on the
+ * set-up state, median of ≥ --repeats, each with its peak memory) and bench_newton; then
+ * the summaries (print_overtake, print_preconditioners, print_newton) and the plot.
+ * Every timed figure is a median of repeats (weft_bench_measure); wall and process CPU
+ * time are both written, and CHOLMOD and PPCG run on the same thread count (--threads,
+ * default 1), CHOLMOD's OpenMP and OpenBLAS pinned to it.
+ * A PPCG solve to 1e-8 whose Δx differs from CHOLMOD's by more than AGREE_TOL fails the
+ * benchmark (exit 1) after the table is written.
+ * Writes <out>/bench_implicit.tsv and, unless --no-plot, <out>/bench_implicit.png
+ * (experiments/plots/bench_implicit.gp). Every column, and what was measured with it:
+ * papers/multigrid.md.
+ */
 #include "bench.h"
 
 #include "weft_cholmod.h"
@@ -153,6 +95,7 @@ static const weft_bench_column columns[] = {
     {"ratio", "%.4f", "ratio", " %7.3f"},
     {"rss_mib", "%.2f", "rss_MiB", " %8.1f"},
     {"system_ratio", "%.4f", "sys_ratio", " %9.3f"},
+    {"first_reps", "%ld", "f_reps", " %6ld"},
 };
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
 
@@ -190,6 +133,7 @@ typedef struct row {
     double rss_mib;      /* peak resident memory added by the method, MiB; NAN unknown */
     double system_ratio; /* cpu_ms / CHOLMOD's factor + solve CPU time (one further Newton
                             system of the pattern, set-ups kept); NAN otherwise */
+    int first_reps;      /* first solves timed (each on a fresh solver), -1 otherwise */
 } row;
 
 typedef struct table {
@@ -199,7 +143,7 @@ typedef struct table {
 
 /* A row without the issue-14 figures (set-up, first solve, ratio, memory). */
 #define ROW(...) ((row){__VA_ARGS__, .setup_ms = NAN, .first_ms = NAN, .first_cpu_ms = NAN, \
-                        .ratio = NAN, .rss_mib = NAN, .system_ratio = NAN})
+                        .ratio = NAN, .rss_mib = NAN, .system_ratio = NAN, .first_reps = -1})
 
 /* --- peak resident memory around a method (Linux /proc) ------------------------------ */
 
@@ -244,53 +188,6 @@ static double rel_diff(const double *a, const double *b, int n3) {
     double d = 0.0, r = 0.0;
     for (int k = 0; k < n3; k++) d += (a[k] - b[k]) * (a[k] - b[k]), r += b[k] * b[k];
     return r > 0.0 ? sqrt(d / r) : sqrt(d);
-}
-
-/* Parses "32,64,..." into sizes; returns the count or -1 with a message. */
-static int parse_sizes(const char *text, int *sizes) {
-    int n = 0;
-    const char *p = text;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno || v < 2 || v > 2048 || (*end && *end != ',')) {
-            fprintf(stderr, "error: --sizes: '%s' is not a comma-separated list of grid sizes "
-                    "2..2048\n", text);
-            return -1;
-        }
-        if (n == MAX_SIZES) {
-            fprintf(stderr, "error: --sizes: more than %d sizes\n", MAX_SIZES);
-            return -1;
-        }
-        sizes[n++] = (int)v;
-        if (!*end) return n;
-        p = end + 1;
-    }
-}
-
-/* Removes "--sizes LIST" / "--sizes=LIST" from argv (weft_cli_parse does not know it). */
-static int take_sizes(int *argc, char **argv, int *sizes) {
-    int n = 0, w = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *list = NULL;
-        if (!strcmp(argv[i], "--sizes")) {
-            if (i + 1 >= *argc) {
-                fprintf(stderr, "error: --sizes: missing its value (see --help)\n");
-                return -1;
-            }
-            list = argv[++i];
-        } else if (!strncmp(argv[i], "--sizes=", 8)) {
-            list = argv[i] + 8;
-        } else {
-            argv[w++] = argv[i];
-            continue;
-        }
-        if ((n = parse_sizes(list, sizes)) < 0) return -1;
-    }
-    *argc = w;
-    argv[w] = NULL;
-    return n;
 }
 
 static void free_sys(newton_sys *s) {
@@ -477,6 +374,7 @@ static double bench_cholmod(newton_sys *s, table *t, double *dx, double *cold_ms
         fprintf(stderr, "error: %s\n", err.msg);
         return NAN;
     }
+    weft_cholmod_solver_set_threads(c.ch, s->ppcg_threads);
     weft_bench_stats an, fs;
     weft_bench_plan pa = plan(1, 1), pf = plan(0, min_repeats);
     if (weft_bench_measure(&pa, 2, time_analyse, &c, &an) != 0 ||
@@ -521,7 +419,7 @@ typedef struct setup_run {
  * destroy outside the clock). */
 static int time_setup(void *user, double *out) {
     setup_run *r = user;
-    void *st = r->pc->create(r->s->m.n, r->settings, &r->err);
+    void *st = r->pc->create(r->s->m.n, r->settings, r->s->ppcg_threads, &r->err);
     if (!st) return WEFT_BENCH_FAIL;
     double t0 = weft_now();
     int rc = r->pc->setup ? r->pc->setup(st, r->s->A, r->s->x, &r->err) : WEFT_OK;
@@ -534,7 +432,7 @@ static int time_setup(void *user, double *out) {
 /* The median set-up + first update of pc, ms; NAN (with a message) when it fails. */
 static double bench_setup(newton_sys *s, const weft_precond_type *pc, const void *settings) {
     setup_run r = {.s = s, .pc = pc, .settings = settings};
-    weft_bench_plan p = plan(0, 1);
+    weft_bench_plan p = plan(0, min_repeats);
     weft_bench_stats st;
     if (weft_bench_measure(&p, 1, time_setup, &r, &st) != 0 || st.reps < 1) {
         fprintf(stderr, "error: %d^2 %s set-up: %s\n", s->res, pc->name, r.err.msg);
@@ -552,9 +450,6 @@ typedef struct ppcg_run {
     int iters;              /* iterations of the last solve */
     weft_solve_status st;   /* status of the last solve */
     weft_error err;
-    double first_s;         /* wall time of the first solve (fresh solver), s */
-    double first_cpu_s;     /* its process CPU time, s */
-    int calls;
 } ppcg_run;
 
 /* One PPCG solve (a weft_bench_fn): figures wall and process CPU time, s; the last
@@ -564,8 +459,20 @@ static int time_ppcg(void *user, double *out) {
     double t0 = weft_now(), c0 = weft_bench_process_cpu();
     r->st = weft_ppcg_solve(r->p, r->s->A, &r->s->f, r->s->b, r->dx, &r->o, &r->iters, &r->err);
     out[0] = weft_now() - t0, out[1] = weft_bench_process_cpu() - c0;
-    if (r->calls++ == 0) r->first_s = out[0], r->first_cpu_s = out[1];
     return r->st == WEFT_SOLVE_CONVERGED ? WEFT_BENCH_MORE : WEFT_BENCH_LAST;
+}
+
+/* The first solve of a fresh solver (a weft_bench_fn): the last solver is freed and a new
+ * one solves, so its time holds the preconditioner's set-up, first update and the
+ * iterations, what one Newton system costs from nothing (solver allocation untimed). */
+static int time_first(void *user, double *out) {
+    ppcg_run *r = user;
+    weft_ppcg_free(&r->p);
+    if (!(r->p = weft_ppcg_create(r->s->m.n, &r->err))) {
+        fprintf(stderr, "error: %s\n", r->err.msg);
+        return WEFT_BENCH_FAIL;
+    }
+    return time_ppcg(user, out);
 }
 
 /* PPCG with preconditioner pc to tol (iteration cap `cap`); compares with CHOLMOD's dx
@@ -582,21 +489,18 @@ static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc,
                          double fs_cpu_ms, const double *dx_ref, double *dx, bool *agree_ok) {
     ppcg_run r = {.s = s, .dx = dx, .o = weft_ppcg_defaults(), .st = WEFT_SOLVE_CONVERGED};
     double base = rss_begin();
-    if (!(r.p = weft_ppcg_create(s->m.n, &r.err))) {
-        fprintf(stderr, "error: %s\n", r.err.msg);
-        return NAN;
-    }
     r.o.precond = pc, r.o.tol = tol, r.o.max_iter = cap, r.o.threads = s->ppcg_threads;
     r.o.positions = s->x, r.o.precond_settings = settings;
-    /* The first solve alone, then the per-system ones (none after a failed first). */
-    double first[2];
-    weft_bench_stats st = {.reps = 1};
-    if (time_ppcg(&r, first) == WEFT_BENCH_MORE) {
-        weft_bench_plan p = plan(0, min_repeats);
-        weft_bench_measure(&p, 2, time_ppcg, &r, &st);
-    } else {
-        st.median[0] = first[0], st.median[1] = first[1];
+    /* First solves, each on a fresh solver; then, on the last one's set-up state, the
+     * per-system solves (none after a first solve that did not converge). */
+    weft_bench_plan p = plan(0, min_repeats);
+    weft_bench_stats first, st;
+    if (weft_bench_measure(&p, 2, time_first, &r, &first) != 0) {
+        weft_ppcg_free(&r.p);
+        return NAN;
     }
+    st = first;
+    if (r.st == WEFT_SOLVE_CONVERGED) weft_bench_measure(&p, 2, time_ppcg, &r, &st);
     weft_ppcg_free(&r.p);
     double rss = rss_end(base);
     double d = dx_ref ? rel_diff(dx, dx_ref, 3 * s->m.n) : NAN;
@@ -612,8 +516,8 @@ static double bench_ppcg(newton_sys *s, table *t, const weft_precond_type *pc,
     double ms = 1e3 * st.median[0];
     row w = ROW(name, s->ppcg_threads, tol, r.iters, ms, 1e3 * st.median[1], st.reps, d,
                 weft_solve_status_name(r.st));
-    w.setup_ms = setup_ms, w.first_ms = 1e3 * r.first_s, w.rss_mib = rss;
-    w.first_cpu_ms = 1e3 * r.first_cpu_s;
+    w.setup_ms = setup_ms, w.first_ms = 1e3 * first.median[0], w.rss_mib = rss;
+    w.first_cpu_ms = 1e3 * first.median[1], w.first_reps = first.reps;
     w.ratio = w.first_cpu_ms / cold_cpu_ms; /* NAN without CHOLMOD */
     w.system_ratio = w.cpu_ms / fs_cpu_ms;
     add_row(t, w);
@@ -727,64 +631,10 @@ static void write_rows(weft_bench_table *out, const newton_sys *s, const table *
             isnan(r->first_cpu_ms) ? weft_bench_none() : weft_bench_num(r->first_cpu_ms),
             isnan(r->ratio) ? weft_bench_none() : weft_bench_num(r->ratio),
             isnan(r->rss_mib) ? weft_bench_none() : weft_bench_num(r->rss_mib),
-            isnan(r->system_ratio) ? weft_bench_none() : weft_bench_num(r->system_ratio)};
+            isnan(r->system_ratio) ? weft_bench_none() : weft_bench_num(r->system_ratio),
+            r->first_reps >= 0 ? weft_bench_int(r->first_reps) : weft_bench_none()};
         weft_bench_row(out, v);
     }
-}
-
-/* Removes "--NAME VALUE" / "--NAME=VALUE" (value: a number in [lo, hi]) or, with
- * is_flag, "--NAME" from argv (weft_cli_parse does not know them). Returns 1 if found
- * (value in *v), 0 if not, -1 with a message if malformed. */
-static int take_option(int *argc, char **argv, const char *name, bool is_flag, double lo,
-                       double hi, double *v) {
-    int found = 0, w = 1;
-    size_t k = strlen(name);
-    for (int i = 1; i < *argc; i++) {
-        const char *text = NULL;
-        if (!strcmp(argv[i], name)) {
-            found = 1;
-            if (is_flag) continue;
-            if (i + 1 >= *argc) {
-                fprintf(stderr, "error: %s: missing its value (see --help)\n", name);
-                return -1;
-            }
-            text = argv[++i];
-        } else if (!is_flag && !strncmp(argv[i], name, k) && argv[i][k] == '=') {
-            found = 1;
-            text = argv[i] + k + 1;
-        } else {
-            argv[w++] = argv[i];
-            continue;
-        }
-        char *end;
-        errno = 0;
-        *v = strtod(text, &end);
-        if (end == text || *end || errno || !(*v >= lo && *v <= hi)) {
-            fprintf(stderr, "error: %s: '%s' is not a number in [%g, %g]\n", name, text, lo, hi);
-            return -1;
-        }
-    }
-    *argc = w;
-    argv[w] = NULL;
-    return found;
-}
-
-/* Removes "--NAME TEXT" / "--NAME=TEXT" from argv; returns TEXT (the last given) or NULL. */
-static const char *take_text(int *argc, char **argv, const char *name) {
-    const char *text = NULL;
-    int w = 1;
-    size_t k = strlen(name);
-    for (int i = 1; i < *argc; i++) {
-        if (!strcmp(argv[i], name) && i + 1 < *argc)
-            text = argv[++i];
-        else if (!strncmp(argv[i], name, k) && argv[i][k] == '=')
-            text = argv[i] + k + 1;
-        else
-            argv[w++] = argv[i];
-    }
-    *argc = w;
-    argv[w] = NULL;
-    return text;
 }
 
 /* Whether the comma-separated list holds name. */
@@ -808,23 +658,37 @@ static const char *faster_text(double ratio) {
     return buf;
 }
 
-int main(int argc, char **argv) {
-    int sizes[MAX_SIZES] = {32, 64, 128, 256}, nsizes = 4;
-    int ns = take_sizes(&argc, argv, sizes);
-    if (ns < 0) return 2;
-    if (ns > 0) nsizes = ns;
-    double cap_v = PPCG_CAP, gib = -1, dummy = 0;
-    int rc_cap = take_option(&argc, argv, "--ppcg-cap", false, 1, 1e8, &cap_v);
-    int rc_gib = take_option(&argc, argv, "--max-factor-gib", false, 0.001, 1e6, &gib);
-    int rc_newton = take_option(&argc, argv, "--no-newton", true, 0, 0, &dummy);
-    double reps_v = min_repeats;
-    int rc_reps = take_option(&argc, argv, "--repeats", false, 1, 100, &reps_v);
-    if (rc_cap < 0 || rc_gib < 0 || rc_newton < 0 || rc_reps < 0) return 2;
-    min_repeats = (int)reps_v;
-    int cap = (int)cap_v;
-    /* --preconditioners LIST: a subset of the registry (default: all). */
-    const char *only = take_text(&argc, argv, "--preconditioners");
-    for (const char *q = only; q && *q;) {
+/* ------------------------------------------------------------------------------ */
+/* Phases of main: options, the table's preamble, each size, the summaries, the plot */
+/* ------------------------------------------------------------------------------ */
+
+/* The command line: weft_cli's options and bench_implicit's own. */
+typedef struct options {
+    weft_cli cli;
+    int sizes[MAX_SIZES], nsizes;
+    int cap;            /* PPCG iteration cap */
+    double gib;         /* CHOLMOD's predicted factor limit, GiB */
+    bool newton;        /* the newton_euler rows */
+    const char *only;   /* --preconditioners list, NULL: all */
+    int steps;          /* PBD steps that deform the cloth */
+    int threads;        /* the second assembly timing's threads */
+    int ppcg_threads;   /* PPCG's and CHOLMOD's threads */
+} options;
+
+/* Parses argv into o; returns 0, or 2 after a one-line error (exit status). */
+static int parse_options(int argc, char **argv, options *o) {
+    *o = (options){.sizes = {32, 64, 128, 256}, .nsizes = 4, .cap = PPCG_CAP, .gib = -1};
+    double cap = PPCG_CAP, reps = min_repeats;
+    int ns = weft_bench_take_ints(&argc, argv, "--sizes", 2, 2048, o->sizes, MAX_SIZES);
+    int rc_cap = weft_bench_take_number(&argc, argv, "--ppcg-cap", 1, 1e8, &cap);
+    int rc_gib = weft_bench_take_number(&argc, argv, "--max-factor-gib", 0.001, 1e6, &o->gib);
+    int rc_reps = weft_bench_take_number(&argc, argv, "--repeats", 1, 100, &reps);
+    int rc_only = weft_bench_take_text(&argc, argv, "--preconditioners", &o->only);
+    o->newton = !weft_bench_take_flag(&argc, argv, "--no-newton");
+    if (ns < 0 || rc_cap < 0 || rc_gib < 0 || rc_reps < 0 || rc_only < 0) return 2;
+    if (ns > 0) o->nsizes = ns;
+    o->cap = (int)cap, min_repeats = (int)reps;
+    for (const char *q = o->only; q && *q;) { /* a subset of the registry */
         size_t len = strcspn(q, ",");
         bool known = false;
         for (int j = 0; weft_precond_registry[j]; j++)
@@ -837,25 +701,21 @@ int main(int argc, char **argv) {
         }
         q += len + (q[len] == ',');
     }
-    bool newton = rc_newton == 0;
-    if (rc_gib == 0) gib = 0.5 * fmax(proc_kib("/proc/meminfo", "MemAvailable"), 0) / (1024.0 * 1024.0);
-    weft_cli cli;
-    weft_bench_parse(argc, argv, &cli, usage, 2);
-    int steps = cli.steps >= 0 ? cli.steps : DEFAULT_STEPS;
-    int threads = cli.threads > 1 ? cli.threads : 2;
-    int ppcg_threads = cli.threads > 0 ? cli.threads : 1;
-    /* CHOLMOD on as many threads as PPCG: its BLAS would otherwise take every core, and
-     * the CPU-time ratios compare one thread with one thread (with more BLAS threads its
-     * CPU time swung 455-1430 ms at 128^2 between runs on the shared machine). */
-    int blas_threads = weft_bench_pin_threads(ppcg_threads);
-    weft_bench_table tab;
-    if (weft_bench_open(&tab, cli.out, "bench_implicit.tsv", columns, NCOLUMNS) != 0) return 1;
-    char png[1100];
-    snprintf(png, sizeof png, "%s/bench_implicit.png", cli.out);
-    weft_bench_comment(&tab, "bench_implicit: hanging_cloth after %d pbd_gauss_seidel steps; "
+    if (rc_gib == 0)
+        o->gib = 0.5 * fmax(proc_kib("/proc/meminfo", "MemAvailable"), 0) / (1024.0 * 1024.0);
+    weft_bench_parse(argc, argv, &o->cli, usage, 2);
+    o->steps = o->cli.steps >= 0 ? o->cli.steps : DEFAULT_STEPS;
+    o->threads = o->cli.threads > 1 ? o->cli.threads : 2;
+    o->ppcg_threads = o->cli.threads > 0 ? o->cli.threads : 1;
+    return 0;
+}
+
+/* The table's description lines before its header. */
+static void write_preamble(weft_bench_table *tab, const options *o, int blas_threads) {
+    weft_bench_comment(tab, "bench_implicit: hanging_cloth after %d pbd_gauss_seidel steps; "
                        "Newton system A = M/h^2 + analytic-PSD Hessian, b = -grad G at x = x~, "
-                       "pins filtered (z = 0)", steps);
-    weft_bench_comment(&tab, "ms: median of the runs done (reps; at least %d of CHOLMOD's "
+                       "pins filtered (z = 0)", o->steps);
+    weft_bench_comment(tab, "ms: median of the runs done (reps; at least %d of CHOLMOD's "
                        "factor+solve and of each PPCG solve, up to %d while under %.0f s per "
                        "method; assembly and CHOLMOD after one warm-up; on ppcg_* rows the "
                        "solves after the first, on the set-up state: update + iterations, one "
@@ -863,195 +723,231 @@ int main(int argc, char **argv) {
                        "cpu_ms: process CPU time, all threads (CHOLMOD: of the whole "
                        "filter+factor+solve call)", min_repeats, min_repeats > REPEATS ?
                        min_repeats : REPEATS, BUDGET_S);
-    weft_bench_comment(&tab, "ppcg_* rows: setup_ms: the preconditioner's setup + first update on "
+    weft_bench_comment(tab, "ppcg_* rows: setup_ms: the preconditioner's setup + first update on "
                        "a fresh state (median); first_ms: the first solve on a fresh solver "
-                       "(set-up + iterations; on cholmod_factor_solve: CHOLMOD's analyse + "
-                       "filter + factor + solve); first_cpu_ms: its process CPU time (CHOLMOD: "
-                       "of a whole cold solve); ratio: first_cpu_ms / CHOLMOD's (CPU time: "
-                       "both run on one thread, and on a shared machine CPU time is the "
-                       "steady measure of their work); rss_mib: "
-                       "peak resident memory the method's measurement added (VmHWM reset via "
-                       "/proc/self/clear_refs, minus VmRSS then), MiB; system_ratio: cpu_ms / "
-                       "cholmod_factor_solve's cpu_ms (one further Newton system of the same "
-                       "pattern, each method's set-up and analysis kept); PPCG cap %d "
-                       "iterations", cap);
+                       "(set-up + iterations), median of first_reps fresh solvers (on "
+                       "cholmod_factor_solve: CHOLMOD's analyse + filter + factor + solve); "
+                       "first_cpu_ms: its process CPU time (CHOLMOD: of a whole cold solve); "
+                       "ratio: first_cpu_ms / CHOLMOD's; rss_mib: peak resident memory the "
+                       "method's measurement added (VmHWM reset via /proc/self/clear_refs, "
+                       "minus VmRSS then), MiB; system_ratio: cpu_ms / cholmod_factor_solve's "
+                       "cpu_ms (one further Newton system of the same pattern, set-up and "
+                       "analysis kept); PPCG cap %d iterations", o->cap);
+    weft_bench_comment(tab, "threads: PPCG %d, CHOLMOD's OpenMP and BLAS pinned to the same "
+                       "(OpenBLAS reports %d; -1: another BLAS, left as it is)",
+                       o->ppcg_threads, blas_threads);
     char load[64];
-    weft_bench_comment(&tab, "threads: PPCG %d, CHOLMOD's OpenMP and BLAS pinned to the same "
-                       "(OpenBLAS reports %d; -1: another BLAS, left as it is)", ppcg_threads,
-                       blas_threads);
-    weft_bench_comment(&tab, "load average at the start: %s", load_average(load, sizeof load));
-    weft_bench_header(&tab);
-    bool agree_ok = true, failed = false;
-    double fs_ms[MAX_SIZES], bj_ms[MAX_SIZES], fs_cpu[MAX_SIZES], bj_cpu[MAX_SIZES];
-    /* Newton iteration / factor+solve: projected (default), exact, clamp */
-    double nw_ratio[MAX_SIZES], nx_ratio[MAX_SIZES], nc_ratio[MAX_SIZES];
-    int bj_it[MAX_SIZES], done = 0;
-    /* Per size and preconditioner, the 1e-6 solve: iterations, set-up, first solve, ratio
-     * to CHOLMOD's cold solve, memory. */
-    static int pc_it[MAX_SIZES][16];
-    static double pc_setup[MAX_SIZES][16], pc_first[MAX_SIZES][16], pc_ratio[MAX_SIZES][16],
-        pc_rss[MAX_SIZES][16], chol_cold[MAX_SIZES], chol_rss[MAX_SIZES],
-        chol_cold_cpu[MAX_SIZES], pc_first_cpu[MAX_SIZES][16], pc_sys_cpu[MAX_SIZES][16],
-        pc_sys_ratio[MAX_SIZES][16];
-    static bool pc_capped[MAX_SIZES][16]; /* the 1e-6 solve did not converge (cap) */
-    /* One PPCG row pair per registered preconditioner, named ppcg_<name> (row names are
-     * kept as pointers, so they live as long as the program). */
-    static char pc_names[16][48];
-    int npc = 0;
-    for (; weft_precond_registry[npc] && npc < 16; npc++)
-        snprintf(pc_names[npc], sizeof pc_names[npc], "ppcg_%s",
-                 weft_precond_registry[npc]->name);
-    for (int si = 0; si < nsizes && !failed; si++) {
-        newton_sys s;
-        table t = {.n = 0};
-        if (build_sys(&cli, sizes[si], steps, threads, ppcg_threads, &s) != 0 ||
-            bench_assembly(&s, &t) != 0) {
-            free_sys(&s);
-            failed = true;
-            break;
-        }
-        size_t n3 = 3 * (size_t)s.m.n;
-        double *ref = malloc(n3 * sizeof *ref), *dx = malloc(n3 * sizeof *dx);
-        /* CHOLMOD only when its predicted factor fits the memory limit. */
-        double lnz = 0, pred = predict_factor_bytes(s.A, &lnz), limit = gib * 1073741824.0;
-        bool chol = pred >= 0 && pred <= limit;
-        weft_bench_comment(&tab, "%d^2: CHOLMOD's analysis predicts nnz(L) = %.4g, factor "
-                           "%.1f MiB (limit %.1f MiB): %s", sizes[si], lnz, pred / 1048576.0,
-                           limit / 1048576.0, chol ? "factorised" : "CHOLMOD skipped");
-        double cold = NAN, cold_cpu = NAN;
-        fs_ms[si] = fs_cpu[si] = chol_rss[si] = NAN;
-        if (chol) {
-            fs_ms[si] = ref && dx ? bench_cholmod(&s, &t, ref, &cold, &cold_cpu) : NAN;
-            if (isnan(fs_ms[si])) failed = true;
-            else fs_cpu[si] = t.r[t.n - 1].cpu_ms, chol_rss[si] = t.r[t.n - 1].rss_mib;
-        } else {
-            fprintf(stderr, "note: %d^2: CHOLMOD skipped, its factor would take %.1f MiB (limit "
-                    "%.1f MiB, --max-factor-gib)\n", sizes[si], pred / 1048576.0,
-                    limit / 1048576.0);
-        }
-        chol_cold[si] = cold, chol_cold_cpu[si] = cold_cpu;
-        for (int p = 0; p < 16; p++) pc_it[si][p] = -2; /* -2: not run */
-        bj_ms[si] = bj_cpu[si] = NAN, bj_it[si] = -1;
-        for (int p = 0; p < npc && !failed; p++) {
-            const weft_precond_type *pc = weft_precond_registry[p];
-            if (only && !in_list(only, pc->name)) continue;
-            /* Its settings: defaults, the scene's and --set's (e.g. boomeramg.*). */
-            void *pset = pc->settings_size ? calloc(1, pc->settings_size) : NULL;
-            if (pset) weft_config_settings(s.cfg, pc->settings, pset);
-            double setup_ms = bench_setup(&s, pc, pset);
-            if (isnan(setup_ms)) {
-                free(pset);
-                failed = true;
-                break;
-            }
-            for (int k = 0; k < 2; k++) {
-                double tol = k == 0 ? 1e-6 : 1e-8;
-                double ms = bench_ppcg(&s, &t, pc, pset, pc_names[p], tol, cap, setup_ms, cold_cpu,
-                                       fs_cpu[si], chol ? ref : NULL, dx, &agree_ok);
-                const row *w = &t.r[t.n - 1];
-                if (k == 0 && p < 16)
-                    pc_it[si][p] = w->iterations, pc_setup[si][p] = setup_ms,
-                    pc_first[si][p] = w->first_ms, pc_ratio[si][p] = w->ratio,
-                    pc_first_cpu[si][p] = w->first_cpu_ms,
-                    pc_rss[si][p] = w->rss_mib, pc_sys_cpu[si][p] = w->cpu_ms,
-                    pc_sys_ratio[si][p] = w->system_ratio,
-                    pc_capped[si][p] = strcmp(w->status, "converged") != 0;
-                if (pc == &weft_precond_block_jacobi && k == 0) {
-                    bj_ms[si] = ms;
-                    bj_cpu[si] = w->cpu_ms;
-                    bj_it[si] = w->iterations;
-                }
-            }
-            free(pset);
-        }
-        nw_ratio[si] = nx_ratio[si] = nc_ratio[si] = NAN;
-        /* Projected Hessian (the default), exact, and the generic clamp. */
-        if (!failed && newton &&
-            (bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_PROJECTED, &nw_ratio[si]) != 0 ||
-                        bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_EXACT, &nx_ratio[si]) != 0 ||
-                        bench_newton(&s, &t, WEFT_SOLVER_HESSIAN_CLAMP, &nc_ratio[si]) != 0))
-            failed = true;
-        write_rows(&tab, &s, &t);
-        free(ref);
-        free(dx);
-        free_sys(&s);
-        if (!failed) done++;
-    }
-    if (failed) return weft_bench_close(&tab, "bench_implicit stopped");
-    weft_bench_comment(&tab, "load average at the end: %s", load_average(load, sizeof load));
-    if (weft_bench_close(&tab, NULL) != 0) return 1;
-    printf("load average at the end: %s\n", load);
-    const char *path = tab.path;
+    weft_bench_comment(tab, "load average at the start: %s", load_average(load, sizeof load));
+    weft_bench_header(tab);
+}
 
-    /* Where PPCG (block-Jacobi, 1e-6) overtakes CHOLMOD factor+solve, if it does. */
+enum { MAX_PC = 16 };
+
+/* What the summaries print of one size. */
+typedef struct size_result {
+    double fs_ms, fs_cpu;            /* CHOLMOD factor + solve (analysis kept), NAN: none */
+    double chol_cold, chol_cold_cpu; /* CHOLMOD analyse + filter + factor + solve */
+    double chol_rss;                 /* its memory, MiB */
+    double bj_ms, bj_cpu;            /* block Jacobi to 1e-6, per system */
+    int bj_it;                       /* its iterations, -1: not run */
+    double newton_ratio[3];          /* Newton iteration / factor+solve: projected, exact,
+                                        clamp */
+    int pc_it[MAX_PC];               /* per preconditioner, the 1e-6 solve; -2: not run */
+    bool pc_capped[MAX_PC];
+    double pc_setup[MAX_PC], pc_first[MAX_PC], pc_first_cpu[MAX_PC], pc_ratio[MAX_PC],
+        pc_sys_cpu[MAX_PC], pc_sys_ratio[MAX_PC], pc_rss[MAX_PC];
+} size_result;
+
+/* Row names "ppcg_<name>", kept as pointers by the rows, so they live as long as main. */
+static char pc_names[MAX_PC][48];
+
+/* PPCG with every (selected) preconditioner at 1e-6 and 1e-8 on s into t and *r. Returns
+ * 0, or -1 when a set-up fails. */
+static int bench_preconditioners(const options *o, newton_sys *s, table *t, const double *ref,
+                                 double *dx, size_result *r, bool *agree_ok) {
+    for (int p = 0; p < MAX_PC; p++) r->pc_it[p] = -2;
+    r->bj_ms = r->bj_cpu = NAN, r->bj_it = -1;
+    for (int p = 0; weft_precond_registry[p] && p < MAX_PC; p++) {
+        const weft_precond_type *pc = weft_precond_registry[p];
+        if (o->only && !in_list(o->only, pc->name)) continue;
+        snprintf(pc_names[p], sizeof pc_names[p], "ppcg_%s", pc->name);
+        /* Its settings: defaults, the scene's and --set's (e.g. boomeramg.*). */
+        void *pset = pc->settings_size ? calloc(1, pc->settings_size) : NULL;
+        if (pset) weft_config_settings(s->cfg, pc->settings, pset);
+        double setup_ms = bench_setup(s, pc, pset);
+        if (isnan(setup_ms)) {
+            free(pset);
+            return -1;
+        }
+        for (int k = 0; k < 2; k++) {
+            double ms = bench_ppcg(s, t, pc, pset, pc_names[p], k == 0 ? 1e-6 : 1e-8, o->cap,
+                                   setup_ms, r->chol_cold_cpu, r->fs_cpu, ref, dx, agree_ok);
+            const row *w = &t->r[t->n - 1];
+            if (k > 0) continue;
+            r->pc_it[p] = w->iterations, r->pc_setup[p] = setup_ms;
+            r->pc_first[p] = w->first_ms, r->pc_first_cpu[p] = w->first_cpu_ms;
+            r->pc_ratio[p] = w->ratio, r->pc_rss[p] = w->rss_mib;
+            r->pc_sys_cpu[p] = w->cpu_ms, r->pc_sys_ratio[p] = w->system_ratio;
+            r->pc_capped[p] = strcmp(w->status, "converged") != 0;
+            if (pc == &weft_precond_block_jacobi)
+                r->bj_ms = ms, r->bj_cpu = w->cpu_ms, r->bj_it = w->iterations;
+        }
+        free(pset);
+    }
+    return 0;
+}
+
+/* One size: the system, assembly, CHOLMOD (when its factor fits), every preconditioner and
+ * the newton_euler rows, written to tab. Returns 0 or -1 (message printed). */
+static int run_size(const options *o, int res, weft_bench_table *tab, size_result *r,
+                    bool *agree_ok) {
+    newton_sys s;
+    table t = {.n = 0};
+    *r = (size_result){.fs_ms = NAN, .fs_cpu = NAN, .chol_cold = NAN, .chol_cold_cpu = NAN,
+                       .chol_rss = NAN, .newton_ratio = {NAN, NAN, NAN}};
+    if (build_sys(&o->cli, res, o->steps, o->threads, o->ppcg_threads, &s) != 0 ||
+        bench_assembly(&s, &t) != 0) {
+        free_sys(&s);
+        return -1;
+    }
+    size_t n3 = 3 * (size_t)s.m.n;
+    double *ref = malloc(n3 * sizeof *ref), *dx = malloc(n3 * sizeof *dx);
+    int rc = ref && dx ? 0 : -1;
+    /* CHOLMOD only when its predicted factor fits the memory limit. */
+    double lnz = 0, pred = predict_factor_bytes(s.A, &lnz), limit = o->gib * 1073741824.0;
+    bool chol = pred >= 0 && pred <= limit;
+    weft_bench_comment(tab, "%d^2: CHOLMOD's analysis predicts nnz(L) = %.4g, factor %.1f MiB "
+                       "(limit %.1f MiB): %s", res, lnz, pred / 1048576.0, limit / 1048576.0,
+                       chol ? "factorised" : "CHOLMOD skipped");
+    if (rc == 0 && chol) {
+        r->fs_ms = bench_cholmod(&s, &t, ref, &r->chol_cold, &r->chol_cold_cpu);
+        if (isnan(r->fs_ms)) rc = -1;
+        else r->fs_cpu = t.r[t.n - 1].cpu_ms, r->chol_rss = t.r[t.n - 1].rss_mib;
+    } else if (rc == 0) {
+        fprintf(stderr, "note: %d^2: CHOLMOD skipped, its factor would take %.1f MiB (limit "
+                "%.1f MiB, --max-factor-gib)\n", res, pred / 1048576.0, limit / 1048576.0);
+    }
+    if (rc == 0) rc = bench_preconditioners(o, &s, &t, chol ? ref : NULL, dx, r, agree_ok);
+    /* Projected Hessian (the default), exact, and the generic clamp. */
+    static const weft_solver_hessian hessians[3] = {
+        WEFT_SOLVER_HESSIAN_PROJECTED, WEFT_SOLVER_HESSIAN_EXACT, WEFT_SOLVER_HESSIAN_CLAMP};
+    for (int h = 0; h < 3 && rc == 0 && o->newton; h++)
+        rc = bench_newton(&s, &t, hessians[h], &r->newton_ratio[h]);
+    write_rows(tab, &s, &t);
+    free(ref);
+    free(dx);
+    free_sys(&s);
+    return rc;
+}
+
+/* Where PPCG (block Jacobi, 1e-6) overtakes CHOLMOD factor + solve, if it does. */
+static void print_overtake(const options *o, const size_result *r, int done) {
     printf("\nPPCG block-Jacobi to 1e-6 vs CHOLMOD factor+solve (analysis kept):\n");
     int first_win = -1, bj_done = 0;
-    for (int si = 0; si < done; si++) bj_done += bj_it[si] >= 0;
-    if (bj_done == 0) printf("  block_jacobi was not run (--preconditioners).\n");
-    for (int si = 0; si < done && bj_done > 0; si++) {
+    for (int si = 0; si < done; si++) bj_done += r[si].bj_it >= 0;
+    if (bj_done == 0) {
+        printf("  block_jacobi was not run (--preconditioners).\n");
+        return;
+    }
+    for (int si = 0; si < done; si++) {
         printf("  %4d^2: PPCG %d iterations %.3f ms, CHOLMOD %.3f ms, ratio PPCG/CHOLMOD %.2f "
-               "(CPU time: %.3f ms / %.3f ms = %.2f)\n", sizes[si], bj_it[si], bj_ms[si],
-               fs_ms[si], bj_ms[si] / fs_ms[si], bj_cpu[si], fs_cpu[si], bj_cpu[si] / fs_cpu[si]);
-        if (bj_ms[si] < fs_ms[si]) {
+               "(CPU time: %.3f ms / %.3f ms = %.2f)\n", o->sizes[si], r[si].bj_it,
+               r[si].bj_ms, r[si].fs_ms, r[si].bj_ms / r[si].fs_ms, r[si].bj_cpu, r[si].fs_cpu,
+               r[si].bj_cpu / r[si].fs_cpu);
+        if (r[si].bj_ms < r[si].fs_ms) {
             if (first_win < 0) first_win = si;
         } else {
             first_win = -1; /* overtaking means staying ahead at every larger size */
         }
     }
-    if (bj_done == 0) {
-        /* nothing to say of block Jacobi */
-    } else if (first_win >= 0)
+    if (first_win >= 0) {
         printf("PPCG overtakes CHOLMOD from %d^2 vertices on (at every size measured from "
-               "there).\n", sizes[first_win]);
-    else {
-        /* It may still win at small sizes and lose from some size on: say where. */
-        char faster[256] = "";
-        for (int si = 0, len = 0; si < done && len < (int)sizeof faster; si++)
-            if (bj_ms[si] < fs_ms[si])
-                len += snprintf(faster + len, sizeof faster - (size_t)len, "%s%d^2",
-                                len ? ", " : "", sizes[si]);
-        printf("PPCG does not overtake CHOLMOD at any size measured (up to %d^2)%s%s%s\n",
-               done > 0 ? sizes[done - 1] : 0, faster[0] ? "; PPCG is faster at " : ".",
-               faster, faster[0] ? " only, CHOLMOD at the other sizes." : "");
+               "there).\n", o->sizes[first_win]);
+        return;
     }
+    /* It may still win at small sizes and lose from some size on: say where. */
+    char faster[256] = "";
+    for (int si = 0, len = 0; si < done && len < (int)sizeof faster; si++)
+        if (r[si].bj_ms < r[si].fs_ms)
+            len += snprintf(faster + len, sizeof faster - (size_t)len, "%s%d^2", len ? ", " : "",
+                            o->sizes[si]);
+    printf("PPCG does not overtake CHOLMOD at any size measured (up to %d^2)%s%s%s\n",
+           done > 0 ? o->sizes[done - 1] : 0, faster[0] ? "; PPCG is faster at " : ".", faster,
+           faster[0] ? " only, CHOLMOD at the other sizes." : "");
+}
 
+/* Each preconditioner's first solve and per-system solve against CHOLMOD's. */
+static void print_preconditioners(const options *o, const size_result *r, int done) {
     printf("\nEach preconditioner to 1e-6: iterations, set-up (setup + first update), first "
-           "solve from nothing (set-up + iterations) and its CPU ratio to CHOLMOD's analyse + "
-           "filter + factorise + solve, one further Newton system (update + iterations) and "
-           "its CPU ratio to CHOLMOD's filter + factorise + solve, peak memory added:\n");
+           "solve from nothing (set-up + iterations, median of fresh solvers) and its CPU "
+           "ratio to CHOLMOD's analyse + filter + factorise + solve, one further Newton system "
+           "(update + iterations) and its CPU ratio to CHOLMOD's filter + factorise + solve, "
+           "peak memory added:\n");
     for (int si = 0; si < done; si++) {
+        const size_result *q = &r[si];
         printf("  %4d^2 (%d unknowns): CHOLMOD from nothing %.1f ms (CPU %.1f ms), per system "
-               "CPU %.1f ms, %.1f MiB\n", sizes[si], 3 * sizes[si] * sizes[si], chol_cold[si],
-               chol_cold_cpu[si], fs_cpu[si], chol_rss[si]);
-        for (int p = 0; p < npc && p < 16; p++)
-            if (pc_it[si][p] != -2)
+               "CPU %.1f ms, %.1f MiB\n", o->sizes[si], 3 * o->sizes[si] * o->sizes[si],
+               q->chol_cold, q->chol_cold_cpu, q->fs_cpu, q->chol_rss);
+        for (int p = 0; weft_precond_registry[p] && p < MAX_PC; p++)
+            if (q->pc_it[p] != -2)
                 printf("    %-16s %6d iterations%s, set-up %9.1f ms, first solve %10.1f ms (CPU "
-                   "%10.1f ms, ratio %7.3f), per system CPU %10.1f ms (ratio %7.3f: %s), "
-                   "%8.1f MiB\n", weft_precond_registry[p]->name, pc_it[si][p],
-                   pc_capped[si][p] ? " (capped, not converged: times are a lower bound)" : "",
-                   pc_setup[si][p], pc_first[si][p], pc_first_cpu[si][p], pc_ratio[si][p],
-                   pc_sys_cpu[si][p], pc_sys_ratio[si][p], faster_text(pc_sys_ratio[si][p]),
-                   pc_rss[si][p]);
+                       "%10.1f ms, ratio %7.3f), per system CPU %10.1f ms (ratio %7.3f: %s), "
+                       "%8.1f MiB\n", weft_precond_registry[p]->name, q->pc_it[p],
+                       q->pc_capped[p] ? " (capped, not converged: times are a lower bound)" : "",
+                       q->pc_setup[p], q->pc_first[p], q->pc_first_cpu[p], q->pc_ratio[p],
+                       q->pc_sys_cpu[p], q->pc_sys_ratio[p], faster_text(q->pc_sys_ratio[p]),
+                       q->pc_rss[p]);
     }
+}
 
-    if (newton) {
+/* The newton_euler iteration over its own factorise + solve, per Hessian mode. */
+static void print_newton(const options *o, const size_result *r, int done) {
     printf("\nOne newton_euler iteration (CHOLMOD, analysis kept) over its own factorise + "
            "solve (the target is at most 1.3):\n");
     for (int si = 0; si < done; si++)
         printf("  %4d^2: hessian=projected %.2f, hessian=exact %.2f, hessian=clamp %.2f\n",
-               sizes[si], nw_ratio[si], nx_ratio[si], nc_ratio[si]);
-    }
+               o->sizes[si], r[si].newton_ratio[0], r[si].newton_ratio[1],
+               r[si].newton_ratio[2]);
+}
 
-    if (!cli.no_plot) {
-        char script[1100], defs[2400];
-        snprintf(script, sizeof script, "%s/bench_implicit.gp", weft_plots_dir());
-        snprintf(defs, sizeof defs, "file='%s'; out='%s'", path, png);
-        if (weft_gnuplot(defs, script) != 0) {
-            fprintf(stderr, "error: gnuplot failed on %s\n", script);
-            return 1;
-        }
-        printf("wrote %s\n", png);
+/* The figure (experiments/plots/bench_implicit.gp) from the table at path; 0 or 1. */
+static int plot(const options *o, const char *path) {
+    char png[1100], script[1100], defs[2400];
+    snprintf(png, sizeof png, "%s/bench_implicit.png", o->cli.out);
+    snprintf(script, sizeof script, "%s/bench_implicit.gp", weft_plots_dir());
+    snprintf(defs, sizeof defs, "file='%s'; out='%s'", path, png);
+    if (weft_gnuplot(defs, script) != 0) {
+        fprintf(stderr, "error: gnuplot failed on %s\n", script);
+        return 1;
     }
+    printf("wrote %s\n", png);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    static options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc;
+    /* CHOLMOD on as many threads as PPCG: its BLAS would otherwise take every core, and
+     * the CPU-time ratios compare one thread with one thread. */
+    int blas_threads = weft_bench_pin_threads(o.ppcg_threads);
+    weft_bench_table tab;
+    if (weft_bench_open(&tab, o.cli.out, "bench_implicit.tsv", columns, NCOLUMNS) != 0) return 1;
+    write_preamble(&tab, &o, blas_threads);
+    static size_result res[MAX_SIZES];
+    bool agree_ok = true;
+    int done = 0;
+    for (; done < o.nsizes; done++)
+        if (run_size(&o, o.sizes[done], &tab, &res[done], &agree_ok) != 0)
+            return weft_bench_close(&tab, "bench_implicit stopped");
+    char load[64];
+    weft_bench_comment(&tab, "load average at the end: %s", load_average(load, sizeof load));
+    if (weft_bench_close(&tab, NULL) != 0) return 1;
+    printf("load average at the end: %s\n", load);
+    print_overtake(&o, res, done);
+    print_preconditioners(&o, res, done);
+    if (o.newton) print_newton(&o, res, done);
+    if (!o.cli.no_plot && plot(&o, tab.path) != 0) return 1;
     if (!agree_ok) {
         fprintf(stderr, "error: PPCG (1e-8) and CHOLMOD disagree by more than %g (see above)\n",
                 AGREE_TOL);

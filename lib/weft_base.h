@@ -24,8 +24,13 @@ enum {
     WEFT_ERR_DIVERGED = -3, /* a solver produced a non-finite or exploding state */
     WEFT_ERR_IO = -4,       /* could not write a result */
     WEFT_ERR_INTERRUPTED = -5,
+    WEFT_ERR_INDEFINITE = -6, /* a matrix that must be positive definite is not: a Cholesky
+                                 factorisation or a preconditioner's block failed, or CG
+                                 met pᵀKp ≤ 0 (finite values; non-finite ones are DIVERGED) */
     WEFT_WARN_UNRESOLVED = 1, /* collision handling stopped at its iteration caps with
                                  collisions left (lib/collision/weft_collision.h) */
+    WEFT_WARN_MAX_ITER = 2,   /* an iterative linear solve stopped at its iteration cap; its
+                                 last iterate is kept (lib/linalg/weft_linsolve.h) */
 };
 
 /* One-line error message, "where: what", filled by the function that failed. */

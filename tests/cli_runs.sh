@@ -667,7 +667,7 @@ collision_scenes)
     ;;
 
 bench_implicit)
-    # The linear-solver benchmark at tiny sizes: a complete table (19 columns; per size the
+    # The linear-solver benchmark at tiny sizes: a complete table (20 columns; per size the
     # fixed assembly, CHOLMOD and newton rows and a 1e-6 and a 1e-8 PPCG row for every
     # preconditioner `list` names as registered), no .partial left, PPCG at 1e-8 agreeing
     # with CHOLMOD, set-up / first-solve / ratio / memory figures on every PPCG row, and
@@ -682,8 +682,8 @@ bench_implicit)
         exit 1
     fi
     [ -f "$tsv.partial" ] && fail "$tsv.partial left after a complete run"
-    bad=$(awk -F '\t' '!/^#/ && NF != 19 { print NR; exit }' "$tsv")
-    [ -z "$bad" ] || fail "line $bad of the table does not have 19 columns"
+    bad=$(awk -F '\t' '!/^#/ && NF != 20 { print NR; exit }' "$tsv")
+    [ -z "$bad" ] || fail "line $bad of the table does not have 20 columns"
     # The registered preconditioners, as `list` prints them.
     pcs=$("$list" --tsv | awk -F '\t' '$1 == "preconditioner" && $5 == "" { print $2 }')
     [ -n "$pcs" ] || fail "list names no preconditioner"
@@ -712,6 +712,9 @@ bench_implicit)
     awk -F '\t' '$5 == "cholmod_factor_solve" { fs[$1] = $10 }
         $5 ~ /^ppcg/ && !($11 >= 3 && $19 > 0 && ($19 - $10 / fs[$1]) ^ 2 <= 1e-6 * $19 ^ 2) { print; exit 1 }' \
         "$tsv" || fail "a PPCG row with fewer than 3 repeats or a system_ratio that is not cpu_ms / CHOLMOD's"
+    # The first solve is timed apart from the per-matrix ones, on at least 3 fresh solvers.
+    awk -F '\t' '$5 ~ /^ppcg/ && !($20 >= 3) { print; exit 1 }' "$tsv" ||
+        fail "a PPCG row whose first solve was timed fewer than 3 times"
     [ "$(nonfinite_rows "$tsv")" -eq 0 ] || fail "nan or inf in the table"
     grep -q '^PPCG (1e-8) and CHOLMOD agree within' "$tmp/bench.out" || fail "no agreement line"
     grep -qE '^PPCG (overtakes|does not overtake) CHOLMOD' "$tmp/bench.out" || fail "no overtake line"

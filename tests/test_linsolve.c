@@ -15,6 +15,8 @@
 #include "weft_linsolve.h"
 #include "linsolve_sys.h"
 
+#include <omp.h>
+
 static double rel_diff(const double *a, const double *b, int n) {
     double d = 0, m = 0;
     for (int k = 0; k < n; k++) d = fmax(d, fabs(a[k] - b[k])), m = fmax(m, fabs(b[k]));
@@ -374,6 +376,64 @@ static void test_every_linear(void) {
     free_sys(&s);
 }
 
+/* The status codes of a linear solve, one rule for every solver and preconditioner: a
+ * matrix that is not positive definite is WEFT_ERR_INDEFINITE (CHOLMOD's NOT_POSDEF, CG's
+ * pᵀKp ≤ 0, a preconditioner's block), a NaN is WEFT_ERR_DIVERGED; and a linear solver
+ * created and run with 1 thread leaves the caller's OpenMP team size as it was. */
+static void test_status_codes(void) {
+    sys s;
+    if (!make_sys(&s, 12, 5)) return;
+    int n = s.m.n, n3 = 3 * n;
+    weft_error err = {{0}};
+    double *d = malloc((size_t)n * sizeof *d), dmax = 0;
+    for (int i = 0; i < n; i++) dmax = fmax(dmax, s.A->val[9 * s.A->diag[i]]);
+    for (int i = 0; i < n; i++) d[i] = -10.0 * dmax;
+    weft_bsr_add_diagonal(s.A, d);
+    free(d);
+    omp_set_num_threads(3);
+    for (const weft_linear_type *const *t = weft_linear_registry; *t; t++) {
+        void *ls = (*t)->create(n, NULL, 1, &err);
+        CHECK(ls != NULL);
+        if (!ls) continue;
+        weft_solve_status st =
+            (*t)->solve(ls, s.A, &s.f, s.b, s.x, s.m.x, NULL, NULL, NULL, &err);
+        printf("%-8s not positive definite: %s (code %d): %s\n", (*t)->name,
+               weft_solve_status_name(st), weft_solve_status_code(st), err.msg);
+        CHECK(st == WEFT_SOLVE_INDEFINITE);
+        CHECK(weft_solve_status_code(st) == WEFT_ERR_INDEFINITE);
+        CHECK(!any_nan(s.x, n3));
+        CHECK(omp_get_max_threads() == 3); /* nothing process-wide changed */
+        (*t)->destroy(ls);
+    }
+    omp_set_num_threads(1);
+    /* The plug-in and the CHOLMOD solver underneath it agree on the code and say why. */
+    weft_cholmod_solver *ch = weft_cholmod_solver_create(&err);
+    weft_solve_status st = weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
+    CHECK(weft_solve_status_code(st) == WEFT_ERR_INDEFINITE);
+    CHECK(strstr(err.msg, "not positive definite") != NULL);
+    CHECK(weft_cholmod_solver_factor(ch, s.A, &s.f, &err) == WEFT_SOLVE_INDEFINITE);
+    /* A preconditioner's non-SPD block: the update's code is the same. */
+    for (const weft_precond_type *const *p = weft_precond_registry; *p; p++) {
+        if (strcmp((*p)->name, "block_jacobi") && strcmp((*p)->name, "jacobi")) continue;
+        void *ps = (*p)->create(n, NULL, 1, &err);
+        CHECK(ps != NULL);
+        if (!ps) continue;
+        if ((*p)->setup) CHECK((*p)->setup(ps, s.A, NULL, &err) == WEFT_OK);
+        CHECK((*p)->update(ps, s.A, &s.f, NULL, &err) == WEFT_ERR_INDEFINITE);
+        (*p)->destroy(ps);
+    }
+    /* Non-finite input is DIVERGED, not INDEFINITE. */
+    s.b[17] = NAN;
+    st = weft_cholmod_solver_solve(ch, s.A, &s.f, s.b, s.x, &err);
+    CHECK(weft_solve_status_code(st) == WEFT_ERR_DIVERGED);
+    CHECK(weft_solve_status_code(WEFT_SOLVE_NOMEM) == WEFT_ERR_NOMEM);
+    CHECK(weft_solve_status_code(WEFT_SOLVE_MAX_ITER) == WEFT_WARN_MAX_ITER);
+    for (int c = 0; c <= (int)WEFT_SOLVE_NOMEM; c++)
+        CHECK((int)weft_solve_status_of(weft_solve_status_code((weft_solve_status)c)) == c);
+    weft_cholmod_solver_free(&ch);
+    free_sys(&s);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {{"filters", test_filters},
                                        {"agreement", test_agreement},
@@ -383,6 +443,7 @@ int main(int argc, char **argv) {
                                        {"every_precond", test_every_precond},
                                        {"every_linear", test_every_linear},
                                        {"scalar", test_scalar},
+                                       {"status_codes", test_status_codes},
                                        {NULL, NULL}};
     return check_main(argc, argv, cases);
 }

@@ -62,7 +62,7 @@ static bool make_moved_sys(sys *s, int nx, int planes, int steps, uint64_t seed)
 static void *make_amg(const sys *s, const weft_sa_amg_settings *set, bool positions) {
     weft_error err = {{0}};
     const weft_precond_type *pt = &weft_precond_sa_amg;
-    void *st = pt->create(s->m.n, set, &err);
+    void *st = pt->create(s->m.n, set, 1, &err);
     CHECK(st != NULL);
     if (!st) return NULL;
     const double *x = positions ? s->m.x : NULL;
@@ -689,7 +689,7 @@ static int measure(int argc, char **argv) {
         weft_ppcg_free(&pc);
         weft_cholmod_solver_free(&ch);
         /* Split: update (per matrix) and one V-cycle against one product with A. */
-        void *st = weft_precond_sa_amg.create(s.m.n, &set, &err);
+        void *st = weft_precond_sa_amg.create(s.m.n, &set, 1, &err);
         weft_precond_sa_amg.setup(st, s.A, s.m.x, &err);
         weft_precond_sa_amg.update(st, s.A, &s.f, s.m.x, &err);
         for (int r = 0; r < reps; r++) {

@@ -19,6 +19,20 @@ void weft_filtered_diagonal(const weft_bsr *A, const weft_filter *f, int i, doub
 /* inv = M⁻¹ for a symmetric 3×3 M by Cholesky; false unless M is positive definite. */
 bool weft_inv_spd33(const double M[9], double inv[9]);
 
+/* The team sizes a library call (CHOLMOD, HYPRE) runs with, saved by weft_threads_enter. */
+typedef struct weft_thread_scope {
+    int omp;  /* the calling thread's OpenMP team size before, 0: left alone */
+    int blas; /* OpenBLAS's thread count before, 0: left alone (or no OpenBLAS) */
+} weft_thread_scope;
+
+/* Gives the calling thread's next OpenMP regions, and OpenBLAS, `threads` threads for the
+ * library call that follows (threads < 1: changes nothing) and returns what was set
+ * before; weft_threads_leave puts it back, so no plug-in leaves process-wide state. */
+weft_thread_scope weft_threads_enter(int threads);
+
+/* Restores what weft_threads_enter saved. */
+void weft_threads_leave(weft_thread_scope saved);
+
 /* ------------------------------------------------------------------------------ */
 /* sa_amg (precond_sa_amg.c): its settings and, for tests, a look inside           */
 /* ------------------------------------------------------------------------------ */

@@ -10,7 +10,6 @@
 #include "weft_linsolve.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -42,14 +41,14 @@ static void *chol_create(int n, weft_config *cfg, int threads, weft_error *err) 
         return NULL;
     }
     st->n = n, st->threads = threads;
-    /* Debian's CHOLMOD parallelises some loops with OpenMP at the default team size (every
-     * core): its idle workers then spin between calls, taking a shared machine's cores
-     * from the solve. Give it the solver's threads, like everything else. */
-    omp_set_num_threads(threads);
     if (!(st->chol = weft_cholmod_solver_create(err))) {
         chol_destroy(st);
         return NULL;
     }
+    /* Debian's CHOLMOD parallelises some loops with OpenMP at the default team size (every
+     * core) and its supernodal BLAS with OpenBLAS's pool: give both the solver's threads,
+     * during its calls only (the process's settings are restored after each). */
+    weft_cholmod_solver_set_threads(st->chol, threads);
     return st;
 }
 

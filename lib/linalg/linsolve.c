@@ -31,6 +31,29 @@ const char *weft_solve_status_name(weft_solve_status s) {
     return "?";
 }
 
+int weft_solve_status_code(weft_solve_status s) {
+    switch (s) {
+    case WEFT_SOLVE_CONVERGED: return WEFT_OK;
+    case WEFT_SOLVE_MAX_ITER: return WEFT_WARN_MAX_ITER;
+    case WEFT_SOLVE_INDEFINITE: return WEFT_ERR_INDEFINITE;
+    case WEFT_SOLVE_NONFINITE: return WEFT_ERR_DIVERGED;
+    case WEFT_SOLVE_INPUT: return WEFT_ERR_INPUT;
+    case WEFT_SOLVE_NOMEM: return WEFT_ERR_NOMEM;
+    }
+    return WEFT_ERR_INPUT;
+}
+
+weft_solve_status weft_solve_status_of(int rc) {
+    switch (rc) {
+    case WEFT_OK: return WEFT_SOLVE_CONVERGED;
+    case WEFT_WARN_MAX_ITER: return WEFT_SOLVE_MAX_ITER;
+    case WEFT_ERR_INDEFINITE: return WEFT_SOLVE_INDEFINITE;
+    case WEFT_ERR_DIVERGED: return WEFT_SOLVE_NONFINITE;
+    case WEFT_ERR_NOMEM: return WEFT_SOLVE_NOMEM;
+    }
+    return WEFT_SOLVE_INPUT;
+}
+
 static bool all_finite(const double *v, size_t n) {
     double s = 0.0;
     for (size_t k = 0; k < n; k++) s += v[k] * 0.0;
@@ -63,6 +86,7 @@ struct weft_ppcg {
     double *y, *r, *s, *p, *q, *c, *t; /* 3n each */
     const weft_precond_type *pt;       /* the preconditioner's type and state */
     void *ps;
+    int precond_threads;               /* the threads its state was created with */
     int *pattern_row, *pattern_col;    /* the pattern it was set up for (n + 1, nnzb) */
     int pattern_nnzb;                  /* -1 before the first set-up */
     int setups;                        /* set-ups done (one per pattern) */
@@ -120,14 +144,16 @@ static void apply_K(const weft_bsr *A, const weft_filter *f, const double *p, do
  * the type changed, setting it up when A's sparsity pattern is new (once per pattern), and
  * refreshing it from A's values and the filter (every solve). */
 static int prepare_precond(weft_ppcg *s, const weft_precond_type *pt, const void *settings,
-                           const weft_bsr *A, const weft_filter *f, const double *positions,
-                           weft_error *err) {
-    if (pt != s->pt) {
+                           int threads, const weft_bsr *A, const weft_filter *f,
+                           const double *positions, weft_error *err) {
+    if (threads < 1) threads = 1;
+    if (pt != s->pt || threads != s->precond_threads) {
         if (s->ps) s->pt->destroy(s->ps);
         s->ps = NULL;
         s->pt = pt;
+        s->precond_threads = threads;
         s->pattern_nnzb = -1;
-        if (!(s->ps = pt->create(s->n, settings, err))) {
+        if (!(s->ps = pt->create(s->n, settings, threads, err))) {
             s->pt = NULL;
             return WEFT_ERR_NOMEM;
         }
@@ -174,9 +200,8 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
     }
     if (cnorm == 0.0) return WEFT_SOLVE_CONVERGED; /* y = 0 */
     const weft_precond_type *pt = o.precond ? o.precond : &weft_precond_block_jacobi;
-    int prc = prepare_precond(s, pt, o.precond_settings, A, f, o.positions, err);
-    if (prc == WEFT_ERR_NOMEM) return WEFT_SOLVE_NOMEM;
-    if (prc != WEFT_OK) return WEFT_SOLVE_INDEFINITE;
+    int prc = prepare_precond(s, pt, o.precond_settings, o.threads, A, f, o.positions, err);
+    if (prc != WEFT_OK) return weft_solve_status_of(prc);
     memcpy(s->r, s->c, n3 * sizeof *s->r);
     pt->apply(s->ps, s->r, s->s);
     memcpy(s->p, s->s, n3 * sizeof *s->p);
@@ -193,7 +218,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
         }
         if (!(pq > 0.0) || !(rs > 0.0)) {
             st = WEFT_SOLVE_INDEFINITE;
-            weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: indefinite at iteration %d: %s = %g <= 0",
+            weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: indefinite at iteration %d: %s = %g <= 0",
                       it + 1, pq > 0.0 ? "r'M^-1 r" : "p'Kp", pq > 0.0 ? rs : pq);
             break;
         }
@@ -228,7 +253,7 @@ weft_solve_status weft_ppcg_solve(weft_ppcg *s, const weft_bsr *A, const weft_fi
         rs = rs_new;
     }
     if (st == WEFT_SOLVE_MAX_ITER)
-        weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: no convergence to %g in %d iterations", o.tol,
+        weft_fail(err, WEFT_WARN_MAX_ITER, "ppcg: no convergence to %g in %d iterations", o.tol,
                   o.max_iter);
     if (iters) *iters = it;
     if (all_finite(s->y, n3)) safe_compose(f, s->y, x);
@@ -250,6 +275,7 @@ struct weft_cholmod_solver {
     long factorisations;   /* numeric factorisations attempted */
     bool factored;         /* L holds a successful factorisation of K */
     int ordering;          /* L->ordering after the analysis, -1 before */
+    int threads;           /* CHOLMOD's OpenMP and BLAS threads in its calls, 0: as set */
     weft_cholmod_timings last, total; /* stage times of the last solve and their sums */
 };
 
@@ -289,6 +315,10 @@ void weft_cholmod_solver_free(weft_cholmod_solver **s) {
 
 int weft_cholmod_solver_analyses(const weft_cholmod_solver *s) { return s->analyses; }
 
+void weft_cholmod_solver_set_threads(weft_cholmod_solver *s, int threads) {
+    s->threads = threads > 0 ? threads : 0;
+}
+
 void weft_cholmod_solver_timings(const weft_cholmod_solver *s, weft_cholmod_timings *last,
                                  weft_cholmod_timings *total) {
     if (last) *last = s->last;
@@ -306,6 +336,33 @@ const char *weft_cholmod_solver_ordering(const weft_cholmod_solver *s) {
     case CHOLMOD_POSTORDERED: return "postordered";
     }
     return "none";
+}
+
+/* The outcome of a failed CHOLMOD call with Common status `status`: out of memory (or a
+ * problem too large to allocate) is WEFT_SOLVE_NOMEM, a matrix that is not positive definite
+ * WEFT_SOLVE_INDEFINITE, anything else (invalid input) WEFT_SOLVE_INPUT. */
+static weft_solve_status cholmod_status(int status) {
+    switch (status) {
+    case CHOLMOD_OUT_OF_MEMORY:
+    case CHOLMOD_TOO_LARGE: return WEFT_SOLVE_NOMEM;
+    case CHOLMOD_NOT_POSDEF: return WEFT_SOLVE_INDEFINITE;
+    }
+    return WEFT_SOLVE_INPUT;
+}
+
+/* CHOLMOD's name of a Common status, for messages. */
+static const char *cholmod_status_name(int status) {
+    switch (status) {
+    case CHOLMOD_OK: return "CHOLMOD_OK";
+    case CHOLMOD_NOT_INSTALLED: return "CHOLMOD_NOT_INSTALLED";
+    case CHOLMOD_OUT_OF_MEMORY: return "CHOLMOD_OUT_OF_MEMORY";
+    case CHOLMOD_TOO_LARGE: return "CHOLMOD_TOO_LARGE";
+    case CHOLMOD_INVALID: return "CHOLMOD_INVALID";
+    case CHOLMOD_GPU_PROBLEM: return "CHOLMOD_GPU_PROBLEM";
+    case CHOLMOD_NOT_POSDEF: return "CHOLMOD_NOT_POSDEF";
+    case CHOLMOD_DSMALL: return "CHOLMOD_DSMALL";
+    }
+    return "an unknown CHOLMOD status";
 }
 
 static bool same_pattern(const weft_bsr *K, const weft_bsr *A) {
@@ -339,13 +396,16 @@ static weft_solve_status analyse(weft_cholmod_solver *s, const weft_bsr *A, weft
         weft_cholmod_solver_reset(s);
         return WEFT_SOLVE_NOMEM;
     }
+    weft_thread_scope saved = weft_threads_enter(s->threads);
     s->L = cholmod_analyze(s->Ks, &s->cc);
+    weft_threads_leave(saved);
     s->B = cholmod_zeros(n3, 1, CHOLMOD_REAL, &s->cc);
     if (!s->L || !s->B) {
-        weft_fail(err, WEFT_ERR_NOMEM, "cholmod solver: analysis failed (status %d)",
-                  s->cc.status);
+        weft_solve_status st = cholmod_status(s->cc.status);
+        weft_fail(err, weft_solve_status_code(st), "cholmod solver: analysis failed (%s)",
+                  cholmod_status_name(s->cc.status));
         weft_cholmod_solver_reset(s);
-        return WEFT_SOLVE_NOMEM;
+        return st;
     }
     s->analyses++;
     s->ordering = s->L->ordering;
@@ -390,7 +450,9 @@ static weft_solve_status cholmod_factor_timed(weft_cholmod_solver *s, const weft
     double t1 = weft_now();
     t->filter_s += t1 - t0;
     if (rc != WEFT_OK) return WEFT_SOLVE_INPUT;
+    weft_thread_scope saved = weft_threads_enter(s->threads);
     int ok = cholmod_factorize(s->Ks, s->L, &s->cc);
+    weft_threads_leave(saved);
     t->factor_s = weft_now() - t1;
     s->factorisations++;
     /* A simplicial LDLᵀ factorisation stops only at a zero pivot: it factorises many
@@ -406,15 +468,16 @@ static weft_solve_status cholmod_factor_timed(weft_cholmod_solver *s, const weft
             }
     }
     if (s->cc.status == CHOLMOD_NOT_POSDEF || (ok && s->L->minor < s->L->n)) {
-        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: K = S A S + I - S is not positive "
+        weft_fail(err, WEFT_ERR_INDEFINITE, "cholmod solver: K = S A S + I - S is not positive "
                   "definite (CHOLMOD_NOT_POSDEF at column %zu of %zu)", (size_t)s->L->minor,
                   n3);
         return WEFT_SOLVE_INDEFINITE;
     }
     if (!ok || s->cc.status != CHOLMOD_OK) {
-        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: factorisation failed (status %d)",
-                  s->cc.status);
-        return s->cc.status == CHOLMOD_OUT_OF_MEMORY ? WEFT_SOLVE_NOMEM : WEFT_SOLVE_INPUT;
+        weft_solve_status st = cholmod_status(s->cc.status);
+        weft_fail(err, weft_solve_status_code(st), "cholmod solver: factorisation failed (%s)",
+                  cholmod_status_name(s->cc.status));
+        return st;
     }
     s->factored = true;
     return WEFT_SOLVE_CONVERGED;
@@ -442,12 +505,15 @@ static weft_solve_status cholmod_apply_timed(weft_cholmod_solver *s, const weft_
                   "S (b - A z) is not finite (NaN or inf in b, z or A)");
         return WEFT_SOLVE_NONFINITE;
     }
+    weft_thread_scope saved = weft_threads_enter(s->threads);
     int ok = cholmod_solve2(CHOLMOD_A, s->L, s->B, NULL, &s->X, NULL, &s->Y, &s->E, &s->cc);
+    weft_threads_leave(saved);
     if (!ok) {
         t->solve_s = weft_now() - t1;
-        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod solver: solve failed (status %d)",
-                  s->cc.status);
-        return WEFT_SOLVE_INPUT;
+        weft_solve_status st = cholmod_status(s->cc.status);
+        weft_fail(err, weft_solve_status_code(st), "cholmod solver: solve failed (%s)",
+                  cholmod_status_name(s->cc.status));
+        return st;
     }
     const double *y = s->X->x;
     bool finite = all_finite(y, n3);

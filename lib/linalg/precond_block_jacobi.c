@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 typedef struct block_state {
-    int n;
+    int n, threads;
     double *inv; /* 9n: M_i⁻¹, row-major */
 } block_state;
 
@@ -18,7 +18,7 @@ static void block_destroy(void *state) {
     free(st);
 }
 
-static void *block_create(int n, const void *settings, weft_error *err) {
+static void *block_create(int n, const void *settings, int threads, weft_error *err) {
     (void)settings;
     block_state *st = calloc(1, sizeof *st);
     if (st) st->inv = malloc(9 * (size_t)(n > 0 ? n : 1) * sizeof *st->inv);
@@ -27,7 +27,7 @@ static void *block_create(int n, const void *settings, weft_error *err) {
         weft_fail(err, WEFT_ERR_NOMEM, "block_jacobi preconditioner: out of memory");
         return NULL;
     }
-    st->n = n;
+    st->n = n, st->threads = threads;
     return st;
 }
 
@@ -39,7 +39,7 @@ static int block_update(void *state, const weft_bsr *A, const weft_filter *f,
         double B[9];
         weft_filtered_diagonal(A, f, i, B);
         if (!weft_inv_spd33(B, &st->inv[9 * (size_t)i]))
-            return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: block-Jacobi preconditioner: "
+            return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: block-Jacobi preconditioner: "
                              "filtered diagonal block of vertex %d is not positive definite", i);
     }
     return WEFT_OK;
@@ -47,6 +47,7 @@ static int block_update(void *state, const weft_bsr *A, const weft_filter *f,
 
 static void block_apply(const void *state, const double *r, double *z) {
     const block_state *st = state;
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
     for (int i = 0; i < st->n; i++) {
         const double *Mi = &st->inv[9 * (size_t)i], *ri = &r[3 * (size_t)i];
         for (int a = 0; a < 3; a++)

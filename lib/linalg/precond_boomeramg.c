@@ -1,61 +1,31 @@
 /* precond_boomeramg.c — HYPRE's BoomerAMG (classical algebraic multigrid) as a PPCG
- * preconditioner: one V-cycle from a zero initial guess on the filtered matrix
- *     K = S A S + (I − S)                              (weft_linsolve.h)
- * handed to HYPRE as a 3n × 3n scalar CSR matrix, applied in the filtered form of
+ * preconditioner: one V-cycle V from a zero guess on the filtered matrix
+ *     K = S A S + (I − S)                                          (weft_linsolve.h),
+ * handed to HYPRE as a 3n × 3n scalar CSR matrix and applied in the filtered form of
  * Tamstorf, Jones & McCormick 2015,
- *     z = M⁻¹ r = S V(S r) + (I − S) r,
- * where V is the V-cycle's linear map. V is symmetric and positive definite when its
- * pre- and post-smoothers are adjoint (a symmetric smoother such as symmetric
- * Gauss-Seidel on both legs) and the coarsest level is solved exactly (HYPRE's Gaussian
- * elimination, the default once a relax type is set); M⁻¹ is then symmetric, keeps the
- * constrained components of r in place ((I − S) z = (I − S) r) and its free part maps
- * range(S) into itself, as CG on K needs. Tolerance 0 and one iteration make V a fixed
- * linear map (no convergence test, no data-dependent stop).
- *
+ *     z = M⁻¹ r = S V(S r) + (I − S) r.
+ * With the same symmetric smoother on both legs and an exact coarsest solve, V is
+ * symmetric positive definite, so M⁻¹ is too and keeps range(S), as CG on K needs;
+ * tolerance 0 and one iteration make V a fixed linear map.
  * Papers: Henson & Yang 2002, "BoomerAMG: a parallel algebraic multigrid solver and
- * preconditioner" (Appl. Numer. Math. 41) for the method; Baker, Kolev & Yang 2010,
- * "Improving algebraic multigrid interpolation operators for linear elasticity
- * problems" (Numer. Linear Algebra Appl. 17) for the elasticity options used here:
- * systems AMG with three functions per vertex (x, y, z interleaved: HYPRE's default
- * dof-function map for 3 functions), nodal coarsening on a norm of the 3×3 blocks
- * (HYPRE_BoomerAMGSetNodal), and the rigid-body rotations as interpolation vectors
- * (HYPRE_BoomerAMGSetInterpVectors; the GM "variant 2" of Baker et al., which augments the
- * unknown-based interpolation — that already reproduces the three translations — so that
- * P also reproduces the rotations):
- *     r_x(i) = e_x × (x_i − c),  r_y(i) = e_y × (x_i − c),  r_z(i) = e_z × (x_i − c),
- * c the centroid of the positions (m) at which A was assembled, each vector filtered,
- * r(i) ← S_i r(i), so that it lies in the free subspace where K acts like A. Without
- * positions (NULL) the rotations are left out: systems AMG with nodal coarsening only.
- *
- * Smoother: relax type 8 by default, HYPRE's ℓ1-scaled hybrid symmetric Gauss-Seidel
- * (forward then backward sweep on each leg, so both legs are the same symmetric map). On
- * one MPI rank there are no off-processor couplings, so it is plain symmetric
- * Gauss-Seidel (SSOR with ω = 1), which converges for any SPD matrix; ℓ1 scaling would
- * only matter between ranks. The other choices offered are symmetric too: symmetric_gs
- * (6), l1_jacobi (18) and chebyshev (16, a polynomial in K). HYPRE's own default, ℓ1
- * Gauss-Seidel forward down and backward up (13/14), is also a symmetric V-cycle but is
- * not offered, to keep "the same smoother on both legs" a property of every choice.
- *
- * Defaults: HYPRE's (HMIS coarsening, extended+i interpolation, θ = 0.25) except the
- * truncation of P: 2 entries per row for the unknown-based part and 2 for the rigid-mode
- * part Q (HYPRE: 4 and none). On bench_implicit's 128² cloth (49 152 unknowns) the
- * rotations with HYPRE's truncation gave operator complexity 3.9 (level 1 had 132
- * entries per row) and a V-cycle several times a fine-level product, so that 21
- * iterations cost more than CHOLMOD; truncating to 2 + 2 kept 22 iterations at about a
- * third of the set-up and solve time. Without rotations (rigid_modes = false) it took 26.
- *
- * Set-up split: HYPRE has no pattern-only phase (coarsening depends on the values), so
- * `setup` (once per pattern) builds the scalar CSR structure, the index map and the
- * work vectors, and `update` (once per matrix) writes K's values, builds HYPRE's matrix
- * and runs HYPRE_BoomerAMGSetup, the whole hierarchy.
- *
- * MPI: this HYPRE (Debian libhypre-dev) is built on MPI. The preconditioner runs on
- * MPI_COMM_SELF, one rank whatever the process; its first creation calls MPI_Init_thread
- * (MPI_THREAD_FUNNELED: OpenMP elsewhere, MPI only from the calling thread) unless MPI is
- * already initialised, then HYPRE_Init, and registers an atexit handler that calls
- * HYPRE_Finalize and, only if this file initialised MPI and nobody finalised it yet,
- * MPI_Finalize — so a program that owns MPI keeps owning it. Not safe to create the
- * first instance from two threads at once (pthread_once guards the initialisation). */
+ * preconditioner" (Appl. Numer. Math. 41); Baker, Kolev & Yang 2010, "Improving algebraic
+ * multigrid interpolation operators for linear elasticity problems" (Numer. Linear
+ * Algebra Appl. 17): systems AMG with 3 functions a vertex, nodal coarsening on a norm of
+ * the 3×3 blocks, and the filtered rigid rotations S_i (e_m × (x_i − c)) (c the centroid)
+ * as interpolation vectors (GM variant 2); without positions, nodal coarsening only.
+ * Settings ([boomeramg]): relax (symmetric choices only; default 8, on one rank symmetric
+ * Gauss-Seidel), sweeps, coarsen, interp, strong_threshold, max_levels, aggressive_levels,
+ * interp_max_elements and vec_q_max (P truncated to 2 + 2 a row), rigid_modes, nodal,
+ * vec_variant, print_level.
+ * Work split: setup (per pattern) builds the scalar CSR structure, index map and work
+ * vectors; update (per matrix) writes K's values, builds HYPRE's matrix and runs
+ * HYPRE_BoomerAMGSetup (HYPRE has no pattern-only phase). HYPRE's calls run with the
+ * thread count given to create (restored after each call).
+ * MPI: HYPRE runs on MPI_COMM_SELF; the first creation initialises MPI
+ * (MPI_THREAD_FUNNELED) unless the program did, then HYPRE, and finalises at exit only what
+ * it initialised (pthread_once guards the start-up).
+ * Choices, defaults and measurements: papers/boomeramg-bench.md.
+ */
 #include "linalg_internal.h"
 
 #include <HYPRE.h>
@@ -147,7 +117,7 @@ static const weft_param boomeramg_params[] = {
 static const weft_param_table boomeramg_tables[] = {{"boomeramg", boomeramg_params, 0}, {0}};
 
 typedef struct amg_state {
-    int n;
+    int n, threads;          /* vertices; HYPRE's OpenMP team during its calls */
     HYPRE_Int N;             /* 3n scalar unknowns */
     boomeramg_settings set;
     /* Scalar CSR of K (from setup, A's pattern): row r holds ncols[r] entries from
@@ -253,7 +223,7 @@ static int make_vector(HYPRE_Int N, HYPRE_IJVector *v, HYPRE_ParVector *par) {
     return obj ? 0 : -1;
 }
 
-static void *amg_create(int n, const void *settings, weft_error *err) {
+static void *amg_create(int n, const void *settings, int threads, weft_error *err) {
     boomeramg_settings set;
     if (settings)
         memcpy(&set, settings, sizeof set);
@@ -278,7 +248,7 @@ static void *amg_create(int n, const void *settings, weft_error *err) {
         weft_fail(err, WEFT_ERR_NOMEM, "boomeramg: out of memory");
         return NULL;
     }
-    st->n = n;
+    st->n = n, st->threads = threads;
     st->N = 3 * (HYPRE_Int)n;
     st->set = set;
     st->pattern_nnzb = -1;
@@ -392,6 +362,9 @@ static void set_options(amg_state *st, HYPRE_Solver s, bool modes) {
 
 /* K's values from A and the filter, packed without the zeros off the diagonal; the
  * hierarchy rebuilt. */
+static int hypre_hierarchy(amg_state *st, const weft_filter *f, const double *positions,
+                           weft_error *err);
+
 static int amg_update(void *state, const weft_bsr *A, const weft_filter *f,
                       const double *positions, weft_error *err) {
     amg_state *st = state;
@@ -436,11 +409,21 @@ static int amg_update(void *state, const weft_bsr *A, const weft_filter *f,
             e++, m++;
         }
         if (!diag_ok)
-            return weft_fail(err, WEFT_ERR_DIVERGED, "boomeramg: filtered diagonal entry %d "
-                             "of vertex %d is not positive", (int)(r % 3), (int)(r / 3));
+            return weft_fail(err, WEFT_ERR_INDEFINITE, "boomeramg: filtered diagonal entry "
+                             "%d of vertex %d is not positive", (int)(r % 3), (int)(r / 3));
         st->pk_ncols[r] = m;
         st->diag_sizes[r] = m;
     }
+    weft_thread_scope saved = weft_threads_enter(st->threads);
+    int rc = hypre_hierarchy(st, f, positions, err);
+    weft_threads_leave(saved);
+    return rc;
+}
+
+/* HYPRE's matrix from the packed values and BoomerAMG's set-up on it (the calls HYPRE
+ * may thread). */
+static int hypre_hierarchy(amg_state *st, const weft_filter *f, const double *positions,
+                           weft_error *err) {
     if (HYPRE_IJMatrixCreate(MPI_COMM_SELF, 0, st->N - 1, 0, st->N - 1, &st->Aij))
         return weft_fail(err, WEFT_ERR_NOMEM, "boomeramg: HYPRE matrix not created");
     HYPRE_IJMatrixSetObjectType(st->Aij, HYPRE_PARCSR);
@@ -487,6 +470,7 @@ static void amg_apply(const void *state, const double *r, double *z) {
         for (int a = 0; a < 3; a++)
             t[3 * i + a] = S[3 * a] * ri[0] + S[3 * a + 1] * ri[1] + S[3 * a + 2] * ri[2];
     }
+    weft_thread_scope saved = weft_threads_enter(st->threads);
     HYPRE_IJVectorInitialize(st->bij);
     HYPRE_IJVectorSetValues(st->bij, st->N, st->idx, t);
     HYPRE_IJVectorAssemble(st->bij);
@@ -496,6 +480,7 @@ static void amg_apply(const void *state, const double *r, double *z) {
     HYPRE_BoomerAMGSolve(st->amg, (HYPRE_ParCSRMatrix)K, st->b, st->x);
     HYPRE_ClearAllErrors(); /* max_iter 1 with tol 0 "fails to converge" by design */
     HYPRE_IJVectorGetValues(st->xij, st->N, st->idx, t);
+    weft_threads_leave(saved);
     for (int i = 0; i < st->n; i++) {
         const double *S = &st->S[9 * (size_t)i], *ti = &t[3 * (size_t)i];
         const double *ri = &r[3 * (size_t)i];

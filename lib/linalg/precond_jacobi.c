@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 typedef struct jacobi_state {
-    int n;
+    int n, threads;
     double *inv; /* 3n: 1 / K_kk */
 } jacobi_state;
 
@@ -16,7 +16,7 @@ static void jacobi_destroy(void *state) {
     free(st);
 }
 
-static void *jacobi_create(int n, const void *settings, weft_error *err) {
+static void *jacobi_create(int n, const void *settings, int threads, weft_error *err) {
     (void)settings;
     jacobi_state *st = calloc(1, sizeof *st);
     if (st) st->inv = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *st->inv);
@@ -25,7 +25,7 @@ static void *jacobi_create(int n, const void *settings, weft_error *err) {
         weft_fail(err, WEFT_ERR_NOMEM, "jacobi preconditioner: out of memory");
         return NULL;
     }
-    st->n = n;
+    st->n = n, st->threads = threads;
     return st;
 }
 
@@ -37,9 +37,13 @@ static int jacobi_update(void *state, const weft_bsr *A, const weft_filter *f,
         double B[9];
         weft_filtered_diagonal(A, f, i, B);
         for (int a = 0; a < 3; a++) {
-            if (!(B[4 * a] > 0.0) || !isfinite(B[4 * a]))
+            if (!isfinite(B[4 * a]))
                 return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: Jacobi preconditioner: filtered "
-                                 "diagonal block of vertex %d is not positive definite", i);
+                                 "diagonal block of vertex %d is not finite", i);
+            if (!(B[4 * a] > 0.0))
+                return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: Jacobi preconditioner: "
+                                 "filtered diagonal block of vertex %d is not positive definite",
+                                 i);
             st->inv[3 * i + a] = 1.0 / B[4 * a];
         }
     }
@@ -48,7 +52,9 @@ static int jacobi_update(void *state, const weft_bsr *A, const weft_filter *f,
 
 static void jacobi_apply(const void *state, const double *r, double *z) {
     const jacobi_state *st = state;
-    for (size_t k = 0; k < 3 * (size_t)st->n; k++) z[k] = st->inv[k] * r[k];
+    const long n3 = 3 * (long)st->n;
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
+    for (long k = 0; k < n3; k++) z[k] = st->inv[k] * r[k];
 }
 
 const weft_precond_type weft_precond_jacobi = {

@@ -9,8 +9,8 @@ typedef struct none_state {
     int n;
 } none_state;
 
-static void *none_create(int n, const void *settings, weft_error *err) {
-    (void)settings;
+static void *none_create(int n, const void *settings, int threads, weft_error *err) {
+    (void)settings, (void)threads; /* a copy has nothing to share out */
     none_state *st = malloc(sizeof *st);
     if (!st) weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
     if (st) st->n = n;

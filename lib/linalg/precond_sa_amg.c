@@ -1,98 +1,32 @@
 /* precond_sa_amg.c — smoothed-aggregation algebraic multigrid (SA-AMG) as a PPCG
- * preconditioner, after Tamstorf, Jones & McCormick 2015, "Smoothed aggregation multigrid
- * for cloth simulation" (ACM TOG 34(6)), whose building blocks are those of Vaněk, Mandel
- * & Brezina 1996, "Algebraic multigrid by smoothed aggregation for second and fourth
- * order elliptic problems". One V-cycle is M⁻¹; PPCG (linsolve.c) iterates on
- *     K y = S c,   K = S A S + (I − S)    (the pre-filtered system).
- *
- * Levels l = 0 .. L−1: K_0 = K (3 DOFs a vertex, b_0 = 3), K_{l+1} = P_lᵀ K_l P_l
- * (k DOFs a coarse node, b_l = k for l ≥ 1; k = 6 with positions, 3 without).
- *
- * 1. Strength of connection (on b×b blocks, Frobenius norms):
- *        j ~ i strongly  ⇔  ‖K_ij‖_F ≥ θ √(‖K_ii‖_F ‖K_jj‖_F)            ([sa_amg] strength).
- * 2. Aggregation (Vaněk et al.'s three passes, in node order): (1) a node none of whose
- *    strong neighbours is taken starts an aggregate with all of them; (2) a node left over
- *    joins the aggregate of a strong neighbour (the strongest); (3) the rest form
- *    aggregates with their free strong neighbours (or alone). On level 0 with
- *    [sa_amg] radius = 2, pass (1) takes the nodes within two strong edges of the root
- *    (about 19 vertices of the cloth grid instead of 7-9): level 1 has about 3 times
- *    fewer nodes and a sparser stencil (at 128² 4056 instead of 11094 DOFs), set-up and
- *    cycles are cheaper, but PPCG needs more iterations (51 instead of 31 at 128², 65
- *    instead of 40 at 64², 34 instead of 25 at 256²), hence radius 1 by default.
- * 3. Near-null space B_0 (3n × k): per vertex i with d_i = x_i − x̄ (x̄ the centroid of
- *    all positions, m), the translations e_1, e_2, e_3 and the rotations e_m × d_i
- *    (m = 1, 2, 3): the rigid-body modes, which A's elastic part leaves unloaded. One
- *    global x̄ (not one per aggregate), so the coarse rows R below describe the same six
- *    global modes on every aggregate.
- *    On level l ≥ 1, B_l = R_{l−1} (below).
- * 4. Tentative prolongator: per aggregate a, the rows of S B_l on a (S only on level 0)
- *    are factorised S B_a = Q_a R_a (modified Gram-Schmidt, orthogonalised twice); T_l is
- *    block diagonal with the blocks Q_a, so T_l R_l = S B_l exactly and T_lᵀ T_l = I on the
- *    kept columns. A column that is dependent on those before it (|v| ≤ 1e-8 |v_0| after
- *    orthogonalisation: collinear vertices, a pinned or line-constrained vertex alone, an
- *    aggregate of pins) is kept as a zero column, so the coarse sizes stay fixed per
- *    pattern; its coarse DOF is "dropped" (below).
- * 5. Prolongator smoothing (damped block Jacobi):
- *        P_l = (I − ω/ρ_l D_l⁻¹ K^F_l) T_l,   ρ_l ≈ λ_max(D_l⁻¹ K_l) by power iteration
- *    (15 steps from a fixed start on a set-up's first matrix, then 4 from the previous
- *    matrix's last vector: 15 cold steps per level were a third of the update),
- *    ω = 4/3 by default ([sa_amg] omega), D_l the b×b diagonal blocks of K_l, and K^F_l
- *    Vaněk et al.'s filtered matrix: K_l without its weak off-diagonal blocks, each added
- *    to its row's diagonal block (row sums, hence translations, kept). It keeps P's
- *    stencil to the strong graph: the weak bending couplings of the hinge stencil
- *    (distance 2) would otherwise widen P and every coarse operator.
- * 6. Galerkin coarse operators: K_{l+1} = P_lᵀ K_l P_l + E_{l+1}, E the identity on dropped
- *    coarse DOFs (whose P column is zero): a coarse filter, as (I − S) is on level 0.
- *    Products by block kernels of this file, row by row: (K P)_iJ = Σ_j K_ij P_jJ into a
- *    buffer, then C_IJ += P_iIᵀ (K P)_iJ (J ≥ I) through slots computed once per set-up,
- *    so K P is never stored whole (a first version
- *    with cholmod_ssmult / cholmod_add / cholmod_transpose redid their symbolic work,
- *    sorting and allocation per matrix and was 3-4 times slower at 128²); C is symmetrised
- *    ½(C_IJ + C_JIᵀ) so the coarse matrices are exactly symmetric.
- * 7. Smoother: symmetric block Gauss-Seidel (b×b blocks; ν forward sweeps before the coarse
- *    correction, ν backward sweeps after), or damped block Jacobi x += (4/3ρ) D⁻¹(f − K̂ x)
- *    (ν sweeps each side), on K̂: K with its off-diagonal blocks rounded to single
- *    precision, except the blocks of a row or column of a constrained vertex, which stay
- *    double, and with double diagonal blocks. The sweeps are bound by memory traffic (a
- *    V-cycle reads K_0 and K_1 twice each), so half the bytes are most of the gain; K̂ is
- *    exactly symmetric (rounding commutes with the transpose) and its constrained rows
- *    are exactly S A S, so M⁻¹ keeps range(S). The residual passed down is f − K̂ x too,
- *    so M⁻¹ = R + Rᵀ − Rᵀ K̂ R + (I − Rᵀ K̂) P K_c⁻¹ Pᵀ (I − K̂ R) (R the forward sweep,
- *    Rᵀ the backward one) is symmetric, and its smoother part Rᵀ D R is positive
- *    definite; the coarse operators are Galerkin products of the double K. Only K̂'s
- *    blocks left of the diagonal are stored; each sweep is one pass over them, every block
- *    used twice (gathered for its row, scattered transposed into its column's sum), rows
- *    and blocks in the sweep's direction (sweep_b). The first forward sweep starts from
- *    x = 0 and is fused with the residual.
- * 8. Coarsest level: CHOLMOD's Cholesky factorisation of K_{L−1}.
- *
- * The constraint filter. Tamstorf et al. precondition the pre-filtered system, whose
- * matrix K = S A S + (I − S) is SPD and decouples the constrained directions (identity
- * there). The hierarchy here is built for that K, with the tentative prolongator filtered
- * (T_0 = S-rows of B_0), so every column of T_0 lies in range(S); as D_0 = S D S + (I − S)
- * blockwise and K map range(S) into itself, so does P_0 = S P_0, and then
- * P_0ᵀ K P_0 = P_0ᵀ S A S P_0 = P_0ᵀ A P_0: the coarse levels see only the free subspace
- * (the rigid modes filtered by the constraints), and the constrained DOFs are solved
- * exactly (as identity) by the fine smoother. Why this choice rather than a hierarchy of
- * the unfiltered A: PCG runs on K, so the V-cycle must approximate K⁻¹; coarse spaces
- * of A would carry constrained motion (a pinned vertex's translation) that K has removed,
- * the coarse correction would then leak out of range(S) and fight the identity rows.
- * Filtering T instead costs nothing (S is block diagonal) and keeps M⁻¹ r ∈ range(S) for
- * r ∈ range(S), pinned DOFs exactly 0. Zero columns (a pinned aggregate) get 1 on the
- * coarse diagonal (E above), so every level stays SPD with fixed sizes.
- *
- * Work split: setup (once per sparsity pattern) computes the aggregates of every level
- * from A's values at that time (no filter) and the block patterns of P, K P and the
- * coarse matrices, building the hierarchy once on the way to reach the coarse values it
- * aggregates; update (once per matrix: new values, filter, positions) recomputes B_0, T,
- * ρ, P, the coarse matrices, the smoother's blocks and the coarsest factorisation into
- * those patterns, and the smoother's single-precision copies. Apply allocates nothing.
- * The aggregates thus follow the matrix of the first solve of a pattern; a pattern
- * change (contacts, remeshing) redoes them. The block kernels (row residual, transfers,
- * Galerkin products) are written for constant 3×3, 6×6 and 3×6 blocks so that the
- * compiler unrolls them; the levels' blocks are kept row-major (K_0's filtered blocks in
- * A's order, the coarse ones as the Galerkin product leaves them), CHOLMOD's column form
- * only at set-up (aggregation) and for the coarsest factorisation.
+ * preconditioner: Tamstorf, Jones & McCormick 2015, "Smoothed aggregation multigrid for
+ * cloth simulation" (ACM TOG 34(6)), on the building blocks of Vaněk, Mandel & Brezina
+ * 1996. One V-cycle is M⁻¹ for PPCG on the pre-filtered system
+ *     K y = S c,   K = S A S + (I − S)                      (weft_linsolve.h).
+ * Levels l = 0 .. L−1: K_0 = K (3 DOFs a vertex), K_{l+1} = P_lᵀ K_l P_l + E_{l+1} (k DOFs a
+ * coarse node: 6 rigid modes with positions, 3 translations without; E = identity on
+ * coarse DOFs whose tentative column is zero).
+ *   1. strength: j ~ i  ⇔  ‖K_ij‖_F ≥ θ √(‖K_ii‖_F ‖K_jj‖_F)         ([sa_amg] strength);
+ *   2. aggregation: Vaněk et al.'s three passes in node order (level 0 radius 1 or 2);
+ *   3. near-null space B_0: translations and rotations e_m × (x_i − x̄) about the centroid;
+ *      B_{l+1} = R_l;
+ *   4. tentative T_l: per aggregate S B_a = Q_a R_a (Gram-Schmidt twice), T = diag(Q_a);
+ *   5. smoothed P_l = (I − ω/ρ_l D_l⁻¹ K^F_l) T_l, ρ_l ≈ λ_max(D_l⁻¹ K_l) by power
+ *      iteration, K^F_l = K_l with weak blocks lumped into the diagonal ([sa_amg] omega);
+ *   6. Galerkin products by 3×3 / 6×6 / 3×6 block kernels, symmetrised ½(C_IJ + C_JIᵀ);
+ *   7. smoother: symmetric block Gauss-Seidel (or damped block Jacobi) on K̂, K with its
+ *      off-diagonal blocks in single precision (constrained rows kept double), so M⁻¹ is
+ *      symmetric positive definite ([sa_amg] smoother, sweeps);
+ *   8. coarsest level: CHOLMOD's Cholesky factorisation.
+ * The tentative prolongator is filtered (T_0 from S B_0), so P_0ᵀ K P_0 = P_0ᵀ A P_0 and
+ * M⁻¹ maps range(S) into itself with the constrained DOFs solved exactly by the smoother.
+ * Work split: setup (per sparsity pattern) keeps K_0's pattern; the pattern's first update
+ * builds the hierarchy once (aggregates from A's unfiltered values on level 0 and from the
+ * filtered coarse operators above, patterns, values); later updates (per matrix) refill
+ * B_0, T, ρ, P, the coarse matrices, the smoother's blocks and the coarsest factor into
+ * those patterns. Apply allocates nothing. The thread count given to create runs the
+ * per-matrix loops and CHOLMOD's coarsest calls. Settings: the [sa_amg] section.
+ * Derivations, choices and measurements: papers/tamstorf2015-sa-amg.md.
  */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
@@ -205,6 +139,8 @@ typedef struct sa_work {
 
 typedef struct sa_state {
     int n, k;                  /* vertices; near-null vectors (6: rigid modes, 3: shifts) */
+    int threads;               /* for the per-matrix loops and CHOLMOD's coarsest calls */
+    int nnzb;                  /* A's blocks at the set-up */
     weft_sa_amg_settings set;
     int nlev;                  /* levels, 0 before a setup */
     level lev[SA_MAX_LEVELS];
@@ -252,7 +188,7 @@ static void sa_destroy(void *state) {
     free(st);
 }
 
-static void *sa_create(int n, const void *settings, weft_error *err) {
+static void *sa_create(int n, const void *settings, int threads, weft_error *err) {
     sa_state *st = calloc(1, sizeof *st);
     if (st) st->w = calloc(1, sizeof *st->w);
     if (!st || !st->w) {
@@ -264,7 +200,7 @@ static void *sa_create(int n, const void *settings, weft_error *err) {
         st->set = *(const weft_sa_amg_settings *)settings;
     else
         weft_settings_default(sa_tables, &st->set);
-    st->n = n;
+    st->n = n, st->threads = threads > 0 ? threads : 1;
     cholmod_start(&st->w->cc);
     st->w->cc.print = 0;
     return st;
@@ -344,6 +280,7 @@ static int fine_pattern(sa_state *st, const weft_bsr *A, weft_error *err) {
     Kp[n3] = p;
     lv->nodes = A->n, lv->b = 3, lv->ndof = (int)n3;
     lv->Kblk = st->Kb;
+    st->nnzb = A->nnzb;
     return WEFT_OK;
 }
 
@@ -351,6 +288,7 @@ static int fine_pattern(sa_state *st, const weft_bsr *A, weft_error *err) {
  * S_j A_ji S_i (+ I − S_j on the diagonal, symmetrised); those below are their exact
  * transposes, so K_0 is exactly symmetric. */
 static void fine_values(sa_state *st, const weft_bsr *A, const weft_filter *f) {
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
     for (int j = 0; j < A->n; j++)
         for (int k = A->row_ptr[j]; k < A->row_ptr[j + 1]; k++) {
             int i = A->col[k];
@@ -366,6 +304,7 @@ static void fine_values(sa_state *st, const weft_bsr *A, const weft_filter *f) {
                 weft_mul33(t, &f->S[9 * (size_t)i], B);
             }
         }
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
     for (int j = 0; j < A->n; j++)
         for (int k = A->row_ptr[j]; k < A->diag[j]; k++) {
             const double *U = &st->Kb[9 * (size_t)st->tr[k]];
@@ -531,11 +470,11 @@ static int level_diagonal(sa_state *st, int l, weft_error *err) {
         }
         if (!inv_spd(M, b, &lv->Dinv[bb * (size_t)i])) {
             if (l == 0)
-                return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: "
+                return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: sa_amg preconditioner: "
                                  "filtered diagonal block of vertex %d is not positive "
                                  "definite", i);
-            return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: diagonal "
-                             "block of node %d on level %d is not positive definite", i, l);
+            return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: sa_amg preconditioner: "
+                             "diagonal block of node %d on level %d is not positive definite", i, l);
         }
     }
     return WEFT_OK;
@@ -554,8 +493,10 @@ static void dinv_mv(const level *lv, const double *x, double *y) {
     }
 }
 
-/* ρ(D⁻¹K) of level l by power iteration: SA_POWER_ITERS steps from a fixed pseudo-random
- * start on a set-up's first matrix, then SA_POWER_WARM steps from the last vector of the
+/* ρ(D⁻¹K) of level l by power iteration: SA_POWER_ITERS + SA_POWER_WARM steps from a
+ * fixed pseudo-random start on a set-up's first matrix (what a cold start and one warm
+ * refresh gave when the set-up built the hierarchy once more), then SA_POWER_WARM steps
+ * from the last vector of the
  * previous matrix (kept in lv->ev): successive matrices of one pattern (Newton iterations,
  * time steps) have close top eigenvectors, and the 15 cold steps were a third of the
  * update. */
@@ -571,7 +512,7 @@ static int level_rho(sa_state *st, int l, weft_error *err) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             v[c] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
         }
-        iters = SA_POWER_ITERS;
+        iters = SA_POWER_ITERS + SA_POWER_WARM;
     }
     double lam = 0.0;
     for (int it = 0; it < iters; it++) {
@@ -1031,12 +972,17 @@ static int factor_coarsest(sa_state *st, weft_error *err) {
     cholmod_sparse *U = cholmod_copy(lv->K, 1, 1, &w->cc);
     if (!U) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
     cholmod_free_factor(&w->L, &w->cc);
+    weft_thread_scope saved = weft_threads_enter(st->threads);
     w->L = cholmod_analyze(U, &w->cc);
     int ok = w->L && cholmod_factorize(U, w->L, &w->cc);
+    weft_threads_leave(saved);
     cholmod_free_sparse(&U, &w->cc);
-    if (!ok) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: coarsest factorisation failed");
+    if (!ok || (w->cc.status < CHOLMOD_OK && w->cc.status != CHOLMOD_NOT_POSDEF))
+        return weft_fail(err, w->cc.status == CHOLMOD_INVALID ? WEFT_ERR_INPUT : WEFT_ERR_NOMEM,
+                         "sa_amg: coarsest factorisation failed (CHOLMOD status %d)",
+                         w->cc.status);
     if (w->cc.status == CHOLMOD_NOT_POSDEF)
-        return weft_fail(err, WEFT_ERR_DIVERGED, "ppcg: sa_amg preconditioner: coarsest level "
+        return weft_fail(err, WEFT_ERR_INDEFINITE, "ppcg: sa_amg preconditioner: coarsest level "
                          "(%d DOFs) not positive definite at column %d", lv->ndof,
                          (int)w->L->minor);
     if (!w->rhs) w->rhs = cholmod_zeros((size_t)lv->ndof, 1, CHOLMOD_REAL, &w->cc);
@@ -1055,6 +1001,9 @@ static void centroid(sa_state *st, const double *x) {
     for (int e = 0; e < 3; e++) st->xc[e] /= st->n;
 }
 
+/* Once per pattern: K_0's pattern and the positions to build the rigid modes from; the
+ * hierarchy itself (aggregates, patterns and values) is built by the next update, in one
+ * pass with that matrix's values (build_hierarchy). */
 static int sa_setup(void *state, const weft_bsr *A, const double *positions, weft_error *err) {
     sa_state *st = state;
     hierarchy_free(st);
@@ -1067,21 +1016,29 @@ static int sa_setup(void *state, const weft_bsr *A, const double *positions, wef
         if (!st->x0) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
         memcpy(st->x0, positions, 3 * (size_t)st->n * sizeof *st->x0);
     }
-    int rc = fine_pattern(st, A, err);
-    if (rc) return rc;
-    fine_values(st, A, NULL);
-    centroid(st, positions);
-    int l = 0;
+    return fine_pattern(st, A, err);
+}
+
+/* The first matrix of a pattern: level by level, the aggregates of level l (level 0's
+ * from A without the filter, the coarse ones from the Galerkin operator just formed), its
+ * patterns (symbolic) and level l + 1's values (build_next with the filter f), so the
+ * hierarchy is built once. */
+static int build_hierarchy(sa_state *st, const weft_bsr *A, const weft_filter *f,
+                           const double *x, weft_error *err) {
+    fine_values(st, A, NULL); /* aggregation sees A, not the filtered K */
+    int l = 0, rc = WEFT_OK;
     for (; l + 1 < st->set.levels && l + 1 < SA_MAX_LEVELS; l++) {
         level *lv = &st->lev[l];
         if (lv->nodes <= st->set.coarsest) break;
         if ((rc = aggregate(st, l, err))) return rc;
         /* Stop when the coarse level would not be clearly smaller. */
         if ((double)lv->nagg * st->k > 0.8 * lv->ndof) break;
-        if ((rc = symbolic(st, l, err)) || (rc = build_next(st, l, NULL, positions, err)))
-            return rc;
+        if (l == 0) fine_values(st, A, f);
+        if ((rc = symbolic(st, l, err))) return rc;
+        if ((rc = build_next(st, l, l == 0 ? f : NULL, x, err))) return rc;
     }
     st->nlev = l + 1;
+    if (l == 0) fine_values(st, A, f); /* one level: K_0 is the coarsest, filtered */
     /* The CHOLMOD form of the levels above the coarsest served aggregation and the
      * patterns; from here on the row-major blocks (Kblk) carry their values. */
     for (int q = 0; q < l; q++) cholmod_free_sparse(&st->lev[q].K, &st->w->cc);
@@ -1124,6 +1081,7 @@ static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) 
         if (!lv->Lf) lv->Lf = malloc(((size_t)lv->lptr[lv->nodes] * bb + 1) * sizeof *lv->Lf);
         if (!lv->D) lv->D = malloc(((size_t)lv->nodes * bb + 1) * sizeof *lv->D);
         if (!lv->Lf || !lv->D) return weft_fail(err, WEFT_ERR_NOMEM, "sa_amg: out of memory");
+#pragma omp parallel for num_threads(st->threads) schedule(static) if (st->threads > 1)
         for (int i = 0; i < lv->nodes; i++) {
             const double *src = &lv->Kblk[bb * (size_t)lv->bptr[i]];
             float *dst = &lv->Lf[bb * (size_t)lv->lptr[i]];
@@ -1139,16 +1097,27 @@ static int smoother_values(sa_state *st, const weft_filter *f, weft_error *err) 
 static int sa_update(void *state, const weft_bsr *A, const weft_filter *f,
                      const double *positions, weft_error *err) {
     sa_state *st = state;
-    if (st->nlev == 0) {
+    if (!st->tr) { /* no set-up yet */
         int rc = sa_setup(st, A, positions, err);
         if (rc) return rc;
     }
+    if (A->n != st->n || A->nnzb != st->nnzb)
+        return weft_fail(err, WEFT_ERR_INPUT, "sa_amg: update of %d vertices (%d blocks) on a "
+                         "set-up of %d (%d)", A->n, A->nnzb, st->n, st->nnzb);
     const double *x = st->k == 6 ? (positions ? positions : st->x0) : NULL;
     centroid(st, x);
-    fine_values(st, A, f);
-    for (int l = 0; l + 1 < st->nlev; l++) {
-        int rc = build_next(st, l, l == 0 ? f : NULL, x, err);
-        if (rc) return rc;
+    if (st->nlev == 0) { /* the pattern's first matrix */
+        int rc = build_hierarchy(st, A, f, x, err);
+        if (rc) { /* start over from the set-up with the next matrix */
+            hierarchy_free(st);
+            return rc;
+        }
+    } else {
+        fine_values(st, A, f);
+        for (int l = 0; l + 1 < st->nlev; l++) {
+            int rc = build_next(st, l, l == 0 ? f : NULL, x, err);
+            if (rc) return rc;
+        }
     }
     /* The coarsest blocks only for the check that names a non-SPD vertex or node. */
     int rc = level_diagonal(st, st->nlev - 1, err);
@@ -1415,7 +1384,9 @@ static void vcycle(const sa_state *st, int l) {
     if (l == st->nlev - 1) {
         sa_work *w = st->w;
         memcpy(w->rhs->x, lv->f, (size_t)lv->ndof * sizeof *lv->f);
+        weft_thread_scope saved = weft_threads_enter(st->threads);
         cholmod_solve2(CHOLMOD_A, w->L, w->rhs, NULL, &w->X, NULL, &w->Y, &w->E, &w->cc);
+        weft_threads_leave(saved);
         memcpy(lv->x, w->X->x, (size_t)lv->ndof * sizeof *lv->x);
         return;
     }

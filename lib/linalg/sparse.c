@@ -5,36 +5,24 @@
  * Steps in Cloth Simulation", and Kim & Eberle 2020, "Dynamic Deformables"):
  *   E = Σ_e Ψ_e(x_e),   ∇E = Σ_e Pₑᵀ ∇Ψ_e,   ∇²E = Σ_e Pₑᵀ ∇²Ψ_e Pₑ,
  * where Pₑ gathers element e's nv vertices. Element e adds its (a, b) 3×3 block of
- * ∇²Ψ_e to block (v[a], v[b]) of the matrix; the block's index is looked up once at
- * creation (slot map), so a run does no search.
+ * ∇²Ψ_e to block (v[a], v[b]); the block's index is looked up once at creation (slot map).
  *
- * Parallelism and determinism: the elements of each term are cut into batches of
- * BATCH consecutive elements, and the batches are greedily coloured so that no two
- * batches of one colour share a vertex (colouring for conflict-free parallel updates,
- * as Fratarcangeli, Tibaldo, Pellacini 2016 do for Gauss-Seidel). A batch writes only
- * its own vertices' block rows and gradient entries, so a colour's batches are split
- * over threads without atomics; colours run one after another, and a batch's elements
- * run in order. A block (or gradient entry) therefore receives its contributions in
- * term, colour, batch, element order whatever the number of threads, and serial and
- * parallel runs agree bit for bit. E is summed serially afterwards from the stored
- * per-element Ψ, in term then element order (the order of weft_model_energy).
- * Why batches rather than single elements: a colour of single elements is spread over
- * the whole mesh, so each colour sweeps the whole matrix, about 10 sweeps per term; a
- * batch of neighbouring elements (mesh order) reuses its blocks while they are in
- * cache, and a term needs only a few batch colours. On a 256 × 256 grid (65 536
- * vertices, 0.7 M blocks, springs + 3-vertex + 4-vertex terms) a serial run took about
- * 1.7× less CPU time with batches of 32 than with single elements.
+ * Parallelism and determinism: each term's elements are cut into batches of BATCH
+ * consecutive elements, greedily coloured so that no two batches of a colour share a
+ * vertex (Fratarcangeli, Tibaldo & Pellacini 2016); a colour's batches run on threads
+ * without atomics, colours in order, a batch's elements in order. Every block and gradient
+ * entry so receives its contributions in the same order whatever the thread count:
+ * serial and parallel runs agree bit for bit. E is summed serially from the stored
+ * per-element Ψ (term, then element order, as weft_model_energy).
  *
- * Exact symmetry: element Hessians are symmetrised as they are added,
- *   block(v[a], v[b]) += ½ (H_ab + H_baᵀ),
- * which is the same number for (a, b) and, transposed, for (b, a), and a bitwise no-op
- * when H is symmetric (½ (h + h) = h exactly). So the stored lower and upper triangles
- * are exact transposes, and the CHOLMOD export may read the upper triangle from the
- * lower blocks of each row, which lie contiguously in memory.
+ * Exact symmetry: block(v[a], v[b]) += ½ (H_ab + H_baᵀ), the same number for (a, b) and,
+ * transposed, for (b, a), and a bitwise no-op for a symmetric H; the lower and upper
+ * triangles are exact transposes, so the CHOLMOD export reads the upper triangle from the
+ * lower blocks of each row.
  *
- * Reverse Cuthill-McKee: Cuthill & McKee 1969, reversed as George 1971 proposed; the
- * start vertex is the pseudo-peripheral vertex of George & Liu 1979 (Gibbs, Poole,
- * Stockmeyer's rooted level structures), as in George & Liu's book (1981) §4.3.
+ * Reverse Cuthill-McKee: Cuthill & McKee 1969, reversed as George 1971 proposed, from the
+ * pseudo-peripheral vertex of George & Liu 1979 (George & Liu's book, 1981, §4.3).
+ * Why batches, and what they measured: papers/sparse-assembly.md.
  */
 #include "weft_sparse.h"
 #include "weft_cholmod.h"

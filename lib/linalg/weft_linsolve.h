@@ -73,18 +73,30 @@ void weft_filter_compose(const weft_filter *f, const double *y, double *x);
 /* Solver outcome                                                                  */
 /* ------------------------------------------------------------------------------ */
 
+/* How a linear solve ended. Each has one status code (weft_solve_status_code), which is
+ * also the code of the message it leaves in err: the same rule for every linear solver and
+ * preconditioner. */
 typedef enum weft_solve_status {
-    WEFT_SOLVE_CONVERGED = 0,
-    WEFT_SOLVE_MAX_ITER,   /* iteration cap reached; x is the last iterate */
+    WEFT_SOLVE_CONVERGED = 0, /* WEFT_OK */
+    WEFT_SOLVE_MAX_ITER,   /* iteration cap reached; x is the last iterate (WEFT_WARN_MAX_ITER) */
     WEFT_SOLVE_INDEFINITE, /* pᵀKp ≤ 0, a preconditioner block not SPD, or CHOLMOD's
-                              CHOLMOD_NOT_POSDEF */
-    WEFT_SOLVE_NONFINITE,  /* NaN or inf in b, z, A or a residual */
-    WEFT_SOLVE_INPUT,      /* sizes that do not match */
-    WEFT_SOLVE_NOMEM,
+                              CHOLMOD_NOT_POSDEF (WEFT_ERR_INDEFINITE) */
+    WEFT_SOLVE_NONFINITE,  /* NaN or inf in b, z, A or a residual (WEFT_ERR_DIVERGED) */
+    WEFT_SOLVE_INPUT,      /* sizes or patterns that do not match, no factorisation to solve
+                              with, a library's invalid-input status (WEFT_ERR_INPUT) */
+    WEFT_SOLVE_NOMEM,      /* an allocation, ours or the library's, failed (WEFT_ERR_NOMEM) */
 } weft_solve_status;
 
 /* Name of a status, e.g. "indefinite". */
 const char *weft_solve_status_name(weft_solve_status s);
+
+/* The status code of a solve's outcome: WEFT_OK, WEFT_WARN_MAX_ITER, WEFT_ERR_INDEFINITE,
+ * WEFT_ERR_DIVERGED, WEFT_ERR_INPUT or WEFT_ERR_NOMEM (see weft_solve_status). */
+int weft_solve_status_code(weft_solve_status s);
+
+/* The outcome of a failed preconditioner or set-up step that returned status code rc
+ * (the inverse of weft_solve_status_code; WEFT_OK gives WEFT_SOLVE_CONVERGED). */
+weft_solve_status weft_solve_status_of(int rc);
 
 /* ------------------------------------------------------------------------------ */
 /* PPCG                                                                            */
@@ -102,14 +114,17 @@ typedef struct weft_precond_type {
     const char *summary;
     size_t settings_size; /* its settings struct, described by the tables; 0/NULL if none */
     const weft_param_table *settings;
-    /* Allocates its state for n vertices with its settings (may be NULL: defaults). */
-    void *(*create)(int n, const void *settings, weft_error *err);
+    /* Allocates its state for n vertices with its settings (may be NULL: defaults);
+     * threads (≥ 1) bounds the threads of its own loops and of the libraries it calls. */
+    void *(*create)(int n, const void *settings, int threads, weft_error *err);
     /* Once per sparsity pattern of A; NULL when there is nothing to do. positions (3n, m)
      * are the vertex positions at which A was assembled, NULL when the caller has none:
      * a multigrid method builds its near-null space (rigid modes) from them. */
     int (*setup)(void *state, const weft_bsr *A, const double *positions, weft_error *err);
     /* Once per matrix: from A's values, the filter and the positions (as in setup). A
-     * non-SPD part fails with WEFT_ERR_DIVERGED and a message naming the vertex. */
+     * part that is not positive definite fails with WEFT_ERR_INDEFINITE and a message
+     * naming the vertex, a non-finite one with WEFT_ERR_DIVERGED, an allocation with
+     * WEFT_ERR_NOMEM. */
     int (*update)(void *state, const weft_bsr *A, const weft_filter *f,
                   const double *positions, weft_error *err);
     /* z = M⁻¹ r (3n values each). */
@@ -184,6 +199,11 @@ weft_cholmod_solver *weft_cholmod_solver_create(weft_error *err);
 
 /* Finishes CHOLMOD, frees everything and sets *s to NULL; safe on NULL. */
 void weft_cholmod_solver_free(weft_cholmod_solver **s);
+
+/* Gives CHOLMOD's calls (analysis, factorisation, solves) threads OpenMP and OpenBLAS
+ * threads, set around each call and restored after it; 0 (the default) leaves the
+ * process's settings as they are. */
+void weft_cholmod_solver_set_threads(weft_cholmod_solver *s, int threads);
 
 /* Forgets the analysed pattern, so the next solve analyses again. */
 void weft_cholmod_solver_reset(weft_cholmod_solver *s);

@@ -5,31 +5,19 @@
  * element holds both, so it is stored as a block-sparse-row (BSR) matrix over the n
  * vertices: block (i, j) is the 3×3 matrix ∂²E/∂x_i∂x_j (N/m), row-major. Both triangles
  * are stored (block (j, i) = block (i, j)ᵀ), so y = A x is one pass over the rows and
- * parallel per row; the column indices of each block row are sorted and the diagonal
- * block is always present.
+ * parallel per row; each block row's columns are sorted and its diagonal block present.
  *
- * Typical use by an implicit solver (Newton on the incremental potential
- * G(x) = ½‖x − x̃‖²_M / h² + E(x), as in Baraff & Witkin 1998):
- *
- *     weft_assembly *as = weft_assembly_create(m, &err);            once per model
- *     weft_bsr *A = weft_assembly_matrix(as);
- *     cholmod_sparse *S = weft_bsr_cholmod_pattern(A, &cc, &err);    weft_cholmod.h
- *     cholmod_factor *L = cholmod_analyze(S, &cc);                   once: ordering
- *     per Newton iteration:
- *         double E = weft_assembly_run(as, m, x, WEFT_HESSIAN_ANALYTIC, g, threads);
- *         if (!isfinite(E)) { weft_assembly_check(as, &err); ... }   names the element
- *         weft_bsr_add_diagonal(A, mass_over_h2);                    A + M/h²
- *         weft_bsr_cholmod_values(A, S, &err);                       no allocation
- *         cholmod_factorize(S, L, &cc); cholmod_solve(CHOLMOD_A, L, b, &cc);
- *
- * Timing: weft_assembly_create does all allocation, the pattern (O(Σ nv² · elements)
- * with a sort per row) and the colouring; weft_assembly_run allocates nothing and writes
- * only the matrix values, the per-element energies and the gradient, so the time of one
- * weft_assembly_run call is the cost of one Hessian assembly (element Hessians plus
- * scatter). weft_bsr_spmv and weft_bsr_cholmod_values allocate nothing either.
+ * Use by an implicit solver (Newton on G(x) = ½‖x − x̃‖²_M / h² + E(x), Baraff & Witkin
+ * 1998): once per model weft_assembly_create (all allocation, the pattern, the colouring)
+ * and weft_assembly_matrix; per Newton iteration weft_assembly_run (E, ∇E and the matrix
+ * values; allocates nothing, so its time is one Hessian assembly; a non-finite E is
+ * explained by weft_assembly_check), weft_bsr_add_diagonal (A + M/h²), then a linear
+ * solver (weft_linsolve.h) or, through weft_cholmod.h, weft_bsr_cholmod_values into a
+ * pattern exported once. weft_bsr_spmv and weft_bsr_cholmod_values allocate nothing.
  *
  * The CHOLMOD hand-over is declared apart, in weft_cholmod.h, so that only the code that
  * needs CHOLMOD (lib/linalg/, and the tests of the hand-over) includes its header.
+ * A worked CHOLMOD example and the assembly's measurements: papers/sparse-assembly.md.
  */
 #ifndef WEFT_SPARSE_H
 #define WEFT_SPARSE_H
