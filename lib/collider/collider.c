@@ -24,6 +24,7 @@
     X(plane)              \
     X(sphere)             \
     X(box)                \
+    X(capsule)            \
     /* one line per shape above; this line ends the list */
 
 #define WEFT_DECLARE_COLLIDER(name) extern const weft_collider_type weft_collider_##name;
