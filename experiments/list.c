@@ -379,12 +379,38 @@ static void list_constraints(lister *l, const group *g) {
     }
 }
 
+/* A collider shape's key, as a [collider.NAME] setting. */
+static void setting_from_collider(setting *st, const weft_collider_param *q) {
+    st->section = "collider.NAME", st->key = q->key, st->doc = q->doc;
+    st->unit = strcmp(q->unit, "1") ? q->unit : "";
+    snprintf(st->type, sizeof st->type, "%s", q->n == 3 ? "3 numbers (x y z)" : "number");
+    st->range[0] = '\0';
+    if (q->lo < q->hi)
+        snprintf(st->range, sizeof st->range, "%s%g, %g%s",
+                 q->flags & WEFT_PARAM_LO_OPEN ? "(" : "[", q->lo, q->hi,
+                 q->flags & WEFT_PARAM_HI_OPEN ? ")" : "]");
+    int n = 0;
+    st->dflt[0] = '\0';
+    for (int k = 0; k < q->n; k++)
+        n += snprintf(st->dflt + n, sizeof st->dflt - (size_t)n, "%s%g", k ? " " : "", q->dflt[k]);
+}
+
 static void list_colliders(lister *l, const group *g) {
     bool done = false;
     for (const weft_collider_type *const *c = weft_collider_registry; *c; c++) {
         if (!wanted(l, g, (*c)->name)) continue;
         heading(l, g, &done);
         print_item(l, g->kind, (*c)->name, "", (*c)->summary, NULL);
+        bool table_open = false;
+        for (const weft_collider_param *q = (*c)->params; q && q->key; q++) {
+            if (l->fmt == MARKDOWN && !table_open) {
+                printf("\n| key | type | unit | default | meaning |\n|---|---|---|---|---|\n");
+                table_open = true;
+            }
+            setting st;
+            setting_from_collider(&st, q);
+            print_setting(l, g->kind, (*c)->name, "", &st, true);
+        }
     }
 }
 

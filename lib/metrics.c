@@ -74,7 +74,7 @@ int weft_residual_contact(const weft_model *m, const double *x, int i, double t,
 }
 
 /* The residual (papers/residual.md). Per free vertex i with a contact candidate (the
- * nearest plane or sphere, gap g ≥ 0 outside), f_n = ∇G_i·n̂ and s = m_i/h²:
+ * nearest smooth collider, gap g ≥ 0 outside), f_n = ∇G_i·n̂ and s = m_i/h²:
  *     r_i = ∇G_i + (min(f_n, s g) − f_n) n̂   when s g < f_n,   else r_i = ∇G_i.
  * On the surface (g = 0) a pushing contact (f_n > 0) loses its normal component and a
  * pulling one (f_n < 0) keeps it; s g is the force that would close the gap in one step

@@ -127,11 +127,13 @@ int weft_model_describe(const weft_model *m, char *buf, size_t size) {
         num(m->contact_margin), pinned, m->npaths);
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *k = &m->colliders[c];
-        weft_appendf(buf, size, &len, "\nmodel: collider %s type=%s point=%s normal=%s center=%s "
-            "radius=%s half_extents=%s velocity=%s friction=%s restitution=%s", k->name,
-            k->type ? k->type->name : "?", vec(k->point), vec(k->normal), vec(k->center),
-            num(k->radius), vec(k->half_extents), vec(k->velocity), num(k->friction),
-            num(k->restitution));
+        weft_appendf(buf, size, &len, "\nmodel: collider %s type=%s", k->name,
+            k->type ? k->type->name : "?");
+        for (const weft_collider_param *q = k->type ? k->type->params : NULL; q && q->key; q++)
+            weft_appendf(buf, size, &len, " %s=%s", q->key,
+                         q->n == 3 ? vec(&k->param[q->at]) : num(k->param[q->at]));
+        weft_appendf(buf, size, &len, " velocity=%s friction=%s restitution=%s",
+            vec(k->velocity), num(k->friction), num(k->restitution));
     }
     for (int o = 0; o < m->nobstacles; o++) {
         const weft_obstacle *ob = &m->obstacles[o];

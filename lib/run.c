@@ -373,7 +373,7 @@ int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err) {
     }
     return weft_fail(err, WEFT_ERR_INPUT,
                      "%s: obstacle '%s': a mesh collider needs %s (the solvers' own contact "
-                     "handling knows only planes and spheres)",
+                     "handling knows only the analytic shapes)",
                      m->obstacles[0].where, m->obstacles[0].name,
                      hints[0] ? hints : "a post-step stage");
 }

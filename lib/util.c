@@ -1,7 +1,6 @@
 /* util.c — small shared pieces of the common layer: error formatting, the assertion
  * failure path, the monotonic clock, the interrupt flag, scripted pin paths (Rodrigues'
- * rotation formula) and signed distances to the colliders (planes, spheres, axis-aligned
- * boxes), static or translating. */
+ * rotation formula) and signed distances to the colliders, static or translating. */
 #include "weft.h"
 
 #include <errno.h>

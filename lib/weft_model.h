@@ -161,7 +161,7 @@ double weft_incremental_potential_h(const weft_model *m, const double *x, const 
 
 /* The residual of backward Euler's optimality conditions at x with the step's active
  * constraints (docs/logs.md, papers/residual.md), N: the norm of r = ∇G(x) with pinned
- * DOFs removed and, at a free vertex whose nearest plane or sphere collider (at time t, s)
+ * DOFs removed and, at a free vertex whose nearest smooth collider (at time t, s)
  * is within reach, the normal component f_n = ∇G_i·n̂ replaced by min(f_n, m_i g_i/h²),
  * g_i the gap beyond the contact margin (m): on the surface a pushing contact (f_n > 0) is
  * active and its normal force removed, a pulling one counts. grad: ∇G(x) (3n, N); h: the
@@ -179,7 +179,7 @@ double weft_residual(const weft_model *m, const double *x, double t, double h,
 double weft_residual_split(const weft_model *m, const double *x, double t, double h,
                            const double *grad, double *r, double *r_contact);
 
-/* The contact candidate of vertex i at x for weft_residual: the plane or sphere collider
+/* The contact candidate of vertex i at x for weft_residual: the smooth collider
  * (at time t, s) with the smallest gap beyond the contact margin (first in scene order on
  * a tie), its gap in *gap (m, negative inside) and outward normal in n; -1 when the model
  * has none. */

@@ -191,7 +191,7 @@ static double contact_gap(const weft_model *m, const weft_collider *c, const dou
     return weft_collider_distance_at(c, p, t, n) - m->contact_margin;
 }
 
-/* True for the colliders the filters handle (planes and spheres). */
+/* True for the colliders the filters handle (the smooth shapes: one normal per contact). */
 static bool filtered_collider(const weft_collider *c) {
     return weft_collider_type_of(c)->smooth;
 }

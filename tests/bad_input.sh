@@ -571,6 +571,19 @@ expect box_half_extents_negative "collider.b.half_extents" "every half extent"
 run --set collider.b.type=sphere --set 'collider.b.velocity=1 2'
 expect collider_velocity_vector "collider.b.velocity" "needs 3 components"
 
+# A shape reads the keys of its own table only: another shape's key is refused at its line.
+f="$tmp/plane_radius.ini"
+printf '[scene]\nname = pr\n[collider.g]\ntype = plane\nradius = 0.3\n' >"$f"
+run --scene "$f"
+expect plane_with_radius "$f:5: collider.g.radius" \
+    "does not apply to a plane collider (keys: point, normal,"
+
+# A collider without a type lists the registered shapes and mesh.
+f="$tmp/no_type.ini"
+printf '[scene]\nname = nt\n[collider.g]\nfriction = 0.2\n' >"$f"
+run --scene "$f"
+expect collider_no_type "$f:4: collider.g.friction" "collider needs a type (plane, sphere, box,"
+
 # --------------------------------------------------------------------------------
 # Size limits (WEFT_MAX_VERTICES, WEFT_MAX_ELEMENTS in lib/mesh/weft_mesh.h): refused before
 # anything of that size is allocated, with the limit named. Each case would otherwise

@@ -492,8 +492,8 @@ readme_keys)
     n=0
     for sk in $(awk -F '\t' 'NR > 1 && $1 != "key" && $5 != "" { print $4 "." $5 }' \
             "$tmp/list.txt" | sort -u); do
-        section=${sk%%.*}
-        key=${sk#*.}
+        section=${sk%.*} # keys have no dot; a section may ([collider.NAME]: a shape's keys)
+        key=${sk##*.}
         n=$((n + 1))
         row=$(grep -F -e "| \`[$section]\`" "$readme" | head -n 1)
         if [ -z "$row" ]; then

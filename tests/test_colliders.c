@@ -1,8 +1,8 @@
 /* test_colliders.c — properties every registered collider shape must have, checked for
  * each entry of weft_collider_registry, so a new shape (docs/guide-collider.md) is tested
- * by adding its registry line. Each shape gets one sample collider with every geometry
- * field of weft_collider filled (a shape reads the fields it needs), and deterministic
- * sample points in a 2 m box around it:
+ * by adding its registry line. Each shape gets one sample collider (its table's defaults,
+ * with the keys below moved off the origin where it has them), and deterministic sample
+ * points in a 2 m box around it:
  *   distance:  the normal is a unit vector, equal to the finite-difference gradient of
  *              the signed distance, and p − d(p) n lies on the surface, wherever the
  *              distance is smooth (sampled away from a box's medial planes);
@@ -11,22 +11,28 @@
  *              for a smooth shape d(x(t)) = margin and n is the distance's normal there;
  *              a shape with edges may grow by margin per face (a box of half-extents +
  *              margin), so there margin ≤ d(x(t)) ≤ √3 margin. A segment whose samples
- *              all stay farther than √3 margin reports no entry. */
+ *              all stay farther than √3 margin reports no entry;
+ *   table:     every key fits the parameter block, no two overlap, defaults in range;
+ *   curvature: the shape operator is symmetric and equals central differences of the
+ *              normal (the hook where the type has one, and the generic fallback);
+ *   project:   a projected point (static and moving collider) is at distance margin. */
 #include "check.h"
+#include "collider_helpers.h"
 #include "weft.h"
 #include "weft_vec.h"
 
-/* One collider of shape t with every geometry field set (lengths in m). */
+/* One collider of shape t: its defaults, with these keys set where t has them (m). */
 static weft_collider sample(const weft_collider_type *t) {
-    weft_collider c = {.type = t, .radius = 0.4, .friction = 0.3, .restitution = 0.0};
-    snprintf(c.name, sizeof c.name, "%s", t->name);
-    const double centre[3] = {0.05, -0.02, 0.03}, normal[3] = {0.0, 1.0, 0.0};
-    const double half[3] = {0.5, 0.3, 0.4};
-    for (int k = 0; k < 3; k++) {
-        c.point[k] = c.center[k] = centre[k];
-        c.normal[k] = normal[k];
-        c.half_extents[k] = half[k];
-    }
+    weft_collider c = collider_of(t->name);
+    static const struct {
+        const char *key;
+        double v[3];
+    } set[] = {{"point", {0.05, -0.02, 0.03}}, {"center", {0.05, -0.02, 0.03}},
+               {"radius", {0.4}}, {"half_extents", {0.5, 0.3, 0.4}},
+               {"start", {-0.1, -0.4, 0.05}}, {"end", {0.2, 0.35, -0.1}}};
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+        if (weft_collider_param_find(t, set[i].key))
+            collider_set(&c, set[i].key, set[i].v[0], set[i].v[1], set[i].v[2]);
     return c;
 }
 
@@ -138,6 +144,100 @@ static void test_segment(void) {
     }
 }
 
+/* Each type's table fits weft_collider.param without overlaps, keys are unique and the
+ * defaults lie in range; a collider made from the table holds those defaults. */
+static void test_table(void) {
+    for (const weft_collider_type *const *t = weft_collider_registry; *t; t++) {
+        bool used[WEFT_COLLIDER_PARAM_MAX] = {false};
+        weft_collider c;
+        weft_collider_init(&c, *t);
+        CHECK((*t)->params != NULL);
+        for (const weft_collider_param *q = (*t)->params; q && q->key; q++) {
+            CHECK(q->n == 1 || q->n == 3);
+            CHECK(q->at >= 0 && q->at + q->n <= WEFT_COLLIDER_PARAM_MAX);
+            CHECK(q->unit && q->doc && q->doc[0]);
+            CHECK(weft_collider_param_find(*t, q->key) == q);
+            for (int k = 0; k < q->n && q->at + q->n <= WEFT_COLLIDER_PARAM_MAX; k++) {
+                CHECK(!used[q->at + k]);
+                used[q->at + k] = true;
+                CHECK(c.param[q->at + k] == q->dflt[k]);
+                if (q->lo < q->hi) CHECK(q->dflt[k] > q->lo && q->dflt[k] <= q->hi);
+            }
+        }
+    }
+}
+
+/* Central differences of the unit normal at p with step h: column j is ∂n̂/∂p_j. */
+static void fd_shape_operator(const weft_collider *c, const double p[3], double h, double S[9]) {
+    for (int j = 0; j < 3; j++) {
+        double a[3] = {p[0], p[1], p[2]}, b[3] = {p[0], p[1], p[2]}, na[3], nb[3];
+        a[j] += h, b[j] -= h;
+        c->type->distance(c, a, na);
+        c->type->distance(c, b, nb);
+        for (int i = 0; i < 3; i++) S[3 * i + j] = (na[i] - nb[i]) / (2.0 * h);
+    }
+}
+
+/* The shape operator against differences of the normal at regular points, through the
+ * type's hook and through the generic fallback (a copy of the type without the hook). */
+static void test_curvature(void) {
+    for (const weft_collider_type *const *t = weft_collider_registry; *t; t++) {
+        weft_collider c = sample(*t);
+        weft_collider_type bare = **t;
+        bare.curvature = NULL;
+        weft_collider cb = c;
+        cb.type = &bare;
+        unsigned long long s = 2468;
+        int checked = 0;
+        for (int i = 0; i < 2000; i++) {
+            double p[3], S[9], Sb[9], F1[9], F2[9];
+            next_point(&s, p);
+            if (fabs(c.type->distance(&c, p, NULL)) < 1e-3 || !regular(&c, p)) continue;
+            fd_shape_operator(&c, p, 1e-4, F1);
+            fd_shape_operator(&c, p, 1e-5, F2);
+            bool smooth = true; /* the normal is differentiable around p */
+            for (int k = 0; k < 9; k++) smooth = smooth && fabs(F1[k] - F2[k]) < 1e-4;
+            if (!smooth) continue;
+            weft_collider_curvature_at(&c, p, 0.0, S);
+            weft_collider_curvature_at(&cb, p, 0.0, Sb);
+            for (int k = 0; k < 9; k++) {
+                CHECK_NEAR(S[k], F2[k], 1e-5 * (1.0 + fabs(F2[k])));
+                CHECK_NEAR(Sb[k], F2[k], 1e-4 * (1.0 + fabs(F2[k])));
+            }
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) CHECK_NEAR(S[3 * a + b], S[3 * b + a], 1e-12);
+            checked++;
+        }
+        if (checked < 300) fprintf(stderr, "%s: only %d smooth points\n", c.type->name, checked);
+        CHECK(checked >= 300);
+    }
+}
+
+/* Projection with a margin onto a static collider and onto one moving at u, at time t:
+ * the projected point is margin from the surface where the collider stands at t. */
+static void test_project(void) {
+    const double margin = 0.01, tm = 0.5;
+    for (const weft_collider_type *const *t = weft_collider_registry; *t; t++) {
+        weft_collider c = sample(*t), mv = c;
+        mv.velocity[0] = 0.2, mv.velocity[1] = -0.1;
+        unsigned long long s = 1357;
+        for (int i = 0; i < 500; i++) {
+            double p[3], q[3], n[3], n2[3];
+            next_point(&s, p);
+            for (int k = 0; k < 3; k++) q[k] = p[k];
+            double d = weft_collider_project_at(&c, q, 0.0, margin, n);
+            CHECK_NEAR(d, c.type->distance(&c, p, NULL) - margin, 1e-15);
+            if (regular(&c, p)) CHECK_NEAR(weft_collider_distance(&c, q, n2), margin, 1e-12);
+            for (int k = 0; k < 3; k++) q[k] = p[k];
+            d = weft_collider_project_at(&mv, q, tm, margin, n);
+            CHECK_NEAR(d, weft_collider_distance_at(&mv, p, tm, NULL) - margin, 1e-15);
+            double r[3] = {p[0] - 0.2 * tm, p[1] + 0.1 * tm, p[2]};
+            if (regular(&c, r))
+                CHECK_NEAR(weft_collider_distance_at(&mv, q, tm, n2), margin, 1e-12);
+        }
+    }
+}
+
 /* The registry is what the scene reader offers: every shape has a name and both hooks. */
 static void test_registry(void) {
     int n = 0;
@@ -156,6 +256,9 @@ int main(int argc, char **argv) {
         {"registry", test_registry},
         {"distance", test_distance},
         {"segment", test_segment},
+        {"table", test_table},
+        {"curvature", test_curvature},
+        {"project", test_project},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

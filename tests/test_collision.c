@@ -15,6 +15,7 @@
  * break it (checked where cheap). Tolerances are derived next to each check.
  */
 #include "check.h"
+#include "collider_helpers.h"
 #include "scene_build.h"
 #include "test_util.h"
 #include "weft.h"
@@ -758,7 +759,8 @@ static void sphere_collider(void) {
     make_model(&m, grid(9, 9, 0.5, 0.5, WEFT_PLANE_XZ, -0.25, 0.3, 0.25), h);
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.type = &weft_collider_sphere, .radius = R, .friction = 0.3};
+    m.colliders[0] = collider_of("sphere");
+    collider_set(&m.colliders[0], "radius", R, 0, 0);
     for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -50.0;
     weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
@@ -814,8 +816,10 @@ static void moving_sphere(void) {
     m.gravity[1] = 0.0;
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.type = &weft_collider_sphere, .center = {0, -0.4, 0},
-                                     .radius = R, .velocity = {0, u, 0}, .friction = 0.3};
+    m.colliders[0] = collider_of("sphere");
+    collider_set(&m.colliders[0], "center", 0, -0.4, 0);
+    collider_set(&m.colliders[0], "radius", R, 0, 0);
+    m.colliders[0].velocity[1] = u;
     weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
     weft_collision_pipeline *p = create(&m, &o);
@@ -837,7 +841,7 @@ static void moving_sphere(void) {
     }
     /* After 0.4 s the sphere's top is at −0.4 + 1.2 + 0.2 = 1.0 m; the middle vertex (40)
      * rides on it, moving up with it. */
-    double top = m.colliders[0].center[1] + u * m.t + R;
+    double top = collider_at(&m.colliders[0], "center")[1] + u * m.t + R;
     printf("moving sphere: min distance %.3g m, %ld contacts, middle at %.4f m, top at %.4f m, "
            "middle v_y %.3f m/s\n", dmin, contacts, m.x[3 * 40 + 1], top, m.v[3 * 40 + 1]);
     CHECK(contacts > 0);
@@ -861,8 +865,8 @@ static void thin_box(void) {
     for (int i = 0; i < m.n; i++) m.v[3 * i + 1] = -30.0;
     m.ncolliders = 1;
     m.colliders = calloc(1, sizeof *m.colliders);
-    m.colliders[0] = (weft_collider){.type = &weft_collider_box, .half_extents = {0.5, 0.01, 0.5},
-                                     .friction = 0.3};
+    m.colliders[0] = collider_of("box");
+    collider_set(&m.colliders[0], "half_extents", 0.5, 0.01, 0.5);
     weft_collision_options o = weft_collision_options_from_settings(&m, NULL);
     o.thickness = 1e-3, o.ccd_tolerance = 1e-4, o.friction = 0.1, o.stiffness = 1000;
     weft_collision_pipeline *p = create(&m, &o);
@@ -945,10 +949,9 @@ static void no_allocation(void) {
         make_model(&m, grid(6, 6, 0.3, 0.3, WEFT_PLANE_XZ, -0.15, 0.05, 0.15), h);
         m.ncolliders = 1;
         m.colliders = calloc(1, sizeof *m.colliders);
-        m.colliders[0] = (weft_collider){.type = &weft_collider_sphere,
-                                         .center = {0.1, 0.03, 0},
-                                         .radius = 0.02,
-                                         .friction = 0.3};
+        m.colliders[0] = collider_of("sphere");
+        collider_set(&m.colliders[0], "center", 0.1, 0.03, 0);
+        collider_set(&m.colliders[0], "radius", 0.02, 0, 0);
         weft_mesh plate = grid(4, 4, 0.6, 0.6, WEFT_PLANE_XZ, -0.31, 0.0, 0.29);
         weft_collision_options o = weft_collision_options_default();
         o.broad_phase = bp ? WEFT_BROAD_PHASE_HASH : WEFT_BROAD_PHASE_BVH;

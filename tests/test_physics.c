@@ -10,6 +10,7 @@
  * the comment next to it from the scene's physics or the algorithm's construction.
  */
 #include "check.h"
+#include "collider_helpers.h"
 #include "scene_build.h"
 #include "weft.h"
 #include "weft_energies.h"
@@ -145,7 +146,8 @@ static void run_no_penetration(const weft_solver_type *solver, weft_model *m,
         if (!step(solver, st, m)) break;
         for (int i = 0; i < m->n; i++)
             *core = fmin(*core, segment_centre_distance(&xprev[3 * i], &m->x[3 * i],
-                                                        ball->center) / ball->radius);
+                                                        collider_at(ball, "center")) /
+                                                    collider_at(ball, "radius")[0]);
         double db = min_distance(m, ball), dg = min_distance(m, ground);
         dmin[0] = fmin(dmin[0], db), dmin[1] = fmin(dmin[1], dg);
         if ((db < 0.0 || dg < 0.0) && bad_step < 0) {

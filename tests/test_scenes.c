@@ -12,6 +12,7 @@
  * from running this code. Scene files go to a fresh mkdtemp directory.
  */
 #include "check.h"
+#include "collider_helpers.h"
 #include "tmp_files.h"
 #include "scene_build.h"
 #include "pbd_internal.h"
@@ -540,8 +541,10 @@ static void check_distance(const weft_collider *c, const double p[3], double d,
  * length of max(q, 0) and the normal points from the closest box point to p; inside, the
  * nearest face's q (< 0) and its ±axis normal. */
 static void box_distance(void) {
-    weft_collider c = {.type = &weft_collider_box, .center = {1, 2, 3},
-                       .half_extents = {0.5, 1, 2}};
+    weft_collider c = collider_of("box");
+    collider_set(&c, "center", 1, 2, 3);
+    collider_set(&c, "half_extents", 0.5, 1, 2);
+    const double *ctr = collider_at(&c, "center"), *half = collider_at(&c, "half_extents");
     /* Inside, 0.2 m from the +x face (x = 1.5), 0.9 from +y, 1.8 from +z. */
     check_distance(&c, (double[]){1.3, 2.1, 3.2}, -0.2, (double[]){1, 0, 0});
     /* Inside, 0.2 m from the -z face (z = 1). */
@@ -562,7 +565,8 @@ static void box_distance(void) {
     /* On the edge x = 0.5, y = 1 itself: distance 0, normal of the lowest axis, -x. */
     check_distance(&c, (double[]){0.5, 1, 3}, 0.0, (double[]){-1, 0, 0});
     /* Equidistant from two faces inside a unit cube: the lowest axis wins. */
-    weft_collider cube = {.type = &weft_collider_box, .half_extents = {1, 1, 1}};
+    weft_collider cube = collider_of("box");
+    collider_set(&cube, "half_extents", 1, 1, 1);
     check_distance(&cube, (double[]){0.5, 0.5, 0}, -0.5, (double[]){1, 0, 0});
     check_distance(&cube, (double[]){0, -0.5, -0.5}, -0.5, (double[]){0, -1, 0});
 
@@ -577,10 +581,10 @@ static void box_distance(void) {
         /* Skip points near a tie between faces or near an edge's region boundary, where
          * the distance is not differentiable. */
         double q[3];
-        for (int k = 0; k < 3; k++) q[k] = fabs(p[k] - c.center[k]) - c.half_extents[k];
+        for (int k = 0; k < 3; k++) q[k] = fabs(p[k] - ctr[k]) - half[k];
         bool near_kink = false;
         for (int a = 0; a < 3; a++) {
-            if (fabs(q[a]) < 1e-3 || fabs(p[a] - c.center[a]) < 1e-3) near_kink = true;
+            if (fabs(q[a]) < 1e-3 || fabs(p[a] - ctr[a]) < 1e-3) near_kink = true;
             for (int b = a + 1; b < 3; b++)
                 if (dist < 0 && fabs(q[a] - q[b]) < 1e-3) near_kink = true;
         }
@@ -605,27 +609,33 @@ static void box_distance(void) {
  * values of weft_collider_distance at every t, so scenes without motion are unchanged. */
 static void collider_motion(void) {
     double n[3];
-    weft_collider plane = {.type = &weft_collider_plane, .normal = {0, 1, 0},
-                           .velocity = {0, 0.5, 0}};
+    weft_collider plane = collider_of("plane");
+    plane.velocity[1] = 0.5;
     /* At t = 2 s the plane y = 0 has risen to y = 1: (3, 1.5, -1) is 0.5 m above it. */
     CHECK_NEAR(weft_collider_distance_at(&plane, (double[]){3, 1.5, -1}, 2.0, n), 0.5, 1e-15);
     CHECK(n[0] == 0 && n[1] == 1 && n[2] == 0);
-    weft_collider sphere = {.type = &weft_collider_sphere, .radius = 1, .velocity = {1, 0, 0}};
+    weft_collider sphere = collider_of("sphere");
+    collider_set(&sphere, "radius", 1, 0, 0);
+    sphere.velocity[0] = 1;
     /* At t = 3 s the unit sphere's centre is (3, 0, 0): (3, 2, 0) is 1 m off its top. */
     CHECK_NEAR(weft_collider_distance_at(&sphere, (double[]){3, 2, 0}, 3.0, n), 1.0, 1e-15);
     CHECK_NEAR(n[1], 1.0, 1e-15);
-    weft_collider box = {.type = &weft_collider_box, .half_extents = {1, 1, 1},
-                         .velocity = {0, 0, -2}};
+    weft_collider box = collider_of("box");
+    collider_set(&box, "half_extents", 1, 1, 1);
+    box.velocity[2] = -2;
     /* At t = 0.5 s the cube's centre is (0, 0, -1), its -z face at z = -2. */
     CHECK_NEAR(weft_collider_distance_at(&box, (double[]){0, 0, -2.25}, 0.5, n), 0.25, 1e-15);
     CHECK(n[0] == 0 && n[1] == 0 && n[2] == -1);
     CHECK(weft_collider_moving(&plane) && weft_collider_moving(&box));
 
     /* Static: bit for bit, at any time. */
-    weft_collider fixed[3] = {
-        {.type = &weft_collider_plane, .point = {0.1, 0.2, 0.3}, .normal = {0.6, 0.8, 0}},
-        {.type = &weft_collider_sphere, .center = {0.1, 0.3, -0.2}, .radius = 0.3},
-        {.type = &weft_collider_box, .center = {-0.2, 0.1, 0}, .half_extents = {0.3, 0.1, 0.2}}};
+    weft_collider fixed[3] = {collider_of("plane"), collider_of("sphere"), collider_of("box")};
+    collider_set(&fixed[0], "point", 0.1, 0.2, 0.3);
+    collider_set(&fixed[0], "normal", 0.6, 0.8, 0);
+    collider_set(&fixed[1], "center", 0.1, 0.3, -0.2);
+    collider_set(&fixed[1], "radius", 0.3, 0, 0);
+    collider_set(&fixed[2], "center", -0.2, 0.1, 0);
+    collider_set(&fixed[2], "half_extents", 0.3, 0.1, 0.2);
     static const double times[] = {0.0, 1.0 / 60.0, 7.5, -3.0, 1e300};
     lcg g = {7};
     int differ = 0;
@@ -791,9 +801,10 @@ static void collider_keys(void) {
                sizeof path);
     weft_model m = {0};
     if (build(path, NULL, &m)) {
-        CHECK(m.ncolliders == 1 && m.colliders[0].type == &weft_collider_box);
-        CHECK(m.colliders[0].half_extents[2] == 0.3 && m.colliders[0].velocity[2] == -4);
-        CHECK(m.colliders[0].center[1] == 2);
+        CHECK(m.ncolliders == 1 && m.colliders[0].type == collider_type("box"));
+        CHECK(collider_at(&m.colliders[0], "half_extents")[2] == 0.3 &&
+              m.colliders[0].velocity[2] == -4);
+        CHECK(collider_at(&m.colliders[0], "center")[1] == 2);
     }
     weft_model_free(&m);
     char want[200];
@@ -851,9 +862,12 @@ static void scene_cloth_on_cloth(void) {
         for (int i = 0; i < 3 * m.n; i++) CHECK(m.v[i] == 0.0);
         const weft_collider *ball = NULL;
         for (int c = 0; c < m.ncolliders; c++)
-            if (m.colliders[c].type == &weft_collider_sphere) ball = &m.colliders[c];
+            if (m.colliders[c].type == collider_type("sphere")) ball = &m.colliders[c];
         CHECK(ball != NULL);
-        if (ball) CHECK(ly[0] > ball->center[1] + ball->radius);
+        if (ball) {
+            weft_collider b = *ball;
+            CHECK(ly[0] > collider_at(&b, "center")[1] + collider_at(&b, "radius")[0]);
+        }
         int pinned = 0;
         for (int i = 0; i < m.n; i++) pinned += m.pin[i] >= 0;
         CHECK(pinned == 0);

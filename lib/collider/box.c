@@ -12,12 +12,14 @@
 
 #include <math.h>
 
+enum { CENTER = 0, HALF = 3 }; /* where its keys sit in weft_collider.param */
+
 static double box_distance(const weft_collider *c, const double p[3], double n[3]) {
-    const double *h = c->half_extents;
+    const double *h = &c->param[HALF];
     double d[3], q[3], out2 = 0.0;
     int face = 0;
     for (int k = 0; k < 3; k++) {
-        d[k] = p[k] - c->center[k];
+        d[k] = p[k] - c->param[CENTER + k];
         q[k] = fabs(d[k]) - h[k];
         if (q[k] > 0.0) out2 += q[k] * q[k];
         if (q[k] > q[face]) face = k;
@@ -40,8 +42,8 @@ static bool box_segment_entry(const weft_collider *c, const double x0[3], const 
     double te = 0.0, tx = 1.0, sgn = 0.0;
     int axis = -1;
     for (int k = 0; k < 3 && te <= tx; k++) {
-        double lo = c->center[k] - c->half_extents[k] - margin;
-        double hi = c->center[k] + c->half_extents[k] + margin, d = x1[k] - x0[k];
+        double lo = c->param[CENTER + k] - c->param[HALF + k] - margin;
+        double hi = c->param[CENTER + k] + c->param[HALF + k] + margin, d = x1[k] - x0[k];
         if (d == 0.0) {
             if (x0[k] < lo || x0[k] > hi) tx = -1.0; /* parallel and outside the slab */
             continue;
@@ -57,10 +59,31 @@ static bool box_segment_entry(const weft_collider *c, const double x0[3], const 
     return true;
 }
 
+/* Outside, S = (P − n̂n̂ᵀ)/|q₊| with P the projector on the axes where p lies beyond a
+ * face (zero in a face region); inside, zero. */
+static void box_curvature(const weft_collider *c, const double p[3], double S[9]) {
+    double n[3], d = box_distance(c, p, n);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double out = fabs(p[i] - c->param[CENTER + i]) > c->param[HALF + i];
+            S[3 * i + j] = d > 0.0 ? ((i == j) * out - n[i] * n[j]) / d : 0.0;
+        }
+}
+
+static const weft_collider_param box_params[] = {
+    {.key = "center", .n = 3, .at = CENTER, .unit = "m", .doc = "its centre"},
+    {.key = "half_extents", .n = 3, .at = HALF, .unit = "m", .lo = 0, .hi = 1e9,
+     .flags = WEFT_PARAM_LO_OPEN, .dflt = {0.5, 0.5, 0.5}, .each = "half extent",
+     .doc = "half its size along x, y, z"},
+    {.key = NULL},
+};
+
 const weft_collider_type weft_collider_box = {
     .name = "box",
     .summary = "axis-aligned box, center +- half_extents",
     .smooth = false,
+    .params = box_params,
     .distance = box_distance,
     .segment_entry = box_segment_entry,
+    .curvature = box_curvature,
 };

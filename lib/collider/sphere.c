@@ -7,8 +7,11 @@
 
 #include <math.h>
 
+enum { CENTER = 0, RADIUS = 3 }; /* where its keys sit in weft_collider.param */
+
 static double sphere_distance(const weft_collider *c, const double p[3], double n[3]) {
-    double d[3] = {p[0] - c->center[0], p[1] - c->center[1], p[2] - c->center[2]};
+    const double *ctr = &c->param[CENTER];
+    double d[3] = {p[0] - ctr[0], p[1] - ctr[1], p[2] - ctr[2]};
     double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     if (n) {
         if (len > 0.0) {
@@ -17,13 +20,13 @@ static double sphere_distance(const weft_collider *c, const double p[3], double 
             n[0] = 0.0, n[1] = 1.0, n[2] = 0.0;
         }
     }
-    return len - c->radius;
+    return len - c->param[RADIUS];
 }
 
 static bool sphere_segment_entry(const weft_collider *c, const double x0[3],
                                  const double x1[3], double margin, double *t, double n[3]) {
-    double d[3], f[3], R = c->radius + margin;
-    for (int k = 0; k < 3; k++) d[k] = x1[k] - x0[k], f[k] = x0[k] - c->center[k];
+    double d[3], f[3], R = c->param[RADIUS] + margin;
+    for (int k = 0; k < 3; k++) d[k] = x1[k] - x0[k], f[k] = x0[k] - c->param[CENTER + k];
     double a = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     double b = 2.0 * (d[0] * f[0] + d[1] * f[1] + d[2] * f[2]);
     double cc = f[0] * f[0] + f[1] * f[1] + f[2] * f[2] - R * R;
@@ -42,10 +45,27 @@ static bool sphere_segment_entry(const weft_collider *c, const double x0[3],
     return true;
 }
 
+/* S = (I − n̂n̂ᵀ)/|p − c|: the sphere through p about c (zero at the centre). */
+static void sphere_curvature(const weft_collider *c, const double p[3], double S[9]) {
+    double n[3], len = sphere_distance(c, p, n) + c->param[RADIUS];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            S[3 * i + j] = len > 0.0 ? ((i == j) - n[i] * n[j]) / len : 0.0;
+}
+
+static const weft_collider_param sphere_params[] = {
+    {.key = "center", .n = 3, .at = CENTER, .unit = "m", .doc = "its centre"},
+    {.key = "radius", .n = 1, .at = RADIUS, .unit = "m", .lo = 0, .hi = 1e9,
+     .flags = WEFT_PARAM_LO_OPEN, .dflt = {0.5}, .doc = "its radius"},
+    {.key = NULL},
+};
+
 const weft_collider_type weft_collider_sphere = {
     .name = "sphere",
     .summary = "ball |p - center| >= radius outside",
     .smooth = true,
+    .params = sphere_params,
     .distance = sphere_distance,
     .segment_entry = sphere_segment_entry,
+    .curvature = sphere_curvature,
 };

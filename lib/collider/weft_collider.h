@@ -12,28 +12,47 @@
 /* Colliders and pins                                                              */
 /* ------------------------------------------------------------------------------ */
 
-/* An obstacle, static or translating with constant velocity u: its reference point (the
- * plane's point, the sphere's or box's centre) is p0 + u t at time t, p0 the value below.
- * Plane: points p with (p - point)·normal >= 0 are outside. Box: axis-aligned. */
+/* Capacity of a collider's parameter block (doubles): what its type's table lays out. */
+#define WEFT_COLLIDER_PARAM_MAX 16
+
+/* An obstacle, static or translating with constant velocity u: it stands at p0 + u t at
+ * time t, p0 its shape's parameters below. The shape-independent data are fields; the
+ * shape's own parameters (a point, a normal, a centre, a radius, ...) sit in param, laid
+ * out by its type's table (weft_collider_type.params). */
 typedef struct weft_collider {
     char name[64];
     const struct weft_collider_type *type; /* its shape: one of weft_collider_registry */
-    double point[3], normal[3]; /* plane: a point on it (m) and unit outward normal */
-    double center[3], radius;   /* sphere: centre (m) and radius (m); box: centre (m) */
-    double half_extents[3];     /* box: half its size along x, y, z (m), each > 0 */
+    double param[WEFT_COLLIDER_PARAM_MAX]; /* the shape's parameters, per its type's table */
     double velocity[3];         /* u, m/s; (0, 0, 0) for a static obstacle */
     double friction;            /* Coulomb coefficient μ >= 0 (dimensionless) */
     double restitution;         /* e in [0, 1] */
 } weft_collider;
 
-/* A collider shape: one file each in lib/collider/ (plane.c, sphere.c, box.c) and one
- * line of weft_collider_registry (collider.c). Positions are in the collider's own frame
- * (where it stands at t = 0). */
+/* One key of a collider shape's [collider.NAME] section: a number or a 3-vector stored
+ * at param[at .. at + n - 1]. The scene parser reads it, `./weft list` lists it. */
+typedef struct weft_collider_param {
+    const char *key;  /* scene key */
+    int n;            /* 1: a number; 3: a 3-vector "x y z" */
+    int at;           /* index of its first value in weft_collider.param */
+    const char *unit; /* SI unit; "1" for a dimensionless value */
+    double lo, hi;    /* every component's allowed range; lo == hi: any finite value */
+    unsigned flags;   /* WEFT_PARAM_LO_OPEN, WEFT_PARAM_HI_OPEN */
+    double dflt[3];   /* default (the first n values) */
+    const char *each; /* a 3-vector's component in a range message ("half extent"), or NULL */
+    const char *doc;  /* one line: what it means */
+} weft_collider_param;
+
+/* A collider shape: one file each in lib/collider/ and one line of WEFT_COLLIDERS in
+ * collider.c. Positions are in the collider's own frame (where it stands at t = 0). */
 typedef struct weft_collider_type {
     const char *name;        /* [collider.NAME] type */
     const char *summary;
-    bool smooth;             /* one normal describes every contact (planes, spheres): the
-                                implicit solvers can filter it; a box has edges */
+    bool smooth;             /* one normal describes every contact: the implicit solvers
+                                can filter it (a shape with edges is not smooth) */
+    const weft_collider_param *params; /* its keys, terminated by key == NULL */
+    /* Optional: checks and normalises the parameters read from a scene; NULL when fine,
+     * else a one-line message with *key the key it concerns. */
+    const char *(*prepare)(weft_collider *c, const char **key);
     /* Signed distance of p (m), outward normal at the closest surface point in n (may be
      * NULL). */
     double (*distance)(const weft_collider *c, const double p[3], double n[3]);
@@ -41,9 +60,14 @@ typedef struct weft_collider_type {
      * (m), with the outward normal there in n; false when it starts inside or misses. */
     bool (*segment_entry)(const weft_collider *c, const double x0[3], const double x1[3],
                           double margin, double *t, double n[3]);
+    /* Optional: moves p onto the surface grown by margin (m), normal there in n; returns
+     * the signed gap p had. NULL: p − (d − margin) n̂, exact for a distance field. */
+    double (*project)(const weft_collider *c, double p[3], double margin, double n[3]);
+    /* Optional: the shape operator at p, S = ∂n̂/∂p (1/m, symmetric 3×3, row-major), the
+     * curvature of the level set of the distance through p. NULL: central differences of
+     * the normal (weft_collider_curvature_at). */
+    void (*curvature)(const weft_collider *c, const double p[3], double S[9]);
 } weft_collider_type;
-
-extern const weft_collider_type weft_collider_plane, weft_collider_sphere, weft_collider_box;
 
 /* The registered collider types, NULL-terminated. */
 extern const weft_collider_type *const weft_collider_registry[];
@@ -54,6 +78,13 @@ const weft_collider_type *weft_collider_type_of(const weft_collider *c);
 /* The registered collider type of that name, or NULL. */
 const weft_collider_type *weft_collider_find(const char *name);
 
+/* The row of type t's table for key, or NULL. */
+const weft_collider_param *weft_collider_param_find(const weft_collider_type *t,
+                                                    const char *key);
+
+/* A collider of type t with its table's defaults, at rest, friction and restitution 0. */
+void weft_collider_init(weft_collider *c, const weft_collider_type *t);
+
 /* Signed distance of p from collider c where it stands at t = 0 (m), with the outward
  * normal at the closest surface point in n (may be NULL). */
 double weft_collider_distance(const weft_collider *c, const double p[3], double n[3]);
@@ -63,6 +94,16 @@ double weft_collider_distance(const weft_collider *c, const double p[3], double 
  * exactly weft_collider_distance's values at every t. */
 double weft_collider_distance_at(const weft_collider *c, const double p[3], double t,
                                  double n[3]);
+
+/* Moves p (m) onto collider c's surface at time t grown by margin (m), along the outward
+ * normal, which goes to n; returns the signed gap p had (distance − margin). */
+double weft_collider_project_at(const weft_collider *c, double p[3], double t, double margin,
+                                double n[3]);
+
+/* The shape operator S = ∂n̂/∂p of collider c at p at time t (1/m, row-major 3×3): its
+ * type's curvature hook, or central differences of the normal where it has none. */
+void weft_collider_curvature_at(const weft_collider *c, const double p[3], double t,
+                                double S[9]);
 
 /* True when c moves (a non-zero velocity). */
 bool weft_collider_moving(const weft_collider *c);
@@ -84,8 +125,8 @@ void weft_contact_response(double v[3], const double n[3], const double *u, doub
 
 /* A triangle-mesh obstacle ([collider.NAME] type = mesh): scripted (infinite mass),
  * moving by a constant translation, x(t) = x_rest + u t. Only the collision pipeline
- * (lib/collision/weft_collision.h) sees it: the solvers' own contact handling knows planes and
- * spheres only, so a model with obstacles needs [collision] pipeline = bridson. */
+ * (lib/collision/weft_collision.h) sees it: the solvers' own contact handling knows the
+ * analytic shapes only, so a model with obstacles needs [collision] pipeline = bridson. */
 typedef struct weft_obstacle {
     char name[64];
     weft_mesh mesh;     /* rest positions x_rest (mesh.x, m), triangles and topology */

@@ -32,7 +32,8 @@ typedef struct key_default {
 } key_default;
 
 /* The defaults of scene.c's build_part_mesh, read_part_keys, reorder_vertices and
- * build_collider: a change there is a change here. */
+ * build_collider: a change there is a change here. A collider shape's own keys come from
+ * its type's table (collider_defaults). */
 static const key_default defaults[] = {
     {"mesh", NULL, false, "type", "grid"},
     {"mesh", "grid", false, "width", "1"},
@@ -55,18 +56,6 @@ static const key_default defaults[] = {
     {"mesh", NULL, false, "rest_shape", "auto"},
     {"mesh", NULL, false, "velocity", "0 0 0"},
     {"mesh", NULL, true, "reorder", "none"},
-    {"collider", "plane", false, "point", "0 0 0"},
-    {"collider", "plane", false, "normal", "0 1 0"},
-    {"collider", "sphere", false, "center", "0 0 0"},
-    {"collider", "sphere", false, "radius", "0.5"},
-    {"collider", "box", false, "center", "0 0 0"},
-    {"collider", "box", false, "half_extents", "0.5 0.5 0.5"},
-    {"collider", "plane", false, "friction", "0.3"},
-    {"collider", "sphere", false, "friction", "0.3"},
-    {"collider", "box", false, "friction", "0.3"},
-    {"collider", "plane", false, "restitution", "0"},
-    {"collider", "sphere", false, "restitution", "0"},
-    {"collider", "box", false, "restitution", "0"},
     {"collider", NULL, false, "velocity", "0 0 0"},
     {NULL, NULL, false, NULL, NULL},
 };
@@ -136,6 +125,30 @@ static void absolute_path(const weft_scene *s, const char *value, char *buf, siz
     if (n < 0 || (size_t)n >= size) buf[0] = '\0'; /* too long: put() then refuses it */
 }
 
+/* Writes the defaults of a collider section of a registered type that the scene does not
+ * give: its table's keys, then friction and restitution (build_collider's). */
+static int collider_defaults(FILE *f, const weft_scene *s, const char *sec, const char *type,
+                             weft_error *err) {
+    const weft_collider_type *t = weft_collider_find(type);
+    if (!t) return WEFT_OK; /* a mesh obstacle */
+    int rc = WEFT_OK;
+    for (const weft_collider_param *q = t->params; q && q->key && !rc; q++) {
+        if (weft_scene_find(s, sec, q->key)) continue;
+        char v[3][40], all[128];
+        for (int k = 0; k < q->n; k++) shortest(q->dflt[k], v[k], sizeof v[k]);
+        if (q->n == 3)
+            snprintf(all, sizeof all, "%s %s %s", v[0], v[1], v[2]);
+        else
+            snprintf(all, sizeof all, "%s", v[0]);
+        rc = put(f, sec, q->key, all, err);
+    }
+    static const char *const shared[][2] = {{"friction", "0.3"}, {"restitution", "0"}};
+    for (int i = 0; i < 2 && !rc; i++)
+        if (!weft_scene_find(s, sec, shared[i][0]))
+            rc = put(f, sec, shared[i][0], shared[i][1], err);
+    return rc;
+}
+
 /* Writes section sec of the model: the scene's keys in their order (the last value of
  * each), then the defaults of the keys it does not give. */
 static int write_model_section(FILE *f, const weft_scene *s, const char *sec, weft_error *err) {
@@ -155,6 +168,7 @@ static int write_model_section(FILE *f, const weft_scene *s, const char *sec, we
             rc = put(f, sec, e->key, e->value, err);
         }
     }
+    if (!strcmp(fam, "collider")) rc = collider_defaults(f, s, sec, type, err);
     for (const key_default *d = defaults; d->family && !rc; d++) {
         if (strcmp(d->family, fam) != 0 || (d->type && strcmp(d->type, type) != 0)) continue;
         if (d->primary && strcmp(sec, "mesh") != 0) continue;

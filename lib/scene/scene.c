@@ -123,14 +123,8 @@ const weft_scene_key weft_scene_keys[] = {
     VEC("pins", "velocity", "m/s", "0 0 0", "translate: their velocity"),
     VEC("pins", "angular_velocity", "rad/s", "0 0 0", "rotate: axis x rate"),
     VEC("pins", "center", "m", "0 0 0", "rotate: the centre of rotation"),
-    WORD("collider", "type", NULL, "", "required: a registered collider shape (plane, sphere, "
-         "box) or mesh, a triangle-mesh obstacle"),
-    VEC("collider", "point", "m", "0 0 0", "plane: a point on it"),
-    VEC("collider", "normal", "1", "0 1 0", "plane: its outward normal (normalised)"),
-    VEC("collider", "center", "m", "0 0 0", "sphere, box: its centre"),
-    NUM("collider", "radius", "m", 0, 1e9, LO_OPEN, "0.5", "sphere: its radius"),
-    VEC("collider", "half_extents", "m", "0.5 0.5 0.5", "box: half its size along x, y, z, "
-        "each in (0, 1e9]"),
+    WORD("collider", "type", NULL, "", "required: a registered collider shape, whose own keys "
+         "its entry in the colliders group lists, or mesh, a triangle-mesh obstacle"),
     VEC("collider", "velocity", "m/s", "0 0 0", "the obstacle translates at this velocity"),
     NUM("collider", "friction", "1", 0, 100, 0, "0.3", "Coulomb coefficient mu of contacts"),
     NUM("collider", "restitution", "1", 0, 1, 0, "0", "analytic shapes: coefficient of "
@@ -177,10 +171,22 @@ static const char *section_family(const char *section) {
     return section;
 }
 
+/* The row schema_find gives for a key of a collider shape's own table: build_collider
+ * reads and checks it against the section's type (weft_collider_type.params). */
+static const schema_key shape_key = {"collider", "", WEFT_KEY_TEXT, "", 0, 0, 0, NULL, "", ""};
+
+/* The registered collider type whose table has key, or NULL. */
+static const weft_collider_type *shape_with_key(const char *key) {
+    for (const weft_collider_type *const *t = weft_collider_registry; *t; t++)
+        if (weft_collider_param_find(*t, key)) return *t;
+    return NULL;
+}
+
 static const schema_key *schema_find(const char *section, const char *key) {
     const char *fam = section_family(section);
     for (const schema_key *k = weft_scene_keys; k->section; k++)
         if (strcmp(k->section, fam) == 0 && strcmp(k->key, key) == 0) return k;
+    if (!strcmp(fam, "collider") && shape_with_key(key)) return &shape_key;
     return NULL;
 }
 
@@ -217,6 +223,10 @@ void weft_scene_suggest_key(weft_suggest *sg, const char *section) {
     const char *fam = section_family(section);
     for (const schema_key *k = weft_scene_keys; k->section; k++)
         if (!strcmp(k->section, fam)) weft_suggest_offer(sg, k->key);
+    if (strcmp(fam, "collider")) return;
+    for (const weft_collider_type *const *t = weft_collider_registry; *t; t++)
+        for (const weft_collider_param *q = (*t)->params; q && q->key; q++)
+            weft_suggest_offer(sg, q->key);
 }
 
 void weft_scene_suggest_section(weft_suggest *sg, char buf[3][160]) {
@@ -1162,19 +1172,61 @@ static int build_pins(const weft_scene *s, const char *section, weft_model *m, w
     return WEFT_OK;
 }
 
-/* Adds the collider of a [collider.NAME] section: a plane, sphere or axis-aligned box, at
- * rest or translating with its velocity. */
+/* v as a person writes a bound: 1e9 rather than %g's 1e+09. */
+static void plain_bound(double v, char *buf, size_t n) {
+    int ex = v != 0.0 ? (int)floor(log10(fabs(v))) : 0;
+    if (abs(ex) < 5)
+        snprintf(buf, n, "%g", v);
+    else
+        snprintf(buf, n, "%ge%d", v / pow(10.0, ex), ex);
+}
+
+/* Reads key q of a collider's type from section into c->param, each component within
+ * q's range; keeps the default if absent. */
+static int get_collider_param(const weft_scene *s, const char *section,
+                              const weft_collider_param *q, weft_collider *c, weft_error *err) {
+    const entry *e = weft_scene_find(s, section, q->key);
+    if (!e) return WEFT_OK;
+    double v[3];
+    int rc;
+    if (q->n == 3) {
+        if ((rc = get_vec3(s, section, q->key, v, err))) return rc;
+    } else if ((rc = weft_scene_number(e, e->value, &v[0], err))) {
+        return rc;
+    }
+    const bool lo_open = q->flags & WEFT_PARAM_LO_OPEN, hi_open = q->flags & WEFT_PARAM_HI_OPEN;
+    for (int k = 0; k < q->n && q->lo < q->hi; k++) {
+        if ((lo_open ? v[k] > q->lo : v[k] >= q->lo) && (hi_open ? v[k] < q->hi : v[k] <= q->hi))
+            continue;
+        char range[160], lo[32], hi[32];
+        if (q->n == 3) {
+            plain_bound(q->lo, lo, sizeof lo), plain_bound(q->hi, hi, sizeof hi);
+            snprintf(range, sizeof range, "every %s must lie in %s%s, %s%s %s",
+                     q->each ? q->each : "component", lo_open ? "(" : "[", lo, hi,
+                     hi_open ? ")" : "]", q->unit);
+        } else {
+            snprintf(range, sizeof range, "%s must lie in %s%g, %g%s", e->value,
+                     lo_open ? "(" : "[", q->lo, q->hi, hi_open ? ")" : "]");
+        }
+        return weft_scene_bad(e, err, "%s", range);
+    }
+    for (int k = 0; k < q->n; k++) c->param[q->at + k] = v[k];
+    return WEFT_OK;
+}
+
+/* The registered collider types' names and "mesh", joined by ", " into buf. */
+static void collider_type_names(char *buf, size_t size) {
+    int len = 0;
+    buf[0] = '\0';
+    for (const weft_collider_type *const *t = weft_collider_registry; *t; t++)
+        weft_appendf(buf, size, &len, "%s, ", (*t)->name);
+    weft_appendf(buf, size, &len, "mesh");
+}
+
+/* Adds the collider of a [collider.NAME] section: a registered shape, read through its
+ * type's table, at rest or translating with its velocity. */
 static int build_collider(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
-    /* The registered collider types, and "mesh" so that a bad type names every choice;
-     * build_collider_section hands mesh colliders to build_obstacle before this runs. */
-    const char *kinds[16];
-    int nk = 0;
-    for (; weft_collider_registry[nk] && nk < 14; nk++) kinds[nk] = weft_collider_registry[nk]->name;
-    kinds[nk] = "mesh", kinds[nk + 1] = NULL;
-    weft_collider c = {.normal = {0, 1, 0}, .radius = 0.5, .half_extents = {0.5, 0.5, 0.5},
-                       .friction = 0.3, .restitution = 0.0};
-    snprintf(c.name, sizeof c.name, "%s", section + 9);
     const entry *te = weft_scene_find(s, section, "type");
     if (!te) {
         /* Point at the first key of the section. */
@@ -1183,28 +1235,55 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
                 te = &s->e[i];
                 break;
             }
-        return weft_scene_bad(te, err, "%s", "collider needs a type (plane, sphere or box)");
+        char names[200], full[240];
+        collider_type_names(names, sizeof names);
+        snprintf(full, sizeof full, "collider needs a type (%s)", names);
+        return weft_scene_bad(te, err, "%s", full);
     }
-    int kind = 0, rc;
-    if ((rc = get_enum(s, section, "type", kinds, &kind, err)) ||
-        (rc = get_vec3(s, section, "point", c.point, err)) ||
-        (rc = get_vec3(s, section, "normal", c.normal, err)) ||
-        (rc = get_vec3(s, section, "center", c.center, err)) ||
-        (rc = get_double(s, section, "radius", &c.radius, err)) ||
-        (rc = get_double(s, section, "friction", &c.friction, err)) ||
+    const weft_collider_type *type = weft_collider_find(te->value);
+    if (!type) {
+        char names[200], msg[290];
+        collider_type_names(names, sizeof names);
+        snprintf(msg, sizeof msg, "'%.60s' is not one of: %s", te->value, names);
+        weft_suggest sg;
+        weft_suggest_init(&sg, te->value);
+        for (const weft_collider_type *const *t = weft_collider_registry; *t; t++)
+            weft_suggest_offer(&sg, (*t)->name);
+        weft_suggest_offer(&sg, "mesh");
+        char h[96];
+        hint(&sg, "", h, sizeof h);
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s", h);
+        return weft_scene_bad(te, err, "%s", msg);
+    }
+    weft_collider c;
+    weft_collider_init(&c, type);
+    c.friction = 0.3, c.restitution = 0.0;
+    snprintf(c.name, sizeof c.name, "%s", section + 9);
+    /* A key of another shape's table does not apply to this one. */
+    for (int i = 0; i < s->n; i++) {
+        const entry *e = &s->e[i];
+        if (strcmp(e->section, section) || weft_collider_param_find(type, e->key) ||
+            !shape_with_key(e->key))
+            continue;
+        char keys[200], msg[290];
+        int len = 0;
+        keys[0] = '\0';
+        for (const weft_collider_param *q = type->params; q && q->key; q++)
+            weft_appendf(keys, sizeof keys, &len, "%s, ", q->key);
+        weft_appendf(keys, sizeof keys, &len, "velocity, friction, restitution");
+        snprintf(msg, sizeof msg, "does not apply to a %.40s collider (keys: %s)", type->name,
+                 keys);
+        return weft_scene_bad(e, err, "%s", msg);
+    }
+    int rc;
+    for (const weft_collider_param *q = type->params; q && q->key; q++)
+        if ((rc = get_collider_param(s, section, q, &c, err))) return rc;
+    if ((rc = get_double(s, section, "friction", &c.friction, err)) ||
         (rc = get_double(s, section, "restitution", &c.restitution, err)) ||
-        (rc = get_vec3(s, section, "velocity", c.velocity, err)) ||
-        (rc = get_vec3(s, section, "half_extents", c.half_extents, err)))
+        (rc = get_vec3(s, section, "velocity", c.velocity, err)))
         return rc;
-    c.type = weft_collider_registry[kind];
-    for (int k = 0; k < 3; k++)
-        if (!(c.half_extents[k] > 0.0 && c.half_extents[k] <= 1e9))
-            return weft_scene_bad(weft_scene_find(s, section, "half_extents"), err, "%s",
-                       "every half extent must lie in (0, 1e9] m");
-    double len = sqrt(c.normal[0] * c.normal[0] + c.normal[1] * c.normal[1] +
-                      c.normal[2] * c.normal[2]);
-    if (!(len > 0)) return weft_scene_bad(weft_scene_find(s, section, "normal"), err, "%s", "normal is zero");
-    for (int k = 0; k < 3; k++) c.normal[k] /= len;
+    const char *key = NULL, *bad = type->prepare ? type->prepare(&c, &key) : NULL;
+    if (bad) return weft_scene_bad(weft_scene_find(s, section, key), err, "%s", bad);
     weft_collider *cs = realloc(m->colliders, (size_t)(m->ncolliders + 1) * sizeof *cs);
     if (!cs) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
     m->colliders = cs;
@@ -1218,11 +1297,10 @@ static int build_collider(const weft_scene *s, const char *section, weft_model *
 static int build_obstacle(const weft_scene *s, const char *section, weft_model *m,
                           weft_error *err) {
     const entry *te = weft_scene_find(s, section, "type");
-    static const char *const not_mesh[] = {"point", "normal", "center", "radius", "restitution",
-                                           NULL};
-    for (int i = 0; not_mesh[i]; i++) {
-        const entry *e = weft_scene_find(s, section, not_mesh[i]);
-        if (e)
+    for (int i = 0; i < s->n; i++) { /* restitution and the shapes' keys */
+        const entry *e = &s->e[i];
+        if (!strcmp(e->section, section) &&
+            (!strcmp(e->key, "restitution") || shape_with_key(e->key)))
             return weft_scene_bad(e, err, "%s",
                        "does not apply to a mesh collider (keys: path, scale, translate, "
                        "velocity, friction)");
