@@ -328,8 +328,8 @@ static const char *cap_reason(im_state *st, const weft_model *m, const newton_st
 }
 
 /* The step's end: x_{n+1} = st->x, v_{n+1} = (x_{n+1} − a)/ĥ (BDF2 keeps x_n, v_n), then
- * Coulomb friction on the active contacts; friction moves a contact along its tangent
- * plane, which leaves a sphere, so the contact goes back onto the surface. */
+ * Coulomb friction on the active contacts' velocities; x_{n+1} stays the point Newton
+ * converged to (papers/contact.md). */
 static void end_step(im_state *st, weft_model *m, double hh, double t1) {
     const size_t n3 = 3 * (size_t)m->n;
     if (st->bdf2) {
@@ -341,17 +341,7 @@ static void end_step(im_state *st, weft_model *m, double hh, double t1) {
         m->v[j] = (st->x[j] - st->a[j]) / hh;
         m->x[j] = st->x[j];
     }
-    if (m->ncolliders > 0) {
-        im_apply_friction(st, m, st->g, hh, m->x, m->v);
-        for (int i = 0; i < m->n; i++) {
-            int c = st->contact[i];
-            if (c < 0) continue;
-            double nn[3];
-            double d = weft_collider_distance_at(&m->colliders[c], &m->x[3 * i], t1, nn) -
-                       m->contact_margin;
-            for (int k = 0; k < 3; k++) m->x[3 * i + k] -= d * nn[k];
-        }
-    }
+    if (m->ncolliders > 0) im_apply_friction(st, m, st->g, hh, m->v);
     m->t = t1;
 }
 
