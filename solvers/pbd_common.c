@@ -235,7 +235,7 @@ void pbd_damp_velocities(const weft_model *m, double *v, double k) {
  * A moving collider is met where it stands: x against the collider at t, p against it at
  * t + h, and the ray test in its frame (x − u t → p − u (t + h)); q is a point of its
  * surface at t + h, where p lives, and the band adds the collider's travel |u| h. The
- * entry test is the collider type's own (weft_collider_segment_entry): for a plane it
+ * entry test is the collider type's own (weft_contact_swept_entry): for a plane it
  * gives the same constraint as the closest point, for a box the face the ray enters. */
 static void generate_contacts(pbd_state *st, const weft_model *m) {
     st->ncontact = 0;
