@@ -125,6 +125,31 @@ static void catch_all(im_state *st, const weft_model *m, double t1, double *x) {
         if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, x);
 }
 
+/* A free vertex this close to a collider (m) touches it (catch_touching). */
+#define TOUCH_GAP 1e-9
+
+/* The ε-active set of projected Newton (Bertsekas 1982): a free vertex outside the contact
+ * set that touches a plane or sphere (gap < TOUCH_GAP) while ∇G pushes it in (∇G_i·n̂ > 0)
+ * joins the set, so the Newton direction does not send it into the collider, where the
+ * projected line search would undo that part of the step and need not descend (a cloth
+ * or balloon resting on the ground, started from the constant-velocity prediction). */
+static void catch_touching(im_state *st, const weft_model *m, double t1) {
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0 || m->w[i] == 0.0 || st->contact[i] >= 0) continue;
+        for (int c = 0; c < m->ncolliders; c++) {
+            const weft_collider *col = &m->colliders[c];
+            double n[3];
+            if (!weft_collider_type_of(col)->smooth ||
+                !(weft_contact_gap(col, &st->x[3 * i], t1, m->contact_margin, n) < TOUCH_GAP) ||
+                !(weft_dot3(&st->g[3 * i], n) > 0.0))
+                continue;
+            st->contact[i] = c;
+            memcpy(&st->cn[3 * i], n, sizeof n);
+            break;
+        }
+    }
+}
+
 /* One Newton solve's state besides st: the scheme's ĥ and end time t1, G at the
  * iterate, the residual at the start point and now, the stopping threshold, and what a
  * capped step's reason needs. */
@@ -190,6 +215,7 @@ static int start_point(im_state *st, const weft_model *m, newton_step *ns, weft_
         st->tcontact = st->contact, st->tcn = st->cn;
         st->contact = c0, st->cn = n0;
     }
+    if (m->ncolliders > 0) catch_touching(st, m, t1);
     return im_build_filters(st, m, NULL, NULL, err);
 }
 

@@ -29,6 +29,11 @@
  *                   row that ends it, computed at the state the step hands back (after
  *                   Coulomb friction), has residual_rel ≤ 1e-6: friction changes velocities
  *                   only, not the converged positions (papers/contact.md)
+ *   newton_touching the balloon resting on a frictionless ground (45 steps, newton_euler):
+ *                   no step stalls; vertices that touch the ground while ∇G pushes them in
+ *                   join the contact set at the start point (projected Newton's ε-active
+ *                   set), so the projected line search descends (without them, 5 of these
+ *                   steps stalled short of the tolerance)
  *   newton_reason   a capped step says "contacts_changing" exactly when its contact set
  *                   changed in the last iterations and the contacts hold at least half of
  *                   ‖r‖² (weft_residual_split); capped steps whose contacts changed while
@@ -623,6 +628,26 @@ static void test_newton_friction(void) {
     tmp_close(&d);
 }
 
+/* newton_touching (file comment). */
+static void test_newton_touching(void) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"collider.ground.friction=0", "scene.steps=45", NULL};
+    if (!scene_build_cfg("balloon", sets, weft_energy_registry, &m, &cfg)) return;
+    weft_run_options opt = weft_run_options_default();
+    opt.log_level = WEFT_LOG_NONE;
+    opt.config = cfg;
+    weft_run_result res;
+    weft_error err = {{0}};
+    int rc = weft_run(&weft_newton_euler, &m, &opt, &res, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    fprintf(stderr, "balloon, frictionless ground: %d stalled, %d capped of 45 steps\n",
+            res.steps_stalled, res.steps_capped);
+    CHECK(rc == WEFT_OK && res.steps_stalled == 0);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
 static void test_newton_header(void) {
     tmp_dir d;
     if (!tmp_open(&d)) return;
@@ -968,7 +993,7 @@ int main(int argc, char **argv) {
         {"newton_bitwise", test_newton_bitwise}, {"newton_header", test_newton_header},
         {"newton_cap", test_newton_cap},         {"newton_no_repeat", test_newton_no_repeat},
         {"newton_drape", test_newton_drape},     {"newton_reason", test_newton_reason},
-        {"newton_friction", test_newton_friction},
+        {"newton_friction", test_newton_friction}, {"newton_touching", test_newton_touching},
         {"smooth_agrees", test_smooth_agrees},
         {"smooth_descent", test_smooth_descent}, {"smooth_bitwise", test_smooth_bitwise},
         {"drape_full", test_drape_full},         {"balloon_full", test_balloon_full},
