@@ -185,12 +185,6 @@ double im_setup_scheme(im_state *st, const weft_model *m) {
     return hh;
 }
 
-/* Signed distance (minus the margin) of p from collider c at time t, normal in n. */
-static double contact_gap(const weft_model *m, const weft_collider *c, const double *p, double t,
-                          double n[3]) {
-    return weft_collider_distance_at(c, p, t, n) - m->contact_margin;
-}
-
 /* True for the colliders the filters handle (the smooth shapes: one normal per contact). */
 static bool filtered_collider(const weft_collider *c) {
     return weft_collider_type_of(c)->smooth;
@@ -199,34 +193,27 @@ static bool filtered_collider(const weft_collider *c) {
 /* Free vertex i at x_i inside collider c at time t: moves it onto the surface (offset by
  * the margin) and records the contact. Returns true if it was inside. */
 bool im_catch_contact(im_state *st, const weft_model *m, int i, double t, double *x) {
-    for (int c = 0; c < m->ncolliders; c++) {
-        const weft_collider *col = &m->colliders[c];
-        if (!filtered_collider(col)) continue;
-        double n[3];
-        double d = contact_gap(m, col, &x[3 * i], t, n);
-        if (!(d < 0.0)) continue;
-        for (int k = 0; k < 3; k++) x[3 * i + k] -= d * n[k];
-        st->contact[i] = c;
-        memcpy(&st->cn[3 * i], n, sizeof n);
-        return true;
-    }
-    return false;
+    int c = -1;
+    double n[3];
+    im_project_vertex(m, t, &c, &x[3 * i], n);
+    if (c < 0) return false;
+    st->contact[i] = c;
+    memcpy(&st->cn[3 * i], n, sizeof n);
+    return true;
 }
 
 void im_project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]) {
+    const double margin = m->contact_margin;
     if (*c >= 0) {
-        double d = contact_gap(m, &m->colliders[*c], p, t, nrm);
-        for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
+        weft_contact_project(&m->colliders[*c], t, margin, true, p, nrm);
         return;
     }
     for (int j = 0; j < m->ncolliders; j++) {
-        const weft_collider *col = &m->colliders[j];
-        if (!filtered_collider(col)) continue;
-        double d = contact_gap(m, col, p, t, nrm);
-        if (!(d < 0.0)) continue;
-        for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
-        *c = j;
-        return;
+        if (!filtered_collider(&m->colliders[j])) continue;
+        if (weft_contact_project(&m->colliders[j], t, margin, false, p, nrm) < 0.0) {
+            *c = j;
+            return;
+        }
     }
 }
 
@@ -308,28 +295,18 @@ void im_note_indefinite(im_state *st, const char *msg) {
             st->type->name, st->step, msg);
 }
 
-/* Velocity of a collider at contact c (0 for a static one). */
-static const double *collider_velocity(const weft_model *m, int c) {
-    return m->colliders[c].velocity;
-}
-
-/* Coulomb friction on the active contacts: the tangential velocity relative to the collider
- * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x
- * moves by ĥ times the velocity change. */
-void im_apply_friction(im_state *st, const weft_model *m, const double *F3, double hh, double *x,
-                       double *v) {
+/* Coulomb friction on the active contacts, on the velocities only: the tangential
+ * velocity relative to the collider loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the
+ * per-vertex constraint force in F3, N). The positions stay the solve's, so a step solved
+ * to tolerance hands back its converged point (papers/contact.md). */
+void im_apply_friction(im_state *st, const weft_model *m, const double *F3, double hh, double *v) {
     for (int i = 0; i < m->n; i++) {
         int c = st->contact[i];
         if (c < 0 || m->pin[i] >= 0) continue;
-        const double mu = m->colliders[c].friction;
-        const double *n = &st->cn[3 * i], *u = collider_velocity(m, c);
-        double fn = weft_dot3(&F3[3 * i], n);
-        if (!(mu > 0.0) || !(fn > 0.0)) continue;
+        double fn = weft_dot3(&F3[3 * i], &st->cn[3 * i]);
+        if (!(m->colliders[c].friction > 0.0) || !(fn > 0.0)) continue;
         /* The contact's impulse ĥ Fn changes the normal velocity by ĥ Fn / m_i, which
          * bounds the friction; the normal velocity itself is the solve's. */
-        double *vi = &v[3 * i], before[3] = {vi[0], vi[1], vi[2]};
-        weft_contact_response(vi, n, u, weft_contact_normal_velocity(vi, n, u),
-                              hh * fn / m->mass[i], mu);
-        for (int k = 0; k < 3; k++) x[3 * i + k] += hh * (vi[k] - before[k]);
+        weft_contact_friction(&m->colliders[c], &v[3 * i], &st->cn[3 * i], hh * fn / m->mass[i]);
     }
 }

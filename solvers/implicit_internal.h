@@ -1,79 +1,25 @@
 /* implicit_internal.h — what the implicit time integrators share (implicit_common.c,
- * implicit_linearised.c, newton.c): the equations, the solver state, and the pieces both
- * forms use. Private to solvers/ and the tests.
+ * implicit_linearised.c, newton.c, newton_patch.c): the solver state and the pieces both
+ * forms use. Private to solvers/ and the tests. The whole method, with its stopping test
+ * and contact handling, is papers/dynamic-deformables.md ("weft's implicit integrators").
  *
- * The integrators: implicit time integrators of any energy model: Baraff & Witkin's linearised
- * backward Euler, backward Euler solved by Newton's method, and BDF2 (Pixar's Fizt) in the
- * same two forms, with constraint filters and a PPCG or CHOLMOD linear solve.
+ * Papers: Baraff & Witkin 1998 (the linearised step, eq. 6; constraint filters); Kim &
+ * Eberle 2020, "Dynamic Deformables", ch. 8 (backward Euler, BDF2 as in Fizt) and ch. 9
+ * (filtered PCG).
  *
- * Papers: Baraff & Witkin 1998, "Large Steps in Cloth Simulation": the implicit step
- * (eq. 6, linearised), the constraints section (filters; contact constraints released when
- * they pull); Kim & Eberle 2020, "Dynamic Deformables", ch. 8 (backward Euler, BDF2 as in
- * Fizt) and ch. 9 (filtered PCG, Tamstorf, Jones & McCormick 2015).
- *
- * Notation (SI): M lumped masses (kg), E(x) the model's elastic energy (J), K = ∇²E its
- * Hessian, PSD-projected per element unless [solver] hessian = exact (N/m), g gravity
- * (m/s²), h = dt (s), D = αM + βK_n Rayleigh damping ([solver] damping_alpha α in 1/s,
- * damping_beta β in s), K_n = K(x_n).
- *
- * Both schemes are written with one step ĥ, an anchor a and a velocity b̄:
+ * Both schemes with one step ĥ, anchor a and velocity b̄ (SI; M lumped masses, E the
+ * elastic energy, g gravity, D = αM + βK_n Rayleigh damping):
  *     backward Euler:  ĥ = h,     a = x_n,                 b̄ = v_n
  *     BDF2:            ĥ = 2h/3,  a = (4x_n − x_{n−1})/3,  b̄ = (4v_n − v_{n−1})/3
- * so that the step is   x_{n+1} = a + ĥ v_{n+1},   M (v_{n+1} − b̄) = ĥ f(x_{n+1}, v_{n+1}),
- * with f(x, v) = −∇E(x) + M g − D v. (BDF2's first step is backward Euler: there is no
- * x_{n−1} yet.)
- *
- * Linearised (implicit_euler, bdf2): f linearised about (x_n, v_n), f(x) ≈ f_n − K_n (x − x_n),
- * gives one linear system for Δv = v_{n+1} − v_n (Baraff & Witkin eq. 6 when ĥ = h):
- *     (M + ĥ D + ĥ² K_n) Δv = M (b̄ − v_n) + ĥ [f_n − K_n (a − x_n) − ĥ K_n v_n − D v_n],
- *     f_n = −∇E(x_n) + M g.
- *
- * Newton (newton_euler, bdf2_newton): x_{n+1} minimises the incremental potential
- *     G(x) = ½ (x − x̃)ᵀ M (x − x̃) / ĥ² + E(x) + (x − a)ᵀ D (x − a) / (2ĥ),
- *     x̃ = a + ĥ b̄ + ĥ² g,
- * whose stationarity is the scheme above (D frozen at K_n keeps G a potential). Each
- * iteration solves (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) on the filtered subspace, then
- * backtracks (halving, Armijo constant 1e-4) until G decreases, so G never increases
- * within a step beyond rounding: once the predicted decrease −∇G·Δx is below G's rounding
- * (1e-12 |G|, reached at a relative residual of about √ε), the full step is taken while
- * it halves the residual, and the step ends when it does not. It starts from x̃ or from the
- * constant-velocity prediction a + ĥ b̄, whichever has the lower G (with pins and contacts
- * applied; from x_n when G(x̃) is not finite, e.g. an inverted element), and stops when the
- * residual r of the logs (weft_residual: ∇G with pins and pushing contacts' normal forces
- * out) satisfies r ≤ tolerance_abs and r ≤ tolerance · max(r(x⁰), tolerance_abs)
- * ("converged"), at the iteration cap ([solver] iterations, "cap"), or when G stagnates at
- * rounding level ("stalled"); the log gets one "# step S iter I stop=WORD" line per step,
- * a capped one with why: "cap contacts_changing" (the contact set changed in one of the
- * last CONTACT_WINDOW iterations and at least half of ‖r‖² sits at the contacts),
- * "cap indefinite" (otherwise, when the last exact system was not SPD), "cap slow" (neither).
- * v_{n+1} = (x_{n+1} − a)/ĥ.
- *
- * Constraints (Baraff & Witkin's constraints section, Kim & Eberle §9.1) are filters
- * (lib/linalg/weft_linsolve.h):
- *   - a pinned vertex has 3 constrained DOFs and moves on its scripted path;
- *   - a free vertex whose start position (x̃) lies inside a plane or sphere collider (within
- *     the contact margin) is projected onto the surface and gets a 1-DOF filter along the
- *     collider's normal n̂: it slides on the tangent plane. After the solve the constraint
- *     force is F = (A Δv − rhs)/ĥ (linearised) or ∇G (Newton, the unfiltered gradient the
- *     filter absorbed); where n̂·F < 0 the collider would pull, so the filter is released;
- *     a free vertex that ends inside a collider is projected and constrained. The solve is
- *     repeated up to 4 times while the contact set changes. Newton instead linearises the
- *     contacts afresh at every iterate: its line search measures G on the path projected
- *     onto the colliders (active contacts back onto the surface along the current normal,
- *     vertices that went in caught), and releases pulling contacts after each iteration.
- *     Coulomb friction then takes up to μ ĥ (n̂·F)/m_i off the
- *     tangential velocity relative to the collider. A moving collider is taken where it
- *     stands at t + h.
- * Box colliders and triangle-mesh obstacles are left to the collision pipeline
- * ([collision] pipeline = bridson), which runs after any solver's step.
- *
- * A system that is not positive definite (only possible with hessian = exact) is solved
- * again with the PSD-projected Hessian, which Newton then keeps for the rest of the step;
- * this is counted in the statistics and reported once on stderr; a non-finite energy, gradient or
- * Hessian names the element; a Newton step that is not a descent direction, or a line search that
- * cannot decrease G, stops the run with a message. The common metrics are reported at iteration 0
- * (the start point) and after every Newton iteration (linearised: after the one solve), with BDF2's
- * own G.
+ *     x_{n+1} = a + ĥ v_{n+1},   M (v_{n+1} − b̄) = ĥ f(x_{n+1}, v_{n+1}),  f = −∇E + M g − D v.
+ * Linearised (implicit_euler, bdf2): one solve of
+ *     (M + ĥ D + ĥ² K_n) Δv = M (b̄ − v_n) + ĥ [f_n − K_n (a − x_n) − ĥ K_n v_n − D v_n].
+ * Newton (newton_euler, bdf2_newton): x_{n+1} minimises
+ *     G(x) = ½ (x − x̃)ᵀ M (x − x̃) / ĥ² + E(x) + (x − a)ᵀ D (x − a) / (2ĥ),  x̃ = a + ĥ b̄ + ĥ² g,
+ * by filtered solves of (M/ĥ² + K(x) + D/ĥ) Δx = −∇G(x) and a backtracking line search,
+ * stopping on the residual of the logs (papers/residual.md).
+ * Contacts: pins and plane/sphere contacts are filters; friction acts on the velocities
+ * after the solve (papers/contact.md); boxes and meshes are the collision pipeline's.
  */
 #ifndef WEFT_IMPLICIT_INTERNAL_H
 #define WEFT_IMPLICIT_INTERNAL_H
@@ -236,10 +182,9 @@ void im_note_indefinite(im_state *st, const char *msg);
  * inside (then *c is that collider, nrm its normal); else p stays (implicit_common.c). */
 void im_project_vertex(const weft_model *m, double t, int *c, double *p, double nrm[3]);
 
-/* Coulomb friction on the active contacts: the tangential velocity relative to the collider
- * loses up to μ ĥ Fn / m_i (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N); x
- * moves by ĥ times the velocity change. */
-void im_apply_friction(im_state *st, const weft_model *m, const double *F3, double hh, double *x,
-                       double *v);
+/* Coulomb friction on the active contacts, on the velocities v only (the positions stay
+ * the solve's): the tangential velocity relative to the collider loses up to μ ĥ Fn / m_i
+ * (Fn = n̂·F ≥ 0, F the per-vertex constraint force in F3, N). */
+void im_apply_friction(im_state *st, const weft_model *m, const double *F3, double hh, double *v);
 
 #endif

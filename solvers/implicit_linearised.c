@@ -125,7 +125,7 @@ int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
     }
     if (m->ncolliders > 0) {
         for (size_t k = 0; k < n3; k++) st->g[k] = (st->g[k] - st->rhs[k]) / hh;
-        im_apply_friction(st, m, st->g, hh, m->x, m->v);
+        im_apply_friction(st, m, st->g, hh, m->v);
     }
     st->stats.newton_iterations++;
     m->t = t1;

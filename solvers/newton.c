@@ -125,6 +125,31 @@ static void catch_all(im_state *st, const weft_model *m, double t1, double *x) {
         if (m->pin[i] < 0 && m->w[i] > 0.0) im_catch_contact(st, m, i, t1, x);
 }
 
+/* A free vertex this close to a collider (m) touches it (catch_touching). */
+#define TOUCH_GAP 1e-9
+
+/* The ε-active set of projected Newton (Bertsekas 1982): a free vertex outside the contact
+ * set that touches a plane or sphere (gap < TOUCH_GAP) while ∇G pushes it in (∇G_i·n̂ > 0)
+ * joins the set, so the Newton direction does not send it into the collider, where the
+ * projected line search would undo that part of the step and need not descend (a cloth
+ * or balloon resting on the ground, started from the constant-velocity prediction). */
+static void catch_touching(im_state *st, const weft_model *m, double t1) {
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0 || m->w[i] == 0.0 || st->contact[i] >= 0) continue;
+        for (int c = 0; c < m->ncolliders; c++) {
+            const weft_collider *col = &m->colliders[c];
+            double n[3];
+            if (!weft_collider_type_of(col)->smooth ||
+                !(weft_contact_gap(col, &st->x[3 * i], t1, m->contact_margin, n) < TOUCH_GAP) ||
+                !(weft_dot3(&st->g[3 * i], n) > 0.0))
+                continue;
+            st->contact[i] = c;
+            memcpy(&st->cn[3 * i], n, sizeof n);
+            break;
+        }
+    }
+}
+
 /* One Newton solve's state besides st: the scheme's ĥ and end time t1, G at the
  * iterate, the residual at the start point and now, the stopping threshold, and what a
  * capped step's reason needs. */
@@ -190,6 +215,7 @@ static int start_point(im_state *st, const weft_model *m, newton_step *ns, weft_
         st->tcontact = st->contact, st->tcn = st->cn;
         st->contact = c0, st->cn = n0;
     }
+    if (m->ncolliders > 0) catch_touching(st, m, t1);
     return im_build_filters(st, m, NULL, NULL, err);
 }
 
@@ -328,8 +354,8 @@ static const char *cap_reason(im_state *st, const weft_model *m, const newton_st
 }
 
 /* The step's end: x_{n+1} = st->x, v_{n+1} = (x_{n+1} − a)/ĥ (BDF2 keeps x_n, v_n), then
- * Coulomb friction on the active contacts; friction moves a contact along its tangent
- * plane, which leaves a sphere, so the contact goes back onto the surface. */
+ * Coulomb friction on the active contacts' velocities; x_{n+1} stays the point Newton
+ * converged to (papers/contact.md). */
 static void end_step(im_state *st, weft_model *m, double hh, double t1) {
     const size_t n3 = 3 * (size_t)m->n;
     if (st->bdf2) {
@@ -341,17 +367,7 @@ static void end_step(im_state *st, weft_model *m, double hh, double t1) {
         m->v[j] = (st->x[j] - st->a[j]) / hh;
         m->x[j] = st->x[j];
     }
-    if (m->ncolliders > 0) {
-        im_apply_friction(st, m, st->g, hh, m->x, m->v);
-        for (int i = 0; i < m->n; i++) {
-            int c = st->contact[i];
-            if (c < 0) continue;
-            double nn[3];
-            double d = weft_collider_distance_at(&m->colliders[c], &m->x[3 * i], t1, nn) -
-                       m->contact_margin;
-            for (int k = 0; k < 3; k++) m->x[3 * i + k] -= d * nn[k];
-        }
-    }
+    if (m->ncolliders > 0) im_apply_friction(st, m, st->g, hh, m->v);
     m->t = t1;
 }
 

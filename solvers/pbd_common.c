@@ -235,7 +235,7 @@ void pbd_damp_velocities(const weft_model *m, double *v, double k) {
  * A moving collider is met where it stands: x against the collider at t, p against it at
  * t + h, and the ray test in its frame (x − u t → p − u (t + h)); q is a point of its
  * surface at t + h, where p lives, and the band adds the collider's travel |u| h. The
- * entry test is the collider type's own (weft_collider_segment_entry): for a plane it
+ * entry test is the collider type's own (weft_contact_swept_entry): for a plane it
  * gives the same constraint as the closest point, for a box the face the ray enters. */
 static void generate_contacts(pbd_state *st, const weft_model *m) {
     st->ncontact = 0;
@@ -261,36 +261,22 @@ static void generate_contacts(pbd_state *st, const weft_model *m) {
             const double *u = col->velocity;
             const double reach =
                 moving ? move + m->dt * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) : move;
-            double np[3], nx[3];
-            double dp = weft_collider_distance_at(col, p, t1, np) - margin;
+            double np[3];
+            double dp = weft_contact_gap(col, p, t1, margin, np);
             if (dp >= reach + margin) continue; /* far away: no constraint this step */
-            double dx = weft_collider_distance_at(col, x, t0, nx) - margin;
             pbd_contact *ct = &st->contact[st->ncontact++];
             ct->i = i;
             ct->collider = c;
-            /* x and p in the collider's frame (themselves for a static collider). */
-            double xr[3], pr[3];
-            for (int k = 0; k < 3; k++) {
-                xr[k] = moving ? x[k] - u[k] * t0 : x[k];
-                pr[k] = moving ? p[k] - u[k] * t1 : p[k];
-            }
-            double t;
-            if (dx >= 0.0 && weft_collider_segment_entry(col, xr, pr, margin, &t, ct->n)) {
-                for (int k = 0; k < 3; k++) ct->q[k] = xr[k] + t * (pr[k] - xr[k]);
-                if (moving) /* back to the world frame at t + h */
-                    for (int k = 0; k < 3; k++) ct->q[k] += u[k] * t1;
-            } else {
-                /* A ray that does not enter (x inside, or p ends outside near the surface)
-                 * takes the closest point of p. */
+            /* A path that does not enter (x inside, or p ends outside near the surface)
+             * takes the closest point of p. */
+            if (!weft_contact_swept_entry(col, x, t0, p, t1, margin, ct->q, ct->n))
                 for (int k = 0; k < 3; k++) {
                     ct->n[k] = np[k];
                     ct->q[k] = p[k] - dp * np[k];
                 }
-            }
             /* Normal velocity of the motion x → p relative to the collider, for
              * restitution in line 16. */
-            double vn = 0.0;
-            for (int k = 0; k < 3; k++) vn += (pr[k] - xr[k]) * ct->n[k];
+            double vn = weft_contact_path_approach(col, x, t0, p, t1, ct->n);
             ct->vn_before = vn / m->dt;
         }
     }
@@ -386,13 +372,8 @@ void pbd_end_step(pbd_state *st, weft_model *m) {
         double C = (x[0] - ct->q[0]) * ct->n[0] + (x[1] - ct->q[1]) * ct->n[1] +
                    (x[2] - ct->q[2]) * ct->n[2];
         if (C > 1e-9) continue; /* not touching its constraint at the end of the step */
-        const weft_collider *col = &m->colliders[ct->collider];
-        const double *u = weft_collider_moving(col) ? col->velocity : NULL;
-        double *v = &m->v[3 * ct->i];
-        double vn = weft_contact_normal_velocity(v, ct->n, u), vn_new = vn;
-        if (ct->vn_before < 0.0 && vn < -col->restitution * ct->vn_before)
-            vn_new = -col->restitution * ct->vn_before;
-        weft_contact_response(v, ct->n, u, vn_new, fabs(vn_new - ct->vn_before), col->friction);
+        weft_contact_velocity_update(&m->colliders[ct->collider], &m->v[3 * ct->i], ct->n,
+                                     ct->vn_before);
     }
     m->t += m->dt;
     st->timers.update += weft_now() - t0;

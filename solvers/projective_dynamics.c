@@ -406,28 +406,15 @@ static void resolve_collisions(pd_state *st, const weft_model *m, double *x) {
         const double *xn = &m->x[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
-            const double *u = col->velocity;
-            bool moving = weft_collider_moving(col);
             double np[3], n[3], q[3];
-            double dp = weft_collider_distance_at(col, p, t1, np) - margin;
-            double dx = weft_collider_distance_at(col, xn, t0, NULL) - margin;
-            double xr[3], pr[3], t;
-            for (int k = 0; k < 3; k++) {
-                xr[k] = moving ? xn[k] - u[k] * t0 : xn[k];
-                pr[k] = moving ? p[k] - u[k] * t1 : p[k];
-            }
-            if (dx >= 0.0 && weft_collider_segment_entry(col, xr, pr, margin, &t, n)) {
-                for (int k = 0; k < 3; k++)
-                    q[k] = xr[k] + t * (pr[k] - xr[k]) + (moving ? u[k] * t1 : 0.0);
-            } else if (dp < 0.0) {
+            double dp = weft_contact_gap(col, p, t1, margin, np);
+            if (!weft_contact_swept_entry(col, xn, t0, p, t1, margin, q, n)) {
+                if (!(dp < 0.0)) continue;
                 for (int k = 0; k < 3; k++) n[k] = np[k], q[k] = p[k] - dp * np[k];
-            } else {
-                continue;
             }
             double C = (p[0] - q[0]) * n[0] + (p[1] - q[1]) * n[1] + (p[2] - q[2]) * n[2];
             if (!(C < 0.0)) continue;
-            double vn = 0.0;
-            for (int k = 0; k < 3; k++) vn += (pr[k] - xr[k]) * n[k];
+            double vn = weft_contact_path_approach(col, xn, t0, p, t1, n);
             for (int k = 0; k < 3; k++) p[k] -= C * n[k];
             st->contact[i] = c;
             memcpy(&st->cn[3 * i], n, sizeof n);
@@ -442,13 +429,7 @@ static void contact_velocities(pd_state *st, weft_model *m) {
     for (int i = 0; i < m->n; i++) {
         int c = st->contact[i];
         if (c < 0) continue;
-        const weft_collider *col = &m->colliders[c];
-        const double *u = weft_collider_moving(col) ? col->velocity : NULL;
-        const double *n = &st->cn[3 * i];
-        double *v = &m->v[3 * i];
-        double vn = weft_contact_normal_velocity(v, n, u), vn_new = vn, before = st->vnb[i];
-        if (before < 0.0 && vn < -col->restitution * before) vn_new = -col->restitution * before;
-        weft_contact_response(v, n, u, vn_new, fabs(vn_new - before), col->friction);
+        weft_contact_velocity_update(&m->colliders[c], &m->v[3 * i], &st->cn[3 * i], st->vnb[i]);
     }
 }
 

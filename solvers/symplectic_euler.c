@@ -17,14 +17,11 @@
  *
  * Pinned vertices go to their scripted position at t + h (weft_model_apply_pins), with
  * the velocity that takes them there. Contacts, after the position update, one pass over
- * the colliders in scene order: a free vertex closer than contact_margin to a collider
- * (or inside it) is projected onto the surface offset by the margin; if it moves inward,
- * its normal velocity v_n becomes −e v_n (e the collider's restitution), and Coulomb
- * friction takes up to μ |Δv_n| off its tangential speed, stopping it if that is all of
- * it (the velocity-level friction of Bridson, Fedkiw & Anderson 2002). The test is
- * discrete (no ray cast): a vertex that crosses a whole collider in one step is missed.
- * A moving collider is taken where it stands at t + h, and the response acts on the
- * velocity relative to it, v − u.
+ * the colliders in scene order (papers/contact.md): a free vertex closer than the margin is
+ * projected onto the surface offset by it; if it moves inward, v_n becomes −e v_n and
+ * Coulomb friction takes up to μ |Δv_n| off its tangential speed (Bridson, Fedkiw &
+ * Anderson 2002), relative to a moving collider. The test is discrete (no ray cast): a
+ * vertex that crosses a whole collider in one step is missed.
  *
  * One inner iteration = the single force evaluation. Iteration 0 is reported at the
  * inertial prediction x_n + h v_n + h² g (pins at t + h), as the PBD solvers report
@@ -76,16 +73,13 @@ static long resolve_contacts(const weft_model *m, double t, double *x, double *v
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
             double n[3];
-            double d = weft_collider_distance_at(col, xi, t, n) - m->contact_margin;
-            if (!(d < 0.0)) continue;
+            if (!(weft_contact_project(col, t, m->contact_margin, false, xi, n) < 0.0)) continue;
             projections++;
-            for (int k = 0; k < 3; k++) xi[k] -= d * n[k];
             const double *u = weft_collider_moving(col) ? col->velocity : NULL;
             double vn = weft_contact_normal_velocity(vw, n, u);
             if (!(vn < 0.0)) continue; /* already leaving: position fix only */
-            /* An impulse that reverses the normal velocity times e: Δv_n = (1 + e)|v_n|. */
-            weft_contact_response(vw, n, u, -col->restitution * vn, (1.0 + col->restitution) * -vn,
-                                  col->friction);
+            /* Restitution from the velocity it arrives with: v_n becomes −e v_n. */
+            weft_contact_velocity_update(col, vw, n, vn);
         }
     }
     return projections;

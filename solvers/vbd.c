@@ -235,12 +235,8 @@ static double local_potential(const vbd_state *st, const weft_model *m, const do
 /* Moves p (m) out of every collider as it stands at time t, onto its surface offset by the
  * contact margin, colliders in scene order. */
 static void project_out(const weft_model *m, double t, double *p) {
-    for (int c = 0; c < m->ncolliders; c++) {
-        double nrm[3];
-        double d = weft_collider_distance_at(&m->colliders[c], p, t, nrm) - m->contact_margin;
-        if (d < 0.0)
-            for (int k = 0; k < 3; k++) p[k] -= d * nrm[k];
-    }
+    for (int c = 0; c < m->ncolliders; c++)
+        weft_contact_project(&m->colliders[c], t, m->contact_margin, false, p, NULL);
 }
 
 /* One vertex's Newton step (the local system) with the safeguards of the file comment, on x in
@@ -394,18 +390,10 @@ static void initial_guess(vbd_state *st, const weft_model *m, double t0, double 
         double *x0 = &st->x[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
-            if (weft_collider_distance_at(col, xn, t0, NULL) - m->contact_margin < 0.0)
-                continue; /* starts inside: the projection below takes it out */
-            /* The path in the collider's frame (itself for a static collider). */
-            const bool moving = weft_collider_moving(col);
-            double xr[3], pr[3], t, nrm[3];
-            for (int k = 0; k < 3; k++) {
-                xr[k] = moving ? xn[k] - col->velocity[k] * t0 : xn[k];
-                pr[k] = moving ? x0[k] - col->velocity[k] * t1 : x0[k];
-            }
-            if (weft_collider_segment_entry(col, xr, pr, m->contact_margin, &t, nrm))
-                for (int k = 0; k < 3; k++)
-                    x0[k] = xr[k] + t * (pr[k] - xr[k]) + (moving ? col->velocity[k] * t1 : 0.0);
+            /* A path that starts inside is left to the projection below. */
+            double q[3], nrm[3];
+            if (weft_contact_swept_entry(col, xn, t0, x0, t1, m->contact_margin, q, nrm))
+                memcpy(x0, q, sizeof q);
         }
         project_out(m, t1, x0);
     }
@@ -429,18 +417,13 @@ static void end_step(vbd_state *st, weft_model *m, double t1) {
         for (int c = 0; c < m->ncolliders; c++) {
             const weft_collider *col = &m->colliders[c];
             double nrm[3];
-            double d = weft_collider_distance_at(col, xi, t1, nrm) - m->contact_margin;
-            if (d > VBD_TOUCH) continue;
-            const double *u = weft_collider_moving(col) ? col->velocity : NULL;
+            if (weft_contact_gap(col, xi, t1, m->contact_margin, nrm) > VBD_TOUCH) continue;
             /* The inertial motion's normal velocity, (y − x_n)/h = v_n + h g, relative to
              * the collider. */
+            const double *u = weft_collider_moving(col) ? col->velocity : NULL;
             double vin[3];
             for (int k = 0; k < 3; k++) vin[k] = st->vprev[3 * i + k] + h * m->gravity[k];
-            double vn_before = weft_contact_normal_velocity(vin, nrm, u);
-            double vn = weft_contact_normal_velocity(vi, nrm, u), vn_new = vn;
-            if (vn_before < 0.0 && vn < -col->restitution * vn_before)
-                vn_new = -col->restitution * vn_before;
-            weft_contact_response(vi, nrm, u, vn_new, fabs(vn_new - vn_before), col->friction);
+            weft_contact_velocity_update(col, vi, nrm, weft_contact_normal_velocity(vin, nrm, u));
         }
     }
     m->t = t1;

@@ -15,10 +15,19 @@
  *   table:     every key fits the parameter block, no two overlap, defaults in range;
  *   curvature: the shape operator is symmetric and equals central differences of the
  *              normal (the hook where the type has one, and the generic fallback);
- *   project:   a projected point (static and moving collider) is at distance margin. */
+ *   project:   a projected point (static and moving collider) is at distance margin;
+ *   contact:   the contact toolkit (lib/collider/contact.c) on drape_sphere's colliders,
+ *              built from the scene (no shape fields read here), the ball moving at
+ *              u = (0.5, 0, 0) m/s: a swept entry ends on the grown ball where it stands
+ *              at t1, on the path seen in its frame, and a path that starts inside reports
+ *              none; the projection lands on the surface offset by the margin (or leaves
+ *              an outside point alone); restitution and Coulomb friction give their
+ *              closed forms, relative to the moving ball. */
 #include "check.h"
 #include "collider_helpers.h"
+#include "scene_build.h"
 #include "weft.h"
+#include "weft_energies.h"
 #include "weft_vec.h"
 
 /* One collider of shape t: its defaults, with these keys set where t has them (m). */
@@ -238,6 +247,69 @@ static void test_project(void) {
     }
 }
 
+/* contact (file comment). */
+static void test_contact(void) {
+    weft_model m;
+    static const char *const sets[] = {"mesh.nx=2", "mesh.ny=2", "collider.ball.velocity=0.5,0,0",
+                                       "collider.ground.friction=0.5",
+                                       "collider.ground.restitution=0.5", NULL};
+    if (!scene_build("drape_sphere", sets, weft_energy_registry, &m)) return;
+    const weft_collider *ball = NULL, *ground = NULL;
+    for (int c = 0; c < m.ncolliders; c++) {
+        if (!strcmp(m.colliders[c].name, "ball")) ball = &m.colliders[c];
+        if (!strcmp(m.colliders[c].name, "ground")) ground = &m.colliders[c];
+    }
+    CHECK(ball && ground && ball->friction == 0.3);
+    if (!ball || !ground) goto out;
+    const double delta = m.contact_margin, u[3] = {0.5, 0.0, 0.0};
+    CHECK(delta == 0.002);
+    /* Swept entry into the moving ball: from above at t0 = 0.2 s into it at t1 = 0.3 s. */
+    const double t0 = 0.2, t1 = 0.3, x0[3] = {0.0, 1.0, 0.0}, x1[3] = {0.0, 0.4, 0.0};
+    double q[3], n[3], nq[3];
+    CHECK(weft_contact_swept_entry(ball, x0, t0, x1, t1, delta, q, n));
+    CHECK(fabs(weft_contact_gap(ball, q, t1, delta, nq)) < 1e-12);
+    for (int k = 0; k < 3; k++) CHECK(fabs(n[k] - nq[k]) < 1e-9);
+    double a0[3], a1[3], e[3], d[3], cr[3];
+    for (int k = 0; k < 3; k++) {
+        a0[k] = x0[k] - u[k] * t0, a1[k] = x1[k] - u[k] * t1;
+        e[k] = a1[k] - a0[k], d[k] = q[k] - u[k] * t1 - a0[k];
+    }
+    weft_cross3(e, d, cr);
+    CHECK(sqrt(weft_dot3(cr, cr)) < 1e-12 && weft_dot3(d, e) > 0.0 &&
+          weft_dot3(d, d) < weft_dot3(e, e));
+    /* The approach along n over the path, in the ball's frame: (a1 − a0)·n. */
+    CHECK(fabs(weft_contact_path_approach(ball, x0, t0, x1, t1, n) - weft_dot3(e, n)) < 1e-15);
+    /* A path that starts inside the grown ball (its centre at t0 is (0.1, 0.3, 0)). */
+    const double inside[3] = {0.1, 0.31, 0.0};
+    CHECK(!weft_contact_swept_entry(ball, inside, t0, x1, t1, delta, q, n));
+    /* Projection: onto the surface offset by the margin; an outside point stays put unless
+     * held on the surface (always). */
+    double p[3] = {0.1, 0.5, 0.0};
+    double g = weft_contact_project(ball, t0, delta, false, p, n);
+    CHECK(g < 0.0 && fabs(weft_contact_gap(ball, p, t0, delta, NULL)) < 1e-12);
+    double out[3] = {0.1, 0.7, 0.0}, keep[3] = {0.1, 0.7, 0.0};
+    CHECK(weft_contact_project(ball, t0, delta, false, out, NULL) > 0.0);
+    CHECK(out[0] == keep[0] && out[1] == keep[1] && out[2] == keep[2]);
+    weft_contact_project(ball, t0, delta, true, out, NULL);
+    CHECK(fabs(weft_contact_gap(ball, out, t0, delta, NULL)) < 1e-12);
+    /* Restitution e = 0.5 and μ = 0.5 on the static ground (n = +y). Arriving at −2 m/s:
+     * leaves at 1 m/s, Δv_n = 3, and friction 0.5·3 ≥ |v_t| = 1 stops the sliding. */
+    const double up[3] = {0.0, 1.0, 0.0};
+    double v[3] = {1.0, -2.0, 0.0};
+    weft_contact_velocity_update(ground, v, up, -2.0);
+    CHECK(fabs(v[0]) < 1e-15 && fabs(v[1] - 1.0) < 1e-15 && v[2] == 0.0);
+    /* Approached at −0.2 m/s, now at rest: v_n = 0.1, Δv_n = 0.3, v_t × (1 − 0.15). */
+    double w[3] = {1.0, 0.0, 0.0};
+    weft_contact_velocity_update(ground, w, up, -0.2);
+    CHECK(fabs(w[0] - 0.85) < 1e-15 && fabs(w[1] - 0.1) < 1e-15 && w[2] == 0.0);
+    /* Friction alone on the moving ball's top (μ = 0.3): v − u = (1, 0, 0) loses 0.3·0.4. */
+    double vb[3] = {1.5, 0.0, 0.0};
+    weft_contact_friction(ball, vb, up, 0.4);
+    CHECK(fabs(vb[0] - 1.38) < 1e-15 && vb[1] == 0.0 && vb[2] == 0.0);
+out:
+    weft_model_free(&m);
+}
+
 /* The registry is what the scene reader offers: every shape has a name and both hooks. */
 static void test_registry(void) {
     int n = 0;
@@ -259,6 +331,7 @@ int main(int argc, char **argv) {
         {"table", test_table},
         {"curvature", test_curvature},
         {"project", test_project},
+        {"contact", test_contact},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

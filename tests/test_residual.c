@@ -24,6 +24,16 @@
  *                   of newton_euler ends "converged" within 15 iterations with
  *                   residual_rel ≤ 1e-6 (the target of papers/residual.md, bounded steps for CI), contacts active
  *                   in most of them
+ *   newton_friction the log of newton_euler on drape_sphere at 8 × 8 (friction μ = 0.3 on
+ *                   the sphere, contacts from step 11): every step ends "converged" and the
+ *                   row that ends it, computed at the state the step hands back (after
+ *                   Coulomb friction), has residual_rel ≤ 1e-6: friction changes velocities
+ *                   only, not the converged positions (papers/contact.md)
+ *   newton_touching the balloon resting on a frictionless ground (45 steps, newton_euler):
+ *                   no step stalls; vertices that touch the ground while ∇G pushes them in
+ *                   join the contact set at the start point (projected Newton's ε-active
+ *                   set), so the projected line search descends (without them, 5 of these
+ *                   steps stalled short of the tolerance)
  *   newton_reason   a capped step says "contacts_changing" exactly when its contact set
  *                   changed in the last iterations and the contacts hold at least half of
  *                   ‖r‖² (weft_residual_split); capped steps whose contacts changed while
@@ -559,6 +569,83 @@ static int stop_lines(const char *log, const char *word) {
     return count;
 }
 
+/* newton_friction (file comment): the step-end rows of the log, read after each step's
+ * "# step S iter I stop=WORD" line. */
+static void test_newton_friction(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char log[128];
+    tmp_file(&d, "friction.log", log, sizeof log);
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"mesh.nx=8", "mesh.ny=8", "solver.iterations=15",
+                                       "scene.steps=45", NULL};
+    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) {
+        tmp_close(&d);
+        return;
+    }
+    CHECK(m.ncolliders >= 1 && m.colliders[0].friction == 0.3);
+    weft_run_options opt = weft_run_options_default();
+    opt.log_path = log;
+    opt.log_level = WEFT_LOG_STEPS;
+    opt.config = cfg;
+    weft_run_result res;
+    weft_error err = {{0}};
+    CHECK(weft_run(&weft_newton_euler, &m, &opt, &res, &err) == WEFT_OK);
+    FILE *f = fopen(log, "r");
+    CHECK(f != NULL);
+    char line[512], prev[512] = "";
+    int steps = 0, ok = 0, iterated = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        int s, it;
+        char w[64];
+        if (sscanf(line, "# step %d iter %d stop=%63s", &s, &it, w) == 3) {
+            int ps = -1, pi = -1;
+            double r = -1.0, rel = -1.0;
+            CHECK(sscanf(prev, "%d %d %*f %lf %lf", &ps, &pi, &r, &rel) == 4 && ps == s && pi == it);
+            steps++;
+            /* a step that starts at rounding (the free fall) converges at iteration 0, where
+             * residual_rel is 1 by definition and the residual itself is at rounding */
+            const bool good = !strcmp(w, "converged") &&
+                              (it == 0 ? r <= 1e-9 : rel <= 1e-6);
+            if (!good) fprintf(stderr, "step %d iter %d %s: residual %.3g N, residual_rel %.3g\n",
+                               s, it, w, r, rel);
+            ok += good;
+            iterated += it > 0;
+        }
+        snprintf(prev, sizeof prev, "%s", line);
+    }
+    if (f) fclose(f);
+    fprintf(stderr, "newton_euler, drape_sphere 8x8: %d of %d step-end rows at the target, %d "
+            "with iterations (contact steps)\n", ok, steps, iterated);
+    CHECK(steps == 45 && ok == steps);
+    CHECK(iterated >= 30); /* the contact steps, where friction acts, are in the count */
+    remove(log);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    tmp_close(&d);
+}
+
+/* newton_touching (file comment). */
+static void test_newton_touching(void) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    static const char *const sets[] = {"collider.ground.friction=0", "scene.steps=45", NULL};
+    if (!scene_build_cfg("balloon", sets, weft_energy_registry, &m, &cfg)) return;
+    weft_run_options opt = weft_run_options_default();
+    opt.log_level = WEFT_LOG_NONE;
+    opt.config = cfg;
+    weft_run_result res;
+    weft_error err = {{0}};
+    int rc = weft_run(&weft_newton_euler, &m, &opt, &res, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    fprintf(stderr, "balloon, frictionless ground: %d stalled, %d capped of 45 steps\n",
+            res.steps_stalled, res.steps_capped);
+    CHECK(rc == WEFT_OK && res.steps_stalled == 0);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
 static void test_newton_header(void) {
     tmp_dir d;
     if (!tmp_open(&d)) return;
@@ -904,6 +991,7 @@ int main(int argc, char **argv) {
         {"newton_bitwise", test_newton_bitwise}, {"newton_header", test_newton_header},
         {"newton_cap", test_newton_cap},         {"newton_no_repeat", test_newton_no_repeat},
         {"newton_drape", test_newton_drape},     {"newton_reason", test_newton_reason},
+        {"newton_friction", test_newton_friction}, {"newton_touching", test_newton_touching},
         {"smooth_agrees", test_smooth_agrees},
         {"smooth_descent", test_smooth_descent}, {"smooth_bitwise", test_smooth_bitwise},
         {"drape_full", test_drape_full},         {"balloon_full", test_balloon_full},

@@ -1,17 +1,11 @@
 /* collider.c — the collider types weft knows (one file each, plus one line in
- * WEFT_COLLIDERS below and one in CMakeLists.txt), the queries every solver and the
- * collision pipeline ask of a collider through them, and the one contact response they
- * share.
+ * WEFT_COLLIDERS below and one in CMakeLists.txt) and the queries every solver and the
+ * collision pipeline ask of a collider through them; the contact toolkit built on these
+ * queries is contact.c.
  *
  * A collider translates with constant velocity u: at time t its reference point is
  * p0 + u t, so a query at time t is the query at t = 0 of p − u t.
- *
- * Contact response (Bridson, Fedkiw & Anderson 2002 §7.2, on the velocity relative to
- * the collider): with v − u = v_n n̂ + v_t, the velocity after the contact is
- *     u + v_n' n̂ + max(0, 1 − μ Δv_n / |v_t|) v_t,
- * where v_n' is what non-penetration and restitution ask of the normal velocity and
- * Δv_n ≥ 0 the normal velocity change of the contact, which bounds the tangential speed
- * Coulomb friction can take away (μ Δv_n). */
+ */
 #include "collider_internal.h"
 
 #include <math.h>
@@ -122,24 +116,4 @@ void weft_collider_curvature_at(const weft_collider *c, const double p[3], doubl
 bool weft_collider_segment_entry(const weft_collider *c, const double x0[3],
                                  const double x1[3], double margin, double *t, double n[3]) {
     return weft_collider_type_of(c)->segment_entry(c, x0, x1, margin, t, n);
-}
-
-double weft_contact_normal_velocity(const double v[3], const double n[3], const double *u) {
-    double s = 0.0;
-    for (int k = 0; k < 3; k++) s += (u ? v[k] - u[k] : v[k]) * n[k];
-    return s;
-}
-
-void weft_contact_response(double v[3], const double n[3], const double *u, double vn_new,
-                           double dvn, double mu) {
-    double w[3]; /* velocity relative to the collider */
-    for (int k = 0; k < 3; k++) w[k] = u ? v[k] - u[k] : v[k];
-    double vn = w[0] * n[0] + w[1] * n[1] + w[2] * n[2];
-    double vt[3] = {w[0] - vn * n[0], w[1] - vn * n[1], w[2] - vn * n[2]};
-    double vt_len = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-    double scale = vt_len > 0.0 ? fmax(0.0, 1.0 - mu * dvn / vt_len) : 0.0;
-    for (int k = 0; k < 3; k++) {
-        double r = vn_new * n[k] + scale * vt[k];
-        v[k] = u ? r + u[k] : r;
-    }
 }

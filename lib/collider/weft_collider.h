@@ -112,16 +112,55 @@ bool weft_collider_moving(const weft_collider *c);
 bool weft_collider_segment_entry(const weft_collider *c, const double x0[3],
                                  const double x1[3], double margin, double *t, double n[3]);
 
+/* ------------------------------------------------------------------------------ */
+/* The contact toolkit (lib/collider/contact.c; papers/contact.md): one vertex against  */
+/* one collider, through the type's hooks only                                      */
+/* ------------------------------------------------------------------------------ */
+
 /* (v − u)·n, the normal velocity relative to a collider moving at u (NULL: static). */
 double weft_contact_normal_velocity(const double v[3], const double n[3], const double *u);
 
-/* The contact response every solver and the collision pipeline use (lib/collider/
- * collider.c): with v − u = v_n n̂ + v_t (u the collider's velocity, NULL for a static
- * one; n the unit normal), v becomes u + vn_new n̂ + max(0, 1 − μ dvn/|v_t|) v_t: the
- * normal velocity that non-penetration and restitution ask for, and Coulomb friction
- * bounded by μ times the contact's normal velocity change dvn ≥ 0 (m/s). */
+/* The contact response every solver and the collision pipeline use: with v − u = v_n n̂ +
+ * v_t (u the collider's velocity, NULL for a static one; n the unit normal), v becomes
+ * u + vn_new n̂ + max(0, 1 − μ dvn/|v_t|) v_t: the normal velocity that non-penetration and
+ * restitution ask for, and Coulomb friction bounded by μ times the contact's normal
+ * velocity change dvn ≥ 0 (m/s). */
 void weft_contact_response(double v[3], const double n[3], const double *u, double vn_new,
                            double dvn, double mu);
+
+/* Gap of p from collider c at time t (s): its signed distance minus margin (m), with the
+ * outward normal in n (may be NULL); negative inside the collider grown by margin. */
+double weft_contact_gap(const weft_collider *c, const double p[3], double t, double margin,
+                        double n[3]);
+
+/* Projects p (m, in place) along the outward normal onto collider c's surface offset by
+ * margin, where c stands at time t: p −= g n, g its gap; only when g < 0 unless always
+ * (a contact held on the surface). Returns g (m), the normal in n (may be NULL). */
+double weft_contact_project(const weft_collider *c, double t, double margin, bool always,
+                            double p[3], double n[3]);
+
+/* Swept entry of the straight path x0 (at time t0) → x1 (at t1) into collider c grown by
+ * margin (m), in the collider's frame: true when x0 starts outside (gap ≥ 0) and the path
+ * enters; then q is the entry point (m) where c stands at t1, n the outward normal there. */
+bool weft_contact_swept_entry(const weft_collider *c, const double x0[3], double t0,
+                              const double x1[3], double t1, double margin, double q[3],
+                              double n[3]);
+
+/* (x1 − x0)·n relative to collider c (m): the path x0 (at t0) → x1 (at t1) in c's frame
+ * along n; divided by the step, the normal velocity restitution starts from. */
+double weft_contact_path_approach(const weft_collider *c, const double x0[3], double t0,
+                                  const double x1[3], double t1, const double n[3]);
+
+/* The velocity update of a vertex touching collider c (v in m/s, in place; n the unit
+ * normal): restitution (a contact approached at vn_before < 0, m/s, relative to c leaves
+ * at no less than −e vn_before) and Coulomb friction bounded by μ |Δv_n|. */
+void weft_contact_velocity_update(const weft_collider *c, double v[3], const double n[3],
+                                  double vn_before);
+
+/* Coulomb friction of collider c on v (m/s, in place; n the unit normal): the normal
+ * velocity kept, the tangential one relative to c reduced by up to μ dvn (dvn ≥ 0, the
+ * contact's normal velocity change, m/s). */
+void weft_contact_friction(const weft_collider *c, double v[3], const double n[3], double dvn);
 
 /* A triangle-mesh obstacle ([collider.NAME] type = mesh): scripted (infinite mass),
  * moving by a constant translation, x(t) = x_rest + u t. Only the collision pipeline
