@@ -20,7 +20,7 @@
  * steps and updated after each sweep.
  *
  * Settings: [solver] iterations (sweeps per step), threads; [vbd] initial_guess (adaptive,
- * inertia, velocity, previous), hessian (projected, exact), line_search, chebyshev_rho;
+ * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_rho;
  * [pbd] k_pressure.
  *
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
@@ -50,7 +50,7 @@ enum { VBD_HESSIAN_PROJECTED, VBD_HESSIAN_EXACT };
 typedef struct vbd_settings {
     weft_solver_common common; /* [solver] iterations (sweeps per step), threads */
     int initial_guess;         /* [vbd] adaptive (default), inertia, velocity, previous */
-    int hessian;               /* [vbd] projected (default) or exact element Hessians */
+    int hessian;               /* [vbd] exact (default; projected where not PD) or projected */
     bool line_search;          /* [vbd] halve Δx_i until G_i does not increase (default on) */
     double chebyshev_rho;      /* [vbd] Wang 2015's ρ in [0, 1); 0 = no acceleration */
     double k_pressure;         /* [pbd] the balloon's overpressure factor (0: none) */
@@ -65,7 +65,7 @@ static const weft_param vbd_params[] = {
      .names = init_names, .dflt = VBD_INIT_ADAPTIVE,
      .doc = "start of each step: adaptive (Chen 2024's, from the last acceleration), inertia y, x_n + h v_n, or x_n"},
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = VBD_HESSIAN_PROJECTED,
+     .names = hessian_names, .dflt = VBD_HESSIAN_EXACT,
      .doc = "vertex blocks from PSD-projected or exact element Hessians (exact: the projected "
             "block where the exact one is not positive definite)"},
     {.key = "line_search", .type = WEFT_PARAM_BOOL, .offset = F(line_search), .unit = "",
