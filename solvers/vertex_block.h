@@ -70,7 +70,7 @@ double vb_inertia_eval(const vb_inertia *in, const weft_model *m, int i, const d
 
 /* ---- One local Newton step: its policy -------------------------------------------- */
 
-#define VB_HALVINGS 10   /* halvings of a local step before the block stays */
+#define VB_HALVINGS 10    /* halvings of a local step before the block stays */
 #define VB_ROUNDING 1e-12 /* relative change of a local potential taken as rounding */
 #define VB_DET_EPS 1e-12  /* det H ≤ ε (tr H/3)³: a 3×3 block counts as singular */
 

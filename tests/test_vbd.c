@@ -203,8 +203,8 @@ static int vbd_iterates(weft_model *m, weft_config *cfg, int K, double *G, weft_
  * in compression, so some exact vertex blocks are indefinite (the exact run falls back to
  * projected blocks there). Each of 3 steps: G over 15 sweeps never rises beyond G's
  * rounding (1e-12 |G|, the rounding rule of vertex_block.c) and falls at most sweeps, with
- * projected and with exact blocks. The same check fails with Chebyshev (ρ = 0.95): the extrapolation overshoots
- * and G rises at some sweeps, the guarantee it gives up for speed. */
+ * projected and with exact blocks. The same check fails with Chebyshev (ρ = 0.95): the
+ * extrapolation overshoots and G rises at some sweeps, the guarantee it gives up for speed. */
 static void test_monotone(void) {
     static const char *const modes[][3] = {
         {"vbd.hessian=projected", "vbd.line_search=true", "vbd.chebyshev_rho=0"},
