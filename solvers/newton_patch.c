@@ -1,58 +1,27 @@
-/* newton_patch.c — `newton_patch`: backward Euler by Newton's method on the incremental
- * potential G (newton_euler, newton.c), nonlinearly preconditioned: after each Newton step
- * (one that does not already meet the stopping test) [newton_patch] smoothing_sweeps sweeps of
- * nonlinear block Gauss-Seidel on the same G, each block a patch of vertices solved by a
- * few Newton steps of its own. The pass counts inside its iteration: the residual logged,
- * and the stopping test, are those of the smoothed iterate. Newton's step, line search,
- * contacts and stop are newton_euler's; this file plugs its pass in through
- * im_state.after_step.
+/* newton_patch.c — `newton_patch`: backward Euler by newton_euler's Newton on the
+ * incremental potential G (newton.c), nonlinearly preconditioned: after each Newton step
+ * that does not already meet the stopping test, [newton_patch] smoothing_sweeps sweeps of
+ * nonlinear block Gauss-Seidel on the same G over patches of vertices (im_state.after_step);
+ * the residual logged and the stopping test are those of the smoothed iterate.
+ * Papers: Ortega & Rheinboldt 1970, §7.4 (block nonlinear Gauss-Seidel); Brune, Knepley,
+ * Smith & Tu 2015, SIAM Review 57(4), §3 (a nonlinear smoother composed with Newton); Li,
+ * Gao, Langlois, Jiang & Kaufman 2019, ACM TOG 38(4) (local Newton solves on subdomains).
+ * papers/residual.md ("Patches", "newton_patch in the code") says why and what it measured.
  *
- * Papers: Ortega & Rheinboldt 1970, "Iterative Solution of Nonlinear Equations in Several
- * Variables", §7.4 (block nonlinear Gauss-Seidel: each block minimises the function over its
- * own unknowns, the others fixed, by a few Newton steps); Brune, Knepley, Smith & Tu 2015,
- * "Composing scalable nonlinear algebraic solvers" (SIAM Review 57(4)), §3 (a nonlinear
- * Gauss-Seidel smoother composed multiplicatively with Newton); Li, Gao, Langlois, Jiang &
- * Kaufman 2019, "Decomposed Optimization Time Integrator for Large-Step Elastodynamics"
- * (ACM TOG 38(4)) solve local Newton problems on overlapping subdomains of the same
- * incremental potential, the idea taken here as a smoother.
+ * Patches: slabs of the rest shape along its two longest axes, patch_size free vertices
+ * each, ordered along the slab or by reverse Cuthill-McKee (the narrower band). Patch P,
+ * every other vertex fixed, takes patch_iterations Newton steps on its part of G,
+ *     G_P(x_P) = Σ_{i∈P} I_i(x_i) + Σ_{j ∩ P ≠ ∅} Ψ_j + (β/2ĥ) eᵀ K_n e (P's share),
+ *     I_i = m_i/(2ĥ²)|x_i − x̃_i|² + α m_i/(2ĥ)|x_i − a_i|²   (vb_inertia_eval),
+ *     H_P Δ = f_P,   f_P = −∇_P G_P,   H_P = ∇²_P G_P   (banded Cholesky),
+ * exact element Hessians where H_P is positive definite, else their PSD projections; at an
+ * active contact (normal n̂) blocks and force are projected on the tangent plane
+ * (P_i H_ij P_j, P_i f_i, plus m_i/ĥ² n̂n̂ᵀ). The trials are projected as Newton's are
+ * (im_project_vertex) and the step is line-searched by the shared rule of a local Newton
+ * step (vb_line_search in vertex_block.c), so a sweep never raises G beyond rounding.
  *
- * Why: on a buckling cloth with little bending stiffness, a strip of triangles at a free
- * edge can fold almost without stretching. Its motion is a rotation, curved in positions,
- * while a Newton step is straight: along such a step the springs stretch to second order
- * (their energy grows as the fourth power of the move), so the quadratic model holds for a
- * few millimetres and Newton creeps along the curved valley (papers/residual.md, "The
- * impact steps" and after). Vertex block descent follows the curve one vertex at a time,
- * but a fold is a chain of stiff springs, which Gauss-Seidel on single vertices resolves
- * slowly. A patch takes a whole stretch of the chain at once: its own
- * Newton steps, with every other vertex fixed, follow the fold's rotation with a line
- * search on G.
- *
- * The patches are slabs of the rest shape: the free vertices sorted by rest position along
- * the shape's longest axis (then the second, then the third), cut into runs of patch_size
- * vertices; then again along the second axis. The two orientations overlap every vertex
- * twice, so no patch boundary stays where it was (on a grid: rows of vertices, then
- * columns). Within a patch the vertices are ordered along the slab (the other axis first)
- * or by reverse Cuthill-McKee, whichever gives the narrower band (drape_sphere's 32² grid
- * with 256-vertex patches: along the slab, a half-band of 50 of 768 unknowns; balloon's
- * caps and rings of a sphere: RCM, 74 to 113).
- *
- * Patch P, every other vertex fixed at x, minimises its part of G,
- *     G_P(x_P) = Σ_{i∈P} [m_i/(2ĥ²) |x_i − x̃_i|² + α m_i/(2ĥ) |x_i − a_i|²] + Σ_{j ∩ P ≠ ∅} Ψ_j,
- * by patch_iterations Newton steps
- *     H_P Δ = f_P,   f_P = −∇_P G_P,   H_P = m (1/ĥ² + α/ĥ) I + Σ_j ∇²_P Ψ_j,
- * with the exact element Hessians where H_P is positive definite, else their PSD
- * projections (as [solver] hessian = adaptive treats the whole system). On an active
- * contact (normal n̂) the vertex moves in its tangent plane: with P_i = I − n̂n̂ᵀ, the
- * element blocks become P_i H_ij P_j, f_i ← P_i f_i, and m_i/ĥ² n̂n̂ᵀ keeps the block
- * definite. H_P is factorised by a banded Cholesky. The trial x_P + β Δ is projected as
- * Newton's line search projects its trials (im_project_vertex: active contacts back onto
- * their surface, other vertices that went into a plane or sphere caught there), and β
- * halves from 1 until G_P falls (at most PATCH_HALVINGS times; then the patch stays). A
- * step whose predicted decrease f_Pᵀ Δ is below G's rounding is not taken. G = G_P + terms
- * without the patch's vertices, so every accepted step lowers G: a sweep never raises it.
- * Pinned vertices are in no patch and never move. Rayleigh damping's terms are G's:
- * α's per vertex, β's (β/2ĥ) eᵀ K_n e through the rows of K_n = K(x_n) that hold the
- * patch's vertices (damping_beta_terms).
+ * Settings: newton_euler's [solver] rows; [newton_patch] smoothing_sweeps (0 = plain
+ * Newton), patch_size, patch_iterations.
  *
  * Passes per sweep: each patch evaluates the gradient and Hessian of each element it holds
  * once per Newton step (an element on a patch boundary once per patch it touches) and the
@@ -62,7 +31,6 @@
 
 #include <stddef.h>
 
-#define PATCH_HALVINGS 10 /* halvings of a patch's step before it stays */
 
 /* newton_patch's settings: newton_euler's block, then its own rows (smoothing_sweeps,
  * patch_size, patch_iterations; the [newton_patch] section). */
@@ -389,23 +357,19 @@ static double damping_beta_terms(const im_state *st, const double *x, int p, dou
     return be / hh * sum;
 }
 
+/* The per-vertex inertia and mass-damping terms of G (vertex_block.c's). */
+static vb_inertia patch_inertia(const im_state *st, double hh) {
+    return (vb_inertia){.hh = hh, .alpha = st->set.damping_alpha, .xt = st->xt, .a = st->a};
+}
+
 /* G_P: the patch vertices' inertia and damping terms plus the energy of its elements. */
 static double patch_potential(const im_state *st, const weft_model *m, const double *x, int p,
                               double hh) {
     const struct im_patches *P = ((struct im_patches *)st->variant);
-    const double al = st->set.damping_alpha;
+    const vb_inertia in = patch_inertia(st, hh);
     double G = 0.0;
-    for (int q = P->ptr[p]; q < P->ptr[p + 1]; q++) {
-        const int i = P->v[q];
-        for (int k = 0; k < 3; k++) {
-            double d = x[3 * i + k] - st->xt[3 * i + k];
-            G += 0.5 * m->mass[i] * d * d / (hh * hh);
-            if (al > 0.0) {
-                double e = x[3 * i + k] - st->a[3 * i + k];
-                G += 0.5 * al * m->mass[i] * e * e / hh;
-            }
-        }
-    }
+    for (int q = P->ptr[p]; q < P->ptr[p + 1]; q++)
+        G += vb_inertia_eval(&in, m, P->v[q], &x[3 * P->v[q]], NULL, NULL);
     for (int k = P->eptr[p]; k < P->eptr[p + 1]; k++) {
         const weft_term *term = &m->terms[P->eterm[k]];
         const weft_element *el = &term->elem[P->eelem[k]];
@@ -422,7 +386,7 @@ static bool patch_system(im_state *st, const weft_model *m, const double *x, int
                          weft_hessian_mode mode) {
     struct im_patches *P = ((struct im_patches *)st->variant);
     const int first = P->ptr[p], np = P->ptr[p + 1] - first, d = 3 * np, w = P->bw[p];
-    const double al = st->set.damping_alpha;
+    const vb_inertia in = patch_inertia(st, hh);
     memset(P->Hb, 0, (size_t)d * (size_t)(w + 1) * sizeof *P->Hb);
     memset(P->f, 0, (size_t)d * sizeof *P->f);
     for (int k = P->eptr[p]; k < P->eptr[p + 1]; k++) {
@@ -456,13 +420,9 @@ static bool patch_system(im_state *st, const weft_model *m, const double *x, int
     bool finite = true;
     for (int q = 0; q < np; q++) {
         const int i = P->v[first + q];
-        const double cm = m->mass[i] * (1.0 / (hh * hh) + al / hh);
-        double *fi = &P->f[3 * q];
-        for (int k = 0; k < 3; k++) {
-            fi[k] -= m->mass[i] * (x[3 * i + k] - st->xt[3 * i + k]) / (hh * hh);
-            if (al > 0.0) fi[k] -= al * m->mass[i] * (x[3 * i + k] - st->a[3 * i + k]) / hh;
-            *band(P->Hb, w, 3 * q + k, 3 * q + k) += cm;
-        }
+        double *fi = &P->f[3 * q], cm;
+        vb_inertia_eval(&in, m, i, &x[3 * i], fi, &cm);
+        for (int k = 0; k < 3; k++) *band(P->Hb, w, 3 * q + k, 3 * q + k) += cm;
         if (st->contact[i] >= 0) {
             const double *n = &st->cn[3 * i];
             const double fn = weft_dot3(fi, n);
@@ -474,6 +434,30 @@ static bool patch_system(im_state *st, const weft_model *m, const double *x, int
         for (int k = 0; k < 3; k++) finite = finite && isfinite(fi[k]);
     }
     return finite;
+}
+
+/* A trial of patch p's step (vb_line_search): x_P = x_P⁰ + β Δ, each vertex projected as
+ * Newton's trials are (its contact and normal into cnew, nnew); G_P there. */
+typedef struct patch_trial {
+    im_state *st;
+    const weft_model *m;
+    double *x;
+    int p;
+    double t1, hh;
+} patch_trial;
+
+static double patch_try(void *ctx, double beta) {
+    const patch_trial *c = ctx;
+    struct im_patches *P = c->st->variant;
+    const int first = P->ptr[c->p], np = P->ptr[c->p + 1] - first;
+    for (int q = 0; q < np; q++) {
+        const int i = P->v[first + q];
+        double *xi = &c->x[3 * i];
+        for (int k = 0; k < 3; k++) xi[k] = P->xold[3 * q + k] + beta * P->dx[3 * q + k];
+        P->cnew[q] = c->st->contact[i];
+        if (c->m->ncolliders > 0) im_project_vertex(c->m, c->t1, &P->cnew[q], xi, &P->nnew[3 * q]);
+    }
+    return patch_potential(c->st, c->m, c->x, c->p, c->hh);
 }
 
 /* patch_iterations Newton steps on G_P. Returns the vertices caught by a collider. */
@@ -490,23 +474,12 @@ static int patch_newton(im_state *st, const weft_model *m, double *x, int p, dou
         band_solve(P->Hb, d, w, P->f, P->dx);
         double slope = 0.0;
         for (int k = 0; k < d; k++) slope += P->f[k] * P->dx[k];
-        const double G0 = patch_potential(st, m, x, p, hh);
-        if (!(slope > G_ROUNDING * fabs(G0))) break; /* nothing G_P can resolve */
         for (int q = 0; q < np; q++)
             memcpy(&P->xold[3 * q], &x[3 * P->v[first + q]], 3 * sizeof(double));
-        bool accepted = false;
-        double beta = 1.0;
-        for (int bt = 0; bt <= PATCH_HALVINGS && !accepted; bt++, beta *= 0.5) {
-            for (int q = 0; q < np; q++) {
-                const int i = P->v[first + q];
-                double *xi = &x[3 * i];
-                for (int k = 0; k < 3; k++) xi[k] = P->xold[3 * q + k] + beta * P->dx[3 * q + k];
-                P->cnew[q] = st->contact[i];
-                if (m->ncolliders > 0) im_project_vertex(m, t1, &P->cnew[q], xi, &P->nnew[3 * q]);
-            }
-            accepted = patch_potential(st, m, x, p, hh) < G0;
-        }
-        if (!accepted) {
+        patch_trial c = {st, m, x, p, t1, hh};
+        const int bt = vb_line_search(slope, patch_potential(st, m, x, p, hh), patch_try, &c);
+        if (bt == VB_AT_ROUNDING) break; /* nothing G_P can resolve: the patch stays */
+        if (bt == VB_REJECTED) {
             for (int q = 0; q < np; q++)
                 memcpy(&x[3 * P->v[first + q]], &P->xold[3 * q], 3 * sizeof(double));
             st->stats.smooth_rejected++;

@@ -1,80 +1,32 @@
 /* vbd.c — Vertex Block Descent (Chen, Liu, Yang & Yuksel 2024, "Vertex Block Descent",
- * ACM TOG 43(4)), with the Chebyshev semi-iterative acceleration of Wang 2015 ("A
- * Chebyshev semi-iterative approach for accelerating projective and position-based
- * dynamics") as an option. papers/chen2024-vbd.md maps each equation to code and tests.
+ * ACM TOG 43(4)), with Wang 2015's Chebyshev acceleration as an option. papers/chen2024-vbd.md
+ * maps each equation to code and tests and gives the departures and measurements.
  *
- * Backward Euler as minimisation (the paper's variational form):  x_{n+1} = argmin G(x),
- *     G(x) = 1/(2h²) ‖x − y‖²_M + E(x),   y = x_n + h v_n + h² g   (the inertial target x̃).
- * Block coordinate descent over vertices: vertex i moves to lower the local potential with
- * every other vertex fixed (the local system),
+ * Backward Euler as minimisation:  x_{n+1} = argmin G(x),
+ *     G(x) = 1/(2h²) ‖x − y‖²_M + E(x),   y = x_n + h v_n + h² g   (the inertial target x̃),
+ * by block coordinate descent over vertices: vertex i, every other vertex fixed, takes one
+ * Newton step on its local potential
  *     G_i(x_i) = m_i/(2h²) ‖x_i − y_i‖² + Σ_{j ∈ F_i} Ψ_j(x),   F_i the elements holding i,
- * by one Newton step on its 3×3 block:
- *     f_i = −m_i/h² (x_i − y_i) − Σ_j ∂Ψ_j/∂x_i,   H_i = m_i/h² I + Σ_j ∂²Ψ_j/∂x_i²,
- *     Δx_i = H_i⁻¹ f_i.
- * f_i and H_i come from the energy descriptors alone (each incident element's gradient and
- * Hessian, the block of vertex i taken out: vb_vertex_block in vertex_block.c), so every
- * registered energy runs, with no per-energy code here.
+ *     f_i = −∇G_i,   H_i = m_i/h² I + Σ_j ∂²Ψ_j/∂x_i²,   Δx_i = H_i⁻¹ f_i,
+ * from the energy descriptors alone (vertex_block.c), with the shared policy of a local
+ * Newton step (vb_vertex_direction, vb_line_search: the projected block where the exact one
+ * is not positive definite, halving until G_i does not rise, the whole step at rounding).
+ * Vertices go colour by colour (a greedy colouring of the vertex graph); within a colour no
+ * two share an element, so they run in parallel, bitwise identical for any thread count.
+ * Chebyshev (ρ > 0): x^(k) = ω_k (x̄^(k) − x^(k−2)) + x^(k−2), ω_1 = 1, ω_2 = 2/(2 − ρ²),
+ * ω_k = 4/(4 − ρ² ω_{k−1}). Colliders: the initial guess stops where x_n → x⁰ enters one,
+ * trials are projected out, and touching vertices get the shared contact response. The
+ * balloon's volume constraint (Müller 2006 §4.4) is held as a multiplier λ in the vertex
+ * steps and updated after each sweep.
  *
- * Safeguards. Blocks: [vbd] hessian = projected (default) sums the PSD-projected element
- * Hessians (WEFT_HESSIAN_ANALYTIC), so H_i ⪰ m_i/h² I is positive definite; hessian = exact
- * sums the exact blocks, as the paper writes them, and where the sum is not positive
- * definite (3×3 Cholesky fails) takes the gradient step Δx_i = f_i / λ instead, λ ≥ m_i/h² a
- * bound on the block's largest |eigenvalue| (its largest absolute row sum). Either
- * way a block whose determinant is below 1e-12 (tr H/3)³ is skipped, as the paper skips
- * |det H_i| ≤ ε. Line search ([vbd] line_search, default on): Δx_i is halved until G_i does
- * not increase (at most 10 halvings, then the vertex stays): since the vertices of one
- * colour share no element, G falls by the sum of their G_i decreases, so G never increases
- * within a step without Chebyshev (the paper reports descent; this makes it a guarantee).
- * A step whose predicted decrease f_i·Δx_i is below 1e-12 |G_i|, which G_i's rounding
- * cannot resolve, is taken whole (as newton.c does near the solution).
- *
- * Order: vertices in the colours of a greedy colouring of the vertex graph (two vertices
- * adjacent when an element holds both), colour after colour (Gauss-Seidel across colours);
- * within a colour no two vertices share an element, so their updates are independent and
- * run in parallel ([solver] threads) with results bitwise identical for any thread count.
- *
- * Initial guess ([vbd] initial_guess): `adaptive` (the paper's adaptive initialisation, the
- * default):
- *     x⁰ = x_n + h v_n + h² ã,  ã = g clamp(a_n·ĝ / ‖g‖, 0, 1),  a_n = (v_n − v_{n−1})/h,
- * per vertex, and y itself on the first step (no v_{n−1} yet) or when g = 0; `inertia`: y;
- * `velocity`: x_n + h v_n; `previous`: x_n. x⁰ falls back to x_n when G(x⁰) is not finite.
- *
- * Chebyshev ([vbd] chebyshev_rho = ρ ∈ [0, 1); 0 = off), as the paper's accelerated
- * iteration takes it from Wang 2015: with x̄^(k)
- * the sweep of x^(k−1),
- *     x^(k) = ω_k (x̄^(k) − x^(k−2)) + x^(k−2),   ω_1 = 1, ω_2 = 2/(2 − ρ²),
- *     ω_k = 4/(4 − ρ² ω_{k−1}),
- * on the free vertices, restarted every step. ρ estimates the spectral radius of the plain
- * iteration: run without acceleration, read the linear rate of the residual over the late
- * iterations of a step, ρ ≈ (r_k / r_j)^(1/(k − j)), and take a little less (too large a ρ
- * diverges, too small a one gains little). The acceleration gives up the descent guarantee.
- *
- * Pins: fixed vertices at their scripted positions at t + h, never updated. Colliders
- * (planes, spheres, boxes): the initial guess of a vertex whose path x_n → x⁰ enters a
- * collider stops at the entry point (as PBD's continuous contact, §3.4 of Müller 2006), and
- * every trial position is projected out of every collider (offset by the contact margin),
- * so the line search compares feasible points only. After the iterations v = (x − x_n)/h,
- * and a vertex touching a collider gets restitution and Coulomb friction from the shared
- * contact response (weft_contact_response), as PBD's velocity update. Triangle-mesh
- * obstacles and self-collision are the collision pipeline's ([collision] pipeline =
- * bridson), which the run loop runs after this step.
- *
- * Pressure ([pbd] k_pressure > 0 on a closed mesh): the balloon's hard constraint
- * C(x) = V(x) − k_pressure V0 of Müller 2006 §4.4, the one PBD and xpbd project, with its
- * multiplier λ (N/m², minus the overpressure), so that a converged step solves backward
- * Euler with the constraint: ∇G(x) + λ ∇V(x) = 0, C(x) = 0. In the vertex steps λ is held:
- * the term λ V adds λ ∂V/∂x_i to vertex i's gradient, computed before each colour (no two
- * vertices of a colour share a triangle, so ∂V/∂x_i does not change within it), and nothing
- * to its block, since V = (1/6) Σ_t (x_a × x_b)·x_c is affine in each single vertex
- * (∂²V/∂x_i² = 0; test_vbd.pressure_block). After each sweep the multiplier takes the step
- * that meets the linearised constraint through the inertia, Δλ = C / (h² Σ_i w_i |∂V/∂x_i|²),
- * x_i −= h² w_i ∂V/∂x_i Δλ (PBD's projection of §4.4, with the impulse kept in λ), then the
- * vertices are projected out of the colliders. λ carries over from step to step.
+ * Settings: [solver] iterations (sweeps per step), threads; [vbd] initial_guess (adaptive,
+ * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_rho;
+ * [pbd] k_pressure.
  *
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
  * vertices, each evaluating the gradient and Hessian of each incident element (an element
- * of nv vertices is evaluated nv times per sweep) and, with the line search, its energy
- * once per trial; one pass to update velocities.
+ * of nv vertices nv times per sweep) and its energy once per line-search trial; one pass to
+ * update velocities.
  */
 #include "vertex_block.h"
 #include "weft_energies.h"
@@ -87,9 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VBD_MAX_HALVINGS 10  /* line-search halvings before a vertex stays */
-#define VBD_DET_EPS 1e-12    /* |det H_i| ≤ ε (tr H_i / 3)³: the block is skipped */
-#define VBD_G_ROUNDING 1e-12 /* relative change of G_i taken as rounding */
 #define VBD_TOUCH 1e-9       /* m: a vertex this close to a collider takes its response */
 
 /* Initial guesses ([vbd] initial_guess). */
@@ -101,7 +50,7 @@ enum { VBD_HESSIAN_PROJECTED, VBD_HESSIAN_EXACT };
 typedef struct vbd_settings {
     weft_solver_common common; /* [solver] iterations (sweeps per step), threads */
     int initial_guess;         /* [vbd] adaptive (default), inertia, velocity, previous */
-    int hessian;               /* [vbd] projected (default) or exact element Hessians */
+    int hessian;               /* [vbd] exact (default; projected where not PD) or projected */
     bool line_search;          /* [vbd] halve Δx_i until G_i does not increase (default on) */
     double chebyshev_rho;      /* [vbd] Wang 2015's ρ in [0, 1); 0 = no acceleration */
     double k_pressure;         /* [pbd] the balloon's overpressure factor (0: none) */
@@ -116,9 +65,9 @@ static const weft_param vbd_params[] = {
      .names = init_names, .dflt = VBD_INIT_ADAPTIVE,
      .doc = "start of each step: adaptive (Chen 2024's, from the last acceleration), inertia y, x_n + h v_n, or x_n"},
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = VBD_HESSIAN_PROJECTED,
-     .doc = "vertex blocks from PSD-projected or exact element Hessians (exact: gradient step "
-            "where the block is not positive definite)"},
+     .names = hessian_names, .dflt = VBD_HESSIAN_EXACT,
+     .doc = "vertex blocks from PSD-projected or exact element Hessians (exact: the projected "
+            "block where the exact one is not positive definite)"},
     {.key = "line_search", .type = WEFT_PARAM_BOOL, .offset = F(line_search), .unit = "",
      .dflt = 1, .doc = "halve each vertex's step until its local potential G_i does not increase"},
     {.key = "chebyshev_rho", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_rho), .unit = "1",
@@ -153,7 +102,8 @@ typedef struct vbd_stats {
     long halvings;       /* line-search halvings */
     long rejected;       /* vertices left in place: no decrease after every halving */
     long skipped;        /* singular or non-finite blocks, left in place */
-    long gradient_steps; /* exact blocks that were not positive definite */
+    long at_rounding;    /* steps below G_i's rounding, not taken (vb_line_search) */
+    long projected_blocks; /* exact blocks that were not positive definite */
     double predict_s, sweep_s, chebyshev_s, update_s;
 } vbd_stats;
 
@@ -173,7 +123,7 @@ typedef struct vbd_state {
 /* Per-thread counts of a sweep, summed after each colour (integers: the same sum in any
  * order). */
 typedef struct vbd_counts {
-    long updates, halvings, rejected, skipped, gradient_steps;
+    long updates, halvings, rejected, skipped, projected_blocks, at_rounding;
 } vbd_counts;
 
 static void vbd_destroy(void *state) {
@@ -221,13 +171,17 @@ static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) 
 /* The vertex step                                                                 */
 /* ------------------------------------------------------------------------------ */
 
+/* The inertia term of G_i: about y, no damping (vertex_block.c's local potential). */
+static vb_inertia vbd_inertia(const vbd_state *st, const weft_model *m) {
+    return (vb_inertia){.hh = m->dt, .alpha = 0.0, .xt = st->y, .a = NULL};
+}
+
 /* G_i with vertex i at p (the local potential): m_i/(2h²)|p − y_i|² + Σ_{j ∋ i} Ψ_j; +inf outside
  * an energy's domain. */
 static double local_potential(const vbd_state *st, const weft_model *m, const double *x, int i,
                               const double *p) {
-    const double h = m->dt, *y = &st->y[3 * i];
-    double d[3] = {p[0] - y[0], p[1] - y[1], p[2] - y[2]};
-    double own = 0.5 * m->mass[i] * weft_dot3(d, d) / (h * h);
+    const vb_inertia in = vbd_inertia(st, m);
+    double own = vb_inertia_eval(&in, m, i, p, NULL, NULL);
     if (st->balloon) own += st->lambda * weft_dot3(&st->vgrad[3 * i], p); /* λ V, affine in p */
     return vb_vertex_energy(&st->graph, m, x, i, p, own);
 }
@@ -239,87 +193,77 @@ static void project_out(const weft_model *m, double t, double *p) {
         weft_contact_project(&m->colliders[c], t, m->contact_margin, false, p, NULL);
 }
 
-/* One vertex's Newton step (the local system) with the safeguards of the file comment, on x in
- * place (only x_i changes). t1: the step's end time, for colliders. */
+/* A trial of vertex i's step (vb_line_search): x_i = x_i⁰ + β Δx_i projected out of the
+ * colliders, G_i there. */
+typedef struct vbd_trial {
+    const vbd_state *st;
+    const weft_model *m;
+    double *x;
+    int i;
+    double t1;
+    const double *x0, *dx;
+} vbd_trial;
+
+static double vbd_try(void *ctx, double beta) {
+    const vbd_trial *c = ctx;
+    double *xi = &c->x[3 * c->i], p[3];
+    for (int k = 0; k < 3; k++) p[k] = c->x0[k] + beta * c->dx[k];
+    project_out(c->m, c->t1, p);
+    double G = local_potential(c->st, c->m, c->x, c->i, p);
+    memcpy(xi, p, sizeof p); /* the last trial is the accepted point */
+    return G;
+}
+
+/* One vertex's Newton step (the local system) with the shared policy of vertex_block.c
+ * (block, line search, rounding), on x in place (only x_i changes). t1: the step's end
+ * time, for colliders. */
 static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int i, double t1,
                         vbd_counts *cnt) {
-    const double h = m->dt, mi = m->mass[i], mh = mi / (h * h);
-    double *xi = &x[3 * i];
-    double f[3], H[9];
-    weft_hessian_mode mode =
+    double *xi = &x[3 * i], f[3], dx[3];
+    const weft_hessian_mode mode =
         st->set.hessian == VBD_HESSIAN_EXACT ? WEFT_HESSIAN_EXACT : WEFT_HESSIAN_ANALYTIC;
-    if (!vb_vertex_block(&st->graph, m, x, i, mode, f, H)) {
+    const vb_inertia in = vbd_inertia(st, m);
+    /* the volume constraint's held force λ ∂V/∂x_i (its block is 0) */
+    const double *held = st->balloon ? &st->vgrad[3 * i] : NULL;
+    double lv[3];
+    if (held) {
+        for (int k = 0; k < 3; k++) lv[k] = st->lambda * held[k];
+        held = lv;
+    }
+    vb_block_kind kind = vb_vertex_direction(&st->graph, m, x, i, mode, &in, held, f, dx);
+    if (kind == VB_BLOCK_NONE) {
         cnt->skipped++;
         return;
     }
-    /* The inertia term: f_i −= m_i/h² (x_i − y_i), H_i += m_i/h² I; the volume
-     * constraint's held force: f_i −= λ ∂V/∂x_i (its block is 0). */
-    for (int k = 0; k < 3; k++) {
-        f[k] -= mh * (xi[k] - st->y[3 * i + k]);
-        if (st->balloon) f[k] -= st->lambda * st->vgrad[3 * i + k];
-        H[4 * k] += mh;
-    }
-    double det = H[0] * (H[4] * H[8] - H[5] * H[7]) - H[1] * (H[3] * H[8] - H[5] * H[6]) +
-                 H[2] * (H[3] * H[7] - H[4] * H[6]);
-    double tr = (H[0] + H[4] + H[8]) / 3.0;
-    if (!(fabs(det) > VBD_DET_EPS * fabs(tr * tr * tr))) { /* the paper's skip */
-        cnt->skipped++;
-        return;
-    }
-    double L[9], dx[3];
-    if (weft_cholesky33(H, L)) {
-        weft_cholesky33_solve(L, f, dx);
-    } else {
-        /* An exact block that is not positive definite: steepest descent, scaled by a
-         * bound on the block's largest |eigenvalue| (its largest absolute row sum,
-         * Gershgorin), at least m_i/h²: Δx_i = f_i / λ. */
-        double lam = mh;
-        for (int r = 0; r < 3; r++)
-            lam = fmax(lam, fabs(H[3 * r]) + fabs(H[3 * r + 1]) + fabs(H[3 * r + 2]));
-        if (!(lam > 0.0)) {
-            cnt->skipped++;
-            return;
-        }
-        for (int k = 0; k < 3; k++) dx[k] = f[k] / lam;
-        cnt->gradient_steps++;
-    }
-    double p[3];
+    if (kind == VB_BLOCK_PROJECTED && mode == WEFT_HESSIAN_EXACT) cnt->projected_blocks++;
     if (!st->set.line_search) {
+        double p[3];
         for (int k = 0; k < 3; k++) p[k] = xi[k] + dx[k];
         project_out(m, t1, p);
         if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
             cnt->skipped++;
             return;
         }
-        for (int k = 0; k < 3; k++) xi[k] = p[k];
+        memcpy(xi, p, sizeof p);
         cnt->updates++;
         return;
     }
-    /* G_i cannot resolve a step whose predicted decrease f·Δx is at its rounding level
-     * (near the solution, where the local model is exact to rounding): take it whole. */
-    double G0 = local_potential(st, m, x, i, xi), alpha = 1.0;
-    if (weft_dot3(f, dx) <= VBD_G_ROUNDING * fabs(G0)) {
-        for (int k = 0; k < 3; k++) p[k] = xi[k] + dx[k];
-        project_out(m, t1, p);
-        if (isfinite(local_potential(st, m, x, i, p))) {
-            for (int k = 0; k < 3; k++) xi[k] = p[k];
-            cnt->updates++;
-            return;
-        }
+    double x0[3];
+    memcpy(x0, xi, sizeof x0);
+    vbd_trial c = {st, m, x, i, t1, x0, dx};
+    int bt = vb_line_search(weft_dot3(f, dx), local_potential(st, m, x, i, x0), vbd_try, &c);
+    if (bt == VB_AT_ROUNDING) {
+        cnt->at_rounding++;
+        return;
     }
-    for (int bt = 0; bt <= VBD_MAX_HALVINGS; bt++, alpha *= 0.5) {
-        for (int k = 0; k < 3; k++) p[k] = xi[k] + alpha * dx[k];
-        project_out(m, t1, p);
-        double G = local_potential(st, m, x, i, p);
-        if (G < G0 || (G == G0 && isfinite(G))) {
-            for (int k = 0; k < 3; k++) xi[k] = p[k];
-            cnt->updates++;
-            cnt->halvings += bt;
-            return;
-        }
+    if (bt == VB_REJECTED) {
+        memcpy(xi, x0, sizeof x0);
+        cnt->halvings += VB_HALVINGS;
+        cnt->rejected++;
+        return;
     }
-    cnt->halvings += VBD_MAX_HALVINGS;
-    cnt->rejected++;
+    cnt->updates++;
+    cnt->halvings += bt;
 }
 
 /* One VBD iteration: every colour in turn, its vertices in parallel. */
@@ -329,23 +273,24 @@ static void sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
     for (int c = 0; c < gr->ncolours; c++) {
         const int first = gr->colour_ptr[c], end = gr->colour_ptr[c + 1];
         if (st->balloon) weft_mesh_volume_gradient(&m->mesh, x, st->vgrad);
-        long upd = 0, hv = 0, rej = 0, skp = 0, grd = 0;
+        long upd = 0, hv = 0, rej = 0, skp = 0, grd = 0, rnd = 0;
 #pragma omp parallel for num_threads(st->set.common.threads) schedule(static) \
-    reduction(+ : upd, hv, rej, skp, grd)
+    reduction(+ : upd, hv, rej, skp, grd, rnd)
         for (int k = first; k < end; k++) {
             vbd_counts cnt = {0};
             vertex_step(st, m, x, gr->order[k], t1, &cnt);
             upd += cnt.updates, hv += cnt.halvings, rej += cnt.rejected;
-            skp += cnt.skipped, grd += cnt.gradient_steps;
+            skp += cnt.skipped, grd += cnt.projected_blocks, rnd += cnt.at_rounding;
         }
         total.updates += upd, total.halvings += hv, total.rejected += rej;
-        total.skipped += skp, total.gradient_steps += grd;
+        total.skipped += skp, total.projected_blocks += grd, total.at_rounding += rnd;
     }
     st->stats.vertex_updates += total.updates;
     st->stats.halvings += total.halvings;
     st->stats.rejected += total.rejected;
     st->stats.skipped += total.skipped;
-    st->stats.gradient_steps += total.gradient_steps;
+    st->stats.at_rounding += total.at_rounding;
+    st->stats.projected_blocks += total.projected_blocks;
     st->stats.sweeps++;
 }
 
@@ -518,7 +463,7 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
 }
 
 /* Timers predict, sweep, chebyshev, update (s); counters sweeps, vertex_updates, halvings,
- * rejected, skipped, gradient_steps. */
+ * rejected, skipped, projected_blocks, at_rounding. */
 static void vbd_stats_hook(const void *state, weft_profile *out) {
     const vbd_stats *s = &((const vbd_state *)state)->stats;
     weft_profile_add(out, "predict", WEFT_PROFILE_TIMER, s->predict_s);
@@ -530,7 +475,8 @@ static void vbd_stats_hook(const void *state, weft_profile *out) {
     weft_profile_add(out, "halvings", WEFT_PROFILE_COUNT, (double)s->halvings);
     weft_profile_add(out, "rejected", WEFT_PROFILE_COUNT, (double)s->rejected);
     weft_profile_add(out, "skipped", WEFT_PROFILE_COUNT, (double)s->skipped);
-    weft_profile_add(out, "gradient_steps", WEFT_PROFILE_COUNT, (double)s->gradient_steps);
+    weft_profile_add(out, "at_rounding", WEFT_PROFILE_COUNT, (double)s->at_rounding);
+    weft_profile_add(out, "projected_blocks", WEFT_PROFILE_COUNT, (double)s->projected_blocks);
 }
 
 const weft_solver_type weft_vbd = {

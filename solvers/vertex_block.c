@@ -181,3 +181,69 @@ double vb_vertex_energy(const vb_graph *g, const weft_model *m, const double *x,
     }
     return G;
 }
+
+double vb_inertia_eval(const vb_inertia *in, const weft_model *m, int i, const double p[3],
+                       double f[3], double *diag) {
+    const double mi = m->mass[i], hh = in->hh, al = in->alpha, *xt = &in->xt[3 * i];
+    const double mh = mi / (hh * hh);
+    double d[3] = {p[0] - xt[0], p[1] - xt[1], p[2] - xt[2]};
+    double I = 0.5 * mi * weft_dot3(d, d) / (hh * hh);
+    if (f)
+        for (int k = 0; k < 3; k++) f[k] -= mh * d[k];
+    if (al > 0.0) {
+        const double *a = &in->a[3 * i];
+        double e[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+        I += 0.5 * al * mi * weft_dot3(e, e) / hh;
+        if (f)
+            for (int k = 0; k < 3; k++) f[k] -= al * mi * e[k] / hh;
+    }
+    if (diag) *diag = al > 0.0 ? mi * (1.0 / (hh * hh) + al / hh) : mh;
+    return I;
+}
+
+bool vb_block_solve(const double H[9], const double f[3], double dx[3]) {
+    double det = H[0] * (H[4] * H[8] - H[5] * H[7]) - H[1] * (H[3] * H[8] - H[5] * H[6]) +
+                 H[2] * (H[3] * H[7] - H[4] * H[6]);
+    double tr = (H[0] + H[4] + H[8]) / 3.0, L[9];
+    if (!(det > VB_DET_EPS * fabs(tr * tr * tr)) || !weft_cholesky33(H, L)) return false;
+    weft_cholesky33_solve(L, f, dx);
+    return isfinite(dx[0]) && isfinite(dx[1]) && isfinite(dx[2]);
+}
+
+/* f and H of vertex i's local potential at x with element Hessians of `mode`: the elements'
+ * part (vb_vertex_block), the inertia and the held force. False if a value is not finite. */
+static bool local_system(const vb_graph *g, const weft_model *m, const double *x, int i,
+                         weft_hessian_mode mode, const vb_inertia *in, const double *f_extra,
+                         double f[3], double H[9]) {
+    if (!vb_vertex_block(g, m, x, i, mode, f, H)) return false;
+    double diag;
+    vb_inertia_eval(in, m, i, &x[3 * i], f, &diag);
+    for (int k = 0; k < 3; k++) {
+        if (f_extra) f[k] -= f_extra[k];
+        H[4 * k] += diag;
+    }
+    return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
+}
+
+vb_block_kind vb_vertex_direction(const vb_graph *g, const weft_model *m, const double *x, int i,
+                                  weft_hessian_mode mode, const vb_inertia *in,
+                                  const double *f_extra, double f[3], double dx[3]) {
+    double H[9];
+    if (mode == WEFT_HESSIAN_EXACT && local_system(g, m, x, i, mode, in, f_extra, f, H) &&
+        vb_block_solve(H, f, dx))
+        return VB_BLOCK_EXACT;
+    if (local_system(g, m, x, i, WEFT_HESSIAN_ANALYTIC, in, f_extra, f, H) &&
+        vb_block_solve(H, f, dx))
+        return VB_BLOCK_PROJECTED;
+    return VB_BLOCK_NONE;
+}
+
+int vb_line_search(double slope, double G0, vb_trial_fn trial, void *ctx) {
+    if (!(slope > VB_ROUNDING * fabs(G0))) return VB_AT_ROUNDING; /* nothing to resolve */
+    double beta = 1.0;
+    for (int bt = 0; bt <= VB_HALVINGS; bt++, beta *= 0.5) {
+        double G = trial(ctx, beta);
+        if (isfinite(G) && G <= G0) return bt;
+    }
+    return VB_REJECTED;
+}

@@ -3,8 +3,10 @@
  * (the vertex graph): each vertex's incident elements, a colouring in which no two vertices
  * of one colour share an element, the vertex's force f_i = −Σ_j ∂Ψ_j/∂x_i and 3×3 block
  * Σ_j ∂²Ψ_j/∂x_i² from the energy descriptors alone, its elements' energy with the vertex
- * moved (the 3×3 Cholesky of each vertex's step is weft_vec.h's). Private to solvers/ and
- * the tests.
+ * moved; the local inertia + damping potential of one vertex; and the one policy of a local
+ * Newton step (a vertex's in vbd, a patch's in newton_patch): which block is solved when
+ * the exact one is not positive definite, the line search and the rule at rounding.
+ * Private to solvers/ and the tests.
  */
 #ifndef WEFT_VERTEX_BLOCK_H
 #define WEFT_VERTEX_BLOCK_H
@@ -50,5 +52,61 @@ bool vb_vertex_block(const vb_graph *g, const weft_model *m, const double *x, in
 double vb_vertex_energy(const vb_graph *g, const weft_model *m, const double *x, int i,
                         const double *p, double G0);
 
+/* ---- The local inertia + damping potential of one vertex ----------------------------- */
+
+/* The per-vertex terms of the incremental potential G that are not energy, for a scheme of
+ * effective step ĥ (hh, s): inertia about the target x̃ (xt, 3n, m) and, when alpha > 0,
+ * Rayleigh mass damping α (1/s) about a (3n, m; unread when alpha = 0). */
+typedef struct vb_inertia {
+    double hh, alpha;
+    const double *xt, *a;
+} vb_inertia;
+
+/* I_i(p) = m_i/(2ĥ²)|p − x̃_i|² + α m_i/(2ĥ)|p − a_i|² (J) for vertex i at p; when f is
+ * non-NULL, f −= ∇I_i(p) = m_i/ĥ² (p − x̃_i) + α m_i/ĥ (p − a_i); when diag is non-NULL,
+ * *diag = m_i (1/ĥ² + α/ĥ), the block ∇²I_i = diag · I (N/m). */
+double vb_inertia_eval(const vb_inertia *in, const weft_model *m, int i, const double p[3],
+                       double f[3], double *diag);
+
+/* ---- One local Newton step: its policy -------------------------------------------- */
+
+#define VB_HALVINGS 10    /* halvings of a local step before the block stays */
+#define VB_ROUNDING 1e-12 /* relative change of a local potential taken as rounding */
+#define VB_DET_EPS 1e-12  /* det H ≤ ε (tr H/3)³: a 3×3 block counts as singular */
+
+/* Solves H Δ = f for a symmetric 3×3 block H (row-major). False, with Δ untouched, unless H
+ * is positive definite (its Cholesky factor exists) and not near-singular
+ * (det H > VB_DET_EPS (tr H/3)³): the caller then falls back as vb_vertex_direction does. */
+bool vb_block_solve(const double H[9], const double f[3], double dx[3]);
+
+/* Which block vb_vertex_direction solved. */
+typedef enum vb_block_kind { VB_BLOCK_NONE, VB_BLOCK_EXACT, VB_BLOCK_PROJECTED } vb_block_kind;
+
+/* Vertex i's local Newton step at x on G_i = I_i + Σ_{j ∋ i} Ψ_j (+ f_extra · x_i, a held
+ * force such as a multiplier's; NULL for none): f = −∇G_i into f and Δ = H_i⁻¹ f into dx.
+ * The one policy for the block: with mode = WEFT_HESSIAN_EXACT the exact block, and where
+ * it is not positive definite or near-singular (vb_block_solve) the block of the
+ * PSD-projected element Hessians (WEFT_HESSIAN_ANALYTIC), which I_i's diag · I makes
+ * definite; with mode = WEFT_HESSIAN_ANALYTIC that block directly. VB_BLOCK_NONE (no
+ * step) when neither solves or a value is not finite. */
+vb_block_kind vb_vertex_direction(const vb_graph *g, const weft_model *m, const double *x, int i,
+                                  weft_hessian_mode mode, const vb_inertia *in,
+                                  const double *f_extra, double f[3], double dx[3]);
+
+/* A trial of a local step: moves the block's unknowns to x0 + β Δ (projected onto the
+ * colliders as the caller's contact handling does) and returns the local potential there
+ * (+inf outside an energy's domain). */
+typedef double (*vb_trial_fn)(void *ctx, double beta);
+
+/* The line search and rounding rule of a local Newton step Δ (a vertex's or a patch's) from
+ * x0, where the local potential is G0 and the predicted decrease f·Δ is `slope`:
+ *   - slope ≤ VB_ROUNDING |G0|: G_loc cannot resolve the step (evaluating it errs by more
+ *     than the step would lower it), so the block stays: VB_AT_ROUNDING, no trial made;
+ *   - else β = 1, ½, ¼, … (at most VB_HALVINGS halvings) until G_loc(β) ≤ G0.
+ * So an accepted step never raises G_loc. Returns the halvings taken (0 .. VB_HALVINGS),
+ * the last trial being the accepted point, or VB_REJECTED when no trial was accepted (the
+ * caller puts the block back at x0). */
+enum { VB_REJECTED = -1, VB_AT_ROUNDING = -2 };
+int vb_line_search(double slope, double G0, vb_trial_fn trial, void *ctx);
 
 #endif

@@ -23,6 +23,13 @@
  *                   V is affine in each single vertex, so the constraint's 3×3 block
  *                   ∂²V/∂x_i² is 0 (second differences vanish to rounding), while the mixed
  *                   block of two vertices of a triangle does not
+ *   local_step      the local Newton step vbd shares with newton_patch (vertex_block.c):
+ *                   vb_inertia_eval's force and block are its value's central differences
+ *                   (with mass damping); vb_line_search makes no trial at rounding, halves
+ *                   until G does not rise and gives up after 10 halvings; on a compressed
+ *                   4 × 4 cloth, exact blocks that are not positive definite fall back to
+ *                   the projected block (some do), every direction solves its block and
+ *                   descends, and a near-singular block is refused by vb_block_solve
  */
 #include "check.h"
 #include "scene_build.h"
@@ -30,6 +37,8 @@
 #include "weft.h"
 #include "weft_energies.h"
 #include "weft_solvers.h"
+#include "vertex_block.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -191,11 +200,11 @@ static int vbd_iterates(weft_model *m, weft_config *cfg, int K, double *G, weft_
 }
 
 /* hanging_cloth at 8 × 8 with dt = 1/30 s, after 40 steps of newton_euler: folding, springs
- * in compression, so some exact vertex blocks are indefinite (the exact run takes gradient
- * steps). Each of 3 steps: G over 15 sweeps never rises beyond G's rounding (1e-12 |G|,
- * the rounding rule of vbd.c) and falls at most sweeps, with projected and with exact
- * blocks. The same check fails with Chebyshev (ρ = 0.95): the extrapolation overshoots
- * and G rises at some sweeps, the guarantee it gives up for speed. */
+ * in compression, so some exact vertex blocks are indefinite (the exact run falls back to
+ * projected blocks there). Each of 3 steps: G over 15 sweeps never rises beyond G's
+ * rounding (1e-12 |G|, the rounding rule of vertex_block.c) and falls at most sweeps, with
+ * projected and with exact blocks. The same check fails with Chebyshev (ρ = 0.95): the
+ * extrapolation overshoots and G rises at some sweeps, the guarantee it gives up for speed. */
 static void test_monotone(void) {
     static const char *const modes[][3] = {
         {"vbd.hessian=projected", "vbd.line_search=true", "vbd.chebyshev_rho=0"},
@@ -221,7 +230,7 @@ static void test_monotone(void) {
         m.t = t40;
         bool ok =
             cfg_set(cfg, modes[mo][0]) && cfg_set(cfg, modes[mo][1]) && cfg_set(cfg, modes[mo][2]);
-        double gradient_steps = 0.0;
+        double projected_blocks = 0.0;
         int rises = 0;
         for (int step = 0; ok && step < 3; step++) {
             enum { K = 15 };
@@ -240,18 +249,18 @@ static void test_monotone(void) {
                 decreases += G[k + 1] < G[k] - 1e-12 * fabs(G[k]);
             }
             if (descent) CHECK(decreases >= K / 2); /* VBD had work to do */
-            gradient_steps += weft_profile_value(&swept, "gradient_steps");
+            projected_blocks += weft_profile_value(&swept, "projected_blocks");
             fprintf(stderr,
                     "%s %s step %d: G %.10g -> %.10g over %d sweeps (%d decreasing, "
-                    "%.0f gradient steps)\n",
+                    "%.0f projected blocks)\n",
                     modes[mo][0], modes[mo][2], step, G[0], G[got - 1], got - 1, decreases,
-                    weft_profile_value(&swept, "gradient_steps"));
+                    weft_profile_value(&swept, "projected_blocks"));
             /* The next step from a state every mode shares: 20 sweeps of the default. */
             ok = cfg_set(cfg, "vbd.hessian=projected") && cfg_set(cfg, "vbd.chebyshev_rho=0") &&
                  cfg_set(cfg, "solver.iterations=20") && run_steps(vbd(), &m, cfg, 1, NULL) &&
                  cfg_set(cfg, modes[mo][0]) && cfg_set(cfg, modes[mo][2]);
         }
-        if (mo == 1) CHECK(gradient_steps > 0); /* the safeguard was exercised */
+        if (mo == 1) CHECK(projected_blocks > 0); /* the safeguard was exercised */
         if (mo == 2) CHECK(rises > 0);          /* the check can fail */
     }
     free(x40), free(v40);
@@ -516,6 +525,102 @@ static void test_pressure_block(void) {
     weft_mesh_free(&mesh);
 }
 
+/* local_step (file comment): a trial on the line G(β) = (β − c)² − c² + b (b: the value
+ * beyond which it always rises), counting the trials. */
+typedef struct ls_line {
+    double c, rise_from;
+    int trials;
+} ls_line;
+
+static double ls_trial(void *ctx, double beta) {
+    ls_line *l = ctx;
+    l->trials++;
+    return beta > l->rise_from ? 1.0 : (beta - l->c) * (beta - l->c) - l->c * l->c;
+}
+
+static void test_local_step(void) {
+    /* vb_line_search */
+    ls_line l = {0.3, 10.0, 0};
+    CHECK(vb_line_search(1e-20, 1.0, ls_trial, &l) == VB_AT_ROUNDING && l.trials == 0);
+    l = (ls_line){0.3, 0.6, 0}; /* β = 1 rises, β = ½ lowers */
+    CHECK(vb_line_search(0.1, 0.0, ls_trial, &l) == 1 && l.trials == 2);
+    l = (ls_line){0.3, -1.0, 0}; /* every trial rises */
+    CHECK(vb_line_search(0.1, 0.0, ls_trial, &l) == VB_REJECTED && l.trials == VB_HALVINGS + 1);
+
+    /* vb_inertia_eval against central differences, with mass damping */
+    weft_model m;
+    weft_config *cfg = NULL;
+    const char *const sets[] = {"mesh.nx=4", "mesh.ny=4", NULL};
+    if (!build("hanging_cloth", sets, &m, &cfg)) return;
+    const int n = m.n, i = n / 2;
+    double *xt = malloc(3 * (size_t)n * sizeof *xt), *a = malloc(3 * (size_t)n * sizeof *a);
+    CHECK(xt && a);
+    if (!xt || !a) goto out;
+    for (int j = 0; j < 3 * n; j++) xt[j] = m.x[j] + 0.01 * (j % 5), a[j] = m.x[j] - 0.02 * (j % 3);
+    const vb_inertia in = {.hh = 0.01, .alpha = 0.5, .xt = xt, .a = a};
+    double p[3] = {m.x[3 * i] + 0.03, m.x[3 * i + 1] - 0.01, m.x[3 * i + 2] + 0.02};
+    double f[3] = {0.0, 0.0, 0.0}, diag;
+    vb_inertia_eval(&in, &m, i, p, f, &diag);
+    CHECK_NEAR(diag, m.mass[i] * (1.0 / (0.01 * 0.01) + 0.5 / 0.01), 1e-12 * diag);
+    for (int k = 0; k < 3; k++) {
+        const double e = 1e-6, s = p[k];
+        p[k] = s + e;
+        double Ip = vb_inertia_eval(&in, &m, i, p, NULL, NULL);
+        p[k] = s - e;
+        double Im = vb_inertia_eval(&in, &m, i, p, NULL, NULL);
+        p[k] = s;
+        CHECK_NEAR(-f[k], (Ip - Im) / (2 * e), 1e-6 * fabs(f[k]) + 1e-9);
+    }
+
+    /* vb_vertex_direction on the cloth compressed to 70 % about its centre (exact blocks
+     * indefinite), then stretched to 110 % (exact blocks definite) */
+    vb_graph g = {0};
+    weft_error err = {{0}};
+    CHECK(vb_graph_build(&g, &m, "test_vbd", &err) == WEFT_OK);
+    double c[3] = {0.0, 0.0, 0.0};
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++) c[k] += m.x[3 * j + k] / n;
+    const vb_inertia plain = {.hh = m.dt, .alpha = 0.0, .xt = xt, .a = NULL};
+    const double scale[2] = {0.7, 1.1 / 0.7};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int j = 0; j < 3 * n; j++)
+            m.x[j] = c[j % 3] + scale[pass] * (m.x[j] - c[j % 3]), xt[j] = m.x[j];
+        int kinds[3] = {0, 0, 0};
+        for (int v = 0; v < n; v++) {
+            if (m.pin[v] >= 0) continue;
+            double fv[3], dx[3], fb[3], H[9];
+            vb_block_kind kind =
+                vb_vertex_direction(&g, &m, m.x, v, WEFT_HESSIAN_EXACT, &plain, NULL, fv, dx);
+            kinds[kind]++;
+            if (kind == VB_BLOCK_NONE) continue;
+            CHECK(weft_dot3(fv, dx) >= 0.0); /* a descent direction of G_i (0 where f_i = 0) */
+            /* dx solves the block it reports: (m_i/h² I + H) dx = f, H rebuilt here */
+            CHECK(vb_vertex_block(&g, &m, m.x, v,
+                                  kind == VB_BLOCK_EXACT ? WEFT_HESSIAN_EXACT
+                                                         : WEFT_HESSIAN_ANALYTIC,
+                                  fb, H));
+            for (int r = 0; r < 3; r++) {
+                double Hd = (m.mass[v] / (m.dt * m.dt)) * dx[r];
+                for (int k = 0; k < 3; k++) Hd += H[3 * r + k] * dx[k];
+                CHECK_NEAR(Hd, fv[r], 1e-9 * (fabs(fv[r]) + 1.0));
+            }
+        }
+        fprintf(stderr, "local_step at %.0f %%: %d exact, %d projected, %d none\n",
+                pass == 0 ? 70.0 : 110.0, kinds[VB_BLOCK_EXACT], kinds[VB_BLOCK_PROJECTED],
+                kinds[VB_BLOCK_NONE]);
+        CHECK(kinds[VB_BLOCK_NONE] == 0);
+        CHECK(kinds[pass == 0 ? VB_BLOCK_PROJECTED : VB_BLOCK_EXACT] > 0);
+    }
+    const double singular[9] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1e-13};
+    double dx[3];
+    CHECK(!vb_block_solve(singular, (double[3]){1.0, 1.0, 1.0}, dx));
+    vb_graph_free(&g);
+out:
+    free(xt), free(a);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"newton_springs", test_newton_springs},
@@ -526,6 +631,7 @@ int main(int argc, char **argv) {
         {"pins_colliders", test_pins_colliders},
         {"settings", test_settings},
         {"pressure_block", test_pressure_block},
+        {"local_step", test_local_step},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);
