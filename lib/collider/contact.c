@@ -52,8 +52,7 @@ double weft_contact_project(const weft_collider *c, double t, double margin, boo
                             double p[3], double n[3]) {
     double own[3], *nn = n ? n : own;
     double g = weft_contact_gap(c, p, t, margin, nn);
-    if (always || g < 0.0)
-        for (int k = 0; k < 3; k++) p[k] -= g * nn[k];
+    if (always || g < 0.0) weft_collider_project_at(c, p, t, margin, nn); /* the type's hook */
     return g;
 }
 

@@ -133,9 +133,10 @@ void weft_contact_response(double v[3], const double n[3], const double *u, doub
 double weft_contact_gap(const weft_collider *c, const double p[3], double t, double margin,
                         double n[3]);
 
-/* Projects p (m, in place) along the outward normal onto collider c's surface offset by
- * margin, where c stands at time t: p −= g n, g its gap; only when g < 0 unless always
- * (a contact held on the surface). Returns g (m), the normal in n (may be NULL). */
+/* Projects p (m, in place) onto collider c's surface offset by margin, where c stands at
+ * time t (weft_collider_project_at: the type's hook, else p −= g n), only when its gap g
+ * < 0 unless always (a contact held on the surface). Returns g (m), the normal in n (may
+ * be NULL). */
 double weft_contact_project(const weft_collider *c, double t, double margin, bool always,
                             double p[3], double n[3]);
 
