@@ -3,38 +3,22 @@
  * Physics for Real-Time Applications", §4.2:
  *   Δp_i = (ω / n_i) Σ_c Δp_i^c,
  * every Δp^c computed from the same positions (Müller 2006's projection, eqs. 1–9),
- * n_i the number of constraints acting on vertex i (all of them, as in the paper:
- * stretch, bending and balloon), ω ∈ [1, 2). Averaging makes Jacobi robust but weak:
- * a cloth vertex touches ~6 edges and ~12 hinges, so each correction is scaled by
- * about ω/18 and Jacobi needs many more iterations than Gauss-Seidel.
+ * n_i the number of constraints acting on vertex i (stretch, bending and balloon),
+ * ω ∈ [1, 2) ([solver] omega). A cloth vertex touches ~18 constraints, so Jacobi needs
+ * many more iterations than Gauss-Seidel (papers/mueller2006-pbd.md, "Jacobi PBD").
  *
- * One inner iteration = one Jacobi sweep: compute every stretch, bending (and balloon)
- * correction in parallel, then gather them per vertex in parallel, then the
- * self-collision constraints of §4.3 (pbd_self.c) in a second Jacobi pass of their own
- * (every correction from the same positions, each vertex moved by ω/n_i times the sum
- * of its violated self-collision constraints' corrections, n_i counting those only),
- * then project collisions with colliders (per vertex, independent). Counting a vertex's
- * ~18 stretch and bending constraints in the n_i of a non-penetration constraint would
- * scale it by about ω/18 and stop a layer falling through another only after many
- * sweeps (measured, test_pbd_self's free fold at 1 m/s: 32 intersecting triangle pairs
- * that way, none this way); the colliders' contacts stay out of the average for the
- * same reason. Every gather adds a vertex's corrections in a fixed order, so results
- * are bitwise identical for any number of threads.
+ * One inner iteration = one Jacobi sweep: every stretch, bending (and balloon) correction
+ * in parallel, gathered per vertex in parallel; then the self-collision constraints of
+ * §4.3 (pbd_self.c) in a Jacobi pass of their own (n_i counting those only: measured in
+ * papers/mueller2006-pbd.md); then the collider contacts (per vertex, outside the
+ * average). Fixed gather order: bitwise identical for any number of threads.
  *
- * Chebyshev (Wang 2015, "A Chebyshev semi-iterative approach for accelerating projective
- * and position-based dynamics"; [pbd] chebyshev_rho = ρ ∈ [0, 1), 0 = off, the
- * default), with the conventions of projective_dynamics.c: q̂_{k+1} the Jacobi sweep of
- * q_k (stretch, bending, balloon and self-collision constraints), ω = 1 for the
- * iterations k < S (S: chebyshev_delay), then
- *   ω_S = 2/(2 − ρ²),  ω_{k+1} = 4/(4 − ρ² ω_k),
- *   q_{k+1} = ω_{k+1} (γ (q̂_{k+1} − q_k) + q_k − q_{k−1}) + q_{k−1}   (γ: chebyshev_gamma),
- * on the free vertices (w_i > 0), restarted every step (q_{−1} = q_0, the prediction);
- * the collider contacts are then projected as in every sweep, so each iterate q_k is
- * feasible and is what the recurrence remembers. ρ is the spectral radius of the plain
- * iteration: run with ρ = 0 and read the rate at which the log's constraint violation
- * (crms) falls late in a step, ρ ≈ (c_K / c_k)^{1/(K − k)}; too large a ρ diverges.
- * The update is per vertex, so results stay bitwise identical for any thread count; ρ = 0
- * runs exactly the plain code. papers/wang2015-chebyshev.md maps the paper to the code.
+ * Chebyshev (Wang 2015; the [pbd] chebyshev_* rows and the schedule of chebyshev.c):
+ * q̂_{k+1} the Jacobi sweep of q_k, ω_k the schedule's weight,
+ *   q_{k+1} = ω_{k+1} (γ (q̂_{k+1} − q_k) + q_k − q_{k−1}) + q_{k−1}
+ * on the free vertices before the collider contacts, restarted every step (q_{−1} = q_0);
+ * ρ = 0 (the default) runs exactly the plain code. papers/wang2015-chebyshev.md maps the
+ * paper to the code and says how to estimate ρ.
  *
  * Passes per step: 3 over vertices + n_s × (1 over constraints + 1 over vertices), and
  * with self-collision one more pass over its constraints and one over the vertices;

@@ -1,100 +1,31 @@
 /* collision.c — the cloth collision pipeline of Bridson, Fedkiw & Anderson 2002 (§6–7),
- * after course slides on the paper (papers/bridson2002-collisions.md: "Repulsions",
- * "Finding the impulse", "Friction", "Collision impulse", "Iteration", "Impact zones",
- * "Rigidifying", "Pipeline"), with Provot 1997's rigid impact zones.
+ * after course slides on the paper, with Provot 1997's rigid impact zones. Derivations,
+ * choices and measurements: papers/bridson2002-collisions.md ("Implementation notes:
+ * lib/collision/collision.c"). Settings: [collision] (bridson_stage.c).
  *
- * State. Vertex i moves on the line x_i(t) = x0_i + t h v̄_i, t ∈ [0, 1], with the
- * step's average velocity v̄_i = (x1_i − x0_i)/h (m/s). Every stage changes v̄ and
- * x1 = x0 + h v̄; at the end v += (x1_new − x1_in)/h. Obstacle vertices (triangle-mesh
- * obstacles) and pinned cloth vertices are scripted: inverse mass w = 0.
+ * State: vertex i moves on x_i(t) = x0_i + t h v̄_i, t ∈ [0, 1]; each stage changes v̄ and
+ * x1 = x0 + h v̄; at the end v += (x1_new − x1_in)/h. Pinned and obstacle vertices have
+ * w = 0. A pair (vertex–face, edge–edge) with closest-point weights ω (Σ ω_j = 0) has the
+ * gap g = Σ ω_j x_j and relative velocity u = Σ ω_j v̄_j; an impulse J gives
+ *     Δv_j = ω_j w_j J,   Δu = J / m_eff,   1/m_eff = Σ ω_j² w_j,                   (1)
+ * which conserves linear momentum, and angular momentum when J ∥ g.
  *
- * Pair impulse ("Finding the impulse"). A pair is a vertex p against a triangle (a, b, c)
- * or an edge (p0, p1) against an edge (q0, q1). With the signed weights of its closest
- * points, ω = (1, −α_a, −α_b, −α_c) or (1 − s, s, −(1 − u), −u) (Σ ω_j = 0), the gap is
- * g = Σ ω_j x_j and the relative velocity u = Σ ω_j v̄_j. An impulse J (N·s, a vector) on
- * the pair gives vertex j the velocity change
- *
- *     Δv_j = ω_j w_j J,   so   Δu = J Σ ω_j² w_j = J / m_eff,                         (1)
- *
- * which is the slides' I = Δ / (1/m0 + a²/m1 + b²/m2 + c²/m3), and for equal masses
- * their I' = 2I / (1 + Σ ω²) (with I the impulse that would stop two equal masses).
- * Since Σ ω_j = 0, (1) conserves linear momentum; its torque Σ x_j × ω_j J = g × J
- * vanishes when J ∥ g, so impulses along the gap conserve angular momentum too.
- * Pinned and obstacle vertices have w = 0: they take no share, as infinite masses.
- *
- * 1. Repulsions (slides "Repulsions", Bridson §7.2), on the proximity pairs at x0 with
- *    distance d < η (the thickness), along the unit gap direction n = g/|g|:
- *      u_N = u·n; an inelastic part Δ_I = max(−u_N, 0) stops the approach; then the
- *      spring k (η − d) acts for the step, limited so that the pair separates by at most
- *      a tenth of the overlap per step:
- *        Δ_R = min(h k (η − d) / m_eff, 0.1 (η − d)/h − (u_N + Δ_I))   if the latter > 0;
- *      the normal change is Δu_N = Δ_I + Δ_R.
- *    Friction ("Friction"): the relative tangential velocity u_T = u − u_N n becomes
- *        u_T' = max(1 − μ Δu_N / |u_T|, 0) u_T,                                       (2)
- *    static friction when μ Δu_N ≥ |u_T|, kinetic (|Δu_T| = μ Δu_N) otherwise. J is
- *    (Δu_N n + u_T' − u_T) m_eff, applied by (1).
- * 2. CCD ("Collision detection", "Collision impulse", "Iteration"). Each pass runs the
- *    swept broad phase over x0 → x1 and weft_ccd_vertex_face / weft_ccd_edge_edge with
- *    tolerance η_c on every candidate, in the broad phase's sorted order, and answers
- *    each collision at once (later pairs of the pass see the new x1):
- *      - a contact at time t is a collision when the pair approaches there, u_N < 0,
- *        with n the unit gap at t (from the second primitive toward the first; the CCD
- *        normal where the gap vanishes). By the envelope theorem u_N = d'(t), so this
- *        says "the distance is ≤ η_c and decreasing". A contact that does not approach
- *        (a pair already within η_c at t = 0 and separating, or a graze at exactly η_c)
- *        is queried once more with half the tolerance, or half the starting distance if
- *        smaller: any later crossing (distance 0) is still found.
- *      - the response is the inelastic impulse along n with friction (2), aiming at
- *        u_N' = δ = 10⁻³ η_c/h (plus 10⁻¹² of the pair's speeds) instead of exactly 0,
- *        so rounding cannot leave the pair "approaching" by 1e-17 m/s and repeat forever.
- *    The broad phase is re-run over the whole mesh for each pass (a refit and a
- *    traversal, O(n + pairs): simpler than tracking which boxes moved, and the pass's
- *    pair list stays exact). The passes end when one finds no collision (and the
- *    colliders changed nothing after it) or after max_iterations passes. Default 10:
- *    on drape_sphere under Gauss-Seidel PBD, 97 % of the steps need at most two passes
- *    (one to resolve, one to confirm) and none more than seven; more passes mostly
- *    ping-pong in the constrained cases that impact zones are for.
- * 3. Rigid impact zones ("Impact zones", "Rigidifying"; Bridson §7.4). Union-find over
- *    the vertices: every collision of a pass merges the zones of its four vertices;
- *    after the pass each zone of two or more vertices is rigidified and the pass is
- *    repeated, until one finds no collision. A zone of free vertices gets
- *        v̄_i = v_c + ω × (x0_i − c),  ω = I⁺ L,                                       (3)
- *    c = Σ m x0 / M, v_c = Σ m v̄ / M, L = Σ m (x0 − c) × (v̄ − v_c),
- *    I = Σ m (|r|² 1 − r rᵀ), r = x0 − c, I⁺ its pseudo-inverse (eigenvalues below
- *    10⁻¹² of the largest dropped: collinear zones, single vertices). (3) conserves
- *    M v_c and L exactly in exact arithmetic. The zone moves by the affine map
- *    x ↦ x + t h (v_c + ω × (x − c)), whose linear part 1 + t h [ω]× stretches lengths
- *    by √(1 + (t h |ω⊥|)²) ≥ 1 and shrinks none: pairs inside one zone never get closer
- *    during the step and are not tested again, and the zone stays intersection-free.
- *    (Provot's exact rotation would keep lengths but not L as Σ m x0 × v̄, and its
- *    straight-line interpolation would shrink distances in mid-step.) A zone holding
- *    scripted vertices (pinned, obstacle, or held by a collider) follows their motion:
- *    (3) fitted to the scripted vertices alone with unit weights (a least-squares rigid
- *    fit of their velocities) gives the free ones' velocities; such a zone is tested
- *    again, and if its script is not rigid it may not resolve within the cap.
- * 4. Colliders (planes, spheres; weft_collider) after the repulsions and after every
- *    CCD pass and zone round: a free vertex whose x1 lies closer than the margin, or
- *    whose segment x0 → x1 enters the sphere grown by the margin, is pushed along the
- *    normal n to margin + κ (κ = 10⁻³ η_c, so that rounding does not re-trigger it):
- *    v̄ += (push/h) n, and friction (2) with the collider's μ and Δu_N = push/h. For a
- *    sphere the push is onto the tangent plane at the entry point, so the new segment
- *    stays outside the (convex) sphere. Inelastic: the collider's restitution is the
- *    solver's business. In the zone phase a vertex that must be pushed is instead held
- *    where it started (v̄ = 0, x1 = x0, clear of the collider since x0 is) and becomes
- *    scripted, so a zone touching a static collider comes to rest on it.
- *
- * Stage switches (weft_collision_options: repulsions, ccd, impact_zones), for
- * experiments that take one stage out: an "off" stage is skipped and the others run as
- * above. Without repulsions the CCD meets every approaching pair itself; without CCD
- * only the repulsions at x0 and the colliders act, nothing checks the motion and no
- * zone can form (impact zones need the CCD to find their collisions), so `unresolved`
- * stays 0 whatever happens; without impact zones the step ends after the impulse
- * passes, and if the last one still found collisions a counting pass (a CCD pass that
- * answers nothing) puts the collisions left into `unresolved` (WEFT_WARN_UNRESOLVED).
- *
- * Determinism: pairs come sorted from the broad phase, impulses are applied in that
- * order, zones are merged towards their smallest vertex index; BVH and spatial hash
- * return the same pair lists, so they give bitwise the same result.
+ * Passes per step:
+ * 1. Repulsions on the pairs at x0 with d < η, along n = g/|g|: Δ_I = max(−u_N, 0), then
+ *    Δ_R = min(h k (η − d)/m_eff, 0.1 (η − d)/h − (u_N + Δ_I)) if the latter > 0; friction
+ *        u_T' = max(1 − μ Δu_N / |u_T|, 0) u_T.                                     (2)
+ * 2. CCD passes: the swept broad phase re-run, weft_ccd_vertex_face / weft_ccd_edge_edge
+ *    (tolerance η_c) in sorted order; an approaching contact (u_N < 0) gets the inelastic
+ *    impulse with (2) aiming at u_N' = 10⁻³ η_c/h; until a pass finds none, or
+ *    max_iterations passes.
+ * 3. Rigid impact zones (§7.4): union-find over colliding vertices; a zone moves as
+ *        v̄_i = v_c + ω × (x0_i − c),  ω = I⁺ L  (M v_c and L conserved);            (3)
+ *    repeated until a pass finds no collision.
+ * 4. Colliders after the repulsions and after every CCD pass and zone round: a vertex
+ *    within the margin is pushed along n to margin + 10⁻³ η_c, with friction (2).
+ * Stage switches (weft_collision_options) skip a stage; without zones a counting pass
+ * puts the collisions left into `unresolved` (WEFT_WARN_UNRESOLVED). Pairs sorted, fixed
+ * order, zones merged toward their smallest vertex: BVH and hash agree bitwise.
  */
 #include "weft_collision.h"
 
