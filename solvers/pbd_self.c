@@ -81,7 +81,7 @@ int pbd_self_init(pbd_state *st, const weft_model *m, weft_error *err) {
     }
     ell = mesh->ne > 0 ? ell / mesh->ne : 0.0;
     st->hash = weft_spatial_hash_create(mesh, mesh->x, 2.0 * ell, 0, err);
-    if (!st->hash) return WEFT_ERR_NOMEM; /* the model's mesh has its topology */
+    if (!st->hash) return weft_error_code(WEFT_ERR_NOMEM); /* NOMEM, or a bad cell size */
     int rc = weft_spatial_hash_update(st->hash, mesh->x, NULL, 2.0 * st->self_h, err);
     if (rc == WEFT_OK) rc = check_rest_state(st, mesh, err);
     if (rc != WEFT_OK) return rc;
@@ -172,7 +172,8 @@ int pbd_self_generate(pbd_state *st, const weft_model *m, weft_error *err) {
     /* Broad phase: boxes of x → p grown by band/2, so the pairs that may come within the
      * band of each other during the step. */
     int rc = weft_spatial_hash_update(st->hash, x, p, band, err);
-    if (rc != WEFT_OK) { /* only non-finite positions: h was checked at creation */
+    if (rc == WEFT_ERR_NOMEM) return rc;
+    if (rc != WEFT_OK) { /* else only non-finite positions: h was checked at creation */
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err ? err->msg : "");
         return weft_fail(err, WEFT_ERR_DIVERGED, "pbd self-collision: %s", why);

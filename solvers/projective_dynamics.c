@@ -81,7 +81,7 @@ typedef struct pd_settings {
 #define F(field) offsetof(pd_settings, field)
 static const weft_param pd_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
-     .name_at = weft_linear_name_at, .dflt = 0,
+     .name_at = weft_linear_name_at, .dflt_name = "cholmod",
      .doc = "linear solver of the global step (cholmod: factorised once per run)"},
     {.key = "tolerance", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance), .unit = "1",
      .lo = 0, .hi = 1, .dflt = 0,
@@ -390,7 +390,8 @@ static int prepare_global(pd_state *st, const weft_model *m, const double *zpin,
         weft_solve_status s = st->linear->factor(st->lin, &st->A, &st->f, err);
         st->stats.global_s += weft_now() - t0;
         if (s != WEFT_SOLVE_CONVERGED)
-            return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: %s", st->step,
+            return weft_fail(err, s == WEFT_SOLVE_NOMEM ? WEFT_ERR_NOMEM : WEFT_ERR_DIVERGED,
+                             "projective_dynamics: step %d: %s", st->step,
                              err ? err->msg : "factorisation failed");
     }
     st->stats.refactors++;
@@ -410,7 +411,8 @@ static int global_step(pd_state *st, double *x, weft_error *err) {
     st->stats.global_s += weft_now() - t0;
     if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED; /* an inexact iterative solve */
     if (s != WEFT_SOLVE_CONVERGED)
-        return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: global solve %s",
+        return weft_fail(err, s == WEFT_SOLVE_NOMEM ? WEFT_ERR_NOMEM : WEFT_ERR_DIVERGED,
+                         "projective_dynamics: step %d: global solve %s",
                          st->step, weft_solve_status_name(s));
     return WEFT_OK;
 }

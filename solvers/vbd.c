@@ -113,10 +113,10 @@ static const char *const init_names[] = {"adaptive", "inertia", "velocity", "pre
 static const char *const hessian_names[] = {"projected", "exact", NULL};
 static const weft_param vbd_params[] = {
     {.key = "initial_guess", .type = WEFT_PARAM_NAME, .offset = F(initial_guess), .unit = "",
-     .names = init_names, .dflt = VBD_INIT_ADAPTIVE,
+     .names = init_names, .dflt_name = "adaptive",
      .doc = "start of each step: adaptive (Chen 2024's, from the last acceleration), inertia y, x_n + h v_n, or x_n"},
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = VBD_HESSIAN_PROJECTED,
+     .names = hessian_names, .dflt_name = "projected",
      .doc = "vertex blocks from PSD-projected or exact element Hessians (exact: gradient step "
             "where the block is not positive definite)"},
     {.key = "line_search", .type = WEFT_PARAM_BOOL, .offset = F(line_search), .unit = "",

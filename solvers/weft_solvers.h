@@ -108,9 +108,13 @@ const weft_solver_type *weft_solver_find(const char *name);
 extern const weft_stage_type *const weft_stage_registry[];
 
 /* Every plug-in weft knows, for a config: the run's own settings, every registered
- * solver, linear solver, preconditioner and post-step stage. Fills out[max] and returns
- * the count. */
+ * solver, linear solver, preconditioner and post-step stage. Fills out[0 .. max) (out may
+ * be NULL when max is 0) and returns how many there are, which may exceed max: a caller
+ * sizes its array from weft_plugins(NULL, 0), or calls weft_plugins_all. */
 int weft_plugins(weft_plugin *out, int max);
+
+/* Every plug-in, in a malloc'ed array of *n (free it); NULL when memory runs out. */
+weft_plugin *weft_plugins_all(int *n);
 
 /* The config of a run from scene s (NULL: every default) with every registered plug-in;
  * NULL after a one-line error (a bad value, an unknown key). */
