@@ -40,11 +40,12 @@
  * `velocity`: x_n + h v_n; `previous`: x_n. x⁰ falls back to x_n when G(x⁰) is not finite.
  *
  * Chebyshev ([vbd] chebyshev_rho = ρ ∈ [0, 1); 0 = off), as the paper's accelerated
- * iteration takes it from Wang 2015: with x̄^(k)
+ * iteration takes it from Wang 2015 (the schedule of chebyshev.c): with x̄^(k)
  * the sweep of x^(k−1),
- *     x^(k) = ω_k (x̄^(k) − x^(k−2)) + x^(k−2),   ω_1 = 1, ω_2 = 2/(2 − ρ²),
- *     ω_k = 4/(4 − ρ² ω_{k−1}),
- * on the free vertices, restarted every step. ρ estimates the spectral radius of the plain
+ *     x^(k) = ω_k (γ (x̄^(k) − x^(k−1)) + x^(k−1) − x^(k−2)) + x^(k−2),
+ *     ω_1 = 1, ω_2 = 2/(2 − ρ²), ω_k = 4/(4 − ρ² ω_{k−1})
+ * (the paper's S = 2 unless [vbd] chebyshev_delay sets one; γ = chebyshev_gamma, 1 by
+ * default), on the free vertices, restarted every step. ρ estimates the spectral radius of the plain
  * iteration: run without acceleration, read the linear rate of the residual over the late
  * iterations of a step, ρ ≈ (r_k / r_j)^(1/(k − j)), and take a little less (too large a ρ
  * diverges, too small a one gains little). The acceleration gives up the descent guarantee.
@@ -103,7 +104,7 @@ typedef struct vbd_settings {
     int initial_guess;         /* [vbd] adaptive (default), inertia, velocity, previous */
     int hessian;               /* [vbd] projected (default) or exact element Hessians */
     bool line_search;          /* [vbd] halve Δx_i until G_i does not increase (default on) */
-    double chebyshev_rho;      /* [vbd] Wang 2015's ρ in [0, 1); 0 = no acceleration */
+    weft_chebyshev chebyshev;  /* [vbd] Wang 2015's ρ (0 = off), S (0: Chen's 2) and γ */
     double k_pressure;         /* [pbd] the balloon's overpressure factor (0: none) */
 } vbd_settings;
 
@@ -121,9 +122,6 @@ static const weft_param vbd_params[] = {
             "where the block is not positive definite)"},
     {.key = "line_search", .type = WEFT_PARAM_BOOL, .offset = F(line_search), .unit = "",
      .dflt = 1, .doc = "halve each vertex's step until its local potential G_i does not increase"},
-    {.key = "chebyshev_rho", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_rho), .unit = "1",
-     .lo = 0, .hi = 1, .flags = WEFT_PARAM_HI_OPEN, .dflt = 0,
-     .doc = "Chebyshev acceleration (Wang 2015): estimated spectral radius rho; 0 = off"},
     {0},
 };
 #undef F
@@ -142,6 +140,7 @@ static const weft_param_table vbd_tables[] = {
     {"solver", weft_iterations_params, offsetof(vbd_settings, common)},
     {"solver", weft_threads_params, offsetof(vbd_settings, common)},
     {"vbd", vbd_params, 0},
+    {"vbd", weft_chebyshev_params, offsetof(vbd_settings, chebyshev)},
     {"pbd", vbd_pressure_params, offsetof(vbd_settings, k_pressure)},
     {0},
 };
@@ -496,8 +495,9 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
     st->stats.predict_s += weft_now() - c0;
     weft_monitor_iteration(mon, st->x, 0);
 
-    const double rho = st->set.chebyshev_rho;
+    const double rho = st->set.chebyshev.rho, gamma = st->set.chebyshev.gamma;
     double omega = 1.0;
+    if (rho > 0.0) memcpy(st->xkm2, st->x, bytes); /* x^(−1) = x^(0): restarted every step */
     for (int it = 1; it <= st->set.common.iterations; it++) {
         c0 = weft_now();
         if (rho > 0.0) memcpy(st->xkm1, st->x, bytes); /* x^(k−1) */
@@ -505,16 +505,14 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
         double c1 = weft_now();
         st->stats.sweep_s += c1 - c0;
         if (rho > 0.0) {
-            /* ω_1 = 1; ω_2 = 2/(2 − ρ²); ω_k = 4/(4 − ρ² ω_{k−1}). */
-            omega = it == 1   ? 1.0
-                    : it == 2 ? 2.0 / (2.0 - rho * rho)
-                              : 4.0 / (4.0 - rho * rho * omega);
-            if (it >= 2) {
+            /* chebyshev.c: ω_1 = 1, ω_2 = 2/(2 − ρ²), ω_k = 4/(4 − ρ² ω_{k−1}) (Chen's S = 2) */
+            double w = weft_chebyshev_weight(&st->set.chebyshev, 2, it, &omega);
+            if (w > 0.0) {
                 for (int i = 0; i < n; i++) {
                     if (m->pin[i] >= 0) continue;
                     double *xi = &st->x[3 * i];
-                    const double *xo = &st->xkm2[3 * i];
-                    for (int k = 0; k < 3; k++) xi[k] = omega * (xi[k] - xo[k]) + xo[k];
+                    const double *xc = &st->xkm1[3 * i], *xo = &st->xkm2[3 * i];
+                    for (int k = 0; k < 3; k++) xi[k] = weft_chebyshev_mix(w, gamma, xi[k], xc[k], xo[k]);
                     if (m->ncolliders > 0) project_out(m, t1, xi);
                 }
             }
