@@ -1,34 +1,23 @@
 /* contact_term.c — the per-step contact set of an implicit solver: vertex–face and
  * edge–edge penalty elements (collision_vertex_face.c, collision_edge_edge.c; Kim &
- * Eberle §10.2) made from a broad phase's candidate pairs (lib/collision/weft_broadphase.h) with
- * the closest-point queries of lib/collision/weft_geometry.h (Bridson, Fedkiw, Anderson 2002 §4).
+ * Eberle §10.2) made from a broad phase's candidate pairs (lib/collision/weft_broadphase.h)
+ * with the closest-point queries of lib/collision/weft_geometry.h (Bridson, Fedkiw,
+ * Anderson 2002 §4).
  *
  * A candidate becomes an element when its primitives are closer than η (m) and their
- * closest points are interior:
- *   vertex–triangle  all three barycentric coordinates of the closest point > 0; then
- *                    the distance to the face is the distance to its plane, the d of the
- *                    element, so the new element's Ψ = k/2 (η − dist)²;
- *   edge–edge        both closest-point parameters in (0, 1); then the distance between
- *                    the segments is that between their lines, again the element's d.
- * A vertex whose closest point is on a triangle's boundary is left to the neighbouring
- * triangle (if its foot is inside that one) and to the edge–edge pairs of its incident
- * edges; vertex–vertex and vertex–edge contacts have no element kind here. A candidate's
- * side s is that of the positions the set is filled at.
+ * closest points are interior: a vertex–triangle pair with all three barycentric
+ * coordinates > 0, an edge–edge pair with both parameters in (0, 1); the distance is then
+ * that to the plane (between the lines), the element's d, and Ψ = k/2 (η − dist)². Other
+ * cases are left to neighbouring pairs; vertex–vertex and vertex–edge contacts have no
+ * element. A candidate's side s is that of the positions the set is filled at.
  *
- * Use in an implicit step (Newton on the incremental potential):
- *   - fill once per time step at the step's start positions x_n, where the cloth is
- *     intersection-free, and keep the set through the step's iterations: each element
- *     then remembers the side its vertex (edge) came from and pushes it back if an
- *     iterate crosses the plane; an element whose separation grows past η just goes
- *     inactive (Ψ = 0). The broad phase must pad its boxes by at least η (h = η in
- *     weft_mesh_boxes) so that every pair within η is a candidate.
- *   - the Hessian's sparsity pattern depends on the contact set. weft_assembly builds its
- *     pattern and per-element block map once, from the terms it is created with; a model
- *     view holding the contact terms (terms[nterms], terms[nterms + 1]) therefore needs a
- *     fresh weft_assembly_create after each fill, and a fresh symbolic factorisation when
- *     the pattern changed. weft_assembly_run checks only element counts and array
- *     addresses, and a refill reuses the arrays, so an old assembly run on a refilled set
- *     of the same size would not notice and would scatter into the old blocks.
+ * Use in an implicit step: fill once per step at x_n (intersection-free) and keep the set
+ * through the iterations; the broad phase pads its boxes by at least η. The Hessian's
+ * pattern depends on the set, so a model view holding the contact terms needs a fresh
+ * weft_assembly_create after each fill (and a fresh symbolic factorisation when the
+ * pattern changed): weft_assembly_run would not notice a refilled set of the same size.
+ * More: papers/kim-eberle2020-collision-energies.md ("Implementation notes:
+ * energies/contact_term.c").
  * No allocation happens once the arrays are large enough (capacities grow by doubling).
  */
 #include "weft_energies.h"

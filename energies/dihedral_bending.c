@@ -2,93 +2,25 @@
  * PBD bending constraint of Müller 2006 §4.1:
  *   C = θ − θ0 (wrapped into (−π, π]),   Ψ = ½ k C²,   ∂Ψ/∂x = k C ∂θ/∂x,
  *   ∂²Ψ/∂x² = k (∇θ ∇θᵀ + C ∇²θ),
- * with θ the signed dihedral angle of weft_hinge_angle (robust at 0 and ±π). The
- * hinge stiffness from the bending stiffness D (N·m) is calibrated so that D is the
- * flexural rigidity of cylindrical bending (papers/calibration.md):
- *   dihedral_bending:  k = D |ē|² / Ā  (J/rad²),  Ā the rest area of the two triangles;
- * a grid of rectangles (either diagonal pattern, any aspect ratio) whose vertices lie on a
- * cylinder of curvature κ about a grid axis then stores exactly ½ D κ² per unit area (an
- * alternating grid's interior relaxes to 5/6 of it, a checkerboard mode; a strip with free
- * long sides also relaxes the regular grid's bend-twist coupling, to 4/5: papers/
- * calibration.md §2, "Narrow strips", which says why boundary hinges get no extra weight).
- * discrete_shells keeps the weight of Grinspun et al. 2003, k = D · 3|ē|²/Ā (their
- * ‖ē‖/h̄_e with h̄_e a third of the mean height), three times stiffer in that test; it was
- * dihedral_bending's weight until the calibration of papers/calibration.md.
+ * θ the signed dihedral angle of weft_hinge_angle (robust at 0 and ±π), and
+ *   k = D |ē|² / Ā  (J/rad²),  D the bending stiffness (N·m), Ā the two triangles' rest area,
+ * so that D is the flexural rigidity of cylindrical bending (papers/calibration.md §2);
+ * discrete_shells keeps Grinspun et al. 2003's weight, 3 |ē|²/Ā.
  *
- * ∇²θ without dividing by sin θ. With e = p1 − p0, a = p2 − p0, b = p3 − p1 and the
- * normals nA = e × a, nB = −e × b of weft_hinge_angle, the identity
- * (e × a) × (e × b) = det[e, a, b] e gives nA × nB = −det[e, a, b] e, and Binet–Cauchy
- * gives nA·nB = −[(e·e)(a·b) − (e·b)(e·a)]. Dividing weft_hinge_angle's two atan2
- * arguments by the common factor |e| > 0:
- *   θ = atan2(s, c),   s = −|e| det[e, a, b] = |nA||nB| sin θ,
- *                      c = −[(e·e)(a·b) − (e·b)(e·a)] = |nA||nB| cos θ.
- * With r² = s² + c² = |nA|²|nB|² (> 0 for a non-degenerate hinge), the imaginary part
- * of ∇ log(c + i s) and of its Jacobian give
- *   ∇θ = G = (c ∇s − s ∇c)/r²,   Q = (s ∇s + c ∇c)/r² (= ∇ log r),
- *   ∇²θ = (c ∇²s − s ∇²c)/r² − (Q Gᵀ + G Qᵀ),
- * valid at every θ, 0 and ±π included. s and c are polynomials in u = (e, a, b) (s also
- * has the factor |e|), differentiated by hand in angle_hessian below; u is linear in the
- * positions, u = J x, so ∇²ₓθ = Jᵀ ∇²ᵤθ J.
+ * ∇²θ without dividing by sin θ (angle_hessian): with e = p1 − p0, a = p2 − p0, b = p3 − p1,
+ *   θ = atan2(s, c),  s = −|e| det[e, a, b],  c = −[(e·e)(a·b) − (e·b)(e·a)],  r² = s² + c²,
+ *   ∇θ = G = (c ∇s − s ∇c)/r²,   Q = (s ∇s + c ∇c)/r²,
+ *   ∇²θ = (c ∇²s − s ∇²c)/r² − (Q Gᵀ + G Qᵀ),   valid at every θ.
  *
- * Projection in hinge coordinates (WEFT_HESSIAN_ANALYTIC, the default of the implicit
- * solvers). Let ê = e/L (L = |e|), λ_A, λ_B the feet of p2, p3 on the edge line as
- * fractions of L from p0, and split every displacement δp_i into its part ξ_i ⊥ ê and
- * ζ_i = δp_i·ê. The eight hinge coordinates
- *   ℓ_A = ξ2 − (1 − λ_A) ξ0 − λ_A ξ1,  ℓ_B = ξ3 − (1 − λ_B) ξ0 − λ_B ξ1   (wing offsets, ⊥ ê)
- *   Lτ  = ξ1 − ξ0                                                       (edge tilt, ⊥ ê)
- *   ℓ^z_A = ζ2 − (1 − λ_A) ζ0 − λ_A ζ1,  ℓ^z_B likewise                 (axial offsets)
- * are y = T δx (T: 8×12, weft_hinge_coordinates), and T annihilates exactly the null space
- * N above (translations and ν). With σ = (ξ1 − ξ0)/(L + ζ1 − ζ0) the tilt and ã, b̃ the
- * wings' offsets from the tilted edge line, the normals of weft_hinge_angle are
- * nA ∝ (J ã, σ∧ã), nB ∝ −(J b̃, σ∧b̃) (J: +90° about ê; ∧: the 2-D cross product), so
- *   θ = atan2(√(1 + |σ|²) (ã∧b̃), ã·b̃ + (σ∧ã)(σ∧b̃)) − π   exactly,
- * and to second order ã = w_A + ℓ_A − τ ℓ^z_A, b̃ = w_B + ℓ_B − τ ℓ^z_B (w_A, w_B the
- * current offsets, of lengths h_A, h_B). θ is even in σ, so in y the Hessian has two
- * blocks and nothing between them:
- *   block 1 (ℓ_A, ℓ_B):  ∇θ = (g_A, g_B), g_A = −n̂_A/h_A, g_B = n̂_B/h_B (n̂ = J ŵ), and
- *                        ∇²θ = diag(−(g_A ŵ_Aᵀ + ŵ_A g_Aᵀ)/h_A, −(g_B ŵ_Bᵀ + ŵ_B g_Bᵀ)/h_B)
- *                        (the Hessians of the polar angles of the two wings);
- *   block 2 (Lτ, ℓ^z_A, ℓ^z_B):  ∇²θ = [[P, V], [Vᵀ, 0]],  P = (sin ψ / L²) Refl, Refl the
- *                        reflection across the bisector p₊ of ŵ_A and ŵ_B (ψ the angle
- *                        between them), V = [−g_A, −g_B]/L (the tilt turns each wing's
- *                        axial offset into an in-plane one).
- * H = Tᵀ H_y T with H_y = k (∇θ∇θᵀ + C ∇²θ) block-diagonal, and in the bases
- * (ŵ_A, n̂_A, n̂_B, ŵ_B) and (p₊, z1, p₋, z2) (z1 the axial combination p₊ couples to,
- * z2 ⊥ z1, p₋ = ê × p₊) both blocks are tridiagonal:
- *   block 1 = k · tridiag(d = (0, α², β², 0), e = (C α², −α β, −C β²)),  α = 1/h_A, β = 1/h_B;
- *   block 2 = k C · tridiag(d = (sin ψ, 0, −sin ψ, 0)/L², e = (couplings of p±)).
- * ANALYTIC clamps their eigenvalues (weft_symeig_tridiagonal: two 4×4 QR runs, no
- * 12×12 Hessian, no ∇²θ) and returns H⁺ = Tᵀ H_y⁺ T. Like the F-space projection of the
- * FEM energies (fem.h), this is a PSD projection in the element's own coordinates: PSD,
- * equal to H whenever H is PSD, but not the Frobenius-nearest PSD matrix in Cartesian
- * coordinates, which CLAMP computes (below); it is within ‖T‖²‖R‖² of it (R the right
- * inverse of T, test_energies.hinge_projection; observed within 3.01× in distance to H).
- * Newton on the hanging cloth converged identically with the two (docs/materials.md),
- * at 1.3 µs against 3.5 µs per hinge (bench_energies, one thread).
- * test_energies.hinge_projection checks the block structure of the exact Hessian to
- * 1e-10 ‖H‖ and the closed form against a LAPACK clamp of R H Rᵀ's blocks.
- *
- * Projection in Cartesian coordinates (WEFT_HESSIAN_CLAMP): the clamp of the eigenvalues
- * of the 12×12 H (weft_psd_clamp), on the subspace where it can be non-zero. H annihilates
- * the rigid translations and also ν, the stretch along the edge,
- * ν_i = ((p_i − p0)·ê) ê: under p ↦ p0 + (I + t êêᵀ)(p − p0) (ê fixed, so this is the
- * straight line x + t ν), e ↦ (1 + t) e and a ↦ a + t (a·ê) ê, so nA = e × a ↦ (1 + t) nA
- * (likewise nB) and θ is constant on the whole line: ∇θ·ν = 0 everywhere. Differentiating
- * ∇θ(x)·ν(x) = 0 gives ∇²θ ν = −(∂ν/∂x)ᵀ ∇θ, whose terms are (∇θ_i·ê) ê = 0 (each ∇θ_i
- * is a combination of nA and nB, both ⊥ e) and Σ_i t_i ∇θ_i (t_i = (p_i − p0)·ê) taken
- * ⊥ ê; rotation invariance, Σ_i (p_i − p0) × ∇θ_i = 0, splits p_i − p0 = t_i ê + r_i with
- * r_i in the wing's plane, where r_i × ∇θ_i ∥ ê, so ê × Σ t_i ∇θ_i = 0 while Σ t_i ∇θ_i
- * ⊥ ê: Σ t_i ∇θ_i = 0. Hence ∇²θ ν = 0 and H ν = 0, and the projection is the clamp of
- * an 8×8 matrix (clamp_hinge) instead of 12×12: the same matrix to rounding (the PSD
- * projection is 1-Lipschitz in the Frobenius norm), checked against a full 12×12 clamp
- * by test_energies.hinge_projection.
- *
- * Both: no cheap "already PSD" certificate helps away from rest, since block 2 above is
- * indefinite whenever C ≠ 0 (its (ℓ^z, ℓ^z) block is zero and V ≠ 0: along (x, s y) with
- * xᵀ V y ≠ 0 its quadratic form is xᵀ P x + 2 s xᵀ V y, of either sign); at
- * C = 0 exactly H = k ∇θ∇θᵀ is PSD and returned without an eigen-solve (nor ∇²θ). A
- * degenerate hinge (an edge or triangle of zero size) has θ = 0 and ∇θ = 0 by
- * weft_hinge_angle's convention, so Ψ = ½ k θ0², g = 0 and H = 0 there.
+ * PSD projection. WEFT_HESSIAN_ANALYTIC (the implicit solvers' default): in the eight
+ * hinge coordinates y = T δx (weft_hinge_coordinates: wing offsets, edge tilt, axial
+ * offsets) H_y is two tridiagonal 4×4 blocks, clamped by weft_symeig_tridiagonal, and
+ * H⁺ = Tᵀ H_y⁺ T. WEFT_HESSIAN_CLAMP: the eigenvalue clamp of H restricted to the
+ * complement of its null space (translations and the stretch along the edge), an 8×8
+ * clamp (clamp_hinge). At C = 0, H = k ∇θ∇θᵀ is returned without an eigen-solve; a
+ * degenerate hinge has θ = 0 and ∇θ = 0 (Ψ = ½ k θ0², g = 0, H = 0).
+ * The derivations, block forms, null-space proof and measurements:
+ * papers/dihedral-bending.md.
  * Element data: v = (edge v0, v1, opposite v2, v3), rest[0] = θ0 (rad). */
 #include "fem.h"
 

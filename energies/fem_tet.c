@@ -1,39 +1,25 @@
-/* fem_tet.c — the tetrahedral half of fem.h and the driver of fem_tet_energy.h.
+/* fem_tet.c — the tetrahedral half of fem.h and the driver of fem_tet_energy.h
+ * (Kim & Eberle 2020; Sifakis & Barbič 2012, "linear tetrahedral elements"; Smith,
+ * de Goes, Kim 2019 for the eigensystem). Why each choice: papers/dynamic-deformables.md
+ * ("Implementation notes: energies/fem_tet.c").
  *
- * Kinematics (Kim & Eberle 2020; Sifakis & Barbič 2012, "linear tetrahedral
- * elements"). With Ds = [x1 − x0, x2 − x0, x3 − x0] and rest Dm, F = Ds Dm⁻¹ is linear in
- * the positions: writing b_1, b_2, b_3 for the rows of Dm⁻¹ and b_0 = −(b_1 + b_2 + b_3),
- *   F = Σ_a x_a b_aᵀ,   so  ∂F_rc/∂x_{a,s} = δ_rs b_a[c].
- * ∂F/∂x is therefore 9×12 with only 3 nonzero entries per row; chaining through it is
- *   g_a = W P b_a                                      (3-vector per vertex a),
- *   H_{(a,r),(b,s)} = W Σ_{c,d} b_a[c] A_{(c,r),(d,s)} b_b[d]   (A indexed by vec(F)),
- * about 560 multiplications (contract c first, then d, upper triangle only) instead of
- * the ~2300 of the dense product vec(∂F/∂x)ᵀ (A vec(∂F/∂x)).
+ * Kinematics: Ds = [x1 − x0, x2 − x0, x3 − x0], F = Ds Dm⁻¹ = Σ_a x_a b_aᵀ (b_1..3 the rows
+ * of Dm⁻¹, b_0 = −(b_1 + b_2 + b_3)), so
+ *   g_a = W P b_a,   H_{(a,r),(b,s)} = W Σ_{c,d} b_a[c] A_{(c,r),(d,s)} b_b[d]
+ * (about 560 multiplications, upper triangle only).
  *
- * Rotation-variant SVD (Smith, de Goes, Kim 2019 §4): F = U Σ Vᵀ with U, V proper
- * rotations; a reflection (det F < 0) is carried by the smallest singular value, which
- * becomes negative. We take LAPACK's dgesvd (U, V orthogonal, σ ≥ 0, sorted) and, for each
- * of U, V with det = −1, negate its last column and σ_2. We prefer dgesvd to an
- * eigendecomposition of FᵀF because the latter squares the condition number: a singular
- * value σ_2 ≪ σ_0 would carry an absolute error ~ε σ_0²/σ_2 instead of ~ε σ_0, and
- * recovering U = F V Σ⁻¹ fails outright at σ_2 = 0 (flattened or collapsed elements),
- * which the energies must survive.
+ * Rotation-variant SVD (Smith, de Goes, Kim 2019 §4): F = U Σ Vᵀ with U, V rotations, a
+ * reflection carried by a negative σ_2: LAPACK's dgesvd, then for each of U, V with
+ * det = −1 its last column and σ_2 negated (not an eigen-decomposition of FᵀF, which
+ * squares the condition number and fails at σ_2 = 0).
  *
- * Eigensystem of ∂²ψ/∂F² for isotropic ψ(σ_0, σ_1, σ_2) (Smith, de Goes, Kim 2019,
- * twist/flip/scaling modes; Kim & Eberle 2020). In the frame dF = U dF̂ Vᵀ the Hessian splits into
- *   - the scaling block on the diagonal entries dF̂_ii: the 3×3 matrix ∂²ψ/∂σ_i∂σ_j,
- *     whose eigenvectors e_k give the modes Q = U diag(e_k) Vᵀ;
- *   - for each pair (i, j), a 2×2 block on (dF̂_ij, dF̂_ji), [[d, o], [o, d]] with
- *     d = (σ_i ψ_i − σ_j ψ_j)/(σ_i² − σ_j²) and o = (σ_j ψ_i − σ_i ψ_j)/(σ_i² − σ_j²)
- *     (ψ_i = ∂ψ/∂σ_i); its eigenvectors give the twist mode (1/√2) U T_ij Vᵀ, T_ij =
- *     e_i e_jᵀ − e_j e_iᵀ, eigenvalue d − o = (ψ_i + ψ_j)/(σ_i + σ_j), and the flip mode
- *     (1/√2) U L_ij Vᵀ, L_ij = e_i e_jᵀ + e_j e_iᵀ, eigenvalue d + o = (ψ_i − ψ_j)/(σ_i − σ_j).
- * Each energy simplifies these quotients in closed form (no division by σ_i − σ_j).
- * The 9 modes are orthonormal in the Frobenius inner product, so A = Σ λ_k vec(Q_k)
- * vec(Q_k)ᵀ and its projection Σ max(λ_k, 0) vec(Q_k) vec(Q_k)ᵀ. For the scaling part we
- * use that Σ_k λ_k vec(Q_k) vec(Q_k)ᵀ = Σ_ij S_ij d_i d_jᵀ with S the 3×3 block and
- * d_i = vec(u_i v_iᵀ): projecting the three scaling modes is projecting S itself, which
- * weft_psd_clamp does (weft_symeig, LAPACKE dsyev behind it).
+ * Eigensystem of ∂²ψ/∂F² for isotropic ψ(σ_0, σ_1, σ_2), in the frame dF = U dF̂ Vᵀ:
+ *   - scaling: the 3×3 block ∂²ψ/∂σ_i∂σ_j, modes U diag(e_k) Vᵀ;
+ *   - per pair (i, j): twist (1/√2) U (e_i e_jᵀ − e_j e_iᵀ) Vᵀ, λ = (ψ_i + ψ_j)/(σ_i + σ_j),
+ *     and flip (1/√2) U (e_i e_jᵀ + e_j e_iᵀ) Vᵀ, λ = (ψ_i − ψ_j)/(σ_i − σ_j),
+ *     each energy giving these quotients in closed form.
+ * The projection is Σ max(λ_k, 0) vec(Q_k) vec(Q_k)ᵀ; the three scaling modes are
+ * projected as the 3×3 block itself (weft_psd_clamp).
  */
 #include "fem_tet_energy.h"
 

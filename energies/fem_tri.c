@@ -1,40 +1,27 @@
 /* fem_tri.c — the membrane (triangle) half of fem.h and the driver of fem_tri_energy.h:
  * rest shapes, F and its chain rule, the 3×2 SVD, the area ratio J and the analytic PSD
  * projection of an isotropic membrane energy (Kim & Eberle, "Dynamic Deformables",
- * chapters 3–5 and 7.2; Smith, de Goes, Kim 2019 for the eigensystem).
+ * chapters 3–5 and 7.2; Smith, de Goes, Kim 2019 for the eigensystem). The derivations
+ * of the SVD's signs and of the six modes: papers/dynamic-deformables.md
+ * ("Implementation notes: energies/fem_tri.c").
  *
- * Deformation gradient (3×2). With material coordinates u_a (m) of the vertices,
- *   Ds = [x1 − x0, x2 − x0] (3×2),  Dm = [u1 − u0, u2 − u0] (2×2),  F = Ds Dm⁻¹,
- * and W = |det Dm| / 2 (m²). F's columns are the warp and weft vectors w_u = ∂x/∂u,
- * w_v = ∂x/∂v of Baraff & Witkin 1998 §4.2. With B = Dm⁻¹,
- *   f_c = Σ_a β_ac x_a,  β_1c = B_0c, β_2c = B_1c, β_0c = −β_1c − β_2c,
- * so ∂Ψ/∂x_a = W Σ_c β_ac P(:, c) and ∂²Ψ/∂x_a∂x_b = W Σ_cd β_ac β_bd A(f_c, f_d).
+ * Deformation gradient (3×2), u_a the material coordinates (m):
+ *   Ds = [x1 − x0, x2 − x0],  Dm = [u1 − u0, u2 − u0],  F = Ds Dm⁻¹,  W = |det Dm| / 2 (m²);
+ * F's columns are Baraff & Witkin's warp and weft w_u, w_v. With B = Dm⁻¹, β_1c = B_0c,
+ * β_2c = B_1c, β_0c = −β_1c − β_2c:
+ *   ∂Ψ/∂x_a = W Σ_c β_ac P(:, c),   ∂²Ψ/∂x_a∂x_b = W Σ_cd β_ac β_bd A(f_c, f_d).
  *
- * SVD. F = U [Σ; 0] Vᵀ with Σ = diag(σ0, σ1), σ0 ≥ σ1 ≥ 0. V diagonalises FᵀF = [[a, b],
- * [b, c]] (a = |f0|², b = f0·f1, c = |f1|²) by the rotation of angle θ = ½ atan2(2b, a − c),
- * which puts the larger eigenvalue σ0² = (a + c)/2 + √(((a − c)/2)² + b²) first. Since
- * σ0 σ1 = J = |f0 × f1|, the small value is σ1 = J/σ0 — accurate to full relative
- * precision, unlike √ of the small eigenvalue. u0 = F v0/|F v0|, n = (f0 × f1)/J (made
- * exactly ⟂ u0), u1 = n × u0: U = [u0 u1 n] is a rotation, and since det V = +1,
- * (F v0) × (F v1) = f0 × f1, so F v1 = σ1 u1 with the right sign.
+ * SVD: F = U [Σ; 0] Vᵀ, σ0 ≥ σ1 ≥ 0; V rotates FᵀF = [[a, b], [b, c]] by
+ * θ = ½ atan2(2b, a − c); σ1 = J/σ0 with J = |f0 × f1| (full relative precision);
+ * U = [u0 u1 n] a rotation, n = (f0 × f1)/J.
  *
- * Eigensystem of an isotropic ψ(σ0, σ1) (ψ_j = ∂ψ/∂σ_j). A perturbation F + ε n wᵀ
- * along the normal changes FᵀF only at second order (nᵀF = 0), to FᵀF + ε² w wᵀ: with
- * w = v_j, σ_j → √(σ_j² + ε²) = σ_j + ε²/(2σ_j) + O(ε⁴), the other σ
- * unchanged, hence ψ grows by ε² ψ_j/(2σ_j): the out-of-plane modes n v_jᵀ have
- * eigenvalue ψ_j/σ_j, and they neither couple to each other (FᵀF + ε² wwᵀ changes σ0² by
- * ε²(w·v0)² and σ1² by ε²(w·v1)², no cross term) nor to the in-plane ones (nᵀ D = 0 for
- * D in the column space kills every mixed term of FᵀF). In the column space F acts as
- * the 2×2 matrix Σ, and the 2-D analysis applies: scaling modes U[D; 0]Vᵀ with D the
- * eigenvectors of the 2×2 ∂²ψ/∂σ², twist (1/√2)U[[0, −1], [1, 0]; 0]Vᵀ with
- * λ = (ψ_0 + ψ_1)/(σ0 + σ1) and flip (1/√2)U[[0, 1], [1, 0]; 0]Vᵀ with
- * λ = (ψ_0 − ψ_1)/(σ0 − σ1). tests/test_fem_membrane.c checks all six against FD.
+ * Eigensystem of an isotropic ψ(σ0, σ1): two out-of-plane modes n v_jᵀ with λ = ψ_j/σ_j;
+ * the scaling modes of the 2×2 ∂²ψ/∂σ²; twist λ = (ψ_0 + ψ_1)/(σ0 + σ1); flip
+ * λ = (ψ_0 − ψ_1)/(σ0 − σ1) (tests/test_fem_membrane.c checks all six against FD).
  *
- * Area ratio. J = |m|, m = f0 × f1, n̂ = m/J:
- *   ∂J/∂f0 = f1 × n̂,  ∂J/∂f1 = n̂ × f0   (= U [[σ1, 0], [0, σ0]; 0] Vᵀ),
- *   ∂²J/∂F² = Gᵀ (I − n̂ n̂ᵀ) G / J + [[0, −[n̂]×], [[n̂]×, 0]],  G = ∂m/∂F = [−[f1]×, [f0]×],
- * the first term from ∂²|m|/∂m² = (I − n̂n̂ᵀ)/|m|, the second from n̂ · d²m =
- * 2 n̂·(δf0 × δf1) = 2 δf0ᵀ(−[n̂]×)δf1 (m is bilinear).
+ * Area ratio J = |m|, m = f0 × f1, n̂ = m/J:
+ *   ∂J/∂f0 = f1 × n̂,  ∂J/∂f1 = n̂ × f0,
+ *   ∂²J/∂F² = Gᵀ (I − n̂ n̂ᵀ) G / J + [[0, −[n̂]×], [[n̂]×, 0]],  G = [−[f1]×, [f0]×].
  */
 #include "fem_tri_energy.h"
 #include "weft_vec.h"

@@ -1,35 +1,19 @@
 /* mass_spring.c — mass-spring stretch on mesh edges, the implicit twin of the PBD
  * distance constraint (Müller 2006 eqs. 10–11):
- *   C(x0, x1) = |x0 − x1| − ℓ0,   Ψ = ½ k C²,   ∂Ψ/∂x0 = k C d̂ = −∂Ψ/∂x1,  d̂ = (x0 − x1)/|x0 − x1|.
- * The spring constant comes from the membrane stiffness Y (N/m, ≈ Young's modulus ×
- * thickness): every triangle T gives each of its three edges Y A_T / ℓ0², so
- *   k = Y (A_1 + A_2) / ℓ0²  (N/m),  A_1, A_2 the rest areas of the edge's triangles
- * (one for a boundary edge), and a triangle's springs store ½ Y A_T Σ_i ε_i² under edge
- * strains ε_i. Calibration (papers/calibration.md): on an equilateral mesh this is the
- * isotropic membrane of Young's modulus Y and Poisson ratio 1/3 (λ = μ = 3Y/8, the only
- * isotropic membrane a spring network can be: Cauchy's relation λ = μ); on a grid of right
- * triangles with regular diagonals the modulus along the grid axes is Y with ν = 0 (and a
- * shear–stretch coupling), with alternating diagonals 6Y/5 with ν = 1/5. A spring network
- * cannot represent any other ν, nor isotropy on a grid. weft_energy_params gives edges a
- * third of that area (p->area), hence the factor 3 below. Until the calibration of papers/calibration.md the weight was
- * Y p->area / ℓ0², three times softer (Y/3 on an equilateral mesh): that model is this one
- * with stretch_stiffness divided by 3.
+ *   C(x0, x1) = |x0 − x1| − ℓ0,   Ψ = ½ k C²,   ∂Ψ/∂x0 = k C d̂ = −∂Ψ/∂x1,  d̂ = (x0 − x1)/|x0 − x1|,
+ *   k = Y (A_1 + A_2) / ℓ0²  (N/m),
+ * Y the membrane stiffness (N/m), A_1, A_2 the rest areas of the edge's triangles (one on
+ * the boundary); weft_energy_params gives edges a third of that area, hence a factor 3.
+ * What this network models (Y and ν = 1/3 on an equilateral mesh, other grids):
+ * papers/calibration.md.
  *
- * Hessian (Ψ depends on d = x0 − x1 only, so the 6×6 matrix has a 3×3 block K):
- *   ∂²Ψ/∂x² = [[K, −K], [−K, K]],   K = ∂²Ψ/∂d² = k d̂d̂ᵀ + k (1 − ℓ0/ℓ)(I − d̂d̂ᵀ),  ℓ = |d|,
- * from ∂ℓ/∂d = d̂ and ∂d̂/∂d = (I − d̂d̂ᵀ)/ℓ (the spring force Jacobian of Choi & Ko 2002).
- * K has the eigenvalue k along d̂ and k (1 − ℓ0/ℓ) twice across it; [[1, −1], [−1, 1]] ⊗ K
- * has the eigenvalues 2λ(K) (vectors (q, −q)) and 0 three times (translations (q, q)).
- * So the PSD projection (Smith, de Goes, Kim 2019 §3: negative eigenvalues set to 0) is
- * exactly K with the transverse factor clamped, max(0, 1 − ℓ0/ℓ): the ANALYTIC mode. It
- * differs from the exact Hessian only for a compressed spring (ℓ < ℓ0).
- *
- * Coincident ends (ℓ = 0, or ℓ0/ℓ overflowing): d̂ is undefined and, for ℓ0 > 0, Ψ has a
- * cone-shaped peak there (Ψ = ½ k (|d| − ℓ0)²), so no Hessian exists. Along every ray
- * d = t q (|q| = 1, t → 0⁺) the second derivative of Ψ is k, so K = k I reproduces the
- * curvature in every direction; it is PSD (hence its own projection in all modes),
- * equals the true Hessian when ℓ0 = 0, and goes with the zero gradient the constraint
- * returns there (the mean of the two one-sided slopes ±k ℓ0).
+ * Hessian (Ψ depends on d = x0 − x1 only; Choi & Ko 2002's spring Jacobian):
+ *   ∂²Ψ/∂x² = [[K, −K], [−K, K]],   K = k d̂d̂ᵀ + k (1 − ℓ0/ℓ)(I − d̂d̂ᵀ),  ℓ = |d|.
+ * Its PSD projection (ANALYTIC) is exact: K with the transverse factor clamped,
+ * max(0, 1 − ℓ0/ℓ); it differs from the exact Hessian only for a compressed spring.
+ * Coincident ends (ℓ = 0, or ℓ0/ℓ overflowing): K = k I (the second derivative along every
+ * ray) with zero gradient. Why these choices and the earlier, three times softer weight:
+ * papers/calibration.md ("Implementation notes: energies/mass_spring.c").
  * Element data: rest[0] = ℓ0 (m). */
 #include "fem.h"
 

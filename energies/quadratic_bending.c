@@ -4,34 +4,21 @@
  *   v = Σ_i K_i p_i   (a 3-vector, m),   Ψ = ½ k |v|²  =  ½ xᵀ (Q_e ⊗ I₃) x,  Q_e = k K Kᵀ,
  * with the cotangent weights of the REST diamond (α_jX the rest angle at p_j in triangle X)
  *   K = (cot α1A + cot α1B,  cot α0A + cot α0B,  −cot α0A − cot α1A,  −cot α0B − cot α1B),
- * computed once, so the Hessian Q_e ⊗ I₃ is constant: the paper's point, and what
- * Projective Dynamics puts straight into its global matrix. Σ K_i = 0 and Σ K_i p_i = 0 for
- * any planar diamond (K is the diamond's share of the cotangent Laplacian), so Ψ measures
- * bending only, and it is invariant under rigid motions.
+ * computed once, so the Hessian is constant (what Projective Dynamics puts straight into
+ * its global matrix). Σ K_i = 0 and Σ K_i p_i = 0 on a planar diamond: Ψ measures bending
+ * only, and is invariant under rigid motions.
  *
- * Calibration (papers/calibration.md §2, papers/bergou2006-quadratic-bending.md). Near a
- * flat rest state v·n̂ = L θ to first order (L the edge length, θ the dihedral angle:
- * K/L are exactly the coefficients of ∇θ along the normal, weft_hinge_angle), so with
- *   k = D / (A_A + A_B)   (N/m; D the bending stiffness in N·m, A_A + A_B the rest area)
- * Ψ = ½ D L² θ² / Ā, the calibrated dihedral_bending to leading order: D is the flexural
- * rigidity of cylindrical bending (test_calibration.quadratic_bending, .cantilever), with
- * the same grid factors on narrow strips (test_calibration.narrow_strip: papers/
- * calibration.md §2, "Narrow strips").
- * The paper's Q_e = 3/Ā K Kᵀ is Grinspun's weight, three times this (as discrete_shells).
+ * Calibration (papers/calibration.md §2): k = D / (A_A + A_B) (N/m; D the bending
+ * stiffness, N·m), so that Ψ = ½ D L² θ² / Ā near flat, the calibrated dihedral_bending to
+ * leading order. The paper's 3/Ā K Kᵀ is Grinspun's weight, three times this.
  *
- * Curved rest states. The quadratic model assumes a flat rest state (the paper's §4):
- * there v̄ = Σ K_i p̄_i = 0. A hinge whose rest diamond is bent has |v̄| = r0 > 0, and
- * ½ k |v|² would push it flat. weft then uses the rotation-invariant form
- *   Ψ = ½ k (|v| − r0)²,
- * the bending element of Bouaziz et al. 2014 §5 (project the curvature vector v onto
- * the sphere of its rest length). It equals ½ k |v|² when r0 = 0; a rest diamond counts as
- * flat when r0 ≤ 1e-10 Σ|K_i||p̄_i − p̄_0| (rounding), so every flat cloth gets the exact
- * quadratic model. For r0 > 0 the Hessian is K Kᵀ ⊗ S with the spring-like 3×3
- *   S = k [v̂v̂ᵀ + (1 − r0/|v|)(I − v̂v̂ᵀ)],
- * whose PSD projection (ANALYTIC) clamps the transverse factor at 0 (K Kᵀ ⊗ S has the
- * eigenvalues |K|² λ(S) and zeros), the same as CLAMP. At v = 0 with r0 > 0 (a cone
- * point) S = k I and the gradient is 0, as mass_spring does at coincident ends.
- * Native constraint (XPBD, Ψ = ½ k C²): C = |v| − r0, ∇_i C = K_i v̂ (0 at v = 0).
+ * Curved rest states (|v̄| = r0 > 0): Ψ = ½ k (|v| − r0)², Bouaziz et al. 2014 §5's element;
+ * a diamond counts as flat when r0 ≤ 1e-10 Σ|K_i||p̄_i − p̄_0|. Then the Hessian is
+ *   K Kᵀ ⊗ S,   S = k [v̂v̂ᵀ + (1 − r0/|v|)(I − v̂v̂ᵀ)],
+ * projected (ANALYTIC, = CLAMP) by clamping the transverse factor at 0; at v = 0, S = k I.
+ * Native constraint (XPBD): C = |v| − r0, ∇_i C = K_i v̂ (0 at v = 0).
+ * More on the calibration and the curved form: papers/bergou2006-quadratic-bending.md
+ * ("Implementation notes: energies/quadratic_bending.c").
  * Element data: v = (p0, p1, p2, p3) of the hinge, rest[0..3] = K (dimensionless),
  * rest[4] = r0 (m), k (N/m). A degenerate rest triangle gives k = 0 (no energy). */
 #include "fem.h"

@@ -1,43 +1,25 @@
 /* symeig.c — eigen-decomposition A = Z Λ Zᵀ of a small dense symmetric matrix (n ≤ 12),
- * the kernel of weft's eigenvalue-clamping PSD projections (weft_psd_clamp).
- *
- * Why not LAPACK here: at these sizes a LAPACKE_dsyev call is mostly set-up (ilaenv's
- * block-size queries, dlamch, dlansy, argument checks, a call per Givens sweep) rather
- * than arithmetic. On the same random 8×8 matrices, one thread: dsyev 5.0 µs, this
- * routine 2.3 µs; LAPACK's tridiagonalisation alone (dsytrd + dorgtr) 1.4 µs against
- * 0.4 µs here. experiments/bench_energies shows the effect on whole assemblies (its
- * "clamp" rows). The PSD projections of element Hessians are the largest cost of a
- * Newton iteration on cloth after the factorisation (bench_implicit), so this file does
- * the same two classical stages inline. LAPACK stays the reference: test_energies.symeig
- * checks this routine against LAPACKE_dsyev, and weft_psd_clamp falls back to dsyev if
- * it ever fails to converge.
+ * the kernel of weft's eigenvalue-clamping PSD projections (weft_psd_clamp). Inline
+ * rather than LAPACK because at these sizes a dsyev call is mostly set-up (measurements:
+ * papers/dynamic-deformables.md, "Implementation notes: energies/symeig.c"); LAPACK stays
+ * the reference (test_energies.symeig) and weft_psd_clamp's fallback.
  *
  * Method (Golub & Van Loan, Matrix Computations, 4th ed., §8.3):
- *  1. Householder tridiagonalisation A = Q T Qᵀ. Step k (k = 0 … n−3)
- *     takes x = A(k+1:n, k) to α e₁ with the reflector P = I − β v vᵀ,
- *         α = −sign(x₀)‖x‖,  v = x − α e₁,  β = 2/(vᵀv)   (no cancellation in v₀),
- *     and updates the trailing block S = A(k+1:n, k+1:n) as P S P:
- *         p = β S v,  w = p − ½ β (pᵀv) v,  S ← S − v wᵀ − w vᵀ.
- *     Q = P₀ P₁ ⋯ P_{n−3}, accumulated from the last reflector backwards so that each
- *     one touches only the block it acts on.
+ *  1. Householder tridiagonalisation A = Q T Qᵀ. Step k (k = 0 … n−3) takes
+ *     x = A(k+1:n, k) to α e₁ with P = I − β v vᵀ,
+ *         α = −sign(x₀)‖x‖,  v = x − α e₁,  β = 2/(vᵀv),
+ *     and updates S = A(k+1:n, k+1:n) as P S P:
+ *         p = β S v,  w = p − ½ β (pᵀv) v,  S ← S − v wᵀ − w vᵀ;
+ *     Q = P₀ P₁ ⋯ P_{n−3}, accumulated from the last reflector backwards.
  *  2. Implicit symmetric QR steps with the Wilkinson shift on the trailing unreduced
- *     block T(lo:hi, lo:hi): the shift μ is the eigenvalue of T(hi−1:hi, hi−1:hi)
- *     nearer T(hi, hi),
+ *     block T(lo:hi, lo:hi),
  *         δ = (d_{hi−1} − d_hi)/2,   μ = d_hi − e_{hi−1}² / (δ + sign(δ) √(δ² + e_{hi−1}²)),
- *     the first Givens rotation G = [c −s; s c] zeroes the second entry of
- *     (d_lo − μ, e_lo), and the bulge it creates is chased down to row hi. With
- *     (a, b, c') = (d_k, e_k, d_{k+1}), GᵀTG gives
- *         d_k ← c²a + 2csb + s²c',   d_{k+1} ← s²a − 2csb + c²c',
- *         e_k ← cs(c' − a) + (c² − s²) b,   bulge (k, k+2) = s e_{k+1},  e_{k+1} ← c e_{k+1},
- *     and every rotation is applied to the columns k, k+1 of Z (initially Q), which ends
- *     holding the eigenvectors. An off-diagonal entry deflates (is set to 0) when
- *     |e_i| ≤ u (|d_i| + |d_{i+1}|), u the unit roundoff.
- * Both stages apply orthogonal transformations only, so the computed Λ and Z are the
- * exact eigen-decomposition of A + E with ‖E‖ = O(u)‖A‖, and Z is orthogonal to O(u):
- * the same guarantee as LAPACK's dsyev (which runs the same algorithms). A is scaled by
- * its largest entry first, so no square below over- or underflows.
- * weft_symeig_tridiagonal is stage 2 alone, for callers whose matrix is tridiagonal in a
- * basis they know (the bending hinges, dihedral_bending.c). */
+ *     a Givens rotation zeroing the second entry of (d_lo − μ, e_lo), and the bulge
+ *     chased down to row hi; every rotation is applied to Z (initially Q), which ends
+ *     holding the eigenvectors. e_i deflates when |e_i| ≤ u (|d_i| + |d_{i+1}|).
+ * Orthogonal transformations only: Λ, Z are exact for A + E, ‖E‖ = O(u)‖A‖, as dsyev's.
+ * A is scaled by its largest entry first (no over- or underflow). weft_symeig_tridiagonal
+ * is stage 2 alone, for matrices tridiagonal in a known basis (dihedral_bending.c). */
 #include "fem.h"
 
 #include <float.h>

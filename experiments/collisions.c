@@ -1,41 +1,28 @@
 /* collisions.c — what each stage of the cloth collision pipeline of Bridson, Fedkiw &
- * Anderson 2002 (lib/collision/weft_collision.h) contributes: every scene × solver is run under
- * five pipeline configurations,
+ * Anderson 2002 (lib/collision/weft_collision.h) contributes: every scene × solver is run
+ * under five pipeline configurations,
  *
  *   none           the solver alone (it handles only planes and spheres itself);
  *   bridson        the whole pipeline: repulsions, CCD impulses, rigid impact zones;
  *   no_repulsions  without the repulsions at the step's start;
- *   no_ccd         without CCD, hence without impact zones (they need the CCD's
- *                  collisions): repulsions and colliders only;
+ *   no_ccd         without CCD, hence without impact zones: repulsions and colliders;
  *   no_zones       without impact zones: what the CCD impulse passes leave is left;
  *
  * and measured after every step, outside the timed part (weft_run_options.on_step):
- *
- *   intersections  triangle pairs that intersect, the cloth with itself and with its
- *                  mesh obstacles: weft_count_intersections, a sort and sweep over the
- *                  triangles' boxes before the exact test, which counts exactly what the
- *                  O(nt²) weft_mesh_count_intersections counts in O(n log n + pairs of
- *                  boxes that overlap along one axis);
+ *   intersections  intersecting triangle pairs, cloth–cloth and cloth–obstacle
+ *                  (weft_count_intersections: a sort and sweep, then the exact test);
  *   min distance   the smallest vertex–triangle or edge–edge distance between primitives
- *                  that share no vertex (cloth–cloth and cloth–obstacle): the cloth's BVH
- *                  and each obstacle's are refitted at the step's end positions with
- *                  boxes grown so that every pair closer than the cap D = 10 η comes out
- *                  of weft_bvh_pairs, then each pair's exact closest points
- *                  (weft_point_triangle_closest, weft_edge_edge_closest). O(n + pairs
- *                  within D) per step. Pairs further apart than D are not measured, so D
- *                  in the table means "nothing came closer than D". A feature distance
- *                  need not vanish when triangles intersect (an edge through a face keeps
- *                  its ends away from it): read it with the intersection count.
+ *                  sharing no vertex, over the pairs within D = 10 η (refitted BVHs, exact
+ *                  closest points); D in the table means "nothing came closer than D".
+ * How each measure is computed and read: papers/bridson2002-collisions.md
+ * ("Implementation notes: experiments/collisions.c").
  *
- * Their cost is reported apart (check_ms_per_step). Timings are wall time: ms/step is
- * the solver and the pipeline together, collision ms/step the pipeline alone (placing
- * the obstacles included), its share their ratio.
- *
- * Writes OUT/collisions/summary.tsv (through ".partial") with one row per run, a table on
- * stdout, per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv (one row per step), the run's
- * log and collision log, and per scene and solver a figure SCENE/SOLVER.png (gnuplot,
+ * Their cost is reported apart (check_ms_per_step); ms/step is solver and pipeline,
+ * collision ms/step the pipeline alone. Writes OUT/collisions/summary.tsv (through
+ * ".partial"), a table on stdout, per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv, its log
+ * and collision log, and per scene and solver SCENE/SOLVER.png (gnuplot,
  * experiments/plots/collisions.gp) unless --no-plot. A run that diverges or that the
- * scene refuses (a mesh obstacle without the pipeline) is a row with that status. */
+ * scene refuses is a row with that status. */
 #include "cli.h"
 
 #include "weft_broadphase.h"

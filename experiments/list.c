@@ -14,6 +14,7 @@
 #include "weft_solvers.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { WIDTH = 100 };
@@ -27,10 +28,12 @@ typedef struct lister {
     format fmt;
     const char *only;   /* a group or a name, or NULL */
     int matched;        /* groups or items that the filter matched */
-    const void *shown[64];      /* params arrays printed so far */
-    const char *shown_sec[64];  /* their sections */
-    const char *shown_by[64];   /* the plug-ins they were printed under */
-    int nshown;
+    struct shown {
+        const void *params;     /* a params array printed so far */
+        const char *sec;        /* its section */
+        const char *by;         /* the plug-in it was printed under */
+    } *shown;                   /* grows by doubling */
+    int nshown, capshown;
 } lister;
 
 /* A kind of plug-in: its TSV kind, the words that select it and its heading. */
@@ -267,8 +270,8 @@ static void print_item(const lister *l, const char *kind, const char *name, cons
 /* The plug-in that first printed table t (its params array and section), or NULL. */
 static const char *shown_by(const lister *l, const weft_param_table *t) {
     for (int i = 0; i < l->nshown; i++)
-        if (l->shown[i] == (const void *)t->params && !strcmp(l->shown_sec[i], t->section))
-            return l->shown_by[i];
+        if (l->shown[i].params == (const void *)t->params && !strcmp(l->shown[i].sec, t->section))
+            return l->shown[i].by;
     return NULL;
 }
 
@@ -306,10 +309,16 @@ static void print_plugin(lister *l, const group *g, const weft_plugin *p, const 
             }
             continue;
         }
-        if (l->nshown < 64) {
-            l->shown[l->nshown] = t->params, l->shown_sec[l->nshown] = t->section;
-            l->shown_by[l->nshown++] = p->name;
+        if (l->nshown == l->capshown) {
+            int cap = l->capshown ? 2 * l->capshown : 64;
+            struct shown *g = realloc(l->shown, (size_t)cap * sizeof *g);
+            if (!g) {
+                fprintf(stderr, "error: list: out of memory\n");
+                exit(1);
+            }
+            l->shown = g, l->capshown = cap;
         }
+        l->shown[l->nshown++] = (struct shown){t->params, t->section, p->name};
         for (const weft_param *q = t->params; q->key; q++) {
             if (l->fmt == MARKDOWN && !table_open) {
                 printf("\n| key | type | unit | default | meaning |\n|---|---|---|---|---|\n");
@@ -518,8 +527,12 @@ int main(int argc, char **argv) {
             l.only = argv[i];
         }
     }
-    weft_plugin p[64];
-    int n = weft_plugins(p, 64);
+    int n;
+    weft_plugin *p = weft_plugins_all(&n);
+    if (!p) {
+        fprintf(stderr, "error: list: out of memory\n");
+        return 1;
+    }
     if (l.fmt == TSV)
         tsv_row("kind", "name", "paper", "section", "key", "type", "range", "unit", "default",
                 "doc");
@@ -555,7 +568,11 @@ int main(int argc, char **argv) {
                         "section (groups:", l.only);
         for (const group *g = groups; g->kind; g++) fprintf(stderr, " %s", g->word);
         fprintf(stderr, "; './weft list' shows every name)\n");
+        free(p);
+        free(l.shown);
         return 2;
     }
+    free(p);
+    free(l.shown);
     return 0;
 }

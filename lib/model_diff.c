@@ -22,7 +22,10 @@ static const char *role_key(const weft_model *m, int t) {
 static void add(weft_model_diff *d, const char *what, const char *fix) {
     for (int i = 0; i < d->n; i++)
         if (!strcmp(d->what[i], what)) return;
-    if (d->n == WEFT_MODEL_DIFF_MAX) return;
+    if (d->n == WEFT_MODEL_DIFF_MAX) {
+        d->more++; /* said by weft_model_diff_format, never dropped silently */
+        return;
+    }
     snprintf(d->what[d->n], sizeof d->what[d->n], "%s", what);
     snprintf(d->fix[d->n], sizeof d->fix[d->n], "%s", fix);
     d->n++;
@@ -70,10 +73,15 @@ void weft_model_diff_format(const weft_model_diff *d, char *buf, size_t size) {
         size_t l = strlen(buf);
         snprintf(buf + l, size - l, "%s%s", i ? "; " : "", d->what[i]);
     }
+    if (d->more) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, size - l, "; and %d more", d->more);
+    }
 }
 
 bool weft_model_diff_fixes(const weft_model_diff *d, const char *sep, char *buf, size_t size) {
     if (size) buf[0] = '\0';
+    if (d->more) return false; /* the fixes of the differences not kept are unknown */
     for (int i = 0; i < d->n; i++)
         if (!d->fix[i][0]) {
             if (size) buf[0] = '\0';

@@ -37,14 +37,35 @@ const char *weft_param_name(const weft_param *p, int index) {
     return n ? n : "?";
 }
 
+int weft_param_name_index(const weft_param *p, const char *word) {
+    if (!word) return -1;
+    for (int i = 0;; i++) {
+        const char *n = weft_param_name(p, i);
+        if (!strcmp(n, "?")) return -1;
+        if (!strcmp(n, word)) return i;
+    }
+}
+
+int weft_param_default_index(const weft_param *p, const char *section) {
+    int i = weft_param_name_index(p, p->dflt_name);
+    if (i < 0) {
+        /* Always on, Release too: a wrong default would otherwise run a method nobody
+         * chose. It shows on the first use of the table (every test lists them all). */
+        fprintf(stderr, "weft: settings table [%s] %s: default '%s' is not one of its names\n",
+                section ? section : "?", p->key, p->dflt_name ? p->dflt_name : "(none)");
+        weft_assert_fail("default name in the list", __FILE__, __LINE__, __func__);
+    }
+    return i;
+}
+
 void weft_settings_default(const weft_param_table *tables, void *settings) {
     for (const weft_param_table *t = tables; t && t->section; t++)
         for (const weft_param *p = t->params; p->key; p++) {
             void *f = field(p, t->base, settings);
             switch (p->type) {
             case WEFT_PARAM_DOUBLE: *(double *)f = p->dflt; break;
-            case WEFT_PARAM_INT:
-            case WEFT_PARAM_NAME: *(int *)f = (int)p->dflt; break;
+            case WEFT_PARAM_INT: *(int *)f = (int)p->dflt; break;
+            case WEFT_PARAM_NAME: *(int *)f = weft_param_default_index(p, t->section); break;
             case WEFT_PARAM_BOOL: *(bool *)f = p->dflt != 0.0; break;
             case WEFT_PARAM_STRING: ((char *)f)[0] = '\0'; break;
             }
@@ -169,7 +190,7 @@ void weft_param_parts(const weft_param *q, char *type, size_t ntype, char *range
             if (!strcmp(n, "?")) break;
             weft_appendf(type, ntype, &tl, "%s%s", i ? "|" : "", n);
         }
-        weft_appendf(dflt, ndflt, &dl, "%s", weft_param_name(q, (int)q->dflt));
+        weft_appendf(dflt, ndflt, &dl, "%s", weft_param_name(q, weft_param_default_index(q, NULL)));
         break;
     }
 }

@@ -407,7 +407,7 @@ static int create_stages(weft_config *cfg, const weft_model *m, stage_run *st, i
         st[*n] = (stage_run){.type = t, .settings = set};
         st[*n].state = t->create(m, set, err);
         (*n)++;
-        if (!st[*n - 1].state) return WEFT_ERR_INPUT;
+        if (!st[*n - 1].state) return weft_error_code(WEFT_ERR_INPUT);
     }
     return WEFT_OK;
 }
@@ -425,7 +425,7 @@ int weft_run_probe(const weft_solver_type *solver, const weft_model *m, weft_con
         free(set);
     }
     void *state = solver->create(m, cfg, err);
-    if (!state) return WEFT_ERR_INPUT;
+    if (!state) return weft_error_code(WEFT_ERR_INPUT);
     solver->destroy(state);
     return WEFT_OK;
 }
@@ -446,7 +446,30 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
                      const weft_run_options *opt, int steps, int iterations, weft_monitor *mon,
                      stage_run *st, int nst, weft_error *err) {
     char lines[5][200];
-    const char *meta[128];
+    /* The model's and the settings' lines, each as long as it needs (no header line is
+     * dropped or cut, however many plug-ins and parts a run has). */
+    char *model = NULL, *settings = NULL;
+    const char **meta = NULL;
+    int nmodel = weft_model_describe(m, NULL, 0) + 1;
+    int nsettings = weft_config_format_taken(opt->config, NULL, 0) + 1;
+    model = malloc((size_t)nmodel);
+    settings = malloc((size_t)nsettings);
+    /* lines[], the model mark and NULL, the first line of each text, + one a newline */
+    int nmeta = 5 + 1 + 1 + 2;
+    for (const char *const *e = opt->meta; e && *e; e++) nmeta++;
+    if (model && settings) {
+        weft_model_describe(m, model, (size_t)nmodel);
+        weft_config_format_taken(opt->config, settings, (size_t)nsettings);
+        for (const char *q = model; *q; q++) nmeta += *q == '\n';
+        for (const char *q = settings; *q; q++) nmeta += *q == '\n';
+        meta = malloc((size_t)nmeta * sizeof *meta);
+    }
+    if (!meta) {
+        free(model);
+        free(settings);
+        return weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory for the log header",
+                         opt->log_path);
+    }
     int k = 0;
     snprintf(lines[k], sizeof lines[k], "scene=%s  solver=%s  paper=\"%s\"", m->scene_name,
              solver->name, solver->paper);
@@ -467,38 +490,39 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
     meta[k] = lines[k], k++;
     /* "model: ..." lines: the model this run computed on (mesh, material, the energy of
      * each role, gravity, colliders), so that a log says what it describes. */
-    char model[8192];
-    weft_model_describe(m, model, sizeof model);
     char *msave = NULL;
-    for (char *l = strtok_r(model, "\n", &msave); l && k < 60; l = strtok_r(NULL, "\n", &msave))
+    for (char *l = strtok_r(model, "\n", &msave); l; l = strtok_r(NULL, "\n", &msave))
         meta[k++] = l;
     /* "settings: [section] key=value ..." for every plug-in that took its settings. */
-    char settings[4096];
-    weft_config_format_taken(opt->config, settings, sizeof settings);
     char *save = NULL;
-    for (char *l = strtok_r(settings, "\n", &save); l && k < 110; l = strtok_r(NULL, "\n", &save))
+    for (char *l = strtok_r(settings, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
         meta[k++] = l;
     char mark[1400]; /* "model: same" or how this solver's model differs */
     model_line(solver, m, opt->config, mark, sizeof mark);
     meta[k++] = mark;
-    for (const char *const *e = opt->meta; e && *e && k < 126; e++) meta[k++] = *e;
+    for (const char *const *e = opt->meta; e && *e; e++) meta[k++] = *e;
     meta[k] = NULL;
+    WEFT_ASSERT(k < nmeta);
+    int rc = WEFT_OK;
     mon->log = weft_log_open(opt->log_path, meta, err);
-    if (!mon->log) return WEFT_ERR_IO;
+    if (!mon->log) rc = WEFT_ERR_IO;
     char path[1200];
-    if (solver->linear_log && opt->log_level == WEFT_LOG_ITERATIONS) {
+    if (rc == WEFT_OK && solver->linear_log && opt->log_level == WEFT_LOG_ITERATIONS) {
         snprintf(path, sizeof path, "%s.linear", opt->log_path);
         mon->linear = weft_log_open_columns(path, meta, "step iter linear_iter residual_rel status",
                                             err);
-        if (!mon->linear) return WEFT_ERR_IO;
+        if (!mon->linear) rc = WEFT_ERR_IO;
     }
-    for (int i = 0; i < nst; i++) {
+    for (int i = 0; rc == WEFT_OK && i < nst; i++) {
         if (!st[i].type->log_suffix) continue;
         snprintf(path, sizeof path, "%s%s", opt->log_path, st[i].type->log_suffix);
         st[i].log = weft_log_open_columns(path, meta, st[i].type->log_columns, err);
-        if (!st[i].log) return WEFT_ERR_IO;
+        if (!st[i].log) rc = WEFT_ERR_IO;
     }
-    return WEFT_OK;
+    free(meta);
+    free(model);
+    free(settings);
+    return rc;
 }
 
 /* Closes a log: complete when rc is WEFT_OK, else incomplete with the reason. */
@@ -538,7 +562,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     if ((rc = create_stages(cfg, m, st, &nst, err)) != WEFT_OK) goto done;
     state = solver->create(m, cfg, err);
     if (!state) {
-        rc = WEFT_ERR_INPUT;
+        rc = weft_error_code(WEFT_ERR_INPUT); /* NOMEM stays NOMEM */
         goto done;
     }
     if (opt->log_path && opt->log_level != WEFT_LOG_NONE &&

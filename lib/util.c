@@ -61,7 +61,15 @@ void weft_appendf(char *buf, size_t size, int *len, const char *fmt, ...) {
     if (n > 0) *len += n;
 }
 
+/* The code of this thread's last weft_fail (weft_error_code). */
+static _Thread_local int last_code;
+
+int weft_error_code(int fallback) {
+    return last_code < 0 ? last_code : fallback;
+}
+
 int weft_fail(weft_error *err, int code, const char *fmt, ...) {
+    last_code = code;
     if (err) {
         va_list ap;
         va_start(ap, fmt);

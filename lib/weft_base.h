@@ -16,7 +16,25 @@
 /* Errors                                                                          */
 /* ------------------------------------------------------------------------------ */
 
-/* Status codes, after CHOLMOD: 0 is fine, negative is fatal, positive is a warning. */
+/* Status codes, after CHOLMOD: 0 is fine, negative is fatal, positive is a warning.
+ * One rule decides which code a failure returns, by what would fix it:
+ *   WEFT_ERR_INPUT     the user's input: a scene file, key, value, mesh, --set or option,
+ *                      or a combination of settings and model a plug-in cannot run
+ *                      (refused when created, before a step); fixed by editing the input.
+ *   WEFT_ERR_NOMEM     an allocation failed (malloc, a library's out-of-memory status),
+ *                      and nothing else; a size that would overflow counts as one.
+ *   WEFT_ERR_DIVERGED  valid input whose numbers went wrong during the run: a non-finite
+ *                      or exploding state, a solve that met non-finite values, a step
+ *                      that cannot proceed.
+ *   WEFT_ERR_INDEFINITE a matrix that must be positive definite is not (a Cholesky
+ *                      factorisation, a preconditioner's block, CG's pᵀKp ≤ 0).
+ *   WEFT_ERR_IO        a file could not be written or renamed.
+ *   WEFT_ERR_INTERRUPTED the run was stopped by SIGINT or SIGTERM.
+ *   a warning (> 0)    the run finished, but a result is not all that was asked
+ *                      (collisions left unresolved, a linear solve at its cap).
+ * A caller passes on the code of the function that failed (its return value, or
+ * weft_error_code after a NULL) rather than choosing one of its own: an allocation failure
+ * deep inside a create hook stays NOMEM. */
 enum {
     WEFT_OK = 0,
     WEFT_ERR_INPUT = -1,    /* bad file, key, value or mesh */
@@ -38,9 +56,15 @@ typedef struct weft_error {
     char msg[512];
 } weft_error;
 
-/* Formats a message into err (if err is non-NULL) and returns code. */
+/* Formats a message into err (if err is non-NULL) and returns code, which the calling
+ * thread also keeps as its last failure (weft_error_code). */
 int weft_fail(weft_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The code of this thread's last weft_fail when it was an error (< 0), else fallback: for
+ * a caller whose callee failed without returning a code (a create hook's NULL), right
+ * after that failure. */
+int weft_error_code(int fallback);
 
 /* Appends printf output to buf[size] at *len and advances *len by the full length, so a
  * caller sees what did not fit (*len >= size). */
@@ -115,8 +139,12 @@ typedef struct weft_param {
                                 and counts */
     double lo, hi;           /* DOUBLE and INT: the allowed range */
     unsigned flags;          /* WEFT_PARAM_LO_OPEN, WEFT_PARAM_HI_OPEN */
-    double dflt;             /* default: the value (DOUBLE, INT), 0 or 1 (BOOL), the index of
-                                the default name (NAME) */
+    double dflt;             /* default: the value (DOUBLE, INT), 0 or 1 (BOOL); unused (0)
+                                for NAME */
+    const char *dflt_name;   /* NAME: the default word, resolved to its index when defaults
+                                are filled, so reordering the names or a registry cannot
+                                change it; a word not in the list is a bug that aborts there
+                                with a message naming the setting */
     const char *const *names;       /* NAME: the allowed words, NULL-terminated, or NULL when */
     const char *(*name_at)(int i);  /* this gives them: the i-th, NULL past the last (names
                                        taken from a registry) */
@@ -160,6 +188,13 @@ double weft_param_value(const weft_param *p, size_t base, const void *settings);
 
 /* The word a NAME parameter's index stands for, or "?" outside the list. */
 const char *weft_param_name(const weft_param *p, int index);
+
+/* The index of word among NAME parameter p's names, or -1 when it is not one of them. */
+int weft_param_name_index(const weft_param *p, const char *word);
+
+/* The index of NAME parameter p's default word (p->dflt_name); aborts with a message
+ * naming section.key when the table names a word not in its list (a bug in the table). */
+int weft_param_default_index(const weft_param *p, const char *section);
 
 /* Parses text as parameter p's type within its range into its field (settings + base +
  * p->offset); a bad value fails with "where: section.key: what is wrong". */

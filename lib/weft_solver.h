@@ -144,6 +144,8 @@ typedef struct weft_model_diff {
     char fix[WEFT_MODEL_DIFF_MAX][160];  /* the --set that makes the scene's model the
                                             solver's ("material.bending=quadratic_bending",
                                             "pbd.k_pressure=0"), or "" when none does */
+    int more;                            /* differences found past the first
+                                            WEFT_MODEL_DIFF_MAX, counted, not kept */
 } weft_model_diff;
 
 /* Fills d with how solver s's model differs from m's and cfg's (cfg may be NULL: no

@@ -15,7 +15,7 @@ static const char *const hessian_names[] = {"projected", "exact", "clamp", "adap
 
 const weft_param im_implicit_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
-     .name_at = weft_linear_name_at, .dflt = 0,
+     .name_at = weft_linear_name_at, .dflt_name = "cholmod",
      .doc = "a registered linear solver for each system (its own section has its settings)"},
     {.key = "damping_alpha", .type = WEFT_PARAM_DOUBLE, .offset = F(damping_alpha),
      .unit = "1/s", .lo = 0, .hi = 1e6, .dflt = 0,
@@ -27,7 +27,7 @@ const weft_param im_implicit_params[] = {
 
 const weft_param im_linearised_params[] = {
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = WEFT_SOLVER_HESSIAN_PROJECTED,
+     .names = hessian_names, .dflt_name = "projected",
      .doc = "element Hessians: PSD-projected, exact (retried projected when not SPD), clamped "
             "by the generic eigensolver; adaptive is exact here"},
     {0},
@@ -42,7 +42,7 @@ const weft_param im_newton_params[] = {
      .lo = 0, .hi = 1e12, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-5,
      .doc = "absolute: Newton stops only once r <= tolerance_abs (r: the residual, docs/logs.md)"},
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = WEFT_SOLVER_HESSIAN_ADAPTIVE,
+     .names = hessian_names, .dflt_name = "adaptive",
      .doc = "element Hessians: adaptive (exact in the iterations whose system is SPD, else "
             "projected), projected, exact (projected for the rest of a step after a not-SPD "
             "system), clamped by the generic eigensolver"},

@@ -106,7 +106,8 @@ int im_linearised_step(im_state *st, weft_model *m, weft_monitor *mon, weft_erro
             continue;
         }
         if (s != WEFT_SOLVE_CONVERGED)
-            return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d: linear solve %s",
+            return im_fail_because(err, weft_solve_status_code(s),
+                                   "%s: step %d: linear solve %s",
                                    st->type->name, st->step, weft_solve_status_name(s));
         break;
     }

@@ -254,7 +254,7 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
             continue;
         }
         if (s != WEFT_SOLVE_CONVERGED)
-            return im_fail_because(err, WEFT_ERR_DIVERGED,
+            return im_fail_because(err, weft_solve_status_code(s),
                                    "%s: step %d, iteration %d: linear solve %s", st->type->name,
                                    st->step, k, weft_solve_status_name(s));
         st->stats.newton_iterations++;

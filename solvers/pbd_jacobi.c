@@ -3,38 +3,22 @@
  * Physics for Real-Time Applications", §4.2:
  *   Δp_i = (ω / n_i) Σ_c Δp_i^c,
  * every Δp^c computed from the same positions (Müller 2006's projection, eqs. 1–9),
- * n_i the number of constraints acting on vertex i (all of them, as in the paper:
- * stretch, bending and balloon), ω ∈ [1, 2). Averaging makes Jacobi robust but weak:
- * a cloth vertex touches ~6 edges and ~12 hinges, so each correction is scaled by
- * about ω/18 and Jacobi needs many more iterations than Gauss-Seidel.
+ * n_i the number of constraints acting on vertex i (stretch, bending and balloon),
+ * ω ∈ [1, 2) ([solver] omega). A cloth vertex touches ~18 constraints, so Jacobi needs
+ * many more iterations than Gauss-Seidel (papers/mueller2006-pbd.md, "Jacobi PBD").
  *
- * One inner iteration = one Jacobi sweep: compute every stretch, bending (and balloon)
- * correction in parallel, then gather them per vertex in parallel, then the
- * self-collision constraints of §4.3 (pbd_self.c) in a second Jacobi pass of their own
- * (every correction from the same positions, each vertex moved by ω/n_i times the sum
- * of its violated self-collision constraints' corrections, n_i counting those only),
- * then project collisions with colliders (per vertex, independent). Counting a vertex's
- * ~18 stretch and bending constraints in the n_i of a non-penetration constraint would
- * scale it by about ω/18 and stop a layer falling through another only after many
- * sweeps (measured, test_pbd_self's free fold at 1 m/s: 32 intersecting triangle pairs
- * that way, none this way); the colliders' contacts stay out of the average for the
- * same reason. Every gather adds a vertex's corrections in a fixed order, so results
- * are bitwise identical for any number of threads.
+ * One inner iteration = one Jacobi sweep: every stretch, bending (and balloon) correction
+ * in parallel, gathered per vertex in parallel; then the self-collision constraints of
+ * §4.3 (pbd_self.c) in a Jacobi pass of their own (n_i counting those only: measured in
+ * papers/mueller2006-pbd.md); then the collider contacts (per vertex, outside the
+ * average). Fixed gather order: bitwise identical for any number of threads.
  *
- * Chebyshev (Wang 2015, "A Chebyshev semi-iterative approach for accelerating projective
- * and position-based dynamics"; [pbd] chebyshev_rho = ρ ∈ [0, 1), 0 = off, the
- * default), with the conventions of projective_dynamics.c: q̂_{k+1} the Jacobi sweep of
- * q_k (stretch, bending, balloon and self-collision constraints), ω = 1 for the
- * iterations k < S (S: chebyshev_delay), then
- *   ω_S = 2/(2 − ρ²),  ω_{k+1} = 4/(4 − ρ² ω_k),
- *   q_{k+1} = ω_{k+1} (γ (q̂_{k+1} − q_k) + q_k − q_{k−1}) + q_{k−1}   (γ: chebyshev_gamma),
- * on the free vertices (w_i > 0), restarted every step (q_{−1} = q_0, the prediction);
- * the collider contacts are then projected as in every sweep, so each iterate q_k is
- * feasible and is what the recurrence remembers. ρ is the spectral radius of the plain
- * iteration: run with ρ = 0 and read the rate at which the log's constraint violation
- * (crms) falls late in a step, ρ ≈ (c_K / c_k)^{1/(K − k)}; too large a ρ diverges.
- * The update is per vertex, so results stay bitwise identical for any thread count; ρ = 0
- * runs exactly the plain code. papers/wang2015-chebyshev.md maps the paper to the code.
+ * Chebyshev (Wang 2015; the [pbd] chebyshev_* rows and the schedule of chebyshev.c):
+ * q̂_{k+1} the Jacobi sweep of q_k, ω_k the schedule's weight,
+ *   q_{k+1} = ω_{k+1} (γ (q̂_{k+1} − q_k) + q_k − q_{k−1}) + q_{k−1}
+ * on the free vertices before the collider contacts, restarted every step (q_{−1} = q_0);
+ * ρ = 0 (the default) runs exactly the plain code. papers/wang2015-chebyshev.md maps the
+ * paper to the code and says how to estimate ρ.
  *
  * Passes per step: 3 over vertices + n_s × (1 over constraints + 1 over vertices), and
  * with self-collision one more pass over its constraints and one over the vertices;
@@ -82,29 +66,12 @@ static const weft_param jacobi_params[] = {
     {0},
 };
 
-// clang-format off
-#define F(field) offsetof(weft_pbd_settings, field)
-static const weft_param jacobi_chebyshev_params[] = {
-    {.key = "chebyshev_rho", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_rho), .unit = "1",
-     .lo = 0, .hi = 1, .flags = WEFT_PARAM_HI_OPEN, .dflt = 0,
-     .doc = "pbd_jacobi: Wang 2015 Chebyshev acceleration, the plain iteration's spectral radius; 0: off"},
-    {.key = "chebyshev_delay", .type = WEFT_PARAM_INT, .offset = F(chebyshev_delay), .unit = "",
-     .lo = 1, .hi = 1000000, .dflt = 10,
-     .doc = "pbd_jacobi Chebyshev: plain iterations before the acceleration starts (Wang's S)"},
-    {.key = "chebyshev_gamma", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_gamma),
-     .unit = "1", .lo = 0, .hi = 2, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1,
-     .doc = "pbd_jacobi Chebyshev: under-relaxation gamma of the accelerated update"},
-    {0},
-};
-#undef F
-// clang-format on
-
 static const weft_param_table jacobi_tables[] = {
     {"solver", weft_iterations_params, offsetof(weft_pbd_settings, common)},
     {"solver", weft_threads_params, offsetof(weft_pbd_settings, common)},
     {"solver", jacobi_params, 0},
     {"pbd", pbd_params, 0},
-    {"pbd", jacobi_chebyshev_params, 0},
+    {"pbd", weft_chebyshev_params, offsetof(weft_pbd_settings, chebyshev)},
     {0},
 };
 
@@ -127,7 +94,7 @@ static void *jacobi_create(const weft_model *m, weft_config *cfg, weft_error *er
     js->inv_count = malloc((size_t)n * sizeof *js->inv_count);
     js->dball = st->balloon ? malloc(3 * (size_t)n * sizeof *js->dball) : NULL;
     js->self_start = st->self ? malloc(((size_t)n + 1) * sizeof *js->self_start) : NULL;
-    bool cheb = st->set.chebyshev_rho > 0.0;
+    bool cheb = st->set.chebyshev.rho > 0.0;
     if (cheb) {
         js->cheb_cur = malloc(3 * (size_t)n * sizeof *js->cheb_cur);
         js->cheb_prev = malloc(3 * (size_t)n * sizeof *js->cheb_prev);
@@ -260,13 +227,13 @@ static void chebyshev_update(jacobi_state *js, double omega) {
     pbd_state *st = &js->base;
     double *p = st->p;
     const double *w = st->w, *cur = js->cheb_cur, *prev = js->cheb_prev;
-    const double gamma = st->set.chebyshev_gamma;
+    const double gamma = st->set.chebyshev.gamma;
     int n = st->n;
 #pragma omp parallel for num_threads(st->threads) schedule(static)
     for (int i = 0; i < n; i++) {
         if (w[i] == 0.0) continue; /* pinned: on its scripted path */
         for (int k = 3 * i; k < 3 * i + 3; k++)
-            p[k] = omega * (gamma * (p[k] - cur[k]) + cur[k] - prev[k]) + prev[k];
+            p[k] = weft_chebyshev_mix(omega, gamma, p[k], cur[k], prev[k]);
     }
 }
 
@@ -323,19 +290,16 @@ static int jacobi_step(void *state, weft_model *m, weft_monitor *mon, weft_error
     if (rc == WEFT_OK && st->self) rc = self_prepare(js, err);
     if (rc != WEFT_OK) return rc;
     weft_monitor_iteration(mon, st->p, 0);
-    const double rho = st->set.chebyshev_rho;
-    const int delay = st->set.chebyshev_delay;
+    const double rho = st->set.chebyshev.rho;
     const size_t bytes = 3 * (size_t)st->n * sizeof *st->p;
-    double omega = 1.0; /* Chebyshev's ω_k */
+    double omega = 1.0; /* Chebyshev's ω_k (chebyshev.c) */
     if (rho > 0.0) memcpy(js->cheb_prev, st->p, bytes); /* q_{−1} = q_0 */
     for (int it = 1; it <= js->base.set.common.iterations; it++) {
         double t0 = weft_now();
         double cheb = 0.0; /* 0: no Chebyshev update this iteration */
         if (rho > 0.0) {
             memcpy(js->cheb_cur, st->p, bytes); /* q_k, before the sweep */
-            if (it >= delay) /* ω_S = 2/(2 − ρ²), then ω_{k+1} = 4/(4 − ρ² ω_k) */
-                omega = it == delay ? 2.0 / (2.0 - rho * rho) : 4.0 / (4.0 - rho * rho * omega);
-            if (it >= delay || st->set.chebyshev_gamma != 1.0) cheb = omega;
+            cheb = weft_chebyshev_weight(&st->set.chebyshev, 10, it, &omega); /* Wang's S */
         }
         jacobi_sweep(js, m, cheb);
         if (rho > 0.0) { /* q_k becomes the next iteration's q_{k−1} */

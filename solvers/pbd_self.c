@@ -3,33 +3,22 @@
  * against itself: if a vertex q moves through a triangle (p1, p2, p3), or comes closer
  * than the cloth thickness h to it, the step gets the inequality constraint
  *   C(q, p1, p2, p3) = s (q − p1)·n̂ − h ≥ 0,  n̂ = (p2 − p1) × (p3 − p1)/|…|   (12–13)
- * with s = +1 when q started the step on the side n̂ points to (eq. 12) and s = −1 when
- * it started below (eq. 13, whose swapped corners flip n̂), so q is kept on its side.
- * Its gradients and projection are pbd_self_constraint and pbd_self_delta
- * (pbd_internal.h); C is unchanged by rigid motions, so projecting it conserves linear
- * and angular momentum (eqs. 1–2), as self-collision, an internal process, must.
+ * with s = ±1 the side q started the step on (eqs. 12 and 13), so q is kept on its side.
+ * Gradients and projection: pbd_self_constraint, pbd_self_delta (pbd_internal.h); C is
+ * unchanged by rigid motions, so projecting it conserves linear and angular momentum.
  *
  * Detection, once per step on the straight motion x → p of every vertex:
- *   broad phase: the spatial hash of Teschner et al. 2003 (lib/collision/spatial_hash.c; cells of
- *     twice the mean rest edge length, as the paper assumes triangles of about one
- *     size) over the boxes of x and p grown by h, giving every vertex–triangle pair (the
- *     triangle not incident to the vertex) whose boxes come within 2h;
- *   narrow phase: q comes within 2h of the closed triangle at some time of the step
- *     (near_during_step: the distances at the step's ends, a Lipschitz bound, else the
- *     vertex–face CCD of lib/collision/collision.ccd.c with η = 2h). This holds when q moves through the
- *     triangle (the paper's case) and when it stays near without crossing (proximity,
- *     e.g. a layer resting on another). The constraint acts only below h; the band of
- *     one more h catches vertices that the other constraints drag towards a triangle
- *     during the iterations, which the once-per-step generation would otherwise miss
- *     (measured: without it a resting layer's edge is pulled through the layer below).
- * The side s is read at the start of the step. The constraint is the half-space of the
- * triangle's plane, also for a vertex just beside the triangle (within 2h of an edge):
- * that keeps a resting layer's free edge on its side of the layer below, at the cost of
- * requiring non-adjacent vertices and triangles to be 2h apart at rest (checked when the
- * solver is created). Like the paper, this keeps a vertex on the wrong side once the
- * cloth is tangled ("continuous collisions [are] insufficient if cloth gets into a
- * tangled state"), and it has no edge–edge test: two edges can still pass through each
- * other where the cloth creases at the scale of one triangle.
+ *   broad phase: the spatial hash of Teschner et al. 2003 (lib/collision/spatial_hash.c;
+ *     cells of twice the mean rest edge length) over the boxes of x and p grown by h;
+ *   narrow phase: q comes within 2h of the closed triangle during the step
+ *     (near_during_step: end distances, a Lipschitz bound, else the vertex–face CCD of
+ *     lib/collision/ccd.c with η = 2h). The constraint acts below h; the extra band of h
+ *     catches vertices dragged toward a triangle during the iterations.
+ * The constraint is the triangle plane's half-space, also just beside the triangle;
+ * non-adjacent vertices and triangles must be 2h apart at rest (checked at creation).
+ * Like the paper it keeps a vertex on the wrong side once the cloth is tangled, and it
+ * has no edge–edge test. Why each choice, with measurements: papers/mueller2006-pbd.md
+ * ("Implementation notes: solvers/pbd_self.c").
  * Cost per step: one pass over the vertices and triangles (boxes, hash) plus two
  * point–triangle distances per candidate pair and a CCD for the few that move fast
  * relative to each other; nothing is allocated once the buffers have grown.
@@ -92,7 +81,7 @@ int pbd_self_init(pbd_state *st, const weft_model *m, weft_error *err) {
     }
     ell = mesh->ne > 0 ? ell / mesh->ne : 0.0;
     st->hash = weft_spatial_hash_create(mesh, mesh->x, 2.0 * ell, 0, err);
-    if (!st->hash) return WEFT_ERR_NOMEM; /* the model's mesh has its topology */
+    if (!st->hash) return weft_error_code(WEFT_ERR_NOMEM); /* NOMEM, or a bad cell size */
     int rc = weft_spatial_hash_update(st->hash, mesh->x, NULL, 2.0 * st->self_h, err);
     if (rc == WEFT_OK) rc = check_rest_state(st, mesh, err);
     if (rc != WEFT_OK) return rc;
@@ -183,7 +172,8 @@ int pbd_self_generate(pbd_state *st, const weft_model *m, weft_error *err) {
     /* Broad phase: boxes of x → p grown by band/2, so the pairs that may come within the
      * band of each other during the step. */
     int rc = weft_spatial_hash_update(st->hash, x, p, band, err);
-    if (rc != WEFT_OK) { /* only non-finite positions: h was checked at creation */
+    if (rc == WEFT_ERR_NOMEM) return rc;
+    if (rc != WEFT_OK) { /* else only non-finite positions: h was checked at creation */
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err ? err->msg : "");
         return weft_fail(err, WEFT_ERR_DIVERGED, "pbd self-collision: %s", why);

@@ -33,6 +33,7 @@
 #include "weft_solvers.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,29 +43,18 @@ typedef struct pd_settings {
     weft_solver_common common;
     int linear;       /* index into weft_linear_registry (default cholmod) */
     double tolerance; /* stop at ‖S∇G‖ ≤ tolerance ‖S∇G(x⁰)‖; 0 = run every iteration */
-    double chebyshev_rho;   /* Wang 2015's ρ; 0 = off */
-    int chebyshev_delay;    /* S: iterations before the acceleration starts */
-    double chebyshev_gamma; /* γ: under-relaxation of the accelerated update */
+    weft_chebyshev chebyshev; /* Wang 2015's ρ (0 = off), S (0: Wang's 10) and γ */
 } pd_settings;
 
 // clang-format off
 #define F(field) offsetof(pd_settings, field)
 static const weft_param pd_params[] = {
     {.key = "linear", .type = WEFT_PARAM_NAME, .offset = F(linear), .unit = "",
-     .name_at = weft_linear_name_at, .dflt = 0,
+     .name_at = weft_linear_name_at, .dflt_name = "cholmod",
      .doc = "linear solver of the global step (cholmod: factorised once per run)"},
     {.key = "tolerance", .type = WEFT_PARAM_DOUBLE, .offset = F(tolerance), .unit = "1",
      .lo = 0, .hi = 1, .dflt = 0,
      .doc = "stop at |S grad G| <= tolerance |S grad G(x0)|; 0: run every iteration"},
-    {.key = "chebyshev_rho", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_rho), .unit = "1",
-     .lo = 0, .hi = 1, .flags = WEFT_PARAM_HI_OPEN, .dflt = 0,
-     .doc = "Wang 2015 Chebyshev acceleration: the plain iteration's spectral radius; 0: off"},
-    {.key = "chebyshev_delay", .type = WEFT_PARAM_INT, .offset = F(chebyshev_delay), .unit = "",
-     .lo = 1, .hi = 1000000, .dflt = 10,
-     .doc = "Chebyshev: plain iterations before the acceleration starts (Wang's S)"},
-    {.key = "chebyshev_gamma", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_gamma),
-     .unit = "1", .lo = 0, .hi = 2, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1,
-     .doc = "Chebyshev: under-relaxation gamma of the accelerated update"},
     {0},
 };
 #undef F
@@ -72,6 +62,7 @@ static const weft_param_table pd_tables[] = {
     {"solver", weft_iterations_params, offsetof(pd_settings, common)},
     {"solver", weft_threads_params, offsetof(pd_settings, common)},
     {"projective_dynamics", pd_params, 0},
+    {"projective_dynamics", weft_chebyshev_params, offsetof(pd_settings, chebyshev)},
     {0},
 };
 // clang-format on
@@ -349,9 +340,12 @@ static int prepare_global(pd_state *st, const weft_model *m, const double *zpin,
         double t0 = weft_now();
         weft_solve_status s = factor(st->lin, &st->A, &st->f, err);
         st->stats.global_s += weft_now() - t0;
-        if (s != WEFT_SOLVE_CONVERGED)
-            return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: %s", st->step,
-                             err ? err->msg : "factorisation failed");
+        if (s != WEFT_SOLVE_CONVERGED) {
+            char why[sizeof err->msg]; /* err->msg is both the cause and the message */
+            snprintf(why, sizeof why, "%s", err ? err->msg : "factorisation failed");
+            return weft_fail(err, weft_solve_status_code(s), "projective_dynamics: step %d: %s",
+                             st->step, why);
+        }
     }
     st->stats.refactors++;
     st->factored = true;
@@ -374,7 +368,8 @@ static int global_step(pd_state *st, double *x, weft_error *err) {
     st->stats.global_s += weft_now() - t0;
     if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED; /* an inexact iterative solve */
     if (s != WEFT_SOLVE_CONVERGED)
-        return weft_fail(err, WEFT_ERR_DIVERGED, "projective_dynamics: step %d: global solve %s",
+        return weft_fail(err, weft_solve_status_code(s),
+                         "projective_dynamics: step %d: global solve %s",
                          st->step, weft_solve_status_name(s));
     return WEFT_OK;
 }
@@ -456,9 +451,8 @@ static int pd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
     int rc = prepare_global(st, m, st->x, err);
     if (rc) return rc;
     memcpy(st->xprev, st->x, n3 * sizeof *st->x);
-    const double tol = st->set.tolerance, rho = st->set.chebyshev_rho;
-    const double gamma = st->set.chebyshev_gamma;
-    const int delay = st->set.chebyshev_delay;
+    const double tol = st->set.tolerance, rho = st->set.chebyshev.rho;
+    const double gamma = st->set.chebyshev.gamma;
     double r0 = tol > 0.0 ? residual(st, m, st->x) : 0.0, omega = 1.0;
     bool done = iters == 0 || (tol > 0.0 && r0 == 0.0);
     if (done && m->ncolliders > 0) resolve_collisions(st, m, st->x);
@@ -470,21 +464,15 @@ static int pd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
         rc = global_step(st, st->xhat, err);
         if (rc) return rc;
         st->stats.iterations++;
-        if (rho > 0.0 && k >= delay) { /* Wang 2015: ω_S = 2/(2 − ρ²), then 4/(4 − ρ²ω) */
-            omega = k == delay ? 2.0 / (2.0 - rho * rho) : 4.0 / (4.0 - rho * rho * omega);
+        double w = weft_chebyshev_weight(&st->set.chebyshev, 10, k, &omega); /* Wang's S */
+        if (w > 0.0) { /* chebyshev.c */
             for (size_t j = 0; j < n3; j++) {
                 double xk = st->x[j];
-                double xn = omega * (gamma * (st->xhat[j] - xk) + xk - st->xprev[j]) + st->xprev[j];
+                double xn = weft_chebyshev_mix(w, gamma, st->xhat[j], xk, st->xprev[j]);
                 st->xprev[j] = xk, st->xhat[j] = xn;
             }
             for (int i = 0; i < n; i++) /* pinned DOFs stay on their paths */
                 if (st->pinned[i]) memcpy(&st->xhat[3 * i], &st->f.z[3 * i], 3 * sizeof(double));
-        } else if (gamma != 1.0 && rho > 0.0) {
-            for (size_t j = 0; j < n3; j++) {
-                double xk = st->x[j];
-                st->xhat[j] = xk + gamma * (st->xhat[j] - xk);
-                st->xprev[j] = xk;
-            }
         } else {
             memcpy(st->xprev, st->x, n3 * sizeof *st->x);
         }

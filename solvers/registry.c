@@ -5,6 +5,7 @@
 #include "weft_linsolve.h"
 #include "weft_solvers.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The solvers, in listing order: one line each. The list declares each descriptor itself
@@ -36,33 +37,51 @@ const weft_stage_type *const weft_stage_registry[] = {
 
 int weft_plugins(weft_plugin *out, int max) {
     int n = 0;
-    if (n < max)
-        out[n++] = (weft_plugin){.kind = "run", .type = weft_run_tables, .name = "run",
-                                 .paper = "", .summary = "the run loop",
-                                 .size = sizeof(weft_run_settings), .tables = weft_run_tables};
-    for (const weft_solver_type *const *s = weft_solver_registry; *s && n < max; s++)
-        out[n++] = (weft_plugin){.kind = "solver", .type = *s, .name = (*s)->name,
-                                 .paper = (*s)->paper, .summary = (*s)->summary,
-                                 .size = (*s)->settings_size, .tables = (*s)->settings};
-    for (const weft_linear_type *const *s = weft_linear_registry; *s && n < max; s++)
-        out[n++] = (weft_plugin){.kind = "linear", .type = *s, .name = (*s)->name,
-                                 .paper = (*s)->paper, .summary = (*s)->summary,
-                                 .size = (*s)->settings_size, .tables = (*s)->settings};
-    for (const weft_precond_type *const *s = weft_precond_registry; *s && n < max; s++)
-        out[n++] = (weft_plugin){.kind = "preconditioner", .type = *s, .name = (*s)->name,
-                                 .paper = (*s)->paper, .summary = (*s)->summary,
-                                 .size = (*s)->settings_size, .tables = (*s)->settings};
-    for (const weft_stage_type *const *s = weft_stage_registry; *s && n < max; s++)
-        out[n++] = (weft_plugin){.kind = "stage", .type = *s, .name = (*s)->name,
-                                 .paper = (*s)->paper, .summary = (*s)->summary,
-                                 .size = (*s)->settings_size, .tables = (*s)->settings};
+#define WEFT_PLUGIN_PUT(...) \
+    do {                     \
+        if (n < max) out[n] = (weft_plugin){__VA_ARGS__}; \
+        n++;                 \
+    } while (0)
+    WEFT_PLUGIN_PUT(.kind = "run", .type = weft_run_tables, .name = "run", .paper = "",
+                    .summary = "the run loop", .size = sizeof(weft_run_settings),
+                    .tables = weft_run_tables);
+    for (const weft_solver_type *const *s = weft_solver_registry; *s; s++)
+        WEFT_PLUGIN_PUT(.kind = "solver", .type = *s, .name = (*s)->name,
+                        .paper = (*s)->paper, .summary = (*s)->summary,
+                        .size = (*s)->settings_size, .tables = (*s)->settings);
+    for (const weft_linear_type *const *s = weft_linear_registry; *s; s++)
+        WEFT_PLUGIN_PUT(.kind = "linear", .type = *s, .name = (*s)->name,
+                        .paper = (*s)->paper, .summary = (*s)->summary,
+                        .size = (*s)->settings_size, .tables = (*s)->settings);
+    for (const weft_precond_type *const *s = weft_precond_registry; *s; s++)
+        WEFT_PLUGIN_PUT(.kind = "preconditioner", .type = *s, .name = (*s)->name,
+                        .paper = (*s)->paper, .summary = (*s)->summary,
+                        .size = (*s)->settings_size, .tables = (*s)->settings);
+    for (const weft_stage_type *const *s = weft_stage_registry; *s; s++)
+        WEFT_PLUGIN_PUT(.kind = "stage", .type = *s, .name = (*s)->name,
+                        .paper = (*s)->paper, .summary = (*s)->summary,
+                        .size = (*s)->settings_size, .tables = (*s)->settings);
+#undef WEFT_PLUGIN_PUT
     return n;
 }
 
+weft_plugin *weft_plugins_all(int *n) {
+    *n = weft_plugins(NULL, 0);
+    weft_plugin *p = malloc((size_t)*n * sizeof *p);
+    if (p) weft_plugins(p, *n);
+    return p;
+}
+
 weft_config *weft_config_from_scene(const weft_scene *s, weft_error *err) {
-    weft_plugin p[64];
-    int n = weft_plugins(p, 64);
-    return weft_config_create(p, n, s, err);
+    int n;
+    weft_plugin *p = weft_plugins_all(&n);
+    if (!p) {
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory listing %d plug-ins", n);
+        return NULL;
+    }
+    weft_config *c = weft_config_create(p, n, s, err);
+    free(p);
+    return c;
 }
 
 const weft_solver_type *weft_solver_find(const char *name) {

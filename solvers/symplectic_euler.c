@@ -3,17 +3,14 @@
  * "Geometric Numerical Integration", §I.1.2 and Theorem VI.3.3):
  *   v_{n+1} = v_n + h M⁻¹ (f_ext − ∇E(x_n)),   f_ext = M g,
  *   x_{n+1} = x_n + h v_{n+1}.
- * The velocity is updated first and the new velocity moves the positions, which makes the
- * map symplectic: no energy drift when it is stable, and linear and angular momentum of a
- * free body are kept exactly up to rounding (the internal forces of a translation- and
- * rotation-invariant E sum to zero and have no net torque).
+ * Velocity first, then positions with the new velocity: the map is symplectic (no energy
+ * drift while stable), and a free body's linear and angular momentum are kept to rounding
+ * (the internal forces of a translation- and rotation-invariant E sum to zero, no torque).
  *
- * It is stable only while h ω_max < 2, ω_max the highest natural frequency of M⁻¹∇²E;
- * for an elastic solid that is about h < ℓ_min / c with ℓ_min the shortest edge and
- * c = √((λ + 2μ)/ρ) the dilatational wave speed (Courant-Friedrichs-Lewy). Larger steps
- * blow up, and the run loop stops the run with a "diverged" message: the method is the
- * stability baseline the implicit integrators are compared against, so it is marked
- * conditionally stable and experiments run it only when it is named.
+ * Stable only while h ω_max < 2 (ω_max the highest natural frequency of M⁻¹∇²E), about
+ * h < ℓ_min / c with c = √((λ + 2μ)/ρ) for an elastic solid (Courant-Friedrichs-Lewy).
+ * Larger steps blow up and the run loop stops with "diverged": the stability baseline of
+ * the implicit integrators, marked conditionally stable, run only when named.
  *
  * Pinned vertices go to their scripted position at t + h (weft_model_apply_pins), with
  * the velocity that takes them there. Contacts, after the position update, one pass over

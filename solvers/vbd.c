@@ -20,8 +20,8 @@
  * steps and updated after each sweep.
  *
  * Settings: [solver] iterations (sweeps per step), threads; [vbd] initial_guess (adaptive,
- * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_rho;
- * [pbd] k_pressure.
+ * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_rho,
+ * chebyshev_delay, chebyshev_gamma (solvers/chebyshev.c); [pbd] k_pressure.
  *
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
  * vertices, each evaluating the gradient and Hessian of each incident element (an element
@@ -52,7 +52,7 @@ typedef struct vbd_settings {
     int initial_guess;         /* [vbd] adaptive (default), inertia, velocity, previous */
     int hessian;               /* [vbd] exact (default; projected where not PD) or projected */
     bool line_search;          /* [vbd] halve Δx_i until G_i does not increase (default on) */
-    double chebyshev_rho;      /* [vbd] Wang 2015's ρ in [0, 1); 0 = no acceleration */
+    weft_chebyshev chebyshev;  /* [vbd] Wang 2015's ρ (0 = off), S (0: Chen's 2) and γ */
     double k_pressure;         /* [pbd] the balloon's overpressure factor (0: none) */
 } vbd_settings;
 
@@ -62,17 +62,14 @@ static const char *const init_names[] = {"adaptive", "inertia", "velocity", "pre
 static const char *const hessian_names[] = {"projected", "exact", NULL};
 static const weft_param vbd_params[] = {
     {.key = "initial_guess", .type = WEFT_PARAM_NAME, .offset = F(initial_guess), .unit = "",
-     .names = init_names, .dflt = VBD_INIT_ADAPTIVE,
+     .names = init_names, .dflt_name = "adaptive",
      .doc = "start of each step: adaptive (Chen 2024's, from the last acceleration), inertia y, x_n + h v_n, or x_n"},
     {.key = "hessian", .type = WEFT_PARAM_NAME, .offset = F(hessian), .unit = "",
-     .names = hessian_names, .dflt = VBD_HESSIAN_EXACT,
+     .names = hessian_names, .dflt_name = "exact",
      .doc = "vertex blocks from PSD-projected or exact element Hessians (exact: the projected "
             "block where the exact one is not positive definite)"},
     {.key = "line_search", .type = WEFT_PARAM_BOOL, .offset = F(line_search), .unit = "",
      .dflt = 1, .doc = "halve each vertex's step until its local potential G_i does not increase"},
-    {.key = "chebyshev_rho", .type = WEFT_PARAM_DOUBLE, .offset = F(chebyshev_rho), .unit = "1",
-     .lo = 0, .hi = 1, .flags = WEFT_PARAM_HI_OPEN, .dflt = 0,
-     .doc = "Chebyshev acceleration (Wang 2015): estimated spectral radius rho; 0 = off"},
     {0},
 };
 #undef F
@@ -91,6 +88,7 @@ static const weft_param_table vbd_tables[] = {
     {"solver", weft_iterations_params, offsetof(vbd_settings, common)},
     {"solver", weft_threads_params, offsetof(vbd_settings, common)},
     {"vbd", vbd_params, 0},
+    {"vbd", weft_chebyshev_params, offsetof(vbd_settings, chebyshev)},
     {"pbd", vbd_pressure_params, offsetof(vbd_settings, k_pressure)},
     {0},
 };
@@ -424,8 +422,9 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
     st->stats.predict_s += weft_now() - c0;
     weft_monitor_iteration(mon, st->x, 0);
 
-    const double rho = st->set.chebyshev_rho;
+    const double rho = st->set.chebyshev.rho, gamma = st->set.chebyshev.gamma;
     double omega = 1.0;
+    if (rho > 0.0) memcpy(st->xkm2, st->x, bytes); /* x^(−1) = x^(0): restarted every step */
     for (int it = 1; it <= st->set.common.iterations; it++) {
         c0 = weft_now();
         if (rho > 0.0) memcpy(st->xkm1, st->x, bytes); /* x^(k−1) */
@@ -433,16 +432,14 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
         double c1 = weft_now();
         st->stats.sweep_s += c1 - c0;
         if (rho > 0.0) {
-            /* ω_1 = 1; ω_2 = 2/(2 − ρ²); ω_k = 4/(4 − ρ² ω_{k−1}). */
-            omega = it == 1   ? 1.0
-                    : it == 2 ? 2.0 / (2.0 - rho * rho)
-                              : 4.0 / (4.0 - rho * rho * omega);
-            if (it >= 2) {
+            /* chebyshev.c: ω_1 = 1, ω_2 = 2/(2 − ρ²), ω_k = 4/(4 − ρ² ω_{k−1}) (Chen's S = 2) */
+            double w = weft_chebyshev_weight(&st->set.chebyshev, 2, it, &omega);
+            if (w > 0.0) {
                 for (int i = 0; i < n; i++) {
                     if (m->pin[i] >= 0) continue;
                     double *xi = &st->x[3 * i];
-                    const double *xo = &st->xkm2[3 * i];
-                    for (int k = 0; k < 3; k++) xi[k] = omega * (xi[k] - xo[k]) + xo[k];
+                    const double *xc = &st->xkm1[3 * i], *xo = &st->xkm2[3 * i];
+                    for (int k = 0; k < 3; k++) xi[k] = weft_chebyshev_mix(w, gamma, xi[k], xc[k], xo[k]);
                     if (m->ncolliders > 0) project_out(m, t1, xi);
                 }
             }

@@ -24,6 +24,29 @@ extern const weft_param weft_iterations_params[];
 /* [solver] threads, a row of a weft_solver_common. */
 extern const weft_param weft_threads_params[];
 
+/* Settings of Wang 2015's Chebyshev acceleration (solvers/chebyshev.c): the rows
+ * chebyshev_rho, chebyshev_delay, chebyshev_gamma of weft_chebyshev_params, which
+ * pbd_jacobi ([pbd]), projective_dynamics and vbd (their own sections) list in their
+ * tables at the offset of their weft_chebyshev field. */
+typedef struct weft_chebyshev {
+    double rho;   /* ρ in [0, 1), the plain iteration's spectral radius; 0 = off (default) */
+    int delay;    /* S, plain iterations before the acceleration; 0 = the paper's (default) */
+    double gamma; /* γ, under-relaxation of the accelerated update (default 1) */
+} weft_chebyshev;
+
+/* The Chebyshev rows, offsets within a weft_chebyshev. */
+extern const weft_param weft_chebyshev_params[];
+
+/* The weight ω_k of iteration k ≥ 1 of a step: 1 for k < S, ω_S = 2/(2 − ρ²), then
+ * ω_{k+1} = 4/(4 − ρ² ω_k), with S = c->delay or, when that is 0, paper_delay; *omega
+ * holds the recurrence between calls (any value at k = 1). 0 when iteration k does no
+ * update (ρ = 0, or k < S with γ = 1): the host then runs its plain iteration. */
+double weft_chebyshev_weight(const weft_chebyshev *c, int paper_delay, int k, double *omega);
+
+/* One coordinate of the accelerated iterate ω (γ (hat − cur) + cur − prev) + prev, hat
+ * the plain iterate from cur = q_k, prev = q_{k−1}. */
+double weft_chebyshev_mix(double omega, double gamma, double hat, double cur, double prev);
+
 /* Settings of the position-based solvers (Müller 2006; pbd_jacobi adds omega and the
  * chebyshev_* keys). The stiffnesses k are non-dimensional in [0, 1]. */
 typedef struct weft_pbd_settings {
@@ -37,9 +60,7 @@ typedef struct weft_pbd_settings {
     bool self_collision;    /* [pbd] §4.3 vertex-triangle self-collision (default false) */
     double self_thickness;  /* [pbd] §4.3 thickness h kept between a vertex and a triangle,
                                m (default 0.005) */
-    double chebyshev_rho;   /* [pbd] pbd_jacobi only: Wang 2015's ρ in [0, 1); 0 = off */
-    int chebyshev_delay;    /* [pbd] pbd_jacobi only: Wang's S (default 10) */
-    double chebyshev_gamma; /* [pbd] pbd_jacobi only: under-relaxation γ (default 1) */
+    weft_chebyshev chebyshev; /* [pbd] chebyshev_* (pbd_jacobi only; S = 0: Wang's 10) */
 } weft_pbd_settings;
 
 /* Hessian the implicit integrators assemble ([solver] hessian). */
@@ -108,9 +129,13 @@ const weft_solver_type *weft_solver_find(const char *name);
 extern const weft_stage_type *const weft_stage_registry[];
 
 /* Every plug-in weft knows, for a config: the run's own settings, every registered
- * solver, linear solver, preconditioner and post-step stage. Fills out[max] and returns
- * the count. */
+ * solver, linear solver, preconditioner and post-step stage. Fills out[0 .. max) (out may
+ * be NULL when max is 0) and returns how many there are, which may exceed max: a caller
+ * sizes its array from weft_plugins(NULL, 0), or calls weft_plugins_all. */
 int weft_plugins(weft_plugin *out, int max);
+
+/* Every plug-in, in a malloc'ed array of *n (free it); NULL when memory runs out. */
+weft_plugin *weft_plugins_all(int *n);
 
 /* The config of a run from scene s (NULL: every default) with every registered plug-in;
  * NULL after a one-line error (a bad value, an unknown key). */

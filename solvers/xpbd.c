@@ -1,59 +1,30 @@
 /* xpbd.c — Extended Position Based Dynamics (Macklin, Müller & Chentanez 2016) with
  * small steps (Macklin, Storey, Lu, Terdiman, Chentanez, Jeschke & Müller 2019).
+ * papers/macklin2016-xpbd.md maps the equations to this file and the tests, with the
+ * measurements behind the damping split ("Implementation notes: solvers/xpbd.c").
  *
- * XPBD gives every constraint C_j a compliance α_j (inverse stiffness) and a Lagrange
- * multiplier λ_j, so that the answer no longer depends on the iteration count. For an
- * energy Ψ_j = ½ k_j C_j² (every energy term whose descriptor has a `constraint` hook:
- * mass_spring, dihedral_bending, discrete_shells, quadratic_bending) the compliance is
- * α_j = 1/k_j, so XPBD simulates the scene's physical model, the same one the implicit
- * solvers minimise.
- * With α̃ = α/h² (eq. 4) each projection is one Gauss-Seidel step on
- *   Δλ_j = (−C_j − α̃_j λ_j) / (Σ_i w_i |∇_i C_j|² + α̃_j)                              (eq. 18)
- *   λ_j += Δλ_j,   Δp_i = w_i ∇_i C_j Δλ_j                                              (eq. 17)
- * with λ = 0 at the start of each (sub)step. Its fixed point satisfies
- *   M (p − x̃) = ∇Cᵀ λ,  C + α̃ λ = 0   ⇔   M (p − x̃)/h² + ∇E(p) = 0,
- * the optimality condition of backward Euler's incremental potential: XPBD converged is
- * backward Euler (test xpbd.single_spring). With α → 0 the update is PBD's projection with
- * stiffness 1 (eqs. 1–9 of Müller 2006; test xpbd.hard_limit).
+ * Every energy Ψ_j = ½ k_j C_j² with a `constraint` hook (mass_spring, dihedral_bending,
+ * discrete_shells, quadratic_bending) is a constraint of compliance α_j = 1/k_j: XPBD
+ * simulates the scene's physical model. With α̃ = α/h² (eq. 4), one Gauss-Seidel step
+ *   Δλ_j = (−C_j − α̃_j λ_j) / (Σ_i w_i |∇_i C_j|² + α̃_j),                           (eq. 18)
+ *   λ_j += Δλ_j,   Δp_i = w_i ∇_i C_j Δλ_j,                                          (eq. 17)
+ * λ = 0 at each (sub)step's start. Its fixed point is backward Euler's optimality
+ * condition M (p − x̃)/h² + ∇E(p) = 0 (test xpbd.single_spring); α → 0 gives PBD
+ * (test xpbd.hard_limit).
  *
- * Damping (eq. 26): γ_j = α̃_j β̃_j / h with β̃_j = h² β k_j, i.e. γ = β/h for a
- * stiffness-proportional damping coefficient β k_j (β in s, the Rayleigh β of the
- * implicit solvers' damping_beta, applied along each constraint's gradient). Eq. 26 puts
- * the damping into the elastic row, Δλ = (−C − α̃λ − γ∇C·(p − x))/((1 + γ)∇CM⁻¹∇Cᵀ + α̃),
- * whose (1 + γ) divides the elastic correction by 1 + β/h (121 for β = 0.1 s at 20
- * substeps of 1/60 s): with one sweep per substep what is left unconverged piles up as
- * strain (41.6 % peak on swinging_cloth) and as elastic energy (38 times the start).
- * weft solves eq. 26's damping row in a sweep of its own before the elastic sweeps of
- * each substep (a splitting of eq. 26 with the same fixed point as h → 0), on the
- * prediction p = x + h v with x the substep's start:
- *   Δλ_j = −γ_j ∇C_j·(p − x) / (γ_j Σ_i w_i |∇_i C_j|² + α̃_j),   Δp_i = w_i ∇_i C_j Δλ_j   (damp)
- * i.e. ∇C_j·v ← ∇C_j·v / (1 + h β k_j Σ_i w_i |∇_i C_j|²): backward Euler on the force
- * −β k_j ∇C_j (∇C_j·v), which lowers the kinetic energy at every projection and leaves
- * the constraints their full correction (test xpbd_damping.spring_rate, cloth).
+ * Damping (eq. 26, γ_j = α̃_j β̃_j / h = β/h, β̃_j = h² β k_j, β the Rayleigh damping_beta in
+ * s) is solved in a sweep of its own before each substep's elastic sweeps, on p = x + h v:
+ *   Δλ_j = −γ_j ∇C_j·(p − x) / (γ_j Σ_i w_i |∇_i C_j|² + α̃_j),   Δp_i = w_i ∇_i C_j Δλ_j,
+ * backward Euler on the force −β k_j ∇C_j (∇C_j·v) (tests xpbd_damping.spring_rate, cloth).
  *
- * Small steps (Macklin 2019, Algorithm 1): the step Δt is split into n substeps of
- * h = Δt/n, each a full PBD step (predict, project, update velocities) with few
- * iterations, usually one. The error of the unconverged solve falls with h² while the
- * iteration cost stays the same, so at equal work n × 1 beats 1 × n (test
- * xpbd.small_steps_win).
- *
- * Per substep it uses PBD's stages (pbd_common.c): gravity, prediction, pins on their
- * scripted path at t + h, collision constraints with colliders (hard, projected after the
- * elastic constraints in every iteration) and the velocity update with restitution and
- * Coulomb friction. The Bridson post-step stage runs after the whole step, as for PBD.
- * The physics the scene adds through [pbd] runs as PBD runs it, as hard constraints
- * (α = 0, where eq. 26 with λ = 0 is PBD's projection): the balloon's overpressure
- * constraint C = V − k_pressure V0 (Müller 2006 §4.4, [pbd] k_pressure) and vertex–triangle
- * self-collision (§4.3, [pbd] self_collision), each projected after the sweep in every
- * iteration. PBD's own stiffnesses and velocity damping are not read.
- *
- * Monitor: inner iterations are numbered across substeps, 1 … n·iterations; the common
- * residual is that of backward Euler over the whole step Δt, so the rows before the last
- * substep measure states on their way through the step, and the last row measures how
- * far XPBD's answer is from backward Euler's (small steps are not backward Euler: they
- * converge to the ODE's solution instead).
+ * Small steps (Macklin 2019, Algorithm 1): Δt split into n substeps h = Δt/n, each a full
+ * PBD step (pbd_common.c: gravity, prediction, pins, colliders projected after the elastic
+ * constraints every iteration, velocity update with restitution and friction) with few
+ * iterations (test xpbd.small_steps_win). [pbd] k_pressure (balloon, Müller 2006 §4.4) and
+ * self_collision (§4.3) run as hard constraints (α = 0) after each sweep; PBD's own
+ * stiffnesses and damping are not read. Monitor: iterations numbered across substeps,
+ * 1 … n·iterations, the residual that of backward Euler over Δt.
  * Passes per step: n × (3 over vertices + iterations over constraints, + 1 with damping).
- * papers/macklin2016-xpbd.md maps the equations to this file and the tests.
  */
 #include "pbd_internal.h"
 

@@ -1,46 +1,28 @@
 /* test_energies.c — a generic harness over weft_energy_registry: every registered
  * energy type is checked through its descriptor alone (no per-energy code), so a new
  * energy file gets these tests by being listed in energies/registry.c:
- *   registry_complete    every type has init, energy, gradient and hessian, a kind the
- *                        harness can build, and a unique (name, kind)
+ *   registry_complete    hooks present, a kind the harness builds, unique (name, kind)
  *   registry_gradients   ∇Ψ against finite differences of Ψ; gradient() returns Ψ
- *   registry_hessians    ∂²Ψ/∂x² (EXACT) against finite differences of ∇Ψ; symmetric;
+ *   registry_hessians    EXACT ∂²Ψ/∂x² against finite differences of ∇Ψ; symmetric;
  *                        hessian() returns the same Ψ and gradient in every mode
- *   registry_projection  ANALYTIC and CLAMP Hessians are PSD, equal the exact one where
- *                        it is PSD, and equal each other when analytic_psd is set
- *   registry_rest        Ψ = 0, ∇Ψ = 0 and ∂²Ψ/∂x² PSD at the rest configuration
- *                        (contact kinds: exactly zero, the rest shape being separated)
+ *   registry_projection  ANALYTIC and CLAMP are PSD, equal the exact Hessian where it is
+ *                        PSD, and equal each other when analytic_psd is set
+ *   registry_rest        Ψ = 0, ∇Ψ = 0, H PSD at rest (contact kinds: exactly zero)
  *   registry_invariance  Ψ(Rx + t) = Ψ(x), ∇Ψ(Rx + t) = R ∇Ψ(x), H(Rx + t) = R H(x) Rᵀ
- *   registry_constraints the native constraint C: ∇C against finite differences,
- *                        C = 0 at rest, rigid invariance
- *   registry_vertex      vertex_hessian (per-vertex blocks for vertex block descent) equals
- *                        the exact Hessian's diagonal blocks and gradient, bit for bit
+ *   registry_constraints the native constraint C: ∇C by FD, C = 0 at rest, invariance
+ *   registry_vertex      vertex_hessian equals the exact Hessian's diagonal blocks and
+ *                        gradient, bit for bit
  *   registry_degenerate  inverted and collapsed elements give no NaN (+∞ is allowed)
- * plus closed forms of the two built-in types (closed_forms, spring_hessian,
- * hinge_hessian), the hinge's fast PSD projection against a full 12×12 clamp
- * (hinge_projection), the whole-model gradients that every solver's metrics rely on
- * (residual_fd) and a dense global Hessian assembled from the element Hessians against
- * a directional derivative of the model gradient (assembled_directional).
+ * plus closed_forms, spring_hessian, hinge_hessian, hinge_projection (against a full
+ * 12×12 clamp), residual_fd (whole-model gradients) and assembled_directional (the
+ * assembled Hessian against a directional derivative of the model gradient).
  *
- * Elements are built by kind (edge, triangle, hinge, tet, and the contact kinds
- * vertex–face and edge–edge) from random non-degenerate rest shapes with
- * type->init(e, xrest, PARAMS); triangles both without (p.uv = NULL)
- * and with material coordinates (the rest triangle laid flat and turned by a random
- * angle, so the warp/weft axes differ from the rest frame). Deformed configurations
- * come in families (make_sample): random, compressed to 20 % along one direction,
- * near-degenerate (squashed to 1 %), for hinges folded to θ ≈ ±π, for tetrahedra
- * inverted. Contact elements are one-sided penalties, zero at rest (separated by more
- * than η); their deformed samples are mostly placed in contact (d < η, often past the
- * plane) and the rest well separated, where Ψ, ∇Ψ and H must be exactly zero; the
- * registry_gradients and registry_hessians lines report how many were in contact.
- * Random numbers come from fixed-seed LCGs so runs are reproducible.
- *
- * Finite differences use the fourth-order central stencil
+ * Elements come by kind from random rest shapes (type->init), in families of deformed
+ * samples (make_sample: random, compressed, near-degenerate, folded, inverted; contact
+ * kinds mostly in contact), from fixed-seed LCGs. Finite differences:
  *   f'(x) ≈ [8 (f(x + h) − f(x − h)) − (f(x + 2h) − f(x − 2h))] / (12 h),
- * truncation h⁴ f⁽⁵⁾/30, with h = 1e-4 of the element's smallest feature ℓ (L, or the
- * squashed thickness): truncation ~(h/ℓ)⁴ = 1e-16 and rounding ~ε ℓ/h ≈ 1e-12, both
- * relative to the derivative's natural scale. A wrong term is O(1) relative, so the
- * bound 1e-6 separates right from wrong by orders of magnitude either way.
+ * h = 1e-4 of the element's smallest feature, bound 1e-6 relative. Why these choices:
+ * papers/dynamic-deformables.md ("Implementation notes: tests/test_energies.c").
  */
 #include "check.h"
 #include "test_util.h"

@@ -1,58 +1,33 @@
 /* test_residual.c — the one residual of weft (weft_residual, lib/metrics.c;
  * papers/residual.md): the residual of backward Euler's optimality conditions with the
- * step's active constraints, which the logs report and Newton stops on.
+ * step's active constraints, which the logs report and Newton stops on. Each case in
+ * full: papers/residual.md
+ * ("Implementation notes: tests/test_residual.c").
  *
- *   ground_rest     a cloth resting flat on the ground plane at equilibrium has residual 0
- *                   to rounding for every implicit solver and both PBD solvers, while its
- *                   contact forces (its weight) are large: the pins-only residual of the
- *                   same point is the weight
- *   sphere_pull     a cloth touching a sphere from below (the contact would have to pull
- *                   it up against gravity) counts that force; touching from above (the
- *                   contact pushes) it does not; a small gap g counts m g/h², a
- *                   penetration m |g|/h² (closed forms); the part of the residual at
- *                   the contacts (weft_residual_split) is the touching vertex's
- *   newton_bitwise  on drape_sphere with active contacts, the residual the metrics compute
- *                   at Newton's last iterate equals the one Newton stopped on, bit for bit,
- *                   and a step that says "converged" meets both tolerances
+ *   ground_rest     a cloth at rest on the ground: residual 0 to rounding for every
+ *                   implicit and both PBD solvers; the pins-only residual is its weight
+ *   sphere_pull     a contact that would pull counts, one that pushes does not; a gap g
+ *                   counts m g/h², a penetration m |g|/h² (closed forms)
+ *   newton_bitwise  on drape_sphere the metrics' residual at Newton's last iterate is the
+ *                   one Newton stopped on, bit for bit
  *   newton_header   the log header lists [solver] tolerance and tolerance_abs
- *   newton_cap      an unreachable tolerance: every step ends "cap", each with one
- *                   "# step S iter I stop=cap" line after its last row, counted in
- *                   weft_run_result.steps_capped
- *   newton_no_repeat at a tolerance below rounding Newton stops "stalled"; no step's rows
- *                   repeat an unchanged state, and the stalled steps are counted
- *   newton_drape    drape_sphere at 8 × 8 over its fall and impact (steps 0–44): every step
- *                   of newton_euler ends "converged" within 15 iterations with
- *                   residual_rel ≤ 1e-6 (the target of papers/residual.md, bounded steps for CI), contacts active
- *                   in most of them
- *   newton_friction the log of newton_euler on drape_sphere at 8 × 8 (friction μ = 0.3 on
- *                   the sphere, contacts from step 11): every step ends "converged" and the
- *                   row that ends it, computed at the state the step hands back (after
- *                   Coulomb friction), has residual_rel ≤ 1e-6: friction changes velocities
- *                   only, not the converged positions (papers/contact.md)
- *   newton_touching the balloon resting on a frictionless ground (45 steps, newton_euler):
- *                   no step stalls; vertices that touch the ground while ∇G pushes them in
- *                   join the contact set at the start point (projected Newton's ε-active
- *                   set), so the projected line search descends (without them, 5 of these
- *                   steps stalled short of the tolerance)
- *   newton_reason   a capped step says "contacts_changing" exactly when its contact set
- *                   changed in the last iterations and the contacts hold at least half of
- *                   ‖r‖² (weft_residual_split); capped steps whose contacts changed while
- *                   the residual sat elsewhere (a buckling cloth) say so no more; the
- *                   log of the same run (weft_run) gives each capped step's share of ‖r‖²
- *                   at the contacts and its reason, as the solver found them
- *   stop_words      a test-only solver's stop words, which no part of lib/ names, are
- *                   counted per (status, reason) in weft_run_result, printed by
- *                   weft_run_stop_reasons and on the log's stop lines; a 17th distinct pair,
- *                   a status of three words or a reason of 35 characters fails the run
- *                   with the solver's name, the step and the status
- *   smooth_agrees   newton_patch (newton_patch.c) finds newton_euler's answer on
- *                   hanging_cloth, to the tolerance
- *   smooth_descent  each newton_patch pass lowers G (never raises it) on drape_sphere at
- *                   impact and on hanging_cloth, keeps every vertex out of the sphere and
- *                   the pins where they are
+ *   newton_cap      an unreachable tolerance: every step ends "cap", one stop line each,
+ *                   counted in weft_run_result.steps_capped
+ *   newton_no_repeat below rounding Newton stops "stalled" without repeating a state
+ *   newton_drape    drape_sphere 8 × 8, steps 0–44: every step "converged" within 15
+ *                   iterations at residual_rel ≤ 1e-6
+ *   newton_friction drape 8 × 8 with friction: every step's end row (after Coulomb
+ *                   friction) still has residual_rel ≤ 1e-6: friction changes velocities only
+ *   newton_touching balloon on a frictionless ground: no step stalls (touching vertices
+ *                   pushed in join the contact set at the start point)
+ *   newton_reason   a capped step says "contacts_changing" exactly when its contacts
+ *                   changed late and hold at least half of ‖r‖²
+ *   stop_words      a test solver's stop words are counted per (status, reason) without
+ *                   lib/ naming them; too many or malformed ones fail the run
+ *   smooth_agrees   newton_patch finds newton_euler's answer on hanging_cloth
+ *   smooth_descent  each newton_patch pass lowers G, keeps vertices out of the sphere
  *   smooth_bitwise  newton_bitwise for newton_patch
- *   drape_full, balloon_full  newton_patch at cap 15 on the full drape_sphere and balloon:
- *                   every step ends at residual_rel ≤ 1e-6
+ *   drape_full, balloon_full  newton_patch at cap 15: every step at residual_rel ≤ 1e-6
  */
 #include "check.h"
 #include "implicit_internal.h"

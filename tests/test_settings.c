@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct toy_settings {
     double stiffness; /* N/m */
@@ -44,7 +48,7 @@ static const weft_param toy_params[] = {
     {.key = "on", .type = WEFT_PARAM_BOOL, .offset = offsetof(toy_settings, on), .unit = "",
      .dflt = 1, .doc = "a switch"},
     {.key = "mode", .type = WEFT_PARAM_NAME, .offset = offsetof(toy_settings, mode), .unit = "",
-     .names = modes, .dflt = 1, .doc = "a choice"},
+     .names = modes, .dflt_name = "exact", .doc = "a choice"},
     {.key = "list", .type = WEFT_PARAM_STRING, .offset = offsetof(toy_settings, list),
      .unit = "", .check = no_semicolon, .doc = "a list"},
     {0},
@@ -79,6 +83,99 @@ static void test_defaults(void) {
     toy_settings u;
     weft_config_settings(NULL, toy_tables, &u);
     CHECK(u.stiffness == 0.1 && u.count == 7 && u.on && u.mode == 1 && u.list[0] == '\0');
+}
+
+/* A NAME default is its word, whatever its place in the list; a word the list lacks (a
+ * renamed or removed method) stops the program with a message naming the setting. */
+static void test_default_name(void) {
+    static const char *const late[] = {"a", "b", "c", "exact", NULL};
+    static const weft_param rows[] = {
+        {.key = "mode", .type = WEFT_PARAM_NAME, .offset = 0, .unit = "", .names = late,
+         .dflt_name = "exact", .doc = "x"},
+        {0},
+    };
+    static const weft_param_table tables[] = {{"toy", rows, 0}, {NULL, NULL, 0}};
+    int mode = -1;
+    weft_settings_default(tables, &mode);
+    CHECK(mode == 3);
+    CHECK(weft_param_name_index(&rows[0], "b") == 1 && weft_param_name_index(&rows[0], "z") == -1);
+    char type[64], range[8], dflt[16];
+    weft_param_parts(&rows[0], type, sizeof type, range, sizeof range, dflt, sizeof dflt);
+    CHECK(!strcmp(dflt, "exact") && !strcmp(type, "one of a|b|c|exact"));
+
+    static const weft_param bad[] = {
+        {.key = "mode", .type = WEFT_PARAM_NAME, .offset = 0, .unit = "", .names = late,
+         .dflt_name = "exakt", .doc = "x"},
+        {0},
+    };
+    static const weft_param_table bad_tables[] = {{"toy", bad, 0}, {NULL, NULL, 0}};
+    char path[] = "/tmp/weft_default_name_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    fflush(stderr);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(fd, 2);
+        weft_settings_default(bad_tables, &mode); /* aborts, Release too */
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    char msg[512] = "";
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f) {
+        size_t n = fread(msg, 1, sizeof msg - 1, f);
+        msg[n] = '\0';
+        fclose(f);
+    }
+    close(fd);
+    remove(path);
+    CHECK(strstr(msg, "[toy] mode: default 'exakt' is not one of its names") != NULL);
+}
+
+/* The status-code rule of lib/weft_base.h: weft_fail records its code in the error, and
+ * a caller whose callee returns only NULL passes that code on. A solver whose create runs
+ * out of memory makes weft_run fail with WEFT_ERR_NOMEM, not WEFT_ERR_INPUT. */
+static void *nomem_create(const weft_model *m, weft_config *cfg, weft_error *err) {
+    (void)m, (void)cfg;
+    weft_fail(err, WEFT_ERR_NOMEM, "nomem_solver: out of memory for 0 bytes");
+    return NULL;
+}
+
+static int nomem_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
+    (void)state, (void)m, (void)mon, (void)err;
+    return WEFT_OK;
+}
+
+static void test_status_codes(void) {
+    weft_error e = {{0}};
+    CHECK(weft_fail(&e, WEFT_ERR_DIVERGED, "x") == WEFT_ERR_DIVERGED);
+    CHECK(weft_error_code(WEFT_ERR_INPUT) == WEFT_ERR_DIVERGED);
+    CHECK(weft_fail(NULL, WEFT_ERR_NOMEM, "y") == WEFT_ERR_NOMEM);
+    CHECK(weft_error_code(WEFT_ERR_INPUT) == WEFT_ERR_NOMEM);
+    CHECK(weft_fail(&e, WEFT_WARN_UNRESOLVED, "z") == WEFT_WARN_UNRESOLVED);
+    CHECK(weft_error_code(WEFT_ERR_IO) == WEFT_ERR_IO); /* a warning is no failure */
+
+    static const weft_solver_type nomem_solver = {
+        .name = "nomem_solver", .paper = "-", .iteration = "none", .summary = "test-only",
+        .create = nomem_create, .step = nomem_step, .destroy = free, .fixed_iterations = 1,
+    };
+    const char *const sets[] = {"mesh.nx=3", "mesh.ny=3", "scene.steps=1", NULL};
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) return;
+    weft_run_options opt = weft_run_options_default();
+    opt.config = cfg;
+    weft_run_result res;
+    weft_error err = {{0}};
+    int rc = weft_run(&nomem_solver, &m, &opt, &res, &err);
+    if (rc != WEFT_ERR_NOMEM) fprintf(stderr, "status_codes: weft_run gave %d: %s\n", rc, err.msg);
+    CHECK(rc == WEFT_ERR_NOMEM && strstr(err.msg, "out of memory"));
+    weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 static void test_read(void) {
@@ -240,9 +337,12 @@ static void test_taken(void) {
 /* Every registered plug-in's defaults lie in their own ranges, every name default is a
  * valid index, and every key has a doc line: a table row that contradicts itself fails. */
 static void test_registry_tables(void) {
-    weft_plugin p[64];
-    int n = weft_plugins(p, 64);
-    CHECK(n >= 10);
+    int n;
+    weft_plugin *p = weft_plugins_all(&n);
+    CHECK(p != NULL && n >= 10 && weft_plugins(NULL, 0) == n);
+    /* A short array gets the first plug-ins and the whole count. */
+    weft_plugin two[2];
+    CHECK(weft_plugins(two, 2) == n && !strcmp(two[0].name, "run"));
     int rows = 0;
     for (int i = 0; i < n; i++)
         for (const weft_param_table *t = p[i].tables; t && t->section; t++)
@@ -254,7 +354,9 @@ static void test_registry_tables(void) {
                     /* 0 may stand for "derived" (repulsion_stiffness: the material's). */
                     ok = ok && ((lo && hi) || q->dflt == 0.0);
                 }
-                if (q->type == WEFT_PARAM_NAME) ok = ok && strcmp(weft_param_name(q, (int)q->dflt), "?");
+                /* A name default is a word of the list (never an index: .dflt stays 0). */
+                if (q->type == WEFT_PARAM_NAME)
+                    ok = ok && q->dflt == 0.0 && weft_param_name_index(q, q->dflt_name) >= 0;
                 if (q->type == WEFT_PARAM_DOUBLE || q->type == WEFT_PARAM_INT ||
                     q->type == WEFT_PARAM_NAME || q->type == WEFT_PARAM_BOOL || q->type == WEFT_PARAM_STRING)
                     ok = ok && q->offset + t->base < (p[i].size ? p[i].size : 1);
@@ -262,6 +364,7 @@ static void test_registry_tables(void) {
                 CHECK(ok);
             }
     CHECK(rows > 30);
+    free(p);
 }
 
 /* A second made-up solver sharing [toy] with another default count, and owning [other]. */
@@ -443,6 +546,8 @@ static void test_scene_keys(void) {
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"defaults", test_defaults},
+        {"default_name", test_default_name},
+        {"status_codes", test_status_codes},
         {"read", test_read},
         {"errors", test_errors},
         {"unknown", test_unknown},

@@ -23,7 +23,7 @@ static const char *const broad_phase_names[] = {"bvh", "hash", NULL};
 #define F(field) offsetof(weft_collision_settings, field)
 static const weft_param collision_params[] = {
     {.key = "pipeline", .type = WEFT_PARAM_NAME, .offset = F(pipeline), .unit = "",
-     .names = pipeline_names, .dflt = 0,
+     .names = pipeline_names, .dflt_name = "none",
      .doc = "bridson: run the collision pipeline after every solver step"},
     {.key = "thickness", .type = WEFT_PARAM_DOUBLE, .offset = F(thickness), .unit = "m",
      .lo = 0, .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-3,
@@ -34,7 +34,7 @@ static const weft_param collision_params[] = {
      .unit = "N/m", .lo = 0, .hi = 1e12, .dflt = 0,
      .doc = "repulsion spring k; 0: the material's stretch_stiffness"},
     {.key = "broad_phase", .type = WEFT_PARAM_NAME, .offset = F(broad_phase), .unit = "",
-     .names = broad_phase_names, .dflt = 0,
+     .names = broad_phase_names, .dflt_name = "bvh",
      .doc = "bounding-box hierarchy or spatial hash"},
     {.key = "max_iterations", .type = WEFT_PARAM_INT, .offset = F(max_iterations), .unit = "",
      .lo = 1, .hi = 1000, .dflt = 10, .doc = "CCD impulse passes before impact zones"},

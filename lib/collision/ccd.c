@@ -1,70 +1,26 @@
-/* ccd.c — continuous collision detection for cloth: vertex–face and edge–edge, after
- * Bridson, Fedkiw & Anderson 2002, §4 "Collision detection" (course slides on the paper,
- * "Defining the cubic" and "Solving the cubic"; papers/bridson2002-collisions.md), with
- * Provot 1997's linear motion.
+/* ccd.c — continuous collision detection for cloth, vertex–face and edge–edge, after
+ * Bridson, Fedkiw & Anderson 2002 §4 (slides "Defining the cubic", "Solving the cubic"),
+ * with Provot 1997's linear motion. The bounds and choices in full:
+ * papers/bridson2002-collisions.md ("Implementation notes: lib/collision/ccd.c").
  *
- * Every point moves on a straight line during the step: x_i(t) = x_i⁰ + t (x_i¹ − x_i⁰),
- * t ∈ [0, 1] (dimensionless). The four points (vertex p and face a, b, c; or edge p0 p1
- * and edge q0 q1) can only touch when they are coplanar, i.e. when
- *
+ * Points move as x_i(t) = x_i⁰ + t (x_i¹ − x_i⁰), t ∈ [0, 1]; four can touch only when
  *     f(t) = det(x1(t) − x0(t), x2(t) − x0(t), x3(t) − x0(t)) = 0,                  (1)
+ * a cubic (weft_ccd_cubic; m³). A contact is a time at which the distance d(t) is ≤ η
+ * (a distance rounding cannot tell from one ≤ η counts), and every contact lies in
+ *     B = { t ∈ [0, 1] : |f(t)| ≤ τ },   τ = η N + ε_f,   N ≥ max_t |n(t)|,         (2)
+ * found on each monotone piece between f's critical points by safeguarded regula falsi
+ * (Illinois, a bisection every third step), the bracket end outside the band kept.
  *
- * a cubic c0 + c1 t + c2 t² + c3 t³ whose coefficients are sums of triple products of
- * the relative positions x_i0 and velocities v_i0 (weft_ccd_cubic; m³).
- *
- * What we report. A contact is a time t at which the distance d(t) between the closed
- * primitives is ≤ η (m), where a distance that rounding error cannot tell from one ≤ η
- * counts as ≤ η (so η = 0 asks "do they touch, as far as double precision can tell?").
- * Since |f(t)| is the distance between the vertex and the face's plane (or between the
- * edges' lines) times |n(t)|, n the face normal (a − c) × (b − c) or the edges' cross
- * product d1 × d2, every contact time lies in the band
- *
- *     B = { t ∈ [0, 1] : |f(t)| ≤ τ },   τ = η N + ε_f,                               (2)
- *
- * where N ≥ max_t |n(t)| (m²) and ε_f bounds the rounding error of f (F_BAND_ERR). With
- * η = 0 this is the slides' "if the cubic evaluates close enough to zero, count it as a
- * root, even with no sign change"; with η > 0 it also keeps the times at which the
- * primitives pass within η without being exactly coplanar.
- *
- * Finding B ("Solving the cubic"). The critical points of f (roots of the quadratic f')
- * split [0, 1] into pieces on which f is monotone. On a piece [a, b] the set
- * {|f| ≤ τ} is one interval: empty when f(a), f(b) are both > τ or both < −τ, else
- * bounded by a or b, or by the point where f crosses ±τ, found by safeguarded regula
- * falsi (Illinois variant, with a bisection step every third iteration). The bracket
- * end outside the band is kept, so the computed band contains the true one. Degenerate
- * cubics need no special case: if the leading coefficients vanish f' has fewer roots,
- * and if f is identically (nearly) zero — the points stay coplanar, e.g. a vertex
- * sliding in the plane of its face, or parallel edges — the band is all of [0, 1].
- *
- * Proximity on the band. Instead of checking the distance only at roots of f, we decide
- * whether d(t) ≤ η somewhere on each band interval by branch and bound on the time. On
- * a node [m − h, m + h] two lower bounds hold:
- *
+ * On each band interval, branch and bound on time: a node [m − h, m + h] is discarded
+ * when the larger of the lower bounds
  *     d(t) ≥ d(m) − δ(m) − V h,                                                      (3)
- *     d(t) ≥ (min |f| on the node) / (max |n| on the node).                          (4)
- *
- * (3): d is Lipschitz with constant V = max |v_i − v_j| over pairs of points of opposite
- * primitives (the gap Σ w_i x_i(t) between closest points moves with Σ w_i v_i, a convex
- * combination of those differences); δ bounds the rounding error of the computed d.
- * (4): the distance to the plane (lines) is at most the distance to the face (segments);
- * |f| is bounded below by f's exact Taylor expansion about m (a cubic) and |n(t)| above
- * by its own (a quadratic), less rounding errors. (3) follows the fastest relative
- * motion, (4) only the approach along the normal, which keeps the search short when the
- * primitives slide fast but close in slowly; (3) is what decides coplanar motion.
- * A node whose larger bound exceeds η is discarded. If the bounds at m itself (h = 0)
- * allow d(m) ≤ η, m is a contact, and the left half is searched for an earlier one down
- * to width t_tol; otherwise both halves are searched, left first. The first contact
- * found is thus the earliest, to within t_tol. This covers transversal crossings (narrow
- * band intervals), tangential contacts (double roots of f) and coplanar motion (wide
- * band intervals) alike. A query that exhausts its budget of distance evaluations, or 60
- * halvings, is reported as a contact with `assumed` set: the method may give false
- * positives, never a false negative.
- *
- * δ(m) = 64 u (M + L + d + κ (L + d)), u = 2^-53, M the largest coordinate, L the
- * diagonal of the query's bounding box, κ = |e1||e2| / |e1 × e2| ≥ 1 the conditioning
- * of the face (or edge pair) at m: the closest-point solve divides by |e1 × e2|². For
- * faces (edge pairs) flatter (more parallel) than sin θ = 1e-8, the closest-point code
- * uses the boundary, which is off by at most the inradius |e1 × e2| / max(|e1|, |e2|).
+ *     d(t) ≥ (min |f| on the node) / (max |n| on the node)                           (4)
+ * exceeds η; m is a contact when they allow d(m) ≤ η, and the left half is then searched
+ * for an earlier one down to t_tol, so the first contact found is the earliest. V: the
+ * largest relative speed of opposite points; δ(m) = 64 u (M + L + d + κ (L + d)) bounds
+ * the rounding of d (u = 2^-53, κ the face's conditioning). A query that exhausts its
+ * budget of distance evaluations, or 60 halvings, reports a contact with `assumed` set:
+ * false positives are possible, false negatives are not.
  */
 #include "weft_geometry.h"
 

@@ -262,7 +262,7 @@ static int make_broad_phase(const weft_collision_options *o, const weft_mesh *me
         *hash = weft_spatial_hash_create(mesh, x, o->hash_cell, 0, err);
     else
         *bvh = weft_bvh_create(mesh, x, err);
-    return *bvh || *hash ? WEFT_OK : WEFT_ERR_INPUT;
+    return *bvh || *hash ? WEFT_OK : weft_error_code(WEFT_ERR_NOMEM);
 }
 
 weft_collision_pipeline *weft_collision_create(const weft_model *m,

@@ -1,42 +1,26 @@
 /* geometry.c — closest points and triangle–triangle intersection for cloth collisions,
- * after Bridson, Fedkiw & Anderson 2002, §4 "Proximity detection" (course slides on the
- * paper, "Point-Triangle Proximity" and "Edge-Edge Proximity"; papers/
- * bridson2002-collisions.md). Lengths in m.
+ * after Bridson, Fedkiw & Anderson 2002, §4 "Proximity detection" (slides "Point-Triangle
+ * Proximity", "Edge-Edge Proximity"). Lengths in m. The choices explained:
+ * papers/bridson2002-collisions.md ("Implementation notes: lib/collision/geometry.c").
  *
- * Point–triangle. With e1 = a − c, e2 = b − c, r = p − c, the point of the triangle's
- * plane closest to p is q = wa a + wb b + wc c, wc = 1 − wa − wb, where
- *
+ * Point–triangle: e1 = a − c, e2 = b − c, r = p − c, n = e1 × e2; the plane's closest
+ * point q = wa a + wb b + wc c (wc = 1 − wa − wb) solves the normal equations
  *     [ e1·e1  e1·e2 ] [wa]   [ e1·r ]
- *     [ e1·e2  e2·e2 ] [wb] = [ e2·r ]                                  (normal equations)
+ *     [ e1·e2  e2·e2 ] [wb] = [ e2·r ],   wa = n·(r × e2)/|n|²,  wb = n·(e1 × r)/|n|²
+ * (Lagrange's identity: no cancellation). With a negative weight, or a degenerate
+ * triangle (|n| ≤ 1e-8 |e1||e2|), it is the nearest of the three edges' closest points.
  *
- * By Lagrange's identity the determinant is |n|², n = e1 × e2, and Cramer's numerators
- * are n·(r × e2) and n·(e1 × r); we evaluate them in that form, which avoids the
- * cancellation in e1·e1 e2·e2 − (e1·e2)². If wa, wb, wc ≥ 0, q is the answer. Otherwise
- * (and for a degenerate triangle, |n| ≤ 1e-8 |e1||e2|) the closest point lies on the
- * boundary: the nearest of the three edges' closest points. The slides skip such pairs
- * ("edge-edge will pick it up"); we return the true distance instead.
+ * Edge–edge: segments p0 + s d1 and q0 + u d2, r = p0 − q0, n = d1 × d2:
+ *     s = n·(d2 × r)/|n|²,  u = n·(d1 × r)/|n|²;
+ * outside [0, 1]² (or parallel, or of zero length) the minimum of the convex quadratic
+ * lies on the square's boundary: four point–segment queries.
  *
- * Edge–edge. Segments p0 + s d1 and q0 + u d2, r = p0 − q0: the minimiser of
- * |r + s d1 − u d2|² over the lines solves
- *
- *     [  d1·d1  −d1·d2 ] [s]   [ −d1·r ]
- *     [ −d1·d2   d2·d2 ] [u] = [  d2·r ],    s = n·(d2 × r)/|n|²,  u = n·(d1 × r)/|n|²,
- *
- * n = d1 × d2. The squared distance is a convex quadratic on the square [0, 1]², so when
- * (s, u) falls outside it (or the edges are parallel or of zero length) the minimum is
- * on the square's boundary: s = 0, s = 1, u = 0 or u = 1, each a point–segment query.
- * This replaces the slides' "clamp, project onto the other line and clamp again".
- *
- * Intersection. Orientation signs use Shewchuk's (1997) static error bounds: a
- * determinant within the bound counts as zero. Two closed triangles intersect exactly
- * when an edge of one meets the other (their intersection is convex; its extreme points
- * lie on edges). A segment meets a triangle when its ends are not strictly on one side
- * of the plane and the line through it passes inside the triangle (the three signs
- * orient(p, q, a, b), orient(p, q, b, c), orient(p, q, c, a) agree); coplanar cases are
- * decided in 2-D, in the coordinate plane onto which the triangle projects largest. So
- * are the cases where those three signs cannot be trusted: an end of the segment on the
- * plane (the point test), and a zero among the signs (the segment's projection), which
- * for a segment nearly in the plane does not mean touching.
+ * Intersection: orientation signs with Shewchuk's (1997) static error bounds (within the
+ * bound counts as zero). Two closed triangles intersect when an edge of one meets the
+ * other; a segment meets a triangle when its ends are not strictly on one side of the
+ * plane and orient(p, q, ·, ·) agree on the triangle's three edges. Coplanar cases and
+ * untrustworthy signs are decided in 2-D, in the coordinate plane the triangle projects
+ * onto largest.
  */
 #include "weft_geometry.h"
 

@@ -17,7 +17,7 @@ static const weft_param ppcg_params[] = {
     {.key = "iterations", .type = WEFT_PARAM_INT, .offset = F(iterations), .unit = "", .lo = 1,
      .hi = 100000000, .dflt = 1000, .doc = "iteration cap"},
     {.key = "preconditioner", .type = WEFT_PARAM_NAME, .offset = F(preconditioner), .unit = "",
-     .name_at = weft_precond_name_at, .dflt = 2, .doc = "a registered preconditioner"},
+     .name_at = weft_precond_name_at, .dflt_name = "block_jacobi", .doc = "a registered preconditioner"},
     {0},
 };
 #undef F

@@ -74,13 +74,13 @@ static const weft_param boomeramg_params[] = {
      .unit = "1", .lo = 0, .hi = 1, .dflt = 0.25,
      .doc = "strength of connection: j strongly influences i if -a_ij >= theta max_k -a_ik"},
     {.key = "coarsen", .type = WEFT_PARAM_NAME, .offset = F(coarsen), .unit = "",
-     .names = coarsen_names, .dflt = 0,
+     .names = coarsen_names, .dflt_name = "hmis",
      .doc = "C/F splitting (HYPRE coarsen type 10, 8, 6, 0, 3)"},
     {.key = "interp", .type = WEFT_PARAM_NAME, .offset = F(interp), .unit = "",
-     .names = interp_names, .dflt = 0,
+     .names = interp_names, .dflt_name = "ext_i",
      .doc = "interpolation (HYPRE interp type 6, 0, 3, 8, 14)"},
     {.key = "relax", .type = WEFT_PARAM_NAME, .offset = F(relax), .unit = "",
-     .names = relax_names, .dflt = 0,
+     .names = relax_names, .dflt_name = "l1_symmetric_gs",
      .doc = "symmetric smoother on both legs (HYPRE relax type 8, 6, 18, 16); coarsest: "
             "Gaussian elimination"},
     {.key = "sweeps", .type = WEFT_PARAM_INT, .offset = F(sweeps), .unit = "", .lo = 1,
@@ -98,7 +98,7 @@ static const weft_param boomeramg_params[] = {
      .doc = "the three rotations about the centroid as interpolation vectors (Baker et al. "
             "2010); needs nodal coarsening"},
     {.key = "nodal", .type = WEFT_PARAM_NAME, .offset = F(nodal), .unit = "",
-     .names = nodal_names, .dflt = 0,
+     .names = nodal_names, .dflt_name = "row_sum",
      .doc = "coarsen on a norm of the 3x3 blocks (HYPRE nodal 4, 1, 2, 3, 6), or unknown by "
             "unknown (0)"},
     {.key = "vec_variant", .type = WEFT_PARAM_INT, .offset = F(vec_variant), .unit = "",

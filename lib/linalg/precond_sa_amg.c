@@ -55,7 +55,7 @@ static const weft_param sa_params[] = {
      .doc = "strength threshold: j is a strong neighbour of i if |K_ij| >= strength "
             "sqrt(|K_ii| |K_jj|) (Frobenius norms of 3x3 / kxk blocks)"},
     {.key = "smoother", .type = WEFT_PARAM_NAME, .offset = F(smoother), .unit = "",
-     .names = smoother_names, .dflt = WEFT_SA_AMG_GAUSS_SEIDEL,
+     .names = smoother_names, .dflt_name = "gauss_seidel",
      .doc = "symmetric block Gauss-Seidel (forward before, backward after the coarse "
             "correction) or damped block Jacobi (4/3 / rho)"},
     {.key = "sweeps", .type = WEFT_PARAM_INT, .offset = F(sweeps), .unit = "", .lo = 1, .hi = 20,

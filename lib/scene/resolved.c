@@ -219,36 +219,46 @@ static void write_key(const weft_config *c, const char *section, const char *key
     fputc('\n', f);
 }
 
+/* Appends name to the growable list names[*n] (capacity *cap) unless it holds it; false
+ * when memory runs out. */
+static bool add_unique(const char ***names, int *n, int *cap, const char *name) {
+    for (int j = 0; j < *n; j++)
+        if (!strcmp((*names)[j], name)) return true;
+    if (*n == *cap) {
+        int c2 = *cap ? 2 * *cap : 32;
+        const char **g = realloc(*names, (size_t)c2 * sizeof *g);
+        if (!g) return false;
+        *names = g, *cap = c2;
+    }
+    (*names)[(*n)++] = name;
+    return true;
+}
+
 int weft_config_write_ini(const weft_config *c, FILE *f) {
     /* Sections and their keys in first-seen order over the taken plug-ins. */
-    enum { MAX_SECTIONS = 64, MAX_KEYS = 256 };
-    const char *sec[MAX_SECTIONS];
-    int ns = 0;
-    for (int i = 0; c && i < c->n; i++) {
+    const char **sec = NULL, **keys = NULL;
+    int ns = 0, capsec = 0, capkeys = 0, rc = WEFT_OK;
+    for (int i = 0; c && i < c->n && rc == WEFT_OK; i++) {
         if (!written(&c->it[i])) continue;
-        for (const weft_param_table *t = c->it[i].p.tables; t && t->section; t++) {
-            bool seen = false;
-            for (int j = 0; j < ns && !seen; j++) seen = !strcmp(sec[j], t->section);
-            if (!seen && ns < MAX_SECTIONS) sec[ns++] = t->section;
-        }
+        for (const weft_param_table *t = c->it[i].p.tables; t && t->section; t++)
+            if (!add_unique(&sec, &ns, &capsec, t->section)) rc = WEFT_ERR_NOMEM;
     }
-    for (int si = 0; si < ns; si++) {
+    for (int si = 0; si < ns && rc == WEFT_OK; si++) {
         fprintf(f, "\n[%s]\n", sec[si]);
-        const char *keys[MAX_KEYS];
         int nk = 0;
-        for (int i = 0; i < c->n; i++) {
+        for (int i = 0; i < c->n && rc == WEFT_OK; i++) {
             if (!written(&c->it[i])) continue;
             for (const weft_param_table *t = c->it[i].p.tables; t && t->section; t++) {
                 if (strcmp(t->section, sec[si]) != 0) continue;
-                for (const weft_param *p = t->params; p->key; p++) {
-                    bool seen = false;
-                    for (int j = 0; j < nk && !seen; j++) seen = !strcmp(keys[j], p->key);
-                    if (!seen && nk < MAX_KEYS) keys[nk++] = p->key;
-                }
+                for (const weft_param *p = t->params; p->key; p++)
+                    if (!add_unique(&keys, &nk, &capkeys, p->key)) rc = WEFT_ERR_NOMEM;
             }
         }
-        for (int j = 0; j < nk; j++) write_key(c, sec[si], keys[j], f);
+        for (int j = 0; j < nk && rc == WEFT_OK; j++) write_key(c, sec[si], keys[j], f);
     }
+    free(sec);
+    free(keys);
+    if (rc != WEFT_OK) return rc;
     return ferror(f) ? WEFT_ERR_IO : WEFT_OK;
 }
 
@@ -318,7 +328,8 @@ int weft_scene_write(const weft_scene *s, const weft_model *m, const weft_config
     /* [collision] margin (the model's), then the settings of every plug-in the run read. */
     shortest(m->contact_margin, a, sizeof a);
     fprintf(f, "\n[collision]\nmargin = %s\n", a);
-    if (weft_config_write_ini(cfg, f) != WEFT_OK || ferror(f))
-        return weft_fail(err, WEFT_ERR_IO, "write failed");
+    rc = weft_config_write_ini(cfg, f);
+    if (rc == WEFT_ERR_NOMEM) return weft_fail(err, rc, "out of memory writing the settings");
+    if (rc != WEFT_OK || ferror(f)) return weft_fail(err, WEFT_ERR_IO, "write failed");
     return WEFT_OK;
 }

@@ -416,7 +416,7 @@ static int parse_text(weft_scene *s, const char *text, const char *origin, weft_
         return weft_fail(err, WEFT_ERR_INPUT,
                          "%s:%d: line too long (limit 199 characters); continue a long list "
                          "on indented lines", origin, c.too_long);
-    if (c.failed) return WEFT_ERR_INPUT;
+    if (c.failed) return weft_error_code(WEFT_ERR_INPUT); /* NOMEM stays NOMEM */
     if (rc > 0)
         return weft_fail(err, WEFT_ERR_INPUT, "%s:%d: syntax error (expected [section] or key = value)",
                          origin, rc);

@@ -45,7 +45,8 @@ int weft_config_check_read(const weft_config *c, const char *assignment, const c
 
 /* Writes the settings of every plug-in c marks taken (the run's own [scene] keys
  * excepted) as scene sections, "key = value" lines; a key the plug-ins read with
- * different values becomes a comment naming each. WEFT_ERR_IO when f fails. */
+ * different values becomes a comment naming each. WEFT_ERR_IO when f fails,
+ * WEFT_ERR_NOMEM when memory runs out. */
 int weft_config_write_ini(const weft_config *c, FILE *f);
 
 /* Writes scene s as the fully resolved input of a run of model m (built from s) with the
