@@ -1,6 +1,6 @@
 /* test_energies.c — a generic harness over weft_energy_registry: every registered
  * energy type is checked through its descriptor alone (no per-energy code), so a new
- * energy file gets these tests by being listed in energies/registry.c:
+ * energy file gets these tests by its line in WEFT_ENERGIES (weft_energies.h):
  *   registry_complete    every type has init, energy, gradient and hessian, a kind the
  *                        harness can build, and a unique (name, kind)
  *   registry_gradients   ∇Ψ against finite differences of Ψ; gradient() returns Ψ
@@ -22,25 +22,9 @@
  * (residual_fd) and a dense global Hessian assembled from the element Hessians against
  * a directional derivative of the model gradient (assembled_directional).
  *
- * Elements are built by kind (edge, triangle, hinge, tet, and the contact kinds
- * vertex–face and edge–edge) from random non-degenerate rest shapes with
- * type->init(e, xrest, PARAMS); triangles both without (p.uv = NULL)
- * and with material coordinates (the rest triangle laid flat and turned by a random
- * angle, so the warp/weft axes differ from the rest frame). Deformed configurations
- * come in families (make_sample): random, compressed to 20 % along one direction,
- * near-degenerate (squashed to 1 %), for hinges folded to θ ≈ ±π, for tetrahedra
- * inverted. Contact elements are one-sided penalties, zero at rest (separated by more
- * than η); their deformed samples are mostly placed in contact (d < η, often past the
- * plane) and the rest well separated, where Ψ, ∇Ψ and H must be exactly zero; the
- * registry_gradients and registry_hessians lines report how many were in contact.
+ * Elements of every kind come from random rest shapes deformed in families (make_sample);
+ * derivatives are checked against a fourth-order stencil (fd_gradient) to 1e-6 relative.
  * Random numbers come from fixed-seed LCGs so runs are reproducible.
- *
- * Finite differences use the fourth-order central stencil
- *   f'(x) ≈ [8 (f(x + h) − f(x − h)) − (f(x + 2h) − f(x − 2h))] / (12 h),
- * truncation h⁴ f⁽⁵⁾/30, with h = 1e-4 of the element's smallest feature ℓ (L, or the
- * squashed thickness): truncation ~(h/ℓ)⁴ = 1e-16 and rounding ~ε ℓ/h ≈ 1e-12, both
- * relative to the derivative's natural scale. A wrong term is O(1) relative, so the
- * bound 1e-6 separates right from wrong by orders of magnitude either way.
  */
 #include "check.h"
 #include "test_util.h"
@@ -383,7 +367,9 @@ typedef struct sample {
 } sample;
 
 /* Builds a sample of type t: a rest shape (with material coordinates for a triangle
- * when with_uv), t->init, and a deformed configuration of family fam:
+ * when with_uv: the rest triangle laid flat and turned by a random angle, so the warp/weft
+ * axes differ from the rest frame; else p.uv = NULL), t->init(e, xrest, PARAMS), and a
+ * deformed configuration of family fam:
  *   random        deform(): ±0.08 L per coordinate;
  *   compressed    random, then squashed to 20 % along one direction;
  *   near-degenerate  random, then squashed to 1 %: slivers, nearly collapsed triangles
@@ -513,8 +499,12 @@ static bool supported(const weft_energy_type *t) {
     return t->nv == nv && t->init;
 }
 
-/* Fourth-order central differences (see the top of the file) of f over the 3 nv
- * coordinates, step h. */
+/* Fourth-order central differences of f over the 3 nv coordinates, step h:
+ *   f'(x) ≈ [8 (f(x + h) − f(x − h)) − (f(x + 2h) − f(x − 2h))] / (12 h),
+ * truncation h⁴ f⁽⁵⁾/30, with h = 1e-4 of the element's smallest feature ℓ (L, or the
+ * squashed thickness): truncation ~(h/ℓ)⁴ = 1e-16 and rounding ~ε ℓ/h ≈ 1e-12, both
+ * relative to the derivative's natural scale. A wrong term is O(1) relative, so the
+ * bound 1e-6 separates right from wrong by orders of magnitude either way. */
 typedef double (*scalar_fn)(const weft_element *e, const double *xe);
 
 static const weft_energy_type *current; /* the type constraint_value evaluates */
