@@ -114,4 +114,5 @@ const weft_energy_type weft_mass_spring = {
     .hessian = ms_hessian,
     .analytic_psd = true,
     .constraint = ms_constraint,
+    .default_for = WEFT_DEFAULT_MEMBRANE,
 };

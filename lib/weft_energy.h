@@ -66,6 +66,15 @@ typedef enum {
                                of ∂²Ψ/∂F² for F-based types, of ∂²Ψ/∂x² otherwise */
 } weft_hessian_mode;
 
+/* The [material] role whose default an energy is: the energy a scene gets when it leaves
+ * that key out. Each role is declared by exactly one registered energy. */
+typedef enum {
+    WEFT_DEFAULT_NONE = 0, /* the default of no role */
+    WEFT_DEFAULT_MEMBRANE, /* [material] membrane on a surface mesh */
+    WEFT_DEFAULT_BENDING,  /* [material] bending on a surface mesh */
+    WEFT_DEFAULT_SOLID,    /* [material] volume on a tetrahedral mesh */
+} weft_default_role;
+
 /* An energy (or constraint) type. Ψ and its derivatives act on one element whose
  * vertex positions are gathered into xe (3*nv values). Any function may be NULL when
  * the type does not provide it (e.g. a constraint with no energy). */
@@ -100,6 +109,8 @@ typedef struct weft_energy_type {
      * at less cost; returns Ψ. NULL: the callers take the blocks from `hessian`. */
     double (*vertex_hessian)(const weft_element *e, const double *xe, int v, double *g,
                              double *H);
+    /* The [material] role this type is the default of (WEFT_DEFAULT_NONE for most). */
+    weft_default_role default_for;
 } weft_energy_type;
 
 /* A list of elements of one type: one term of the model's energy. */
