@@ -517,4 +517,5 @@ const weft_energy_type weft_dihedral_bending = {
     .analytic_psd = false,
     .constraint = db_constraint,
     .vertex_hessian = db_vertex_hessian,
+    .default_for = WEFT_DEFAULT_BENDING,
 };

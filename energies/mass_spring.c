@@ -115,4 +115,5 @@ const weft_energy_type weft_mass_spring = {
     .analytic_psd = true,
     .constraint = ms_constraint,
     .projective = &ms_projective,
+    .default_for = WEFT_DEFAULT_MEMBRANE,
 };

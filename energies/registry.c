@@ -1,32 +1,12 @@
-/* registry.c — the list of energy types weft knows. A new energy is one file that
- * defines a weft_energy_type plus one line here; ./weft list and the generic tests
- * pick it up from this array. */
+/* registry.c — the list of energy types weft knows, formed from WEFT_ENERGIES
+ * (weft_energies.h); ./weft list, the scene (by name, and by the role each type declares
+ * the default of) and the generic tests pick a type up from this array. */
 #include "weft_energies.h"
 
 #include <string.h>
 
-const weft_energy_type *const weft_energy_registry[] = {
-    &weft_mass_spring,
-    &weft_dihedral_bending,
-    &weft_discrete_shells,
-    &weft_quadratic_bending,
-    &weft_stvk_membrane,
-    &weft_neo_hookean_membrane,
-    &weft_stable_neo_hookean_membrane,
-    &weft_arap_membrane,
-    &weft_baraff_witkin_membrane,
-    &weft_anisotropic_fiber_membrane,
-    &weft_area_preservation_membrane,
-    &weft_stvk_tet,
-    &weft_neo_hookean_tet,
-    &weft_stable_neo_hookean_tet,
-    &weft_arap_tet,
-    &weft_symmetric_dirichlet_tet,
-    &weft_anisotropic_fiber_tet,
-    &weft_vertex_face_contact,
-    &weft_edge_edge_contact,
-    NULL,
-};
+#define WEFT_LIST_ENERGY(name) &weft_##name,
+const weft_energy_type *const weft_energy_registry[] = {WEFT_ENERGIES(WEFT_LIST_ENERGY) NULL};
 
 const weft_energy_type *weft_energy_find_kind(const char *name, weft_element_kind kind) {
     for (const weft_energy_type *const *t = weft_energy_registry; *t; t++)

@@ -114,4 +114,5 @@ const weft_energy_type weft_stable_neo_hookean_tet = {
     .hessian = snh_hess,
     .analytic_psd = true,
     .constraint = NULL,
+    .default_for = WEFT_DEFAULT_SOLID,
 };

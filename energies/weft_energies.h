@@ -1,8 +1,8 @@
 /* weft_energies.h — the energy and constraint types of weft (energies/), and the
  * inline geometric kernels that position-based solvers share with them.
  *
- * Every type is a weft_energy_type descriptor (lib/weft_energy.h) listed in
- * weft_energy_registry; adding an energy is one file plus one line in registry.c.
+ * Every type is a weft_energy_type descriptor (lib/weft_energy.h) listed in WEFT_ENERGIES
+ * below; adding an energy is its file, its line there and its line in CMakeLists.txt.
  * Units: positions m, stiffness as documented per type, energies J, gradients N.
  */
 #ifndef WEFT_ENERGIES_H
@@ -16,87 +16,39 @@
 /* π, spelled out because strict C17 math.h does not define M_PI. */
 #define WEFT_PI 3.14159265358979323846
 
-/* The registered energy types, NULL-terminated (mass_spring, dihedral_bending,
- * discrete_shells, quadratic_bending, then the membrane and tetrahedral finite-element
- * energies, then the contact penalties below). */
+/* The energy types, in registry order: one line each, X(descriptor) for the
+ * weft_energy_type weft_<descriptor> its file defines. This list declares every descriptor
+ * and energies/registry.c forms weft_energy_registry from it, so an energy is its file,
+ * its line here and its file's line in energies/CMakeLists.txt. Scene files name a type by
+ * its .name (variants for different element kinds share one); its file opens with its
+ * equations, units and paper. */
+#define WEFT_ENERGIES(X)                                                                    \
+    X(mass_spring)                 /* edge springs ½ k (|x0 − x1| − ℓ0)² */                 \
+    X(dihedral_bending)            /* hinge ½ k (θ − θ0)², calibrated weight */             \
+    X(discrete_shells)             /* the same, Grinspun et al. 2003's weight */            \
+    X(quadratic_bending)           /* Bergou et al. 2006, constant Hessian */               \
+    X(stvk_membrane)               /* triangle (3×2 F) finite elements: */                  \
+    X(neo_hookean_membrane)                                                                 \
+    X(stable_neo_hookean_membrane)                                                          \
+    X(arap_membrane)                                                                        \
+    X(baraff_witkin_membrane)                                                               \
+    X(anisotropic_fiber_membrane)                                                           \
+    X(area_preservation_membrane)  /* docs/guide-energy.md's example */                     \
+    X(stvk_tet)                    /* tetrahedron finite elements: */                       \
+    X(neo_hookean_tet)                                                                      \
+    X(stable_neo_hookean_tet)                                                               \
+    X(arap_tet)                                                                             \
+    X(symmetric_dirichlet_tet)                                                              \
+    X(anisotropic_fiber_tet)                                                                \
+    X(vertex_face_contact)         /* contact penalties, made per step */                   \
+    X(edge_edge_contact)                                                                    \
+    /* one line per energy above; this line ends the list */
+
+#define WEFT_DECLARE_ENERGY(name) extern const weft_energy_type weft_##name;
+WEFT_ENERGIES(WEFT_DECLARE_ENERGY)
+
+/* The registered energy types in WEFT_ENERGIES order, NULL-terminated. */
 extern const weft_energy_type *const weft_energy_registry[];
-
-/* Mass-spring stretch Ψ = ½ k (|x0 − x1| − ℓ0)²; twin of the PBD distance constraint. Exact
- * Hessian; its PSD projection is analytic (the transverse stiffness clamped at 0). */
-extern const weft_energy_type weft_mass_spring;
-
-/* Dihedral bending Ψ = ½ k (θ − θ0)²; twin of the PBD bending constraint. Exact Hessian
- * k (∇θ∇θᵀ + (θ − θ0) ∇²θ), finite at θ = 0 and ±π; projected by eigenvalue clamping. */
-extern const weft_energy_type weft_dihedral_bending;
-
-/* dihedral_bending with Grinspun et al. 2003's hinge weight k = D·3|ē|²/Ā, three times
- * the calibrated one (papers/calibration.md): the paper's form, kept as an option. */
-extern const weft_energy_type weft_discrete_shells;
-
-/* Bergou et al. 2006's isometric bending Ψ = ½ k |Σ K_i x_i|², K the rest diamond's
- * cotangent weights, k = D/Ā: a constant Hessian (curved rest: ½ k (|v| − |v̄|)²). */
-extern const weft_energy_type weft_quadratic_bending;
-
-/* Membrane (triangle, 3×2 F) finite-element energies Ψ = W ψ(F), W the rest area (m²),
- * with exact, analytic-PSD and clamped Hessians (fem.h, fem_tri.c). Scene names: stvk,
- * neo_hookean, stable_neo_hookean, arap, baraff_witkin_stretch_shear, anisotropic_fiber. */
-
-/* StVK membrane ψ = μ‖E‖² + λ/2 tr(E)², plane-stress μ, λ from Y (N/m) and ν. */
-extern const weft_energy_type weft_stvk_membrane;
-
-/* Neo-Hookean membrane ψ = μ/2 (I_C − 2) − μ log J + λ/2 log² J; +∞ at a collapsed triangle. */
-extern const weft_energy_type weft_neo_hookean_membrane;
-
-/* Stable Neo-Hookean membrane ψ = μ/2 (I_C − 2) − μ(J − 1) + λ'/2 (J − 1)², λ' = λ + μ. */
-extern const weft_energy_type weft_stable_neo_hookean_membrane;
-
-/* As-rigid-as-possible membrane ψ = μ/2 ‖F − R‖², R the closest orthonormal 3×2 matrix;
- * μ = Y (small-strain modulus Y, Poisson ratio 0). */
-extern const weft_energy_type weft_arap_membrane;
-
-/* Baraff-Witkin 1998 stretch k_s/2 ((|w_u| − 1)² + (|w_v| − 1)²) and shear k_sh/2 (w_u·w_v)². */
-extern const weft_energy_type weft_baraff_witkin_membrane;
-
-/* Kim, de Goes, Iben 2019 fibre term κ/2 (√I5 − S(I4))² on a membrane (= κ/2 (|F a| − 1)²). */
-extern const weft_energy_type weft_anisotropic_fiber_membrane;
-
-/* The worked example of docs/guide-energy.md: area term K/2 (J − 1)² per triangle. */
-extern const weft_energy_type weft_area_preservation_membrane;
-
-/* Volume (tetrahedron) energies Ψ = W ψ(F) of fem.h, from Young's modulus E (Pa) and ν:
- * k = μ, k2 = λ (stable Neo-Hookean k2 = λ + μ; the fibre k = κ). Each provides exact,
- * PSD-projected (analytic eigensystem or clamping) and clamped Hessians. */
-
-/* St. Venant–Kirchhoff ψ = μ‖E‖² + λ/2 tr(E)², E = ½(FᵀF − I). */
-extern const weft_energy_type weft_stvk_tet;
-
-/* Neo-Hookean ψ = μ/2 (I_C − 3) − μ log J + λ/2 (log J)²; +INFINITY for J ≤ 0. */
-extern const weft_energy_type weft_neo_hookean_tet;
-
-/* Stable Neo-Hookean ψ = μ/2 (I_C − 3) − μ(J − 1) + λ'/2 (J − 1)², λ' = λ + μ (k2). */
-extern const weft_energy_type weft_stable_neo_hookean_tet;
-
-/* As-rigid-as-possible ψ = μ/2 ‖F − R‖², R the polar rotation of F; μ = E (small-strain
- * modulus E, Poisson ratio 0). */
-extern const weft_energy_type weft_arap_tet;
-
-/* Symmetric Dirichlet ψ = μ/2 (‖F‖² + ‖F⁻¹‖² − 6), μ = E/4 (small-strain modulus E,
- * Poisson ratio 0); +INFINITY for J ≤ 0. */
-extern const weft_energy_type weft_symmetric_dirichlet_tet;
-
-/* Fibre ψ = κ/2 (√I5 − sign(I4))² along a rest direction (Kim, de Goes, Iben 2019). */
-extern const weft_energy_type weft_anisotropic_fiber_tet;
-
-/* Contact penalties for implicit solvers (Kim & Eberle §10.2; contact.h): elements made per
- * step from proximity pairs (weft_contact_fill), k = stiffness (N/m), η = thickness (m),
- * Ψ = k/2 (η − d)² where the signed separation d < η, else 0; exact Hessians including
- * the normal's derivatives, projected by eigenvalue clamping. */
-
-/* Vertex p against triangle (t0, t1, t2): d = s (p − t0)·n̂ (McAdams et al. 2011). */
-extern const weft_energy_type weft_vertex_face_contact;
-
-/* Edge (a0, a1) against edge (b0, b1): d = s (b0 − a0)·n̂, n̂ ∥ (a1 − a0) × (b1 − b0). */
-extern const weft_energy_type weft_edge_edge_contact;
 
 /* The signed separation d (m) of a vertex_face_contact element at xe; 0 without a normal. */
 double weft_vertex_face_distance(const weft_element *e, const double *xe);

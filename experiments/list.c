@@ -191,6 +191,7 @@ static void heading(lister *l, const group *g, bool *done) {
 typedef struct setting {
     const char *section, *key, *unit, *doc;
     char type[512], range[64], dflt[128];
+    char doc_buf[400]; /* doc when it is composed here (an energy key's) */
 } setting;
 
 static void setting_from_param(setting *st, const char *section, const weft_param *q) {
@@ -373,8 +374,13 @@ static void list_energies(lister *l, const group *g) {
     for (const weft_energy_type *const *e = weft_energy_registry; *e; e++) {
         if (!wanted(l, g, (*e)->name)) continue;
         heading(l, g, &done);
-        char note[80];
-        snprintf(note, sizeof note, "acts on %s elements", kind_name((*e)->kind));
+        char note[160];
+        int n = snprintf(note, sizeof note, "acts on %s elements", kind_name((*e)->kind));
+        for (const weft_scene_key *k = weft_scene_keys; k->section; k++)
+            if ((*e)->default_for != WEFT_DEFAULT_NONE && n > 0 && (size_t)n < sizeof note &&
+                weft_scene_key_role(k->section, k->key) == (*e)->default_for)
+                n += snprintf(note + n, sizeof note - (size_t)n, "; the default [%s] %s",
+                              k->section, k->key);
         print_item(l, g->kind, (*e)->name, (*e)->paper, (*e)->summary, note);
     }
 }
@@ -448,6 +454,15 @@ static void setting_from_key(setting *st, const weft_scene_key *k) {
     st->section = k->section, st->key = k->key, st->doc = k->doc ? k->doc : "";
     st->unit = strcmp(k->unit, "1") ? k->unit : "";
     snprintf(st->dflt, sizeof st->dflt, "%s", k->dflt);
+    weft_default_role role = weft_scene_key_role(k->section, k->key);
+    if (role != WEFT_DEFAULT_NONE) {
+        /* An energy key: its defaults are the energies that declare its role. */
+        snprintf(st->dflt, sizeof st->dflt, "%s",
+                 weft_scene_energy_default(weft_energy_registry, role, false));
+        snprintf(st->doc_buf, sizeof st->doc_buf, "%s (default %s on a tetrahedral mesh)",
+                 st->doc, weft_scene_energy_default(weft_energy_registry, role, true));
+        st->doc = st->doc_buf;
+    }
     st->range[0] = '\0';
     if (k->type == WEFT_KEY_NUMBER)
         snprintf(st->range, sizeof st->range, "%s%g, %g%s",

@@ -122,7 +122,7 @@ int weft_model_describe(const weft_model *m, char *buf, size_t size) {
     int pinned = 0;
     for (int i = 0; i < m->n; i++) pinned += m->pin && m->pin[i] >= 0;
     weft_appendf(buf, size, &len, "\nmodel: gravity=%s  contact_margin=%s  pinned_vertices=%d  "
-        "pin_paths=%d  pressure: no model term (a solver reading [pbd] k_pressure lists it "
+        "pin_paths=%d  pressure: no model term (a solver with a pressure setting lists it "
         "in its settings line)", vec(m->gravity),
         num(m->contact_margin), pinned, m->npaths);
     for (int c = 0; c < m->ncolliders; c++) {

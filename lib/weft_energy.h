@@ -81,6 +81,14 @@ typedef struct weft_projective {
     /* p = P_C(y): y and p are rows × 3 (y[3*r + k]: row r, coordinate k). */
     void (*project)(const weft_element *e, const double *y, double *p);
 } weft_projective;
+/* The [material] role whose default an energy is: the energy a scene gets when it leaves
+ * that key out. Each role is declared by exactly one registered energy. */
+typedef enum {
+    WEFT_DEFAULT_NONE = 0, /* the default of no role */
+    WEFT_DEFAULT_MEMBRANE, /* [material] membrane on a surface mesh */
+    WEFT_DEFAULT_BENDING,  /* [material] bending on a surface mesh */
+    WEFT_DEFAULT_SOLID,    /* [material] volume on a tetrahedral mesh */
+} weft_default_role;
 
 /* An energy (or constraint) type. Ψ and its derivatives act on one element whose
  * vertex positions are gathered into xe (3*nv values). Any function may be NULL when
@@ -119,6 +127,8 @@ typedef struct weft_energy_type {
     /* Optional, for Projective Dynamics: the element's energy as a squared distance to a
      * constraint set (NULL for an energy of no such form). */
     const weft_projective *projective;
+    /* The [material] role this type is the default of (WEFT_DEFAULT_NONE for most). */
+    weft_default_role default_for;
 } weft_energy_type;
 
 /* A list of elements of one type: one term of the model's energy. */

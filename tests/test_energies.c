@@ -1,6 +1,6 @@
 /* test_energies.c — a generic harness over weft_energy_registry: every registered
  * energy type is checked through its descriptor alone (no per-energy code), so a new
- * energy file gets these tests by being listed in energies/registry.c:
+ * energy file gets these tests by its line in WEFT_ENERGIES (weft_energies.h):
  *   registry_complete    hooks present, a kind the harness builds, unique (name, kind)
  *   registry_gradients   ∇Ψ against finite differences of Ψ; gradient() returns Ψ
  *   registry_hessians    EXACT ∂²Ψ/∂x² against finite differences of ∇Ψ; symmetric;
@@ -365,7 +365,9 @@ typedef struct sample {
 } sample;
 
 /* Builds a sample of type t: a rest shape (with material coordinates for a triangle
- * when with_uv), t->init, and a deformed configuration of family fam:
+ * when with_uv: the rest triangle laid flat and turned by a random angle, so the warp/weft
+ * axes differ from the rest frame; else p.uv = NULL), t->init(e, xrest, PARAMS), and a
+ * deformed configuration of family fam:
  *   random        deform(): ±0.08 L per coordinate;
  *   compressed    random, then squashed to 20 % along one direction;
  *   near-degenerate  random, then squashed to 1 %: slivers, nearly collapsed triangles
@@ -495,8 +497,12 @@ static bool supported(const weft_energy_type *t) {
     return t->nv == nv && t->init;
 }
 
-/* Fourth-order central differences (see the top of the file) of f over the 3 nv
- * coordinates, step h. */
+/* Fourth-order central differences of f over the 3 nv coordinates, step h:
+ *   f'(x) ≈ [8 (f(x + h) − f(x − h)) − (f(x + 2h) − f(x − 2h))] / (12 h),
+ * truncation h⁴ f⁽⁵⁾/30, with h = 1e-4 of the element's smallest feature ℓ (L, or the
+ * squashed thickness): truncation ~(h/ℓ)⁴ = 1e-16 and rounding ~ε ℓ/h ≈ 1e-12, both
+ * relative to the derivative's natural scale. A wrong term is O(1) relative, so the
+ * bound 1e-6 separates right from wrong by orders of magnitude either way. */
 typedef double (*scalar_fn)(const weft_element *e, const double *xe);
 
 static const weft_energy_type *current; /* the type constraint_value evaluates */

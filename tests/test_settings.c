@@ -3,7 +3,8 @@
  * key (and the suggestion routine behind it, weft_suggest), assignments, the log header's
  * formatting (which must read back exactly), origins, and which settings a run took; the
  * model's scene-key table (weft_scene_keys: ranges hold their defaults, and a scene that
- * gives a key its listed default builds the same model). Uses a made-up plug-in so the
+ * gives a key its listed default builds the same model); the energy keys' defaults (each
+ * role declared by exactly one registered energy). Uses a made-up plug-in so the
  * tests do not depend on any
  * registered method's defaults, plus the registered ones for the whole-registry facts. */
 #include "check.h"
@@ -524,12 +525,16 @@ static void test_scene_keys(void) {
             strcmp(sec, "mesh"))
             continue;
         /* Not a value: no default, the run's own keys, a default named in words. */
-        if (!k->dflt[0] || !k->doc || !strcmp(k->key, "name") || !strcmp(k->key, "type") ||
+        /* An energy key's listed default (on this surface mesh) comes from the registry. */
+        weft_default_role role = weft_scene_key_role(k->section, k->key);
+        const char *dflt = role ? weft_scene_energy_default(weft_energy_registry, role, false)
+                                : k->dflt;
+        if (!dflt[0] || !k->doc || !strcmp(k->key, "name") || !strcmp(k->key, "type") ||
             !strcmp(k->key, "nx") || !strcmp(k->key, "ny") ||
             (!strcmp(sec, "mesh") && !strcmp(k->key, "density")))
             continue;
         char set[256];
-        snprintf(set, sizeof set, "%s.%s=%s", sec, k->key, k->dflt);
+        snprintf(set, sizeof set, "%s.%s=%s", sec, k->key, dflt);
         const char *sets[] = {set, NULL};
         weft_model m;
         if (!scene_build(path, sets, weft_energy_registry, &m)) continue;
@@ -541,6 +546,81 @@ static void test_scene_keys(void) {
     }
     CHECK(tried > 25);
     weft_model_free(&base);
+}
+
+/* The energy keys ([material] membrane, bending, volume) take their defaults from the
+ * registry: each role is declared (weft_energy_type default_for) by exactly one registered
+ * energy, of a kind its key accepts, and by one scene-key row; a scene that leaves the keys
+ * out builds those energies (membrane and bending on a cloth, volume on a tetrahedral
+ * mesh) and no other; a registry where no energy declares a role fails, naming the key,
+ * unless the scene names that key's energy itself. */
+static void test_energy_roles(void) {
+    static const struct {
+        weft_default_role role;
+        weft_element_kind kind1, kind2; /* the kinds its key accepts */
+    } roles[] = {{WEFT_DEFAULT_MEMBRANE, WEFT_ELEM_EDGE, WEFT_ELEM_TRIANGLE},
+                 {WEFT_DEFAULT_BENDING, WEFT_ELEM_HINGE, WEFT_ELEM_HINGE},
+                 {WEFT_DEFAULT_SOLID, WEFT_ELEM_TET, WEFT_ELEM_TET}};
+    const weft_energy_type *dflt[3] = {NULL, NULL, NULL};
+    for (int r = 0; r < 3; r++) {
+        int claims = 0, rows = 0;
+        for (const weft_energy_type *const *t = weft_energy_registry; *t; t++) {
+            if ((*t)->default_for != roles[r].role) continue;
+            claims++;
+            dflt[r] = *t;
+            bool fits = (*t)->kind == roles[r].kind1 || (*t)->kind == roles[r].kind2;
+            if (!fits) fprintf(stderr, "%s: the default of a role whose key it cannot fill\n",
+                               (*t)->name);
+            CHECK(fits && (*t)->init);
+        }
+        if (claims != 1)
+            fprintf(stderr, "default role %d: declared by %d energies, not one\n",
+                    (int)roles[r].role, claims);
+        CHECK(claims == 1);
+        CHECK(weft_energy_default(weft_energy_registry, roles[r].role) == dflt[r]);
+        for (const weft_scene_key *k = weft_scene_keys; k->section; k++)
+            rows += weft_scene_key_role(k->section, k->key) == roles[r].role;
+        CHECK(rows == 1);
+    }
+    for (const weft_energy_type *const *t = weft_energy_registry; *t; t++)
+        CHECK((*t)->default_for >= WEFT_DEFAULT_NONE && (*t)->default_for <= WEFT_DEFAULT_SOLID);
+    if (!dflt[0] || !dflt[1] || !dflt[2]) return;
+    CHECK(!strcmp(weft_scene_energy_default(weft_energy_registry, WEFT_DEFAULT_MEMBRANE, false),
+                  dflt[0]->name));
+    CHECK(!strcmp(weft_scene_energy_default(weft_energy_registry, WEFT_DEFAULT_MEMBRANE, true),
+                  "none"));
+    CHECK(!strcmp(weft_scene_energy_default(weft_energy_registry, WEFT_DEFAULT_SOLID, false),
+                  "none"));
+    CHECK(!strcmp(weft_scene_energy_default(weft_energy_registry, WEFT_DEFAULT_SOLID, true),
+                  dflt[2]->name));
+
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char cloth[128], solid[128];
+    write_file(&d, "cloth.ini", "[mesh]\ntype = grid\nnx = 4\nny = 3\n", cloth, sizeof cloth);
+    write_file(&d, "solid.ini", "[mesh]\ntype = tet_block\n", solid, sizeof solid);
+    weft_model m;
+    if (scene_build(cloth, NULL, weft_energy_registry, &m)) {
+        CHECK(m.nterms == 2 && m.stretch_term >= 0 && m.bending_term >= 0);
+        CHECK(m.volume_term < 0 && m.fiber_term < 0);
+        if (m.stretch_term >= 0) CHECK(m.terms[m.stretch_term].type == dflt[0]);
+        if (m.bending_term >= 0) CHECK(m.terms[m.bending_term].type == dflt[1]);
+        weft_model_free(&m);
+    }
+    if (scene_build(solid, NULL, weft_energy_registry, &m)) {
+        CHECK(m.nterms == 1 && m.volume_term >= 0);
+        CHECK(m.stretch_term < 0 && m.bending_term < 0 && m.fiber_term < 0);
+        if (m.volume_term >= 0) CHECK(m.terms[m.volume_term].type == dflt[2]);
+        weft_model_free(&m);
+    }
+    /* Without a membrane default the cloth must name its membrane energy. */
+    const weft_energy_type *const no_membrane[] = {dflt[1], NULL};
+    scene_expect_error(cloth, NULL, no_membrane, "[material] membrane", "name one");
+    static const char *const none[] = {"material.membrane=none", NULL};
+    if (scene_build(cloth, none, no_membrane, &m)) {
+        CHECK(m.nterms == 1 && m.stretch_term < 0 && m.bending_term >= 0);
+        weft_model_free(&m);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -559,6 +639,7 @@ int main(int argc, char **argv) {
         {"write_ini", test_write_ini},
         {"fraction", test_fraction},
         {"scene_keys", test_scene_keys},
+        {"energy_roles", test_energy_roles},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

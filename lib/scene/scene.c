@@ -96,13 +96,14 @@ const weft_scene_key weft_scene_keys[] = {
         "(Young's modulus x thickness) of every membrane energy"),
     NUM("material", "bending_stiffness", "N m", 0, 1e6, 0, "1e-4", "flexural rigidity D of "
         "cylindrical bending, for every bending energy"),
-    WORD("material", "membrane", NULL, "mass_spring", "edge or triangle energy: a registered "
-         "energy's name or none (default none on a tetrahedral mesh)"),
-    WORD("material", "bending", NULL, "dihedral_bending", "hinge energy: a registered "
-         "energy's name or none (default none on a tetrahedral mesh)"),
-    WORD("material", "volume", NULL, "none", "tetrahedron energy: a registered energy's name "
-         "or none (default stable_neo_hookean on a tetrahedral mesh)"),
-    WORD("material", "fiber", NULL, "none", "fibre energy (anisotropic_fiber) or none"),
+    /* The energy keys' defaults are the energies declaring their roles (energy_keys). */
+    WORD("material", "membrane", NULL, "", "edge or triangle energy: a registered energy's "
+         "name or none"),
+    WORD("material", "bending", NULL, "", "hinge energy: a registered energy's name or none"),
+    WORD("material", "volume", NULL, "", "tetrahedron energy: a registered energy's name or "
+         "none"),
+    WORD("material", "fiber", NULL, "none", "fibre energy (along fiber_direction): a "
+         "registered energy's name or none"),
     NUM("material", "poisson_ratio", "1", 0, 0.5, WEFT_PARAM_HI_OPEN, "0.3",
         "Poisson's ratio nu of membrane and volume finite elements"),
     NUM("material", "youngs_modulus", "Pa", 0, 1e13, 0, "1e5", "Young's modulus E of the "
@@ -1452,11 +1453,49 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
     return WEFT_OK;
 }
 
-/* One role of the material: the scene key naming its energy, the default name, the
- * element kinds it may act on, and where the model records the term. */
+/* The [material] keys naming an energy whose default the registry declares, and the role
+ * each takes it from. */
+static const struct {
+    const char *key;
+    weft_default_role role;
+} energy_keys[] = {
+    {"membrane", WEFT_DEFAULT_MEMBRANE},
+    {"bending", WEFT_DEFAULT_BENDING},
+    {"volume", WEFT_DEFAULT_SOLID},
+};
+
+weft_default_role weft_scene_key_role(const char *section, const char *key) {
+    if (strcmp(section, "material") != 0) return WEFT_DEFAULT_NONE;
+    for (size_t i = 0; i < sizeof energy_keys / sizeof energy_keys[0]; i++)
+        if (strcmp(energy_keys[i].key, key) == 0) return energy_keys[i].role;
+    return WEFT_DEFAULT_NONE;
+}
+
+/* True where a [material] key of `role` has a default on this mesh: membrane and bending
+ * on a surface, solid on a tetrahedral mesh. */
+static bool role_fits(weft_default_role role, bool volumetric) {
+    if (role == WEFT_DEFAULT_NONE) return false;
+    return (role == WEFT_DEFAULT_SOLID) == volumetric;
+}
+
+const weft_energy_type *weft_energy_default(const weft_energy_type *const *registry,
+                                            weft_default_role role) {
+    for (; role != WEFT_DEFAULT_NONE && registry && *registry; registry++)
+        if ((*registry)->default_for == role) return *registry;
+    return NULL;
+}
+
+const char *weft_scene_energy_default(const weft_energy_type *const *registry,
+                                      weft_default_role role, bool volumetric) {
+    const weft_energy_type *t = role_fits(role, volumetric) ? weft_energy_default(registry, role)
+                                                            : NULL;
+    return t ? t->name : "none";
+}
+
+/* One role of the material: the scene key naming its energy, the element kinds it may act
+ * on, and where the model records the term. */
 typedef struct term_role {
     const char *key;
-    const char *fallback; /* default energy name, or NULL for "none" */
     weft_element_kind kinds[2];
     int *slot;
     double stiffness;
@@ -1470,24 +1509,30 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
     bool volumetric = m->mesh.ntet > 0;
     m->stretch_term = m->bending_term = m->volume_term = m->fiber_term = -1;
     term_role roles[4] = {
-        {"membrane", volumetric ? NULL : "mass_spring", {WEFT_ELEM_EDGE, WEFT_ELEM_TRIANGLE},
-         &m->stretch_term, mat->stretch_stiffness},
-        {"bending", volumetric ? NULL : "dihedral_bending", {WEFT_ELEM_HINGE, WEFT_ELEM_HINGE},
-         &m->bending_term, mat->bending_stiffness},
-        {"volume", volumetric ? "stable_neo_hookean" : NULL, {WEFT_ELEM_TET, WEFT_ELEM_TET},
-         &m->volume_term, mat->youngs_modulus},
-        {"fiber", NULL, {volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE,
-                         volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE},
+        {"membrane", {WEFT_ELEM_EDGE, WEFT_ELEM_TRIANGLE}, &m->stretch_term,
+         mat->stretch_stiffness},
+        {"bending", {WEFT_ELEM_HINGE, WEFT_ELEM_HINGE}, &m->bending_term, mat->bending_stiffness},
+        {"volume", {WEFT_ELEM_TET, WEFT_ELEM_TET}, &m->volume_term, mat->youngs_modulus},
+        {"fiber", {volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE,
+                   volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE},
          &m->fiber_term, mat->stretch_stiffness},
     };
     for (int r = 0; r < 4; r++) {
         const entry *e = weft_scene_find(s, "material", roles[r].key);
-        const char *name = e ? e->value : roles[r].fallback;
-        if (!name || strcmp(name, "none") == 0) continue;
-        const weft_energy_type *type = lookup(registry, name, roles[r].kinds[0]);
+        const char *name = e ? e->value : "none";
+        const weft_energy_type *type = NULL;
+        weft_default_role role = weft_scene_key_role("material", roles[r].key);
+        if (!e && role_fits(role, volumetric)) {
+            type = weft_energy_default(registry, role);
+            if (!type || !type->init)
+                return weft_fail(err, WEFT_ERR_INPUT, "no registered energy is the default of "
+                                 "[material] %s: name one there", roles[r].key);
+            name = type->name;
+        }
+        if (strcmp(name, "none") == 0) continue;
+        if (!type) type = lookup(registry, name, roles[r].kinds[0]);
         if (!type) type = lookup(registry, name, roles[r].kinds[1]);
         if (!type || !type->init) {
-            if (!e) return weft_fail(err, WEFT_ERR_INPUT, "energy '%s' is not registered", name);
             if (!registered(registry, name)) {
                 weft_suggest sg;
                 weft_suggest_init(&sg, name);

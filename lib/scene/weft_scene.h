@@ -26,6 +26,22 @@ int weft_scene_set(weft_scene *s, const char *assignment, const char *origin, we
 int weft_scene_build(const weft_scene *s, const weft_energy_type *const *registry,
                      weft_model *m, weft_error *err);
 
+/* The energy of the NULL-terminated registry that declares itself the default of role
+ * (weft_energy_type default_for), or NULL when none does (or role is WEFT_DEFAULT_NONE). */
+const weft_energy_type *weft_energy_default(const weft_energy_type *const *registry,
+                                            weft_default_role role);
+
+/* The role whose declared default the scene key section.key takes when a scene leaves it
+ * out ([material] membrane, bending, volume; their rows' dflt is ""), else WEFT_DEFAULT_NONE. */
+weft_default_role weft_scene_key_role(const char *section, const char *key);
+
+/* The name of the energy a scene gets for a [material] key of `role` that it leaves out, on
+ * a tetrahedral mesh (volumetric) or a surface: the registry's default of that role where
+ * the role fits the mesh (membrane and bending a surface, solid a tetrahedral mesh), else
+ * "none" (also when no registered energy declares the role). */
+const char *weft_scene_energy_default(const weft_energy_type *const *registry,
+                                      weft_default_role role, bool volumetric);
+
 /* Frees the scene and sets *s to NULL; safe on NULL. */
 void weft_scene_free(weft_scene **s);
 
