@@ -185,15 +185,21 @@ static weft_scene *cli_scene(const weft_cli *cli, weft_error *err) {
     if (!rc && cli->solvers) {
         /* The solvers named are the run's [scene] solvers (the log header and config.ini
          * list them), as "a,b,c" whatever the spacing given. */
-        char list[1100] = "scene.solvers=", names[1024];
-        snprintf(names, sizeof names, "%s", cli->solvers);
-        char *save = NULL;
+        size_t size = strlen(cli->solvers) + sizeof "scene.solvers=";
+        char *list = malloc(size), *names = strdup(cli->solvers), *save = NULL;
         int k = 0;
-        for (char *t = strtok_r(names, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-            size_t l = strlen(list);
-            snprintf(list + l, sizeof list - l, "%s%s", k++ ? "," : "", t);
+        if (!list || !names) {
+            rc = weft_fail(err, WEFT_ERR_NOMEM, "--solvers: out of memory");
+        } else {
+            snprintf(list, size, "scene.solvers=");
+            for (char *t = strtok_r(names, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+                size_t l = strlen(list); /* the list never grows past the words given */
+                snprintf(list + l, size - l, "%s%s", k++ ? "," : "", t);
+            }
+            if (k) rc = weft_scene_set(s, list, "--solvers", err);
         }
-        if (k) rc = weft_scene_set(s, list, "--solvers", err);
+        free(list);
+        free(names);
     }
     for (int i = 0; !rc && i < cli->nset; i++) rc = weft_scene_set(s, cli->set[i], "--set", err);
     if (rc) weft_scene_free(&s);
@@ -223,7 +229,11 @@ int weft_cli_setting(const weft_config *cfg, const char *section, const char *ke
 }
 
 int weft_mkdirs(const char *path) {
-    char buf[1024];
+    char buf[4096];
+    if (strlen(path) >= sizeof buf) {
+        fprintf(stderr, "error: %.64s...: path longer than %zu characters\n", path, sizeof buf - 1);
+        return -1;
+    }
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1;; p++) {
         if (*p == '/' || *p == '\0') {
@@ -288,8 +298,11 @@ const char *weft_cli_unprefixed(const char *msg, const char *name) {
 
 int weft_cli_solvers(const char *list, const char *where, const weft_solver_type **out,
                      int max) {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list);
+    char *buf = strdup(list);
+    if (!buf) {
+        fprintf(stderr, "error: %s: out of memory\n", where);
+        return -1;
+    }
     int n = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
@@ -305,14 +318,17 @@ int weft_cli_solvers(const char *list, const char *where, const weft_solver_type
             for (const weft_solver_type *const *r = weft_solver_registry; *r; r++)
                 fprintf(stderr, " %s", (*r)->name);
             fprintf(stderr, ")\n");
+            free(buf);
             return -1;
         }
         if (n == max) {
             fprintf(stderr, "error: %s: at most %d solvers\n", where, max);
+            free(buf);
             return -1;
         }
         out[n++] = s;
     }
+    free(buf);
     if (n == 0) fprintf(stderr, "error: %s: empty list\n", where);
     return n > 0 ? n : -1;
 }

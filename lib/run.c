@@ -506,19 +506,25 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
     int rc = WEFT_OK;
     mon->log = weft_log_open(opt->log_path, meta, err);
     if (!mon->log) rc = WEFT_ERR_IO;
-    char path[1200];
+    /* the companion logs: the log's path with a suffix (sized to hold any of them) */
+    size_t npath = strlen(opt->log_path) + 16;
+    for (int i = 0; i < nst; i++)
+        if (st[i].type->log_suffix) npath += strlen(st[i].type->log_suffix);
+    char *path = rc == WEFT_OK ? malloc(npath) : NULL;
+    if (rc == WEFT_OK && !path) rc = weft_fail(err, WEFT_ERR_NOMEM, "%s: out of memory", opt->log_path);
     if (rc == WEFT_OK && solver->linear_log && opt->log_level == WEFT_LOG_ITERATIONS) {
-        snprintf(path, sizeof path, "%s.linear", opt->log_path);
+        snprintf(path, npath, "%s.linear", opt->log_path);
         mon->linear = weft_log_open_columns(path, meta, "step iter linear_iter residual_rel status",
                                             err);
         if (!mon->linear) rc = WEFT_ERR_IO;
     }
     for (int i = 0; rc == WEFT_OK && i < nst; i++) {
         if (!st[i].type->log_suffix) continue;
-        snprintf(path, sizeof path, "%s%s", opt->log_path, st[i].type->log_suffix);
+        snprintf(path, npath, "%s%s", opt->log_path, st[i].type->log_suffix);
         st[i].log = weft_log_open_columns(path, meta, st[i].type->log_columns, err);
         if (!st[i].log) rc = WEFT_ERR_IO;
     }
+    free(path);
     free(meta);
     free(model);
     free(settings);
