@@ -1,8 +1,7 @@
 /* test_residual.c — the one residual of weft (weft_residual, lib/metrics.c;
  * papers/residual.md): the residual of backward Euler's optimality conditions with the
  * step's active constraints, which the logs report and Newton stops on. Each case in
- * full: papers/residual.md
- * ("Implementation notes: tests/test_residual.c").
+ * full: papers/residual.md ("Implementation notes: tests/test_residual.c").
  *
  *   ground_rest     a cloth at rest on the ground: residual 0 to rounding for every
  *                   implicit and both PBD solvers; the pins-only residual is its weight
@@ -19,7 +18,7 @@
  *   newton_friction drape 8 × 8 with friction: every step's end row (after Coulomb
  *                   friction) still has residual_rel ≤ 1e-6: friction changes velocities only
  *   newton_touching balloon on a frictionless ground: no step stalls (touching vertices
- *                   pushed in join the contact set at the start point)
+ *                   join the contact set)
  *   newton_reason   a capped step says "contacts_changing" exactly when its contacts
  *                   changed late and hold at least half of ‖r‖²
  *   stop_words      a test solver's stop words are counted per (status, reason) without

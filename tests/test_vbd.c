@@ -18,18 +18,13 @@
  *   pins_colliders  pinned vertices sit on their paths; on drape_sphere no free vertex ends
  *                   inside the ball (less its contact margin) and G still decreases
  *   settings        [vbd] keys are read from a scene; bad values are refused naming the key
- *   pressure_block  the balloon's volume constraint in the vertex steps: ∂V/∂x_i
- *                   (weft_mesh_volume_gradient) agrees with central differences of V, and
- *                   V is affine in each single vertex, so the constraint's 3×3 block
- *                   ∂²V/∂x_i² is 0 (second differences vanish to rounding), while the mixed
- *                   block of two vertices of a triangle does not
- *   local_step      the local Newton step vbd shares with newton_patch (vertex_block.c):
- *                   vb_inertia_eval's force and block are its value's central differences
- *                   (with mass damping); vb_line_search makes no trial at rounding, halves
- *                   until G does not rise and gives up after 10 halvings; on a compressed
- *                   4 × 4 cloth, exact blocks that are not positive definite fall back to
- *                   the projected block (some do), every direction solves its block and
- *                   descends, and a near-singular block is refused by vb_block_solve
+ *   pressure_block  ∂V/∂x_i agrees with central differences of V, and V is affine in each
+ *                   vertex (∂²V/∂x_i² = 0) while the mixed block of two vertices is not
+ *   local_step      the local Newton step shared with newton_patch (vertex_block.c): the
+ *                   inertia term's force and block against central differences; the line
+ *                   search's rounding, halving and give-up rules; exact blocks that are
+ *                   not positive definite fall back to the projected block; a
+ *                   near-singular block is refused
  */
 #include "check.h"
 #include "scene_build.h"
