@@ -8,6 +8,8 @@
  * Layout: a pair is 12 coordinates (m), four points of 3: point–triangle x = (p, t0, t1, t2),
  * edge–edge x = (a0, a1, b0, b1). Gradients are 12 values, Hessians 144 row-major; a NULL
  * gradient or Hessian pointer is not written. All distances are squared: s = d² (m²).
+ * Pair energies are +∞ at d ≤ ξ (their derivatives are then not meaningful): a solver's
+ * line search must keep every iterate outside, as IPC's CCD-filtered search does.
  */
 #ifndef WEFT_IPC_H
 #define WEFT_IPC_H
