@@ -9,8 +9,8 @@
  *   yardstick_cholmod          a CHOLMOD factorise + solve (analysis kept) of that
  *                              Newton matrix, filtered at the pins.
  * A solver's cost per iteration is the wall time of --steps (default 1) timed steps over
- * steps × its iterations per step (weft_solver_iterations: the count its settings fix, the
- * cap for a solver with a stopping test), the median of --repeats (default 3) such timings
+ * the inner iterations they took (counted by weft_monitor_counter: a solver with a
+ * stopping test may stop before its cap), the median of --repeats (default 3) such timings
  * after one untimed warm-up step. Each (solver or yardstick, size, threads) runs in its own
  * forked child process, so peak_mib is that measurement's own peak resident set (the
  * child's ru_maxrss from wait4, the process's baseline included). Conditionally stable
@@ -144,18 +144,25 @@ static int measure_solver(const job *j, result *r) {
     weft_config *cfg = NULL;
     if (build(j, NULL, &m, &cfg) != 0) return -1;
     const weft_solver_type *s = j->solver;
-    int iters = weft_solver_iterations(s, cfg);
-    if (iters < 1) iters = 1;
     weft_error err = {{0}};
     void *st = s->create(&m, cfg, &err);
-    int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
+    weft_monitor *count = weft_monitor_counter();
+    int rc = !count ? WEFT_ERR_NOMEM : st ? WEFT_OK : WEFT_ERR_INPUT;
     double t[WEFT_BENCH_MAX_REPEATS];
+    long iters = 0;
     if (rc == WEFT_OK) rc = s->step(st, &m, NULL, &err); /* warm-up */
     for (int k = 0; k < j->repeats && rc == WEFT_OK; k++) {
+        /* the iterations the steps took (a solver with a stopping test may stop early) */
+        long before = weft_monitor_counted(count);
         double w0 = weft_now();
-        for (int i = 0; i < j->steps && rc == WEFT_OK; i++) rc = s->step(st, &m, NULL, &err);
-        t[k] = 1e3 * (weft_now() - w0) / ((double)j->steps * iters);
+        for (int i = 0; i < j->steps && rc == WEFT_OK; i++) rc = s->step(st, &m, count, &err);
+        double w = weft_now() - w0;
+        long its = weft_monitor_counted(count) - before;
+        if (its < 1) its = 1;
+        t[k] = 1e3 * w / (double)its;
+        iters += its;
     }
+    free(count);
     if (st) s->destroy(st);
     weft_model_free(&m);
     weft_config_free(&cfg);
@@ -164,7 +171,7 @@ static int measure_solver(const job *j, result *r) {
                 weft_cli_unprefixed(err.msg, s->name));
         return -1;
     }
-    r->iterations = iters;
+    r->iterations = (int)((iters + (long)j->repeats * j->steps / 2) / ((long)j->repeats * j->steps));
     r->ms_per_iteration = weft_bench_median(t, j->repeats);
     return 0;
 }
@@ -411,8 +418,9 @@ int main(int argc, char **argv) {
     weft_bench_table t;
     if (weft_bench_open(&t, cli.out, "bench_solvers.tsv", columns, NCOLUMNS) != 0) return 1;
     weft_bench_comment(&t, "bench_solvers: hanging_cloth; ms_per_iteration = median over %d "
-                       "repeats of the wall time of %d step(s) / (steps x iterations), after "
-                       "one warm-up step; ns_per_vertex = ms_per_iteration / vertices",
+                       "repeats of the wall time of %d step(s) / the inner iterations they "
+                       "took (iterations: per step, as run), after one warm-up step; "
+                       "ns_per_vertex = ms_per_iteration / vertices",
                        repeats, steps);
     weft_bench_comment(&t, "peak_mib: peak resident set of the forked child process that ran "
                        "that one measurement alone (wait4 ru_maxrss, baseline included)");

@@ -69,10 +69,14 @@ struct weft_monitor {
     int nreasons;        /* the steps per (status, reason word), sorted */
     weft_stop_count reasons[WEFT_STOP_REASONS_MAX];
     char stop_error[200]; /* why the solver's status broke the protocol; "" while it holds */
+    /* A counting monitor (weft_monitor_counter): only the iterations reported are kept. */
+    bool counting;
+    long counted;  /* iterations of the steps before the current one */
+    int step_iters; /* the largest iteration reported in the current step */
 };
 
 void weft_monitor_iteration(weft_monitor *mon, const double *x, int iter) {
-    if (mon) weft_monitor_report(mon, x, iter, iter == mon->last_iter);
+    if (mon) weft_monitor_report(mon, x, iter, !mon->counting && iter == mon->last_iter);
 }
 
 /* Length of the word at p (letters, digits, '_', '-'), up to the first other character. */
@@ -227,8 +231,28 @@ static void finish_step(weft_monitor *mon, const double *x) {
     emit(mon, x, mon->fin_iter, mon->fin_wall, mon->fin_status);
 }
 
+/* A counting monitor's record of iteration iter: iteration 0 starts a new step. */
+static void count_iteration(weft_monitor *mon, int iter) {
+    if (iter == 0) mon->counted += mon->step_iters, mon->step_iters = 0;
+    if (iter > mon->step_iters) mon->step_iters = iter;
+}
+
+weft_monitor *weft_monitor_counter(void) {
+    weft_monitor *mon = calloc(1, sizeof *mon);
+    if (mon) mon->counting = true;
+    return mon;
+}
+
+long weft_monitor_counted(const weft_monitor *mon) {
+    return mon ? mon->counted + mon->step_iters : 0;
+}
+
 void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool final) {
     if (!mon) return;
+    if (mon->counting) {
+        count_iteration(mon, iter);
+        return;
+    }
     double t0 = weft_now();
     /* A solver reports iterations 0 .. its count per step (weft_solver_iterations). */
     WEFT_ASSERT(iter >= 0 && iter <= mon->last_iter);
@@ -246,6 +270,10 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
 
 void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char *status) {
     if (!mon) return;
+    if (mon->counting) {
+        if (x) count_iteration(mon, iter);
+        return;
+    }
     double t0 = weft_now();
     /* A status that breaks the protocol ends the step as "fixed" (nothing counted, no stop
      * line) and, through stop_error, the run. */
@@ -264,7 +292,7 @@ void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char 
 }
 
 void weft_monitor_set_target(weft_monitor *mon, const double *xt, double h) {
-    if (!mon) return;
+    if (!mon || mon->counting) return;
     memcpy(mon->xt, xt, 3 * (size_t)mon->m->n * sizeof *xt);
     mon->h_target = h;
 }

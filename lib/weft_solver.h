@@ -70,6 +70,14 @@ void weft_monitor_set_target(weft_monitor *mon, const double *xt, double h);
 void weft_monitor_linear(weft_monitor *mon, int iter, int linear_iter, double rel_residual,
                          const char *status);
 
+/* A monitor that only counts the inner iterations a solver reports (no metrics, no log,
+ * nothing timed): for benchmarks that time steps with a monitor. Free it with free(). */
+weft_monitor *weft_monitor_counter(void);
+
+/* The inner iterations reported to a counting monitor: over the steps so far, the sum of
+ * each step's last iteration (a step begins at iteration 0). */
+long weft_monitor_counted(const weft_monitor *mon);
+
 /* One way a solver's model departs from the scene's: the energy of term `term` replaced. */
 typedef struct weft_model_change {
     int term;       /* index into m->terms */
