@@ -66,7 +66,8 @@ static void test_volume_hessian(void) {
     weft_bsr_to_dense(&A, dense);
     double asym = 0.0, diag = 0.0;
     for (size_t i = 0; i < n3; i++) {
-        for (size_t j = 0; j < n3; j++) asym = fmax(asym, fabs(dense[i * n3 + j] - dense[j * n3 + i]));
+        for (size_t j = 0; j < n3; j++)
+            asym = fmax(asym, fabs(dense[i * n3 + j] - dense[j * n3 + i]));
         diag = fmax(diag, fabs(dense[i * n3 + i]));
     }
     printf("s grad2 V: max |FD - analytic| = %.3g (max |Ad| %.3g); asymmetry %.3g; diag %.3g\n",
