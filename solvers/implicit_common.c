@@ -59,7 +59,7 @@ void im_destroy(void *state) {
     if (st->lin) st->linear->destroy(st->lin);
     double *v[] = {st->Kn_val, st->x, st->g, st->gE,     st->dx,    st->rhs,   st->xt,    st->a,
                    st->vbar,   st->w, st->q, st->xtrial, st->xprev, st->vprev, st->dmass, st->cn,
-                   st->tcn};
+                   st->tcn,    st->vgrad, st->vz};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st->contact);
     free(st->tcontact);
@@ -256,6 +256,38 @@ weft_solve_status im_linear_solve(im_state *st, const double *b, double *x, weft
     if (s == WEFT_SOLVE_MAX_ITER) s = WEFT_SOLVE_CONVERGED;
     st->stats.linear_s += weft_now() - t0;
     return s;
+}
+
+weft_solve_status im_linear_resolve(im_state *st, const double *b, double *x, weft_error *err) {
+    if (!st->linear->solve_factored) return im_linear_solve(st, b, x, err);
+    double t0 = weft_now();
+    st->stats.linear_solves++;
+    weft_solve_status s = st->linear->solve_factored(st->lin, st->A, &st->f, b, x, err);
+    st->stats.linear_s += weft_now() - t0;
+    return s;
+}
+
+/* Adds s·B to block (i, j) of A, B = σ[p]× (the cross-product matrix of p, σ = ±1). */
+static void add_cross_block(weft_bsr *A, int i, int j, const double p[3], double s) {
+    int k = weft_bsr_block(A, i, j);
+    if (k < 0) return; /* not reached: a triangle's vertices share an element */
+    double *b = &A->val[9 * (size_t)k];
+    b[1] -= s * p[2], b[2] += s * p[1];
+    b[3] += s * p[2], b[5] -= s * p[0];
+    b[6] -= s * p[1], b[7] += s * p[0];
+}
+
+void im_add_volume_hessian(weft_bsr *A, const weft_mesh *mesh, const double *x, double s) {
+    const double c = s / 6.0;
+    for (int t = 0; t < mesh->nt; t++) {
+        const int *v = &mesh->tri[3 * t];
+        for (int k = 0; k < 3; k++) {
+            /* ∂(x_a · (x_b × x_c))/∂x_a∂x_b = −[x_c]×, for (a, b, c) each cyclic turn */
+            const int a = v[k], b = v[(k + 1) % 3], cc = v[(k + 2) % 3];
+            add_cross_block(A, a, b, &x[3 * cc], -c);
+            add_cross_block(A, b, a, &x[3 * cc], c);
+        }
+    }
 }
 
 /* Assembles K (mode per [solver] hessian, or projected when force_projected) and ∇E at x

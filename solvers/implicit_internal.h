@@ -113,6 +113,14 @@ struct im_state {
      * CONTACT_WINDOW iterations; the reason word follows from them (newton.c). */
     double r_contact;
     bool contacts_recent;
+    /* The balloon's volume constraint C(x) = V(x) − k V0 = 0 (Müller 2006 §4.4; [pbd]
+     * k_pressure > 0, newton_euler and bdf2_newton only; newton.c has the method): its
+     * multiplier λ (N/m², kept from step to step), the merit's penalty ρ (in mu, J/m⁶),
+     * C at the last point evaluated (m³), ∇V there (3n, m², at the iterate) and
+     * z = H⁻¹∇C (3n). */
+    bool pressure;
+    double k_pressure, lambda, mu, C;
+    double *vgrad, *vz;
     im_stats stats;
 };
 
@@ -162,6 +170,15 @@ bool im_catch_contact(im_state *st, const weft_model *m, int i, double t, double
  * or NULL for 0). */
 int im_build_filters(im_state *st, const weft_model *m, const double *zpin, const double *zc,
                      weft_error *err);
+
+/* Solves A x = b again with the matrix and filters of the last im_linear_solve: the
+ * factorisation it left when the linear solver keeps one (CHOLMOD), else a new solve. */
+weft_solve_status im_linear_resolve(im_state *st, const double *b, double *x, weft_error *err);
+
+/* Adds s ∇²V(x) to A, V the enclosed volume of mesh's triangles (x: 3n, m): per triangle
+ * (a, b, c), ∂²V/∂x_a∂x_b = −[x_c]×/6 and cyclically; the diagonal blocks are 0. Every
+ * pair of a triangle's vertices must be in A's pattern. */
+void im_add_volume_hessian(weft_bsr *A, const weft_mesh *mesh, const double *x, double s);
 
 /* Solves A x = b on the filtered subspace with the configured linear solver. */
 weft_solve_status im_linear_solve(im_state *st, const double *b, double *x, weft_error *err);

@@ -5,6 +5,19 @@
  * backtracking line search on G along the path projected onto the colliders; it stops on
  * the residual of the logs, weft_residual (papers/residual.md; implicit_internal.h has the
  * whole method).
+ * The balloon's volume constraint ([pbd] k_pressure = k > 0, Müller 2006 §4.4), the hard
+ * equality C(x) = V(x) − k V0 = 0 the position-based solvers and vbd hold: Newton on the
+ * equality-constrained problem min G s.t. C = 0 (Nocedal & Wright 2006, §18.1), with the
+ * Lagrangian L = G + λ C. Each iteration solves the KKT system
+ *     [H ∇C; ∇Cᵀ 0] [Δx; Δλ] = −[∇G + λ∇C; C],   H = ∇²G + λ ∇²V (the projected
+ * Hessian drops λ ∇²V), by its Schur complement with two solves of H (one factorisation):
+ *     y = H⁻¹(−∇L),  z = H⁻¹∇C,  Δλ = (C + ∇Cᵀy)/(∇Cᵀz),  Δx = y − z Δλ,
+ * then λ ← λ + Δλ and the line search runs on the augmented Lagrangian merit
+ * φ(x) = G + λ C + (ρ/2) C², ρ = |λ|/(k V0) (N&W eq. 18.52 / Fletcher's; along Δx its slope
+ * is −ΔxᵀHΔx − ρC² < 0, and it agrees with the contacts' release test on ∇L, where the
+ * ℓ1 merit G + μ|C| stalled at the ground impact). The residual Newton stops on is
+ * weft_residual of ∇L (papers/residual.md, "The balloon's volume constraint"), and a step
+ * converges only once also |C| ≤ tolerance · k V0.
  * No smoother: the nonlinearly preconditioned variant (a patch smoother after each Newton
  * step) is its own solver, newton_patch (newton_patch.c), plugged in through
  * im_state.after_step.
@@ -22,9 +35,24 @@
 /* Newton on the incremental potential                                             */
 /* ------------------------------------------------------------------------------ */
 
+/* The volume constraint's part of potential(): C(x) into st->C and, if grad is non-NULL,
+ * ∇V(x) into st->vgrad and λ ∇V on grad's free DOFs (grad becomes ∇L); returns the merit's
+ * λ C + (ρ/2) C² (ρ = st->mu). */
+static double pressure_terms(im_state *st, const weft_model *m, const double *x, double *grad) {
+    double V = grad ? weft_mesh_volume_gradient(&m->mesh, x, st->vgrad)
+                    : weft_mesh_volume(&m->mesh, x);
+    st->C = V - st->k_pressure * m->rest_volume;
+    if (grad)
+        for (int i = 0; i < m->n; i++)
+            if (m->pin[i] < 0)
+                for (int k = 0; k < 3; k++) grad[3 * i + k] += st->lambda * st->vgrad[3 * i + k];
+    return st->lambda * st->C + 0.5 * st->mu * st->C * st->C;
+}
+
 /* G(x) and, if grad is non-NULL, ∇G(x) (3n, pinned DOFs zeroed). The undamped part is
  * lib/metrics.c's weft_incremental_potential_h, so that the residual Newton stops on is
- * the logs' residual bit for bit; Rayleigh damping (α, β > 0) adds its terms. */
+ * the logs' residual bit for bit; Rayleigh damping (α, β > 0) adds its terms. With the
+ * volume constraint, the merit φ = G + λC + (ρ/2)C² and ∇L = ∇G + λ∇V (pressure_terms). */
 static double potential(im_state *st, const weft_model *m, const double *x, double hh,
                         double *grad) {
     const int n = m->n;
@@ -66,6 +94,7 @@ static double potential(im_state *st, const weft_model *m, const double *x, doub
             }
         G += 0.5 * be * sum / hh;
     }
+    if (st->pressure) G += pressure_terms(st, m, x, grad);
     return G;
 }
 
@@ -161,6 +190,7 @@ typedef struct newton_step {
     bool projected;   /* this iteration's system uses the projected Hessian */
     bool indefinite;  /* this iteration's exact system was not SPD */
     int last_change;  /* the last iteration whose new iterate changed the contact set */
+    double slope;     /* the volume constraint's merit slope along st->dx (kkt_direction) */
 } newton_step;
 
 /* K_n = K(x_n) for Rayleigh damping's β term, frozen over the step (β > 0 only). */
@@ -214,9 +244,43 @@ static int start_point(im_state *st, const weft_model *m, newton_step *ns, weft_
     } else {
         st->tcontact = st->contact, st->tcn = st->cn;
         st->contact = c0, st->cn = n0;
+        if (st->pressure) ns->G = potential(st, m, st->x, hh, st->g); /* C, ∇V at x⁰ */
     }
     if (m->ncolliders > 0) catch_touching(st, m, t1);
     return im_build_filters(st, m, NULL, NULL, err);
+}
+
+/* The volume constraint's KKT step (file comment): st->dx holds y = H⁻¹(−∇L); solves
+ * z = H⁻¹∇C with the same matrix (its factorisation, where the linear solver keeps one),
+ * takes Δλ = (C + ∇Cᵀy)/(∇Cᵀz), Δx = y − z Δλ, then λ ← λ + Δλ and ρ = |λ|/(k V0) in the
+ * merit (ns->G follows) and its slope (∇G + (λ + ρC)∇V)ᵀ Δx into ns->slope. */
+static int kkt_direction(im_state *st, const weft_model *m, newton_step *ns, int k,
+                         weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    weft_solve_status s = im_linear_resolve(st, st->vgrad, st->vz, err);
+    if (s != WEFT_SOLVE_CONVERGED && s != WEFT_SOLVE_MAX_ITER)
+        return im_fail_because(err, weft_solve_status_code(s),
+                               "%s: step %d, iteration %d: volume constraint's solve %s",
+                               st->type->name, st->step, k, weft_solve_status_name(s));
+    double cy = 0.0, cz = 0.0;
+    for (size_t j = 0; j < n3; j++) cy += st->vgrad[j] * st->dx[j], cz += st->vgrad[j] * st->vz[j];
+    if (!(cz > 0.0))
+        return weft_fail(err, WEFT_ERR_DIVERGED,
+                         "%s: step %d, iteration %d: the volume constraint's Schur complement "
+                         "grad(V)' H^-1 grad(V) = %.3g is not positive",
+                         st->type->name, st->step, k, cz);
+    const double dl = (st->C + cy) / cz;
+    double gdx = 0.0, vdx = 0.0;
+    for (size_t j = 0; j < n3; j++) {
+        st->dx[j] -= st->vz[j] * dl;
+        gdx += st->g[j] * st->dx[j], vdx += st->vgrad[j] * st->dx[j];
+    }
+    const double C = st->C, lam = st->lambda + dl;
+    const double rho = fabs(lam) / (st->k_pressure * m->rest_volume);
+    ns->G += (lam - st->lambda) * C + 0.5 * (rho - st->mu) * C * C;
+    ns->slope = gdx + (lam + rho * C - st->lambda) * vdx; /* st->g is ∇G + λ∇V */
+    st->mu = rho, st->lambda = lam;
+    return WEFT_OK;
 }
 
 /* The Newton direction st->dx: solves (K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ)) Δx = −∇G on the
@@ -236,6 +300,8 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
             return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d",
                                    st->type->name, st->step, k);
         double t0 = weft_now();
+        if (st->pressure && !ns->projected) /* the Lagrangian's λ ∇²V */
+            im_add_volume_hessian(st->A, &m->mesh, st->x, st->lambda);
         if (be > 0.0)
             for (size_t j = 0; j < 9 * (size_t)st->A->nnzb; j++)
                 st->A->val[j] += be / hh * st->Kn_val[j];
@@ -258,7 +324,7 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
                                    "%s: step %d, iteration %d: linear solve %s", st->type->name,
                                    st->step, k, weft_solve_status_name(s));
         st->stats.newton_iterations++;
-        return WEFT_OK;
+        return st->pressure ? kkt_direction(st, m, ns, k, err) : WEFT_OK;
     }
 }
 
@@ -273,7 +339,10 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
     const size_t n3 = 3 * (size_t)m->n;
     const double G = ns->G, r = ns->r, r0 = ns->r0, tol = st->set.tolerance;
     double t0 = weft_now(), slope = 0.0;
-    for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
+    if (st->pressure)
+        slope = ns->slope; /* the merit's */
+    else
+        for (size_t j = 0; j < n3; j++) slope += st->g[j] * st->dx[j];
     *stalled = false;
     if (!(slope < 0.0)) {
         if (r <= 1e3 * tol * r0 || slope == 0.0) return *stalled = true, WEFT_OK;
@@ -340,6 +409,13 @@ static int accept_iterate(im_state *st, const weft_model *m, newton_step *ns, in
     return WEFT_OK;
 }
 
+/* The stopping test: r ≤ r_stop and, with the volume constraint, |C| ≤ tolerance · k V0. */
+static bool converged(const im_state *st, const weft_model *m, const newton_step *ns) {
+    return ns->r <= ns->r_stop &&
+           (!st->pressure ||
+            fabs(st->C) <= st->set.tolerance * st->k_pressure * m->rest_volume);
+}
+
 /* Why a step stopped at the cap k: "contacts_changing" only where the contact set changed
  * in the last CONTACT_WINDOW iterations and the contacts hold at least half of ‖r‖² (a
  * cloth still buckling away from the colliders catches and releases a few vertices at its
@@ -387,7 +463,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     ns.r0 = ns.r = st->r0 = st->r = weft_residual(m, st->x, ns.t1, ns.hh, st->g, NULL);
     const double tol_abs = st->set.tolerance_abs;
     ns.r_stop = fmin(tol_abs, st->set.tolerance * fmax(ns.r0, tol_abs));
-    const char *stop = ns.r <= ns.r_stop ? "converged" : NULL;
+    const char *stop = converged(st, m, &ns) ? "converged" : NULL;
     if (stop)
         weft_monitor_stop(mon, st->x, 0, stop);
     else
@@ -404,7 +480,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             break;
         }
         if ((rc = accept_iterate(st, m, &ns, k, err))) return rc;
-        if (ns.r <= ns.r_stop)
+        if (converged(st, m, &ns))
             stop = "converged";
         else if (k == cap)
             stop = cap_reason(st, m, &ns, k);
@@ -418,19 +494,61 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     return WEFT_OK;
 }
 
+/* The settings of newton_euler and bdf2_newton: the implicit ones and [pbd] k_pressure. */
+typedef struct newton_settings {
+    weft_implicit_settings im;
+    double k_pressure; /* [pbd] the balloon's overpressure factor k (0: none) */
+} newton_settings;
+
+/* The physics [pbd] adds that Newton runs: the balloon's volume constraint (the same row
+ * as the position-based solvers' and vbd's). */
+static const weft_param newton_pressure_params[] = {
+    {.key = "k_pressure", .type = WEFT_PARAM_DOUBLE, .offset = 0, .unit = "1", .lo = 0,
+     .hi = 100, .flags = WEFT_PARAM_MODEL, .dflt = 0,
+     .doc = "§4.4 balloon overpressure V = k V0 (closed meshes; 0: none)"},
+    {0},
+};
+
 static const weft_param_table newton_tables[] = {
     {"solver", weft_iterations_params, offsetof(weft_implicit_settings, common)},
     {"solver", weft_threads_params, offsetof(weft_implicit_settings, common)},
     {"solver", im_newton_params, 0},
     {"solver", im_implicit_params, 0},
+    {"pbd", newton_pressure_params, offsetof(newton_settings, k_pressure)},
     {0},
 };
 
+/* The state of a Newton solver, with the volume constraint when [pbd] k_pressure > 0
+ * (closed meshes only). */
+static void *create_newton(const weft_model *m, weft_config *cfg, const weft_solver_type *type,
+                           bool bdf2, weft_error *err) {
+    im_state *st = im_create(m, cfg, type, newton_tables, true, bdf2, im_newton_step, err);
+    if (!st) return NULL;
+    const double k = ((const newton_settings *)st->settings)->k_pressure;
+    if (!(k > 0.0)) return st;
+    if (!m->mesh.closed) {
+        char w[330];
+        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
+        weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: the balloon constraint needs a "
+                  "closed mesh", w, w[0] ? ": " : "");
+        im_destroy(st);
+        return NULL;
+    }
+    st->pressure = true, st->k_pressure = k;
+    size_t n3 = 3 * (size_t)(m->n > 0 ? m->n : 1);
+    if (!(st->vgrad = calloc(n3, sizeof(double))) || !(st->vz = calloc(n3, sizeof(double)))) {
+        im_destroy(st);
+        weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the %s solver", type->name);
+        return NULL;
+    }
+    return st;
+}
+
 static void *create_ne(const weft_model *m, weft_config *cfg, weft_error *err) {
-    return im_create(m, cfg, &weft_newton_euler, newton_tables, true, false, im_newton_step, err);
+    return create_newton(m, cfg, &weft_newton_euler, false, err);
 }
 static void *create_b2n(const weft_model *m, weft_config *cfg, weft_error *err) {
-    return im_create(m, cfg, &weft_bdf2_newton, newton_tables, true, true, im_newton_step, err);
+    return create_newton(m, cfg, &weft_bdf2_newton, true, err);
 }
 
 const weft_solver_type weft_newton_euler = {
@@ -439,7 +557,7 @@ const weft_solver_type weft_newton_euler = {
     .iteration = "one Newton step with line search",
     .summary = "backward Euler solved to tolerance: Newton on the incremental potential with "
                "exact Hessians where SPD (else projected) and a backtracking line search",
-    .settings_size = sizeof(weft_implicit_settings),
+    .settings_size = sizeof(newton_settings),
     .settings = newton_tables,
     .create = create_ne,
     .step = im_step,
@@ -455,7 +573,7 @@ const weft_solver_type weft_bdf2_newton = {
     .paper = "Kim & Eberle 2020, ch. 8 (BDF2 by Newton on its G)",
     .iteration = "one Newton step with line search",
     .summary = "second-order BDF solved to tolerance by Newton on its incremental potential",
-    .settings_size = sizeof(weft_implicit_settings),
+    .settings_size = sizeof(newton_settings),
     .settings = newton_tables,
     .create = create_b2n,
     .step = im_step,

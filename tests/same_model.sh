@@ -6,8 +6,8 @@
 # log header's "# model:" line say so, and newton_euler's say "same"; --same-model exits
 # non-zero with one line naming the --set that makes the models agree, writing no result;
 # with that --set applied the same run passes unmarked. On balloon the pressure ([pbd]
-# k_pressure) is dropped by newton_euler (refused, suggesting pbd.k_pressure=0) and run
-# by xpbd (unmarked), as are PBD's self-collision constraints under xpbd.
+# k_pressure) is dropped by implicit_euler (refused, suggesting pbd.k_pressure=0) and run
+# by xpbd and newton_euler (unmarked), as are PBD's self-collision constraints under xpbd.
 # POSIX sh; files live in a private mktemp -d directory. Prints ok/FAIL per check.
 set -u
 compare=${1:?usage: same_model.sh PATH_TO_COMPARE}
@@ -55,16 +55,20 @@ d="$tmp/c/hanging_cloth"
     [ "$(awk -F '\t' 'NR > 1 && $NF != "same"' "$d/summary.tsv")" = "" ]
 check "with the suggested --set ($fix) it runs unmarked" $?
 
-"$compare" --scene balloon --solvers newton_euler --same-model --no-plot --out "$tmp/d" \
+"$compare" --scene balloon --solvers implicit_euler --same-model --no-plot --out "$tmp/d" \
     >/dev/null 2>"$tmp/d.err"
 st=$?
 [ "$st" -ne 0 ] && [ "$st" -lt 128 ] && grep -qF -e '--set pbd.k_pressure=0' "$tmp/d.err" &&
     grep -q 'pbd.k_pressure dropped' "$tmp/d.err"
-check "balloon: newton_euler drops the pressure, refused naming pbd.k_pressure=0" $?
+check "balloon: implicit_euler drops the pressure, refused naming pbd.k_pressure=0" $?
 
 "$compare" --scene balloon --solvers xpbd --same-model --steps 1 --no-plot --out "$tmp/e" \
     >/dev/null 2>&1 && grep -qx '# model: same' "$tmp/e/balloon/xpbd.log"
 check "balloon: xpbd runs the pressure (same model)" $?
+
+"$compare" --scene balloon --solvers newton_euler --same-model --steps 1 --no-plot \
+    --out "$tmp/h" >/dev/null 2>&1 && grep -qx '# model: same' "$tmp/h/balloon/newton_euler.log"
+check "balloon: newton_euler runs the pressure (same model)" $?
 
 "$compare" --scene hanging_cloth --solvers xpbd --same-model --steps 1 --no-plot \
     --set pbd.self_collision=true --set material.bending=quadratic_bending --out "$tmp/f" \
