@@ -3,10 +3,10 @@
  * along the whole motion x → x + α dx (distances recomputed here from first principles,
  * on 65 samples of [0, α] and exactly at its end), and α is not needlessly small: 1 when
  * no pair reaches δ, s·t* (to 1e-9) for hand-built pairs that reach δ at a known t*, and
- * at the reported TOI the closest pair is at δ (up to rounding). Motions: random pairs of
- * triangles, an edge–edge and a vertex–face drop with known t*, a grid folding onto
- * itself, the analytic colliders, and the CCD queries of Wang et al. 2021 (tests/data/ccd).
- * Random cases use fixed LCG seeds. */
+ * at the reported TOI the closest pair is at δ, neither closer nor farther (up to
+ * rounding). Motions: random pairs of triangles, an edge–edge and a vertex–face drop with
+ * known t*, a grid folding onto itself, the analytic colliders, and the CCD queries of
+ * Wang et al. 2021 (tests/data/ccd). Random cases use fixed LCG seeds. */
 #include "check.h"
 #include "collider_helpers.h"
 #include "test_util.h"
@@ -22,15 +22,16 @@ static void sub3(const double *a, const double *b, double *o) {
     for (int k = 0; k < 3; k++) o[k] = a[k] - b[k];
 }
 
-static double clamp01(double v) { return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v); }
+static double clamp01(double v) {
+    return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+}
 
 /* Distance (m) between segments p0p1 and q0q1: the minimum over the interior critical
  * point (if the segments are not parallel) and the four end-point-to-segment distances. */
 static double seg_seg(const double *p0, const double *p1, const double *q0, const double *q1) {
     double d1[3], d2[3], r[3];
     sub3(p1, p0, d1), sub3(q1, q0, d2), sub3(p0, q0, r);
-    double a = dot3(d1, d1), e = dot3(d2, d2), b = dot3(d1, d2), c = dot3(d1, r),
-           f = dot3(d2, r);
+    double a = dot3(d1, d1), e = dot3(d2, d2), b = dot3(d1, d2), c = dot3(d1, r), f = dot3(d2, r);
     double best = INFINITY;
     /* End points against the other segment. */
     const double *pts[4] = {p0, p1, q0, q1};
@@ -122,8 +123,7 @@ static bool path_clear(const weft_mesh *m, const double *x, const double *dx, do
     for (int k = 0; k <= 64; k++)
         if (!(min_distance_at(m, x, dx, alpha * k / 64.0) > delta)) {
             fprintf(stderr, "distance %.17g <= delta %g at t = %.17g (alpha %.17g)\n",
-                    min_distance_at(m, x, dx, alpha * k / 64.0), delta, alpha * k / 64.0,
-                    alpha);
+                    min_distance_at(m, x, dx, alpha * k / 64.0), delta, alpha * k / 64.0, alpha);
             return false;
         }
     return true;
@@ -174,9 +174,9 @@ static weft_ccd_step_stats check_motion(const weft_mesh *m, const double *x, con
         CHECK(alpha == s * st.toi);
         /* Not needlessly small: at the TOI the closest pair has reached δ. */
         double d = min_distance_at(m, x, dx, st.toi), scale = 1.0 + max_abs(x, 3 * m->nv);
-        if (!(d <= delta + 1e-8 * scale))
+        if (!(fabs(d - delta) <= 1e-8 * scale))
             fprintf(stderr, "toi %.17g: distance %.17g, delta %g\n", st.toi, d, delta);
-        CHECK(d <= delta + 1e-8 * scale);
+        CHECK(fabs(d - delta) <= 1e-8 * scale); /* and not before: d ≥ δ up to rounding */
     }
     weft_ccd_step_stats st2;
     CHECK(step(m, x, dx, 0, NULL, delta, s, WEFT_BROAD_PHASE_HASH, 1, &st2) == alpha);
@@ -239,6 +239,19 @@ static void known_toi(void) {
                 if (s < 1.0) CHECK(path_clear(&m, m.x, dx, alpha, delta));
                 check_motion(&m, m.x, dx, delta, s);
             }
+        /* Falling only to δ/2 above B: the boxes without their δ/2 growth never
+         * overlap, so this pair needs the grown swept boxes; t* = (z0 − δ)/(z0 − δ/2). */
+        {
+            const double delta = 0.05, fall = z0 - 0.5 * delta, tstar = (z0 - delta) / fall;
+            double near[18] = {0};
+            for (int i = 0; i < 3; i++) near[3 * i + 2] = -fall;
+            weft_ccd_step_stats st;
+            for (int bp = 0; bp < 2; bp++) {
+                double alpha = step(&m, m.x, near, 0, NULL, delta, 0.8, bp, 1, &st);
+                CHECK(st.kind != WEFT_CCD_STEP_NONE);
+                CHECK(alpha >= 0.8 * tstar - 1e-9 && alpha <= 0.8 * tstar);
+            }
+        }
         /* Sideways, away from B: nothing reaches δ, the full step. */
         double away[18] = {0};
         for (int i = 0; i < 3; i++) away[3 * i + 2] = 0.3, away[3 * i] = 2.0;
@@ -253,8 +266,12 @@ static void known_toi(void) {
  * perturbations of the motion: many pairs, both broad phases, 1 and 3 threads. */
 static void grid_fold(void) {
     weft_mesh m = {0};
-    weft_grid_desc gd = {.width = 1.0, .height = 1.0, .nx = 6, .ny = 6,
-                         .diagonals = WEFT_DIAG_ALTERNATING, .plane = WEFT_PLANE_XY};
+    weft_grid_desc gd = {.width = 1.0,
+                         .height = 1.0,
+                         .nx = 6,
+                         .ny = 6,
+                         .diagonals = WEFT_DIAG_ALTERNATING,
+                         .plane = WEFT_PLANE_XY};
     weft_error err;
     CHECK(weft_mesh_grid(&m, &gd, &err) == WEFT_OK);
     lcg g = {777};
@@ -285,7 +302,8 @@ static double collider_gap_at(const weft_mesh *m, const double *x, const double 
     for (int i = 0; i < m->nv; i++) {
         double p[3];
         for (int k = 0; k < 3; k++) p[k] = x[3 * i + k] + t * dx[3 * i + k];
-        for (int j = 0; j < nc; j++) best = fmin(best, weft_collider_distance_at(&c[j], p, tc, NULL));
+        for (int j = 0; j < nc; j++)
+            best = fmin(best, weft_collider_distance_at(&c[j], p, tc, NULL));
     }
     return best;
 }
@@ -307,7 +325,8 @@ static void drop_on(const weft_collider *c, double tc, double fall, double delta
     if (!(fabs(alpha - 0.8 * tstar) <= 1e-9))
         fprintf(stderr, "%s: alpha %.17g, s t* %.17g\n", c->type->name, alpha, 0.8 * tstar);
     CHECK(fabs(alpha - 0.8 * tstar) <= 1e-9);
-    for (int k = 0; k <= 64; k++) CHECK(collider_gap_at(&m, x, dx, alpha * k / 64.0, 1, c, tc) > delta);
+    for (int k = 0; k <= 64; k++)
+        CHECK(collider_gap_at(&m, x, dx, alpha * k / 64.0, 1, c, tc) > delta);
     weft_mesh_free(&m);
 }
 
@@ -346,7 +365,8 @@ static void colliders(void) {
         double tstar = (0.15 - 0.2 / sqrt(3.0)) / 0.3;
         CHECK(st.kind == WEFT_CCD_STEP_COLLIDER);
         if (!(alpha >= 0.8 * tstar - 1e-9 && alpha <= 0.8 * tstar + 1e-12))
-            fprintf(stderr, "box corner: alpha %.17g, s t* %.17g, toi %.17g\n", alpha, 0.8 * tstar, st.toi);
+            fprintf(stderr, "box corner: alpha %.17g, s t* %.17g, toi %.17g\n", alpha, 0.8 * tstar,
+                    st.toi);
         CHECK(alpha >= 0.8 * tstar - 1e-9 && alpha <= 0.8 * tstar + 1e-12);
         weft_mesh_free(&m);
     }
@@ -368,9 +388,11 @@ static void colliders(void) {
          * translation (up to 1 m per axis) plus a small deformation. */
         for (int t = 0; t < 4; t++) {
             double ctr[3], mv[3];
-            for (int k = 0; k < 3; k++) ctr[k] = rnd_in(&g, -1.5, 1.5), mv[k] = rnd_in(&g, -1.0, 1.0);
+            for (int k = 0; k < 3; k++)
+                ctr[k] = rnd_in(&g, -1.5, 1.5), mv[k] = rnd_in(&g, -1.0, 1.0);
             for (int i = 9 * t; i < 9 * t + 9; i++)
-                x[i] = ctr[i % 3] + rnd_in(&g, -0.15, 0.15), dx[i] = mv[i % 3] + rnd_in(&g, -0.1, 0.1);
+                x[i] = ctr[i % 3] + rnd_in(&g, -0.15, 0.15),
+                dx[i] = mv[i % 3] + rnd_in(&g, -0.1, 0.1);
         }
         weft_mesh m = make_mesh(12, x, 4, tri);
         if (collider_gap_at(&m, x, dx, 0.0, 4, all, 0.0) > delta + 1e-3 &&
@@ -445,27 +467,29 @@ static void ccd_data_set(const char *name, bool edge_edge, int want_n) {
             double y[12];
             for (int k = 0; k <= 32; k++) {
                 for (int i = 0; i < 12; i++) y[i] = q[i] + alpha * k / 32.0 * dq[i];
-                double d = edge_edge ? seg_seg(y, y + 3, y + 6, y + 9) : pt_tri(y, y + 3, y + 6, y + 9);
+                double d =
+                    edge_edge ? seg_seg(y, y + 3, y + 6, y + 9) : pt_tri(y, y + 3, y + 6, y + 9);
                 if (k == 0 && !(d > o.separation)) {
                     start_within++;
                     CHECK(found && toi == 0.0);
                     break;
                 }
                 if (!(d > o.separation))
-                    fprintf(stderr, "%s query %d: distance %.17g <= %g at %.17g\n", name, n - 1,
-                            d, o.separation, alpha * k / 32.0);
+                    fprintf(stderr, "%s query %d: distance %.17g <= %g at %.17g\n", name, n - 1, d,
+                            o.separation, alpha * k / 32.0);
                 CHECK(d > o.separation);
             }
             if (found && toi > 0.0) {
                 for (int i = 0; i < 12; i++) y[i] = q[i] + toi * dq[i];
-                double d = edge_edge ? seg_seg(y, y + 3, y + 6, y + 9) : pt_tri(y, y + 3, y + 6, y + 9);
-                CHECK(d <= o.separation + 1e-8 * sqrt(diag2));
+                double d =
+                    edge_edge ? seg_seg(y, y + 3, y + 6, y + 9) : pt_tri(y, y + 3, y + 6, y + 9);
+                CHECK(fabs(d - o.separation) <= 1e-8 * sqrt(diag2)); /* at δ, not before */
             }
         }
     }
     fclose(fp);
-    printf("%s: %d queries, %d (query, delta) limited, %d start within delta\n", name, n,
-           limited, start_within);
+    printf("%s: %d queries, %d (query, delta) limited, %d start within delta\n", name, n, limited,
+           start_within);
     CHECK(n == want_n);
 }
 
@@ -475,11 +499,8 @@ static void ccd_data(void) {
 }
 
 int main(int argc, char **argv) {
-    static const check_case cases[] = {{"two_triangles", two_triangles},
-                                       {"known_toi", known_toi},
-                                       {"grid_fold", grid_fold},
-                                       {"colliders", colliders},
-                                       {"ccd_data", ccd_data},
-                                       {NULL, NULL}};
+    static const check_case cases[] = {{"two_triangles", two_triangles}, {"known_toi", known_toi},
+                                       {"grid_fold", grid_fold},         {"colliders", colliders},
+                                       {"ccd_data", ccd_data},           {NULL, NULL}};
     return check_main(argc, argv, cases);
 }

@@ -56,8 +56,8 @@ enum { CA_MAX_ITER = 200 };
 
 /* t_P of vertex p moving by d against collider c (in c's frame) with separation delta (m):
  * true with the time in *t when the pair comes within delta during t ∈ [0, 1]. */
-static bool collider_toi(const weft_collider *c, const double p[3], const double d[3],
-                         double delta, double *t) {
+static bool collider_toi(const weft_collider *c, const double p[3], const double d[3], double delta,
+                         double *t) {
     double g = weft_collider_distance(c, p, NULL) - delta;
     if (!(g > 0.0)) {
         *t = 0.0;
@@ -95,8 +95,8 @@ bool weft_ccd_step_pair(bool edge_edge, const double q[12], const double dq[12],
     double q1[12];
     for (int k = 0; k < 12; k++) q1[k] = q[k] + dq[k];
     weft_ccd_hit hit;
-    bool found = edge_edge ? weft_ccd_edge_edge(q, q1, &prm, &hit)
-                           : weft_ccd_vertex_face(q, q1, &prm, &hit);
+    bool found =
+        edge_edge ? weft_ccd_edge_edge(q, q1, &prm, &hit) : weft_ccd_vertex_face(q, q1, &prm, &hit);
     if (found) *toi = fmax(hit.t - o.t_tol, 0.0); /* (2) */
     if (assumed) *assumed = found && hit.assumed;
     return found;
@@ -124,8 +124,8 @@ static int candidates(const weft_mesh *m, const double *x0, const double *x1, do
 }
 
 int weft_ccd_step(const weft_mesh *m, const double *x, const double *dx, int nc,
-                  const weft_collider *c, double t, const weft_ccd_step_options *opt,
-                  double *alpha, weft_ccd_step_stats *stats, weft_error *err) {
+                  const weft_collider *c, double t, const weft_ccd_step_options *opt, double *alpha,
+                  weft_ccd_step_stats *stats, weft_error *err) {
     weft_ccd_step_options o = opt ? *opt : weft_ccd_step_options_default();
     if (!m || !x || !dx || !alpha || nc < 0 || (nc > 0 && !c) || (m->nt > 0 && !m->edge))
         return weft_fail(err, WEFT_ERR_INPUT,

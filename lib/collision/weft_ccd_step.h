@@ -19,14 +19,14 @@
 
 /* Settings of weft_ccd_step. Units: m; s, t_tol dimensionless. */
 typedef struct weft_ccd_step_options {
-    double separation;        /* δ ≥ 0: the least distance a step may leave, m */
-    double fraction;          /* s ∈ (0, 1]: fraction of the time of impact taken */
+    double separation;                 /* δ ≥ 0: the least distance a step may leave, m */
+    double fraction;                   /* s ∈ (0, 1]: fraction of the time of impact taken */
     weft_broad_phase_kind broad_phase; /* BVH or spatial hash over the swept boxes */
-    double t_tol;             /* time resolution of the CCD, > 0 (fraction of the motion) */
-    int max_nodes;            /* distance evaluations per CCD query before a contact is
-                                 assumed (conservative), ≥ 1 */
-    int threads;              /* OpenMP threads for the narrow phase, ≥ 1; the result is
-                                 the same bit for bit for any count */
+    double t_tol;  /* time resolution of the CCD, > 0 (fraction of the motion) */
+    int max_nodes; /* distance evaluations per CCD query before a contact is
+                      assumed (conservative), ≥ 1 */
+    int threads;   /* OpenMP threads for the narrow phase, ≥ 1; the result is
+                      the same bit for bit for any count */
 } weft_ccd_step_options;
 
 /* Which pair limited the step (kind WEFT_CCD_STEP_NONE when none did: TOI = 1). */
@@ -39,13 +39,13 @@ typedef enum {
 
 /* What one call found. */
 typedef struct weft_ccd_step_stats {
-    double toi;        /* TOI ∈ [0, 1]: the earliest time a pair reaches δ (1: none) */
-    int kind, a, b;    /* the limiting pair (weft_ccd_step_kind), the lowest by (kind, a, b)
-                          among those with the earliest time */
-    long vt_pairs;     /* vertex–triangle candidates tested by CCD */
-    long ee_pairs;     /* edge–edge candidates tested by CCD */
-    long hits;         /* pairs (mesh and collider) that reach δ within the motion */
-    bool assumed;      /* a CCD query ran out of budget and assumed a contact */
+    double toi;     /* TOI ∈ [0, 1]: the earliest time a pair reaches δ (1: none) */
+    int kind, a, b; /* the limiting pair (weft_ccd_step_kind), the lowest by (kind, a, b)
+                       among those with the earliest time */
+    long vt_pairs;  /* vertex–triangle candidates tested by CCD */
+    long ee_pairs;  /* edge–edge candidates tested by CCD */
+    long hits;      /* pairs (mesh and collider) that reach δ within the motion */
+    bool assumed;   /* a CCD query ran out of budget and assumed a contact */
 } weft_ccd_step_stats;
 
 /* Defaults: δ = 0, s = 0.8, BVH, t_tol = 1e-10, max_nodes = 20000, 1 thread. */
@@ -60,10 +60,11 @@ bool weft_ccd_step_pair(bool edge_edge, const double q[12], const double dq[12],
 
 /* The largest safe step α (out) for mesh m (topology built) moving x → x + α dx (3*nv
  * each, m) against itself and the nc colliders c (standing where they are at time t, s):
- * α = s·TOI, or 1 when no pair reaches δ; 0 when one starts within δ. stats may be NULL. Deterministic for any
- * thread count. WEFT_OK, or WEFT_ERR_INPUT (bad options, non-finite x or dx), NOMEM. */
+ * α = s·TOI, or 1 when no pair reaches δ; 0 when one starts within δ. stats may be NULL.
+ * The same for any thread count. WEFT_OK, WEFT_ERR_INPUT (bad options, non-finite x or
+ * dx), or WEFT_ERR_NOMEM. */
 int weft_ccd_step(const weft_mesh *m, const double *x, const double *dx, int nc,
-                  const weft_collider *c, double t, const weft_ccd_step_options *opt,
-                  double *alpha, weft_ccd_step_stats *stats, weft_error *err);
+                  const weft_collider *c, double t, const weft_ccd_step_options *opt, double *alpha,
+                  weft_ccd_step_stats *stats, weft_error *err);
 
 #endif
