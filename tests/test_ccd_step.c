@@ -498,9 +498,58 @@ static void ccd_data(void) {
     ccd_data_set("edge_edge", true, 824);
 }
 
+/* Bad options and positions are refused with WEFT_ERR_INPUT and a message naming the
+ * setting, and α is left alone; a motion that reaches δ exactly at its end is limited. */
+static void bad_input(void) {
+    const double x[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const int tri[3] = {0, 1, 2};
+    weft_mesh m = make_mesh(3, x, 1, tri);
+    double dx[9] = {0}, y[9];
+    struct {
+        double separation, fraction;
+        int threads;
+        const char *word;
+    } bad[] = {{-1e-3, 0.8, 1, "separation"},
+               {NAN, 0.8, 1, "separation"},
+               {0.0, 0.0, 1, "fraction"},
+               {0.0, 1.5, 1, "fraction"},
+               {0.0, 0.8, 0, "threads"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        weft_ccd_step_options o = weft_ccd_step_options_default();
+        o.separation = bad[i].separation, o.fraction = bad[i].fraction, o.threads = bad[i].threads;
+        double alpha = -7.0;
+        weft_error err = {{0}};
+        CHECK(weft_ccd_step(&m, x, dx, 0, NULL, 0.0, &o, &alpha, NULL, &err) == WEFT_ERR_INPUT);
+        CHECK(strstr(err.msg, bad[i].word) != NULL);
+        CHECK(alpha == -7.0);
+    }
+    memcpy(y, x, sizeof y);
+    y[4] = INFINITY;
+    double alpha = -7.0;
+    weft_error err = {{0}};
+    CHECK(weft_ccd_step(&m, y, dx, 0, NULL, 0.0, NULL, &alpha, NULL, &err) == WEFT_ERR_INPUT);
+    CHECK(strstr(err.msg, "vertex 1") != NULL);
+    /* A motion whose end touches δ exactly at t = 1 is limited, not free: two parallel
+     * horizontal triangles 1 m apart closing by 1 m − δ. */
+    const double xx[18] = {0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const int tt[6] = {0, 1, 2, 3, 4, 5};
+    weft_mesh two = make_mesh(6, xx, 2, tt);
+    double fall[18] = {0};
+    for (int i = 0; i < 3; i++) fall[3 * i + 2] = -0.75; /* δ = 0.25: contact at t = 1 */
+    weft_ccd_step_stats st;
+    alpha = step(&two, xx, fall, 0, NULL, 0.25, 0.8, WEFT_BROAD_PHASE_BVH, 1, &st);
+    CHECK(st.kind != WEFT_CCD_STEP_NONE && alpha < 1.0);
+    weft_mesh_free(&two);
+    weft_mesh_free(&m);
+}
+
 int main(int argc, char **argv) {
-    static const check_case cases[] = {{"two_triangles", two_triangles}, {"known_toi", known_toi},
-                                       {"grid_fold", grid_fold},         {"colliders", colliders},
-                                       {"ccd_data", ccd_data},           {NULL, NULL}};
+    static const check_case cases[] = {{"two_triangles", two_triangles},
+                                       {"known_toi", known_toi},
+                                       {"grid_fold", grid_fold},
+                                       {"colliders", colliders},
+                                       {"ccd_data", ccd_data},
+                                       {"bad_input", bad_input},
+                                       {NULL, NULL}};
     return check_main(argc, argv, cases);
 }

@@ -162,7 +162,8 @@ int weft_ccd_step(const weft_mesh *m, const double *x, const double *dx, int nc,
 
     const long nvt = cand.vt.n, nee = cand.ee.n, ncol = (long)nv * nc;
     const long total = nvt + nee + ncol;
-    best_pair best = {1.0, WEFT_CCD_STEP_NONE, -1, -1};
+    /* Any hit, even at t = 1 (the end reaches δ), comes before this. */
+    best_pair best = {2.0, WEFT_CCD_STEP_NONE, -1, -1};
     long hits = 0;
     int assumed = 0;
 
@@ -221,6 +222,7 @@ int weft_ccd_step(const weft_mesh *m, const double *x, const double *dx, int nc,
         }
     }
 
+    if (best.kind == WEFT_CCD_STEP_NONE) best.t = 1.0;
     *alpha = best.kind == WEFT_CCD_STEP_NONE ? 1.0 : o.fraction * best.t;
     if (stats)
         *stats = (weft_ccd_step_stats){.toi = best.t,
