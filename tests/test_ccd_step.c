@@ -153,7 +153,7 @@ static double step(const weft_mesh *m, const double *x, const double *dx, int nc
     o.separation = delta, o.fraction = s, o.broad_phase = bp, o.threads = threads;
     double alpha = -1.0;
     weft_error err;
-    int rc = weft_ccd_step(m, x, dx, nc, c, 0.0, &o, &alpha, st, &err);
+    int rc = weft_ccd_step(m, x, dx, 0, NULL, nc, c, 0.0, &o, &alpha, st, &err);
     if (rc != WEFT_OK) fprintf(stderr, "weft_ccd_step: %s\n", err.msg);
     CHECK(rc == WEFT_OK);
     return alpha;
@@ -320,7 +320,7 @@ static void drop_on(const weft_collider *c, double tc, double fall, double delta
     weft_ccd_step_stats st;
     double alpha = -1.0;
     weft_error err;
-    CHECK(weft_ccd_step(&m, x, dx, 1, c, tc, &o, &alpha, &st, &err) == WEFT_OK);
+    CHECK(weft_ccd_step(&m, x, dx, 0, NULL, 1, c, tc, &o, &alpha, &st, &err) == WEFT_OK);
     CHECK(st.kind == WEFT_CCD_STEP_COLLIDER && st.a == 0 && st.b == 0);
     if (!(fabs(alpha - 0.8 * tstar) <= 1e-9))
         fprintf(stderr, "%s: alpha %.17g, s t* %.17g\n", c->type->name, alpha, 0.8 * tstar);
@@ -519,7 +519,8 @@ static void bad_input(void) {
         o.separation = bad[i].separation, o.fraction = bad[i].fraction, o.threads = bad[i].threads;
         double alpha = -7.0;
         weft_error err = {{0}};
-        CHECK(weft_ccd_step(&m, x, dx, 0, NULL, 0.0, &o, &alpha, NULL, &err) == WEFT_ERR_INPUT);
+        CHECK(weft_ccd_step(&m, x, dx, 0, NULL, 0, NULL, 0.0, &o, &alpha, NULL, &err) ==
+              WEFT_ERR_INPUT);
         CHECK(strstr(err.msg, bad[i].word) != NULL);
         CHECK(alpha == -7.0);
     }
@@ -527,8 +528,13 @@ static void bad_input(void) {
     y[4] = INFINITY;
     double alpha = -7.0;
     weft_error err = {{0}};
-    CHECK(weft_ccd_step(&m, y, dx, 0, NULL, 0.0, NULL, &alpha, NULL, &err) == WEFT_ERR_INPUT);
+    CHECK(weft_ccd_step(&m, y, dx, 0, NULL, 0, NULL, 0.0, NULL, &alpha, NULL, &err) ==
+          WEFT_ERR_INPUT);
     CHECK(strstr(err.msg, "vertex 1") != NULL);
+    weft_ccd_step_obstacle ob = {&m, y}; /* an obstacle with a non-finite position */
+    CHECK(weft_ccd_step(&m, x, dx, 1, &ob, 0, NULL, 0.0, NULL, &alpha, NULL, &err) ==
+          WEFT_ERR_INPUT);
+    CHECK(strstr(err.msg, "obstacle 0") != NULL);
     /* A motion whose end touches δ exactly at t = 1 is limited, not free: two parallel
      * horizontal triangles 1 m apart closing by 1 m − δ. */
     const double xx[18] = {0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0};
@@ -543,13 +549,131 @@ static void bad_input(void) {
     weft_mesh_free(&m);
 }
 
+/* Smallest distance (m) between mesh m at x + t dx and obstacle mesh o at xo, brute force
+ * over vertex–triangle (both ways) and edge–edge pairs; with m's own pairs. */
+static double obstacle_distance_at(const weft_mesh *m, const double *x, const double *dx, double t,
+                                   const weft_mesh *o, const double *xo) {
+    double *y = calloc(3 * (size_t)m->nv, sizeof(double));
+    for (int i = 0; i < 3 * m->nv; i++) y[i] = x[i] + t * dx[i];
+    double best = min_distance(m, y);
+    for (int v = 0; v < m->nv; v++)
+        for (int f = 0; f < o->nt; f++) {
+            const int *c = o->tri + 3 * f;
+            best = fmin(best, pt_tri(y + 3 * v, xo + 3 * c[0], xo + 3 * c[1], xo + 3 * c[2]));
+        }
+    for (int v = 0; v < o->nv; v++)
+        for (int f = 0; f < m->nt; f++) {
+            const int *c = m->tri + 3 * f;
+            best = fmin(best, pt_tri(xo + 3 * v, y + 3 * c[0], y + 3 * c[1], y + 3 * c[2]));
+        }
+    for (int e = 0; e < m->ne; e++)
+        for (int g = 0; g < o->ne; g++) {
+            const int *a = m->edge + 2 * e, *b = o->edge + 2 * g;
+            best = fmin(best, seg_seg(y + 3 * a[0], y + 3 * a[1], xo + 3 * b[0], xo + 3 * b[1]));
+        }
+    free(y);
+    return best;
+}
+
+/* weft_ccd_step of m against one static obstacle o at xo, no colliders. */
+static double step_obstacle(const weft_mesh *m, const double *x, const double *dx,
+                            const weft_mesh *o, const double *xo, double delta,
+                            weft_broad_phase_kind bp, int threads, weft_ccd_step_stats *st) {
+    weft_ccd_step_options opt = weft_ccd_step_options_default();
+    opt.separation = delta, opt.broad_phase = bp, opt.threads = threads;
+    weft_ccd_step_obstacle ob = {o, xo};
+    double alpha = -1.0;
+    weft_error err;
+    int rc = weft_ccd_step(m, x, dx, 1, &ob, 0, NULL, 0.0, &opt, &alpha, st, &err);
+    if (rc != WEFT_OK) fprintf(stderr, "weft_ccd_step: %s\n", err.msg);
+    CHECK(rc == WEFT_OK);
+    return alpha;
+}
+
+/* Static triangle-mesh obstacles: a cloth triangle falling tip first on a floor (vertex
+ * of the cloth on an obstacle triangle), flat on an upward spike (obstacle vertex on a
+ * cloth triangle) and edge first on a crossing edge, each from z0 = 0.5 m by 1 m, so
+ * t* = z0 − δ; then a 4×4 cloth grid in seeded random motions over an icosphere. */
+static void obstacles(void) {
+    const double z0 = 0.5, delta = 1e-2, tstar = z0 - delta;
+    const int tri[3] = {0, 1, 2};
+    const double tip[9] = {0, 0, z0, -0.3, 0, z0 + 1, 0.3, 0, z0 + 1};
+    const double flat[9] = {-1, -1, z0, 1, -1, z0, 0, 1, z0};
+    const double edge[9] = {-1, 0, z0, 1, 0, z0, 0, 0, z0 + 1};
+    const double floor_x[9] = {-2, -2, 0, 2, -2, 0, 0, 2, 0};
+    const double spike_x[9] = {0, 0, 0, -0.3, 0, -1, 0.3, 0, -1};
+    const double cross_x[9] = {0, -1, 0, 0, 1, 0, 0, 0, -1};
+    const double *cloth[3] = {tip, flat, edge}, *obst[3] = {floor_x, spike_x, cross_x};
+    const int kind[3] = {WEFT_CCD_STEP_OBSTACLE_VT, WEFT_CCD_STEP_OBSTACLE_TV,
+                         WEFT_CCD_STEP_OBSTACLE_EE};
+    double fall[9] = {0, 0, -1, 0, 0, -1, 0, 0, -1};
+    for (int c = 0; c < 3; c++) {
+        weft_mesh m = make_mesh(3, cloth[c], 1, tri), o = make_mesh(3, obst[c], 1, tri);
+        for (int bp = 0; bp < 2; bp++) {
+            weft_ccd_step_stats st;
+            double alpha = step_obstacle(&m, m.x, fall, &o, o.x, delta, bp, 1, &st);
+            CHECK(st.kind == kind[c] && st.obstacle == 0);
+            CHECK(alpha >= 0.8 * tstar - 1e-9 && alpha <= 0.8 * tstar);
+        }
+        /* Stopping 0.75 δ above: only boxes grown by δ/2 on both meshes overlap. */
+        double short_fall[9] = {0, 0, -(z0 - 0.75 * delta), 0, 0, -(z0 - 0.75 * delta),
+                                0, 0, -(z0 - 0.75 * delta)};
+        for (int bp = 0; bp < 2; bp++) {
+            weft_ccd_step_stats st;
+            double alpha = step_obstacle(&m, m.x, short_fall, &o, o.x, delta, bp, 1, &st);
+            double ts = (z0 - delta) / (z0 - 0.75 * delta);
+            CHECK(st.kind == kind[c]);
+            CHECK(alpha >= 0.8 * ts - 1e-9 && alpha <= 0.8 * ts);
+        }
+        weft_mesh_free(&m);
+        weft_mesh_free(&o);
+    }
+
+    weft_mesh m = {0}, ball = {0};
+    weft_grid_desc gd = {.width = 0.6, .height = 0.6, .nx = 4, .ny = 4, .plane = WEFT_PLANE_XY};
+    weft_error err;
+    const double centre[3] = {0, 0, 0};
+    CHECK(weft_mesh_grid(&m, &gd, &err) == WEFT_OK);
+    CHECK(weft_mesh_icosphere(&ball, 0.4, 1, centre, &err) == WEFT_OK);
+    lcg g = {99};
+    double *x = calloc(3 * (size_t)m.nv, sizeof(double)),
+           *dx = calloc(3 * (size_t)m.nv, sizeof(double));
+    int limited = 0, by_obstacle = 0, tested = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        double shift[3] = {rnd_in(&g, -0.7, 0.1), rnd_in(&g, -0.7, 0.1), rnd_in(&g, 0.45, 0.8)};
+        double mv[3] = {rnd_in(&g, -0.3, 0.3), rnd_in(&g, -0.3, 0.3), rnd_in(&g, -1.2, 0.0)};
+        for (int i = 0; i < 3 * m.nv; i++)
+            x[i] = m.x[i] + shift[i % 3], dx[i] = mv[i % 3] + rnd_in(&g, -0.05, 0.05);
+        if (!(obstacle_distance_at(&m, x, dx, 0.0, &ball, ball.x) > delta + 1e-3)) continue;
+        tested++;
+        weft_ccd_step_stats st, st2;
+        double alpha = step_obstacle(&m, x, dx, &ball, ball.x, delta, WEFT_BROAD_PHASE_BVH, 1, &st);
+        for (int k = 0; k <= 32; k++)
+            CHECK(obstacle_distance_at(&m, x, dx, alpha * k / 32.0, &ball, ball.x) > delta);
+        if (st.kind == WEFT_CCD_STEP_NONE) {
+            CHECK(alpha == 1.0);
+        } else {
+            double d = obstacle_distance_at(&m, x, dx, st.toi, &ball, ball.x);
+            CHECK(fabs(d - delta) <= 1e-8);
+            limited++;
+            by_obstacle += st.kind >= WEFT_CCD_STEP_OBSTACLE_VT;
+        }
+        CHECK(step_obstacle(&m, x, dx, &ball, ball.x, delta, WEFT_BROAD_PHASE_HASH, 3, &st2) ==
+              alpha);
+        CHECK(st2.kind == st.kind && st2.a == st.a && st2.b == st.b);
+    }
+    printf("obstacles: %d motions, %d limited, %d by the obstacle\n", tested, limited, by_obstacle);
+    CHECK(tested >= 20 && by_obstacle >= 10 && limited < tested);
+    free(x);
+    free(dx);
+    weft_mesh_free(&m);
+    weft_mesh_free(&ball);
+}
+
 int main(int argc, char **argv) {
-    static const check_case cases[] = {{"two_triangles", two_triangles},
-                                       {"known_toi", known_toi},
-                                       {"grid_fold", grid_fold},
-                                       {"colliders", colliders},
-                                       {"ccd_data", ccd_data},
-                                       {"bad_input", bad_input},
-                                       {NULL, NULL}};
+    static const check_case cases[] = {{"two_triangles", two_triangles}, {"known_toi", known_toi},
+                                       {"grid_fold", grid_fold},         {"colliders", colliders},
+                                       {"ccd_data", ccd_data},           {"bad_input", bad_input},
+                                       {"obstacles", obstacles},         {NULL, NULL}};
     return check_main(argc, argv, cases);
 }

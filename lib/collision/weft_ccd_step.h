@@ -9,8 +9,9 @@
  * s ∈ (0, 1] the fraction of the time of impact a step may take (IPC: 0.8). Pairs are
  * vertex–triangle and edge–edge of the mesh (exact CCD of lib/collision/ccd.c with η = δ,
  * candidates from the swept-box broad phases of weft_broadphase.h) and vertex–collider
- * (the collider types' distance and segment_entry hooks). papers/ipc-ccd.md has the
- * equations, the guarantee and the cost.
+ * (the collider types' distance and segment_entry hooks), and the same mesh pairs
+ * against static triangle-mesh obstacles. papers/ipc-ccd.md has the equations, the
+ * guarantee and the cost.
  */
 #ifndef WEFT_CCD_STEP_H
 #define WEFT_CCD_STEP_H
@@ -34,16 +35,28 @@ typedef enum {
     WEFT_CCD_STEP_NONE = 0,
     WEFT_CCD_STEP_VERTEX_TRIANGLE, /* a: vertex, b: triangle */
     WEFT_CCD_STEP_EDGE_EDGE,       /* a < b: edges */
-    WEFT_CCD_STEP_COLLIDER         /* a: vertex, b: collider index */
+    WEFT_CCD_STEP_COLLIDER,        /* a: vertex, b: collider index */
+    WEFT_CCD_STEP_OBSTACLE_VT,     /* a: cloth vertex, b: obstacle triangle */
+    WEFT_CCD_STEP_OBSTACLE_TV,     /* a: cloth triangle, b: obstacle vertex */
+    WEFT_CCD_STEP_OBSTACLE_EE      /* a: cloth edge, b: obstacle edge */
 } weft_ccd_step_kind;
+
+/* A triangle-mesh obstacle standing still during the motion: its mesh (topology built)
+ * and positions x (3*nv, m). */
+typedef struct weft_ccd_step_obstacle {
+    const weft_mesh *mesh;
+    const double *x;
+} weft_ccd_step_obstacle;
 
 /* What one call found. */
 typedef struct weft_ccd_step_stats {
     double toi;     /* TOI ∈ [0, 1]: the earliest time a pair reaches δ (1: none) */
-    int kind, a, b; /* the limiting pair (weft_ccd_step_kind), the lowest by (kind, a, b)
-                       among those with the earliest time */
+    int kind, a, b; /* the limiting pair (weft_ccd_step_kind), the lowest by (kind,
+                       obstacle, a, b) among those with the earliest time */
+    int obstacle;   /* its obstacle for the OBSTACLE kinds, else -1 */
     long vt_pairs;  /* vertex–triangle candidates tested by CCD */
-    long ee_pairs;  /* edge–edge candidates tested by CCD */
+    long ee_pairs;  /* edge–edge candidates tested by CCD (obstacle pairs included, as
+                       are vertex–triangle ones in vt_pairs) */
     long hits;      /* pairs (mesh and collider) that reach δ within the motion */
     bool assumed;   /* a CCD query ran out of budget and assumed a contact */
 } weft_ccd_step_stats;
@@ -59,12 +72,13 @@ bool weft_ccd_step_pair(bool edge_edge, const double q[12], const double dq[12],
                         const weft_ccd_step_options *opt, double *toi, bool *assumed);
 
 /* The largest safe step α (out) for mesh m (topology built) moving x → x + α dx (3*nv
- * each, m) against itself and the nc colliders c (standing where they are at time t, s):
- * α = s·TOI, or 1 when no pair reaches δ; 0 when one starts within δ. stats may be NULL.
- * The same for any thread count. WEFT_OK, WEFT_ERR_INPUT (bad options, non-finite x or
- * dx), or WEFT_ERR_NOMEM. */
-int weft_ccd_step(const weft_mesh *m, const double *x, const double *dx, int nc,
-                  const weft_collider *c, double t, const weft_ccd_step_options *opt, double *alpha,
-                  weft_ccd_step_stats *stats, weft_error *err);
+ * each, m) against itself, the nobs static obstacles obs and the nc colliders c
+ * (standing where they are at time t, s): α = s·TOI, or 1 when no pair reaches δ; 0 when
+ * one starts within δ. stats may be NULL. The same for any thread count. WEFT_OK,
+ * WEFT_ERR_INPUT (bad options, non-finite x or dx), or WEFT_ERR_NOMEM. */
+int weft_ccd_step(const weft_mesh *m, const double *x, const double *dx, int nobs,
+                  const weft_ccd_step_obstacle *obs, int nc, const weft_collider *c, double t,
+                  const weft_ccd_step_options *opt, double *alpha, weft_ccd_step_stats *stats,
+                  weft_error *err);
 
 #endif
