@@ -38,13 +38,13 @@ weft_ccd_step_options weft_ccd_step_options_default(void) {
                                    .threads = 1};
 }
 
-/* The earliest pair seen so far: time, then (kind, a, b) to break ties. */
+/* The earliest pair seen so far: time, then (kind, obstacle, a, b) to break ties. */
 typedef struct best_pair {
     double t;
     int kind, obs, a, b;
 } best_pair;
 
-/* True when (t, kind, a, b) of p comes before q's. */
+/* True when (t, kind, obstacle, a, b) of p comes before q's. */
 static bool earlier(const best_pair *p, const best_pair *q) {
     if (p->t != q->t) return p->t < q->t;
     if (p->kind != q->kind) return p->kind < q->kind;
