@@ -167,28 +167,6 @@ static inline void pbd_distance_delta(const double *pa, const double *pb, double
     }
 }
 
-/* atan(t) for |t| ≤ 1/8 by its Taylor series to t¹⁹ (Estrin's scheme in u = t²): the
- * first omitted term, t²¹/21, is below 2⁻⁶³ |t|, so the sum is atan(t) to rounding. */
-static inline double pbd_atan_small(double t) {
-    double u = t * t, u2 = u * u, u4 = u2 * u2;
-    double p01 = -1.0 / 3.0 + u * (1.0 / 5.0), p23 = -1.0 / 7.0 + u * (1.0 / 9.0);
-    double p45 = -1.0 / 11.0 + u * (1.0 / 13.0), p67 = -1.0 / 15.0 + u * (1.0 / 17.0);
-    double p03 = p01 + u2 * p23, p47 = p45 + u2 * p67;
-    double p = p03 + u4 * (p47 + u4 * (-1.0 / 19.0));
-    return t + t * (u * p);
-}
-
-/* θ − θ0 wrapped into (−π, π] for θ = atan2(s, c), given cs = (cos θ0, sin θ0): the
- * angle of (s, c) rotated by −θ0, atan2(s cos θ0 − c sin θ0, c cos θ0 + s sin θ0).
- * Near the rest angle (|θ − θ0| ≲ 0.124) atan of the ratio by pbd_atan_small, else
- * atan2; the same angle to rounding as weft_wrap_angle(atan2(s, c) − θ0). */
-static inline double pbd_angle_from(double s, double c, const double cs[2]) {
-    double y = s * cs[0] - c * cs[1], x = c * cs[0] + s * cs[1];
-    if (x > 0.0 && fabs(y) <= 0.125 * x) return pbd_atan_small(y / x);
-    double a = atan2(y, x);
-    return a == -WEFT_PI ? WEFT_PI : a;
-}
-
 /* Bending projection (§4.1) scaled by k: corrections for the four hinge vertices.
  * The projection of weft_hinge_angle's constraint in closed form, one division and one
  * square root (papers/mueller2006-pbd.md, "The dihedral projection"): with e = p1 − p0,
@@ -225,7 +203,7 @@ static inline void pbd_bend_delta_cs(const double *p0, const double *p1, const d
         return;
     }
     double le = sqrt(ee);
-    double C = pbd_angle_from(-le * nAb, ab, cs);
+    double C = weft_angle_from(-le * nAb, ab, cs);
     double ee2 = ee * ee;
     double E = bb * (w[0] * d21 * d21 + w[1] * d20 * d20 + w[2] * ee2) +
                aa * (w[0] * d31 * d31 + w[1] * d30 * d30 + w[3] * ee2) +

@@ -459,7 +459,7 @@ static void bend_delta_generic(const double *p, const double w[4], double rest, 
  * (|θ − θ0| below and above 1/8), with pinned vertices, and at every scale. The two
  * round differently: θ − θ0 carries ~1e-16 absolute error in either, so Δp (∝ C)
  * agrees to ~1e-16/|C| relative; 1e-11 relative to max |Δp| with |C| ≥ 1e-3 is far
- * above that and far below any wrong term (O(1)). pbd_atan_small against atan to
+ * above that and far below any wrong term (O(1)). weft_atan_small against atan to
  * 2 ulp on [−1/8, 1/8]. */
 static void test_bend_closed_form(void) {
     lcg g = {2718};
@@ -489,7 +489,7 @@ static void test_bend_closed_form(void) {
     CHECK(branch[0] > 100 && branch[1] > 100);
     for (int i = -1000; i <= 1000; i++) {
         double t = i / 8000.0, a = atan(t);
-        CHECK_NEAR(pbd_atan_small(t), a, 2.0 * DBL_EPSILON * fabs(a));
+        CHECK_NEAR(weft_atan_small(t), a, 2.0 * DBL_EPSILON * fabs(a));
     }
 }
 
