@@ -172,15 +172,15 @@ static inline void pbd_distance_delta(const double *pa, const double *pb, double
  * square root (papers/mueller2006-pbd.md, "The dihedral projection"): with e = p1 − p0,
  * a = p2 − p0, b = p3 − p1, nA = e × a, nB = b × e, |e| = ℓ,
  *   θ = atan2(−ℓ (nA·b), nA·nB)   ((nA × nB)·e = −ℓ² nA·b, common factor ℓ dropped),
- *   ∇θ = (ρ (d21 |nB|² nA + d31 |nA|² nB), −ρ (d20 |nB|² nA + d30 |nA|² nB),
+ *   ∇θ = (−ρ (d21 |nB|² nA + d31 |nA|² nB), ρ (d20 |nB|² nA + d30 |nA|² nB),
  *         −ρ ℓ² |nB|² nA, −ρ ℓ² |nA|² nB),   ρ = 1/(|nA|² |nB|² ℓ),  dij = (pi − pj)·e,
  * so Σ w_i |∇_i θ|² = ρ² |nA|² |nB|² E with
  *   E = |nB|² (w0 d21² + w1 d20² + w2 ℓ⁴) + |nA|² (w0 d31² + w1 d30² + w3 ℓ⁴)
  *       + 2 (nA·nB)(w0 d21 d31 + w1 d20 d30),
  * and Δp_i = −k C w_i ∇_i θ / Σ: 1/(ρ |nA|² |nB|²) = ℓ leaves f = k C ℓ / E. */
 static inline void pbd_bend_delta_cs(const double *p0, const double *p1, const double *p2,
-                                  const double *p3, const double w[4], const double cs[2], double k,
-                                  double *dp /* 12 */) {
+                                     const double *p3, const double w[4], const double cs[2],
+                                     double k, double *dp /* 12 */) {
     double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
     double a[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
     double b[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
