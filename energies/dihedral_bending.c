@@ -21,15 +21,17 @@
  * degenerate hinge has θ = 0 and ∇θ = 0 (Ψ = ½ k θ0², g = 0, H = 0).
  * The derivations, block forms, null-space proof and measurements:
  * papers/dihedral-bending.md.
- * Element data: v = (edge v0, v1, opposite v2, v3), rest[0] = θ0 (rad). */
+ * Element data: v = (edge v0, v1, opposite v2, v3), rest = (θ0 (rad), cos θ0, sin θ0). */
 #include "fem.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Rest angle and k = c D |ē|²/Ā: c = 1 calibrated (dihedral_bending), 3 Grinspun's. */
+/* Rest angle, its cosine and sine, and k = c D |ē|²/Ā: c = 1 calibrated
+ * (dihedral_bending), 3 Grinspun's. */
 static void hinge_init(weft_element *e, const double *xe, const weft_energy_params *p, double c) {
     e->rest[0] = weft_hinge_angle(xe, xe + 3, xe + 6, xe + 9, NULL);
+    e->rest[1] = cos(e->rest[0]), e->rest[2] = sin(e->rest[0]);
     double d[3] = {xe[3] - xe[0], xe[4] - xe[1], xe[5] - xe[2]};
     double ee = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     e->k = p->area > 0.0 ? c * p->stiffness * ee / p->area : 0.0;
@@ -46,6 +48,47 @@ static void ds_init(weft_element *e, const double *xe, const weft_energy_params 
 static double db_constraint(const weft_element *e, const double *xe, double *grad) {
     double theta = weft_hinge_angle(xe, xe + 3, xe + 6, xe + 9, grad);
     return weft_wrap_angle(theta - e->rest[0]);
+}
+
+/* The constraint hook (XPBD): C = θ − θ0 and ∇θ as db_constraint's to rounding, in closed
+ * form with one division: with e = p1 − p0, a = p2 − p0, b = p3 − p1, nA = e × a,
+ * nB = b × e, ℓ = |e|, dij = (pi − pj)·e and ρ = 1/(|nA|² |nB|² ℓ),
+ *   θ = atan2(−ℓ nA·b, nA·nB),   ∇θ = (−ρ (d21 |nB|² nA + d31 |nA|² nB),
+ *   ρ (d20 |nB|² nA + d30 |nA|² nB), −ρ ℓ² |nB|² nA, −ρ ℓ² |nA|² nB),
+ * θ − θ0 measured from (cos θ0, sin θ0) by weft_angle_from (papers/mueller2006-pbd.md). */
+static double db_constraint_fast(const weft_element *el, const double *xe, double *grad) {
+    const double *p0 = xe, *p1 = xe + 3, *p2 = xe + 6, *p3 = xe + 9;
+    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    double a[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    double b[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+    double nA[3] = {e[1] * a[2] - e[2] * a[1], e[2] * a[0] - e[0] * a[2],
+                    e[0] * a[1] - e[1] * a[0]};
+    double nB[3] = {b[1] * e[2] - b[2] * e[1], b[2] * e[0] - b[0] * e[2],
+                    b[0] * e[1] - b[1] * e[0]};
+    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
+        if (grad) /* degenerate, as weft_hinge_angle: θ = 0, ∇θ = 0 */
+            for (int k = 0; k < 12; k++) grad[k] = 0.0;
+        return weft_wrap_angle(-el->rest[0]);
+    }
+    double ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    double nAb = nA[0] * b[0] + nA[1] * b[1] + nA[2] * b[2];
+    double le = sqrt(ee);
+    if (grad) {
+        double d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
+        double d31 = b[0] * e[0] + b[1] * e[1] + b[2] * e[2], d30 = d31 + ee;
+        double r = 1.0 / (aa * bb * le), ra = r * bb, rb = r * aa;
+        for (int k = 0; k < 3; k++) {
+            double ua = ra * nA[k], ub = rb * nB[k];
+            grad[k] = -(d21 * ua + d31 * ub);
+            grad[3 + k] = d20 * ua + d30 * ub;
+            grad[6 + k] = -ee * ua;
+            grad[9 + k] = -ee * ub;
+        }
+    }
+    return weft_angle_from(-le * nAb, ab, &el->rest[1]);
 }
 
 static double db_energy(const weft_element *e, const double *xe) {
@@ -499,7 +542,7 @@ const weft_energy_type weft_discrete_shells = {
     .gradient = db_gradient,
     .hessian = db_hessian,
     .analytic_psd = false,
-    .constraint = db_constraint,
+    .constraint = db_constraint_fast,
     .vertex_hessian = db_vertex_hessian,
 };
 
@@ -515,7 +558,7 @@ const weft_energy_type weft_dihedral_bending = {
     .gradient = db_gradient,
     .hessian = db_hessian,
     .analytic_psd = false,
-    .constraint = db_constraint,
+    .constraint = db_constraint_fast,
     .vertex_hessian = db_vertex_hessian,
     .default_for = WEFT_DEFAULT_BENDING,
 };

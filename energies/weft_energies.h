@@ -91,6 +91,28 @@ static inline double weft_wrap_angle(double a) {
     return a;
 }
 
+/* atan(t) for |t| ≤ 1/8 by its Taylor series to t¹⁹ (Estrin's scheme in u = t²): the
+ * first omitted term, t²¹/21, is below 2⁻⁶³ |t|, so the sum is atan(t) to rounding. */
+static inline double weft_atan_small(double t) {
+    double u = t * t, u2 = u * u, u4 = u2 * u2;
+    double p01 = -1.0 / 3.0 + u * (1.0 / 5.0), p23 = -1.0 / 7.0 + u * (1.0 / 9.0);
+    double p45 = -1.0 / 11.0 + u * (1.0 / 13.0), p67 = -1.0 / 15.0 + u * (1.0 / 17.0);
+    double p03 = p01 + u2 * p23, p47 = p45 + u2 * p67;
+    double p = p03 + u4 * (p47 + u4 * (-1.0 / 19.0));
+    return t + t * (u * p);
+}
+
+/* θ − θ0 wrapped into (−π, π] for θ = atan2(s, c), given cs = (cos θ0, sin θ0): the
+ * angle of (s, c) rotated by −θ0, atan2(s cos θ0 − c sin θ0, c cos θ0 + s sin θ0).
+ * Near the rest angle (|θ − θ0| ≲ 0.124) atan of the ratio by weft_atan_small, else
+ * atan2; the same angle to rounding as weft_wrap_angle(atan2(s, c) − θ0). */
+static inline double weft_angle_from(double s, double c, const double cs[2]) {
+    double y = s * cs[0] - c * cs[1], x = c * cs[0] + s * cs[1];
+    if (x > 0.0 && fabs(y) <= 0.125 * x) return weft_atan_small(y / x);
+    double a = atan2(y, x);
+    return a == -WEFT_PI ? WEFT_PI : a;
+}
+
 /* Signed dihedral angle θ of the hinge (p0, p1 shared edge; p2 opposite in triangle A
  * = (p0, p1, p2), p3 opposite in triangle B = (p1, p0, p3)), with its gradient
  * g = ∂θ/∂(p0, p1, p2, p3) (12 values) if g != NULL.

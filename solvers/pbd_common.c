@@ -122,7 +122,7 @@ int pbd_state_setup(pbd_state *st, const weft_model *m, const weft_config *cfg,
         const int *v = &mesh->hinge[4 * i];
         const double *x = mesh->x;
         double theta0 = weft_hinge_angle(&x[3 * v[0]], &x[3 * v[1]], &x[3 * v[2]], &x[3 * v[3]], NULL);
-        st->bend[i] = (pbd_bend){{v[0], v[1], v[2], v[3]}, theta0};
+        st->bend[i] = (pbd_bend){{v[0], v[1], v[2], v[3]}, theta0, {cos(theta0), sin(theta0)}};
     }
     int it = st->set.common.iterations;
     st->k_stretch = pbd_mapped_stiffness(st->set.k_stretch, it, st->set.stiffness_mapping);

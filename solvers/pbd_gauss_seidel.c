@@ -41,7 +41,7 @@ static void sweep_bending(pbd_state *st, double *p) {
         double *p0 = &p[3 * b->v[0]], *p1 = &p[3 * b->v[1]], *p2 = &p[3 * b->v[2]],
                *p3 = &p[3 * b->v[3]];
         double wb[4] = {w[b->v[0]], w[b->v[1]], w[b->v[2]], w[b->v[3]]}, dp[12];
-        pbd_bend_delta(p0, p1, p2, p3, wb, b->rest, k, dp);
+        pbd_bend_delta_cs(p0, p1, p2, p3, wb, b->cs, k, dp);
         for (int i = 0; i < 3; i++)
             p0[i] += dp[i], p1[i] += dp[3 + i], p2[i] += dp[6 + i], p3[i] += dp[9 + i];
     }

@@ -23,7 +23,8 @@ typedef struct pbd_distance {
 /* A dihedral bending constraint θ(p0..p3) − θ0 = 0 (§4.1). */
 typedef struct pbd_bend {
     int v[4];
-    double rest;
+    double rest;  /* θ0, rad */
+    double cs[2]; /* cos θ0, sin θ0 (pbd_bend_delta_cs) */
 } pbd_bend;
 
 /* A collision constraint (p_i − q)·n ≥ 0 generated once per step (§3.4). */
@@ -166,23 +167,70 @@ static inline void pbd_distance_delta(const double *pa, const double *pb, double
     }
 }
 
-/* Bending projection (§4.1) scaled by k: corrections for the four hinge vertices. */
-static inline void pbd_bend_delta(const double *p0, const double *p1, const double *p2,
-                                  const double *p3, const double w[4], double rest, double k,
-                                  double *dp /* 12 */) {
-    double g[12];
-    double C = weft_wrap_angle(weft_hinge_angle(p0, p1, p2, p3, g) - rest);
-    double denom = 0.0;
-    for (int a = 0; a < 4; a++)
-        denom += w[a] * (g[3 * a] * g[3 * a] + g[3 * a + 1] * g[3 * a + 1] +
-                         g[3 * a + 2] * g[3 * a + 2]);
-    if (!(denom > 1e-30)) { /* degenerate hinge or all pinned: no correction */
+/* Bending projection (§4.1) scaled by k: corrections for the four hinge vertices.
+ * The projection of weft_hinge_angle's constraint in closed form, one division and one
+ * square root (papers/mueller2006-pbd.md, "The dihedral projection"): with e = p1 − p0,
+ * a = p2 − p0, b = p3 − p1, nA = e × a, nB = b × e, |e| = ℓ,
+ *   θ = atan2(−ℓ (nA·b), nA·nB)   ((nA × nB)·e = −ℓ² nA·b, common factor ℓ dropped),
+ *   ∇θ = (−ρ (d21 |nB|² nA + d31 |nA|² nB), ρ (d20 |nB|² nA + d30 |nA|² nB),
+ *         −ρ ℓ² |nB|² nA, −ρ ℓ² |nA|² nB),   ρ = 1/(|nA|² |nB|² ℓ),  dij = (pi − pj)·e,
+ * so Σ w_i |∇_i θ|² = ρ² |nA|² |nB|² E with
+ *   E = |nB|² (w0 d21² + w1 d20² + w2 ℓ⁴) + |nA|² (w0 d31² + w1 d30² + w3 ℓ⁴)
+ *       + 2 (nA·nB)(w0 d21 d31 + w1 d20 d30),
+ * and Δp_i = −k C w_i ∇_i θ / Σ: 1/(ρ |nA|² |nB|²) = ℓ leaves f = k C ℓ / E. */
+static inline void pbd_bend_delta_cs(const double *p0, const double *p1, const double *p2,
+                                     const double *p3, const double w[4], const double cs[2],
+                                     double k, double *dp /* 12 */) {
+    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    double a[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    double b[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+    double nA[3] = {e[1] * a[2] - e[2] * a[1], e[2] * a[0] - e[0] * a[2],
+                    e[0] * a[1] - e[1] * a[0]};
+    double nB[3] = {b[1] * e[2] - b[2] * e[1], b[2] * e[0] - b[0] * e[2],
+                    b[0] * e[1] - b[1] * e[0]};
+    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    double ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    double nAb = nA[0] * b[0] + nA[1] * b[1] + nA[2] * b[2];
+    /* the projections of the wing vertices on the edge: d20 = a·e, d21 = d20 − ℓ²,
+     * d31 = b·e, d30 = d31 + ℓ² */
+    double d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
+    double d31 = b[0] * e[0] + b[1] * e[1] + b[2] * e[2], d30 = d31 + ee;
+    /* weft_hinge_angle's degenerate hinge (no angle, zero gradient): no correction */
+    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
         for (int i = 0; i < 12; i++) dp[i] = 0.0;
         return;
     }
-    double s = k * C / denom;
-    for (int a = 0; a < 4; a++)
-        for (int c = 0; c < 3; c++) dp[3 * a + c] = -s * w[a] * g[3 * a + c];
+    double le = sqrt(ee);
+    double C = weft_angle_from(-le * nAb, ab, cs);
+    double ee2 = ee * ee;
+    double E = bb * (w[0] * d21 * d21 + w[1] * d20 * d20 + w[2] * ee2) +
+               aa * (w[0] * d31 * d31 + w[1] * d30 * d30 + w[3] * ee2) +
+               2.0 * ab * (w[0] * d21 * d31 + w[1] * d20 * d30);
+    /* Σ w |∇θ|² ≤ 1e-30 (every vertex pinned): no correction, as the generic form */
+    if (!(E > 1e-30 * aa * bb * ee)) {
+        for (int i = 0; i < 12; i++) dp[i] = 0.0;
+        return;
+    }
+    double f = (k * C) * (le / E);
+    double fa0 = f * w[0] * d21 * bb, fb0 = f * w[0] * d31 * aa;
+    double fa1 = -f * w[1] * d20 * bb, fb1 = -f * w[1] * d30 * aa;
+    double fa2 = f * w[2] * ee * bb, fb3 = f * w[3] * ee * aa;
+    for (int c = 0; c < 3; c++) {
+        dp[c] = fa0 * nA[c] + fb0 * nB[c];
+        dp[3 + c] = fa1 * nA[c] + fb1 * nB[c];
+        dp[6 + c] = fa2 * nA[c];
+        dp[9 + c] = fb3 * nB[c];
+    }
+}
+
+/* pbd_bend_delta_cs at rest angle θ0 (rad). */
+static inline void pbd_bend_delta(const double *p0, const double *p1, const double *p2,
+                                  const double *p3, const double w[4], double rest, double k,
+                                  double *dp /* 12 */) {
+    const double cs[2] = {cos(rest), sin(rest)};
+    pbd_bend_delta_cs(p0, p1, p2, p3, w, cs, k, dp);
 }
 
 /* Self-collision constraint (§4.3, eqs. 12–13) at x = (q, p1, p2, p3) (12 values, m):

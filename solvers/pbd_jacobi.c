@@ -262,8 +262,8 @@ static void jacobi_sweep(jacobi_state *js, const weft_model *m, double cheb_omeg
         for (int c = 0; c < nb; c++) {
             const pbd_bend *b = &st->bend[c];
             double wb[4] = {w[b->v[0]], w[b->v[1]], w[b->v[2]], w[b->v[3]]};
-            pbd_bend_delta(&p[3 * b->v[0]], &p[3 * b->v[1]], &p[3 * b->v[2]], &p[3 * b->v[3]],
-                           wb, b->rest, kb, &cb[12 * c]);
+            pbd_bend_delta_cs(&p[3 * b->v[0]], &p[3 * b->v[1]], &p[3 * b->v[2]], &p[3 * b->v[3]],
+                              wb, b->cs, kb, &cb[12 * c]);
         }
     }
     if (st->balloon) pbd_project_balloon(st, m, p, js->dball); /* from the same p */

@@ -136,12 +136,12 @@ static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err)
     return st;
 }
 
-/* Gathers constraint c's element positions from p into xe and evaluates C (returned)
- * and its gradient into g; *wgg gets Σ_a w_a |∇_a C|², the inverse-mass-weighted norm. */
-static double evaluate(const xpbd_constraint *c, const double *w, const double *p, double *xe,
-                       double *g, double *wgg) {
+/* Gathers constraint c's nv element positions from p into xe and evaluates C (returned)
+ * and its gradient into g; *wgg gets Σ_a w_a |∇_a C|², the inverse-mass-weighted norm.
+ * Inline, so that the sweep's calls with nv = 2 and 4 get their loops unrolled. */
+static inline double evaluate(const xpbd_constraint *c, int nv, const double *w,
+                              const double *p, double *xe, double *g, double *wgg) {
     const weft_element *e = c->e;
-    const int nv = c->type->nv;
     for (int a = 0; a < nv; a++) memcpy(&xe[3 * a], &p[3 * e->v[a]], 3 * sizeof(double));
     double C = c->type->constraint(e, xe, g), sum = 0.0;
     for (int a = 0; a < nv; a++)
@@ -161,7 +161,7 @@ static void damp(xpbd_state *st, const double *x, double h, double *p) {
         const weft_element *e = c->e;
         const int nv = c->type->nv;
         double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV], wgg, gdx = 0.0;
-        evaluate(c, w, p, xe, g, &wgg);
+        evaluate(c, nv, w, p, xe, g, &wgg);
         for (int a = 0; a < nv; a++) {
             const double *xa = &x[3 * e->v[a]];
             for (int k = 0; k < 3; k++) gdx += g[3 * a + k] * (xe[3 * a + k] - xa[k]);
@@ -177,25 +177,36 @@ static void damp(xpbd_state *st, const double *x, double h, double *p) {
     }
 }
 
-/* One Gauss-Seidel sweep of eq. 18 over every constraint at substep h (s). */
-static void sweep(xpbd_state *st, double h, double *p) {
+/* Projects constraint j (eq. 18) at substep h (s) with its element's vertex count nv. */
+static inline void project_one(xpbd_state *st, int j, int nv, double h, double *p) {
     const double *w = st->pbd.w;
+    const xpbd_constraint *c = &st->c[j];
+    const weft_element *e = c->e;
+    double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV], denom;
+    double C = evaluate(c, nv, w, p, xe, g, &denom);
+    const double at = c->alpha / (h * h); /* α̃ (eq. 4) */
+    denom += at;
+    if (!(denom > 0.0)) return; /* every vertex pinned, or a degenerate gradient */
+    double dl = (-C - at * st->lambda[j]) / denom;
+    st->lambda[j] += dl;
+    for (int a = 0; a < nv; a++) {
+        double *pa = &p[3 * e->v[a]];
+        const double s = w[e->v[a]] * dl;
+        for (int k = 0; k < 3; k++) pa[k] += s * g[3 * a + k];
+    }
+}
+
+/* One Gauss-Seidel sweep of eq. 18 over every constraint at substep h (s). Edges (2
+ * vertices) and hinges (4) take unrolled copies of the same operations. */
+static void sweep(xpbd_state *st, double h, double *p) {
     for (int j = 0; j < st->nc; j++) {
-        const xpbd_constraint *c = &st->c[j];
-        const weft_element *e = c->e;
-        const int nv = c->type->nv;
-        double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV], denom;
-        double C = evaluate(c, w, p, xe, g, &denom);
-        const double at = c->alpha / (h * h); /* α̃ (eq. 4) */
-        denom += at;
-        if (!(denom > 0.0)) continue; /* every vertex pinned, or a degenerate gradient */
-        double dl = (-C - at * st->lambda[j]) / denom;
-        st->lambda[j] += dl;
-        for (int a = 0; a < nv; a++) {
-            double *pa = &p[3 * e->v[a]];
-            const double s = w[e->v[a]] * dl;
-            for (int k = 0; k < 3; k++) pa[k] += s * g[3 * a + k];
-        }
+        const int nv = st->c[j].type->nv;
+        if (nv == 2)
+            project_one(st, j, 2, h, p);
+        else if (nv == 4)
+            project_one(st, j, 4, h, p);
+        else
+            project_one(st, j, nv, h, p);
     }
 }
 

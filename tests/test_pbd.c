@@ -17,6 +17,7 @@
 #include "weft_energies.h"
 #include "weft_solvers.h"
 
+#include <float.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -440,6 +441,55 @@ static void test_bend_momentum(void) {
             CHECK_NEAR(P[j], 0.0, 1e-10 * ps);
             CHECK_NEAR(L[j], 0.0, 1e-10 * ls);
         }
+    }
+}
+
+/* The generic projection of eqs. 1–9 from weft_hinge_angle's θ and ∇θ, as PBD wrote it
+ * before the closed form: Δp_i = −k C w_i ∇_i θ / Σ_j w_j |∇_j θ|². */
+static void bend_delta_generic(const double *p, const double w[4], double rest, double k,
+                               double dp[12]) {
+    double g[12];
+    double C = weft_wrap_angle(weft_hinge_angle(p, p + 3, p + 6, p + 9, g) - rest), den = 0.0;
+    for (int i = 0; i < 12; i++) den += w[i / 3] * g[i] * g[i];
+    for (int i = 0; i < 12; i++) dp[i] = den > 1e-30 ? -k * C * w[i / 3] * g[i] / den : 0.0;
+}
+
+/* pbd_bend_delta_cs (one division, rotated angle, atan series near the rest angle)
+ * against the generic projection: equal to rounding on both of its angle branches
+ * (|θ − θ0| below and above 1/8), with pinned vertices, and at every scale. The two
+ * round differently: θ − θ0 carries ~1e-16 absolute error in either, so Δp (∝ C)
+ * agrees to ~1e-16/|C| relative; 1e-11 relative to max |Δp| with |C| ≥ 1e-3 is far
+ * above that and far below any wrong term (O(1)). weft_atan_small against atan to
+ * 2 ulp on [−1/8, 1/8]. */
+static void test_bend_closed_form(void) {
+    lcg g = {2718};
+    int branch[2] = {0, 0};
+    for (int trial = 0; trial < 400; trial++) {
+        double p[12], w[4], d1[12], d2[12];
+        rnd_hinge(&g, rnd_in(&g, -3.0, 3.0), p);
+        double sc = trial % 3 == 0 ? 1e-3 : trial % 3 == 1 ? 1.0 : 50.0;
+        for (int i = 0; i < 12; i++) p[i] *= sc;
+        for (int a = 0; a < 4; a++) w[a] = trial % 5 == a ? 0.0 : rnd_in(&g, 0.1, 10.0);
+        double th = weft_hinge_angle(p, p + 3, p + 6, p + 9, NULL);
+        /* half near the rest angle (the series), half far (atan2) */
+        double off = trial % 2 ? rnd_in(&g, -0.12, 0.12) : rnd_in(&g, 0.2, 3.0);
+        if (fabs(off) < 1e-3) off = 1e-3;
+        double rest = weft_wrap_angle(th - off), k = rnd_in(&g, 0.1, 1.0);
+        const double cs[2] = {cos(rest), sin(rest)};
+        branch[fabs(off) < 0.124]++;
+        pbd_bend_delta_cs(p, p + 3, p + 6, p + 9, w, cs, k, d1);
+        bend_delta_generic(p, w, rest, k, d2);
+        double m = max_abs(d2, 12);
+        CHECK(m > 0.0);
+        for (int i = 0; i < 12; i++) CHECK_NEAR(d1[i], d2[i], 1e-11 * m);
+        for (int a = 0; a < 4; a++)
+            if (w[a] == 0.0)
+                for (int c = 0; c < 3; c++) CHECK(d1[3 * a + c] == 0.0);
+    }
+    CHECK(branch[0] > 100 && branch[1] > 100);
+    for (int i = -1000; i <= 1000; i++) {
+        double t = i / 8000.0, a = atan(t);
+        CHECK_NEAR(weft_atan_small(t), a, 2.0 * DBL_EPSILON * fabs(a));
     }
 }
 
@@ -1050,6 +1100,7 @@ int main(int argc, char **argv) {
         {"bend_hand", test_bend_hand},
         {"bend_momentum", test_bend_momentum},
         {"bend_scale", test_bend_scale},
+        {"bend_closed_form", test_bend_closed_form},
         {"mapping", test_mapping},
         {"damping_momentum", test_damping_momentum},
         {"spin_free_cloth", test_spin_free_cloth},
