@@ -461,11 +461,21 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
 }
 
 /* Vertex v's part for vertex block descent: g = k C ∂θ/∂p_v and the diagonal block of
- * db_hessian's exact matrix, the same operations on the same values (equal to them bit for
- * bit) without the other 15 blocks or the 12 × 12 products; returns Ψ. */
-static double db_vertex_hessian(const weft_element *e, const double *xe, int v, double *g,
-                                double *H) {
+ * db_hessian's matrix of `mode`. The exact one: the same operations on the same values
+ * (equal to them bit for bit) without the other 15 blocks or the 12 × 12 products; the
+ * projected modes act on the whole 12 × 12 matrix, so they take its block. Returns Ψ. */
+static double db_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
     double gt[12];
+    if (mode != WEFT_HESSIAN_EXACT) { /* projected in hinge coordinates: the full matrix */
+        double Hf[144];
+        double psi = db_hessian(e, xe, mode, gt, Hf);
+        for (int i = 0; i < 3; i++) {
+            g[i] = gt[3 * v + i];
+            for (int j = 0; j < 3; j++) H[3 * i + j] = Hf[12 * (3 * v + i) + 3 * v + j];
+        }
+        return psi;
+    }
     double C = db_constraint(e, xe, gt);
     double psi = 0.5 * e->k * C * C;
     const double *gv = &gt[3 * v];
