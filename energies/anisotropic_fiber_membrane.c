@@ -73,6 +73,12 @@ static double fiber_hess(const weft_element *e, const double *xe, weft_hessian_m
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of fiber_hess's (vertex block descent). */
+static double fiber_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                   int v, double *g, double *H) {
+    return weft_tri_vertex_hessian(&density, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_anisotropic_fiber_membrane = {
     .name = "anisotropic_fiber",
     .paper = "Kim, de Goes, Iben 2019 §3-4 (membrane: S(I4) = +1)",
@@ -84,5 +90,6 @@ const weft_energy_type weft_anisotropic_fiber_membrane = {
     .energy = fiber_energy,
     .gradient = fiber_gradient,
     .hessian = fiber_hess,
+    .vertex_hessian = fiber_vertex_hessian,
     .analytic_psd = false,
 };

@@ -107,6 +107,12 @@ static double fiber_hess(const weft_element *e, const double *xe, weft_hessian_m
     return weft_tet_hessian(&FIBER, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of fiber_hess's (vertex block descent). */
+static double fiber_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                   int v, double *g, double *H) {
+    return weft_tet_vertex_hessian(&FIBER, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_anisotropic_fiber_tet = {
     .name = "anisotropic_fiber",
     .paper = "Kim, de Goes, Iben 2019 (inversion-aware anisotropy)",
@@ -117,6 +123,7 @@ const weft_energy_type weft_anisotropic_fiber_tet = {
     .energy = fiber_energy,
     .gradient = fiber_gradient,
     .hessian = fiber_hess,
+    .vertex_hessian = fiber_vertex_hessian,
     .analytic_psd = false,
     .constraint = NULL,
 };

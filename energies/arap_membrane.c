@@ -83,6 +83,12 @@ static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mo
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of arap_hess's (vertex block descent). */
+static double arap_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                  int v, double *g, double *H) {
+    return weft_tri_vertex_hessian(&density, e, xe, mode, v, g, H);
+}
+
 /* Projective form (Bouaziz et al. 2014 §5, strain constraint): w = μ W, A x = the two
  * columns of F (weft_fem_projective_rows), C the 3×2 matrices with orthonormal columns,
  * P(F) = U₃ₓ₂ Vᵀ: ½ μ W ‖F − P(F)‖² is this energy. */
@@ -113,6 +119,7 @@ const weft_energy_type weft_arap_membrane = {
     .energy = arap_energy,
     .gradient = arap_gradient,
     .hessian = arap_hess,
+    .vertex_hessian = arap_vertex_hessian,
     .analytic_psd = true,
     .projective = &arap_projective,
 };

@@ -82,6 +82,12 @@ static double arap_hess(const weft_element *e, const double *xe, weft_hessian_mo
     return weft_tet_hessian(&ARAP, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of arap_hess's (vertex block descent). */
+static double arap_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                  int v, double *g, double *H) {
+    return weft_tet_vertex_hessian(&ARAP, e, xe, mode, v, g, H);
+}
+
 /* Projective form (Bouaziz et al. 2014 §5, strain constraint): w = μ W, A x = the three
  * columns of F (weft_fem_projective_rows), C = SO(3), P(F) = U Vᵀ of the rotation-variant
  * SVD: ½ μ W ‖F − P(F)‖² is this energy. */
@@ -116,6 +122,7 @@ const weft_energy_type weft_arap_tet = {
     .energy = arap_energy,
     .gradient = arap_gradient,
     .hessian = arap_hess,
+    .vertex_hessian = arap_vertex_hessian,
     .analytic_psd = true,
     .constraint = NULL,
     .projective = &arap_projective,

@@ -76,6 +76,12 @@ static double ap_hess(const weft_element *e, const double *xe, weft_hessian_mode
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of ap_hess's (vertex block descent). */
+static double ap_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
+    return weft_tri_vertex_hessian(&density, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_area_preservation_membrane = {
     .name = "area_preservation",
     .paper = "worked example (docs/guide-energy.md); eigensystem after Smith et al. 2019",
@@ -86,5 +92,6 @@ const weft_energy_type weft_area_preservation_membrane = {
     .energy = ap_energy,
     .gradient = ap_gradient,
     .hessian = ap_hess,
+    .vertex_hessian = ap_vertex_hessian,
     .analytic_psd = true,
 };

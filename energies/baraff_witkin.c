@@ -88,6 +88,12 @@ static double bw_hess(const weft_element *e, const double *xe, weft_hessian_mode
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of bw_hess's (vertex block descent). */
+static double bw_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
+    return weft_tri_vertex_hessian(&density, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_baraff_witkin_membrane = {
     .name = "baraff_witkin_stretch_shear",
     .paper = "Baraff & Witkin 1998 §4.2; Kim & Eberle 2020 ch. 7",
@@ -99,5 +105,6 @@ const weft_energy_type weft_baraff_witkin_membrane = {
     .energy = bw_energy,
     .gradient = bw_gradient,
     .hessian = bw_hess,
+    .vertex_hessian = bw_vertex_hessian,
     .analytic_psd = false,
 };

@@ -182,21 +182,30 @@ static double angle_hessian_u(const double *xe, unsigned need, double M[81]) {
      * P: ∂²P/∂e² = 2(a·b) I − b aᵀ − a bᵀ,  ∂²P/∂e∂a = 2 e bᵀ − b eᵀ − (e·b) I,
      *    ∂²P/∂e∂b = 2 e aᵀ − a eᵀ − (e·a) I,  ∂²P/∂a∂b = (e·e) I − e eᵀ,
      *    ∂²P/∂a² = ∂²P/∂b² = 0;  ∇²c = −∇²P. */
+    /* Only the blocks asked for are formed (the others are never read). */
+#define NEED(U, V) ((need >> (3 * (U) + (V)) & 1u) || (need >> (3 * (V) + (U)) & 1u))
     double D2[81] = {0}, n2[81] = {0}, P2[81] = {0}, S[9];
-    skew(b, -1.0, S), add_block(D2, UE, UA, S);
-    skew(e, -1.0, S), add_block(D2, UA, UB, S);
-    skew(a, -1.0, S), add_block(D2, UB, UE, S);
-    mat3(1.0 / n, -1.0 / (n * ee), e, e, 0.0, S), add_block(n2, UE, UE, S);
-    mat3(2.0 * ab, -1.0, b, a, -1.0, S), add_block(P2, UE, UE, S);
-    mat3(-eb, 2.0, e, b, 0.0, S);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) S[3 * i + j] -= b[i] * e[j];
-    add_block(P2, UE, UA, S);
-    mat3(-ea, 2.0, e, a, 0.0, S);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) S[3 * i + j] -= a[i] * e[j];
-    add_block(P2, UE, UB, S);
-    mat3(ee, -1.0, e, e, 0.0, S), add_block(P2, UA, UB, S);
+    if (NEED(UE, UA)) skew(b, -1.0, S), add_block(D2, UE, UA, S);
+    if (NEED(UA, UB)) skew(e, -1.0, S), add_block(D2, UA, UB, S);
+    if (NEED(UB, UE)) skew(a, -1.0, S), add_block(D2, UB, UE, S);
+    if (NEED(UE, UE)) {
+        mat3(1.0 / n, -1.0 / (n * ee), e, e, 0.0, S), add_block(n2, UE, UE, S);
+        mat3(2.0 * ab, -1.0, b, a, -1.0, S), add_block(P2, UE, UE, S);
+    }
+    if (NEED(UE, UA)) {
+        mat3(-eb, 2.0, e, b, 0.0, S);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) S[3 * i + j] -= b[i] * e[j];
+        add_block(P2, UE, UA, S);
+    }
+    if (NEED(UE, UB)) {
+        mat3(-ea, 2.0, e, a, 0.0, S);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) S[3 * i + j] -= a[i] * e[j];
+        add_block(P2, UE, UB, S);
+    }
+    if (NEED(UA, UB)) mat3(ee, -1.0, e, e, 0.0, S), add_block(P2, UA, UB, S);
+#undef NEED
 
     /* ∇²θ over u: (c ∇²s − s ∇²c)/r² − (Q Gᵀ + G Qᵀ). */
     double r2 = s * s + c * c, G[9], Q[9];
@@ -504,11 +513,21 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
 }
 
 /* Vertex v's part for vertex block descent: g = k C ∂θ/∂p_v and the diagonal block of
- * db_hessian's exact matrix, the same operations on the same values (equal to them bit for
- * bit) without the other 15 blocks or the 12 × 12 products; returns Ψ. */
-static double db_vertex_hessian(const weft_element *e, const double *xe, int v, double *g,
-                                double *H) {
+ * db_hessian's matrix of `mode`. The exact one: the same operations on the same values
+ * (equal to them bit for bit) without the other 15 blocks or the 12 × 12 products; the
+ * projected modes act on the whole 12 × 12 matrix, so they take its block. Returns Ψ. */
+static double db_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
     double gt[12];
+    if (mode != WEFT_HESSIAN_EXACT) { /* projected in hinge coordinates: the full matrix */
+        double Hf[144];
+        double psi = db_hessian(e, xe, mode, gt, Hf);
+        for (int i = 0; i < 3; i++) {
+            g[i] = gt[3 * v + i];
+            for (int j = 0; j < 3; j++) H[3 * i + j] = Hf[12 * (3 * v + i) + 3 * v + j];
+        }
+        return psi;
+    }
     double C = db_constraint(e, xe, gt);
     double psi = 0.5 * e->k * C * C;
     const double *gv = &gt[3 * v];

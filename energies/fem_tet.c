@@ -254,30 +254,70 @@ double weft_tet_gradient(const weft_tet_density *d, const weft_element *e, const
     return W * psi;
 }
 
-double weft_tet_hessian(const weft_tet_density *d, const weft_element *e, const double *xe,
-                        weft_hessian_mode mode, double *g, double *H) {
-    double W = e->rest[9], F[9], P[9], A[81];
-    if (!(W > 0.0)) {
-        outside(0.0, g, H);
-        return 0.0;
-    }
+/* ψ (returned, per volume), P and the 9×9 matrix A over vec(F) of `mode` at xe; sets *ok
+ * to false where ψ, P, the eigenvalues or A are not finite (the caller then zeroes g, H). */
+static double tet_density(const weft_tet_density *d, const weft_element *e, const double *xe,
+                          weft_hessian_mode mode, double P[9], double A[81], bool *ok) {
+    double F[9];
     weft_fem_tet_F(e, xe, F);
     double psi = d->psi(e, F, P);
-    if (!isfinite(psi) || !all_finite(P, 9)) return outside(psi, g, H);
+    *ok = false;
+    if (!isfinite(psi) || !all_finite(P, 9)) return psi;
     if (mode == WEFT_HESSIAN_ANALYTIC && d->eigen) {
         double U[9], s[3], V[9];
         weft_fem_eigen eig;
         weft_svd3_rv(F, U, s, V);
         d->eigen(e, s, &eig);
         if (!all_finite(eig.scale, 9) || !all_finite(eig.twist, 3) || !all_finite(eig.flip, 3))
-            return outside(psi, g, H);
+            return psi;
         weft_fem_project_tet(U, V, &eig, A);
     } else {
         d->hessian(e, F, A);
-        if (!all_finite(A, 81)) return outside(psi, g, H);
+        if (!all_finite(A, 81)) return psi;
         if (mode != WEFT_HESSIAN_EXACT) weft_psd_clamp(A, 9);
     }
+    *ok = true;
+    return psi;
+}
+
+double weft_tet_hessian(const weft_tet_density *d, const weft_element *e, const double *xe,
+                        weft_hessian_mode mode, double *g, double *H) {
+    double W = e->rest[9], P[9], A[81];
+    if (!(W > 0.0)) {
+        outside(0.0, g, H);
+        return 0.0;
+    }
+    bool ok;
+    double psi = tet_density(d, e, xe, mode, P, A, &ok);
+    if (!ok) return outside(psi, g, H);
     if (g) weft_fem_tet_gradient(e, P, g);
     weft_fem_tet_hessian(e, A, H);
+    return W * psi;
+}
+
+/* Vertex a's rows of weft_fem_tet_gradient and its diagonal block of weft_fem_tet_hessian
+ * (T's rows 3a..3a+2, then the upper triangle mirrored): the same operations in the same
+ * order, 9 entries of 144. */
+double weft_tet_vertex_hessian(const weft_tet_density *d, const weft_element *e, const double *xe,
+                               weft_hessian_mode mode, int a, double *g, double *H) {
+    double W = e->rest[9], P[9], A[81], b[4][3], T[3][9];
+    memset(g, 0, 3 * sizeof *g);
+    memset(H, 0, 9 * sizeof *H);
+    if (!(W > 0.0)) return 0.0;
+    bool ok;
+    double psi = tet_density(d, e, xe, mode, P, A, &ok);
+    if (!ok) return isnan(psi) ? psi : INFINITY;
+    shape_gradients(e, b);
+    for (int r = 0; r < 3; r++)
+        g[r] = W * (P[3 * r] * b[a][0] + P[3 * r + 1] * b[a][1] + P[3 * r + 2] * b[a][2]);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 9; k++)
+            T[r][k] = b[a][0] * A[r * 9 + k] + b[a][1] * A[(3 + r) * 9 + k] +
+                      b[a][2] * A[(6 + r) * 9 + k];
+    for (int r = 0; r < 3; r++)
+        for (int s = r; s < 3; s++) {
+            double h = W * (T[r][s] * b[a][0] + T[r][3 + s] * b[a][1] + T[r][6 + s] * b[a][2]);
+            H[3 * r + s] = H[3 * s + r] = h;
+        }
     return W * psi;
 }

@@ -49,6 +49,12 @@ double weft_tet_gradient(const weft_tet_density *d, const weft_element *e, const
 double weft_tet_hessian(const weft_tet_density *d, const weft_element *e, const double *xe,
                         weft_hessian_mode mode, double *g, double *H);
 
+/* Vertex a's (0..3) gradient (3, N) and diagonal block (3×3, N/m) of weft_tet_hessian's g
+ * and H in the same mode, equal to them bit for bit, without the other 135 entries;
+ * returns Ψ (J). The energies' vertex_hessian (vertex block descent). */
+double weft_tet_vertex_hessian(const weft_tet_density *d, const weft_element *e, const double *xe,
+                               weft_hessian_mode mode, int a, double *g, double *H);
+
 /* A = Σ λ q qᵀ over the 9 modes built from U, V, without clamping: the exact ∂²ψ/∂F² of an
  * isotropic ψ when eig holds its exact eigenvalues (9×9 over vec(F)). */
 void weft_fem_modes_tet(const double U[9], const double V[9], const weft_fem_eigen *eig,

@@ -295,19 +295,15 @@ double weft_tri_gradient(const weft_tri_density *d, const weft_element *e, const
     return weft_tri_hessian(d, e, xe, WEFT_HESSIAN_EXACT, g, NULL);
 }
 
-/* Also serves weft_tri_gradient (H == NULL): the Hessian is then not formed. */
-double weft_tri_hessian(const weft_tri_density *d, const weft_element *e, const double *xe,
-                        weft_hessian_mode mode, double *g, double *H) {
-    if (!(e->rest[9] > 0.0)) {
-        if (g) memset(g, 0, 9 * sizeof *g);
-        if (H) memset(H, 0, 81 * sizeof *H);
-        return 0.0;
-    }
-    double F[6], P[6], A[36];
+/* ψ (returned, per area), P and, when A != NULL, the 6×6 matrix over vec(F) of `mode` at
+ * xe; sets *ok to false where ψ, P or A is not finite (the caller then zeroes g and H). */
+static double tri_density(const weft_tri_density *d, const weft_element *e, const double *xe,
+                          weft_hessian_mode mode, double P[6], double *A, bool *ok) {
+    double F[6];
     weft_fem_tri_F(e, xe, F);
     double psi = d->psi(e, F, P);
-    bool ok = isfinite(psi) && all_finite(P, 6);
-    if (ok && H) {
+    *ok = isfinite(psi) && all_finite(P, 6);
+    if (*ok && A) {
         if (mode == WEFT_HESSIAN_ANALYTIC && d->eigen) {
             double U[9], s[2], V[4];
             weft_fem_eigen eig;
@@ -318,8 +314,22 @@ double weft_tri_hessian(const weft_tri_density *d, const weft_element *e, const 
             d->hessian(e, F, A);
             if (mode != WEFT_HESSIAN_EXACT && all_finite(A, 36)) weft_psd_clamp(A, 6);
         }
-        ok = all_finite(A, 36);
+        *ok = all_finite(A, 36);
     }
+    return psi;
+}
+
+/* Also serves weft_tri_gradient (H == NULL): the Hessian is then not formed. */
+double weft_tri_hessian(const weft_tri_density *d, const weft_element *e, const double *xe,
+                        weft_hessian_mode mode, double *g, double *H) {
+    if (!(e->rest[9] > 0.0)) {
+        if (g) memset(g, 0, 9 * sizeof *g);
+        if (H) memset(H, 0, 81 * sizeof *H);
+        return 0.0;
+    }
+    double P[6], A[36];
+    bool ok;
+    double psi = tri_density(d, e, xe, mode, P, H ? A : NULL, &ok);
     if (!ok) {
         if (g) memset(g, 0, 9 * sizeof *g);
         if (H) memset(H, 0, 81 * sizeof *H);
@@ -328,4 +338,28 @@ double weft_tri_hessian(const weft_tri_density *d, const weft_element *e, const 
     if (g) weft_fem_tri_gradient(e, P, g);
     if (H) weft_fem_tri_hessian(e, A, H);
     return e->rest[9] * psi;
+}
+
+/* Vertex a's rows of weft_fem_tri_gradient and its diagonal block of weft_fem_tri_hessian,
+ * W Σ_cd β_ac β_ad A(f_c, f_d): the same operations in the same order, 9 entries of 81. */
+double weft_tri_vertex_hessian(const weft_tri_density *d, const weft_element *e, const double *xe,
+                               weft_hessian_mode mode, int a, double *g, double *H) {
+    memset(g, 0, 3 * sizeof *g);
+    memset(H, 0, 9 * sizeof *H);
+    if (!(e->rest[9] > 0.0)) return 0.0;
+    double P[6], A[36], beta[3][2], W = e->rest[9];
+    bool ok;
+    double psi = tri_density(d, e, xe, mode, P, A, &ok);
+    if (!ok) return INFINITY;
+    chain_coefficients(e, beta);
+    for (int r = 0; r < 3; r++) g[r] = W * (beta[a][0] * P[2 * r] + beta[a][1] * P[2 * r + 1]);
+    for (int r = 0; r < 3; r++)
+        for (int s = 0; s < 3; s++) {
+            double h = 0.0;
+            for (int c = 0; c < 2; c++)
+                for (int dd = 0; dd < 2; dd++)
+                    h += beta[a][c] * beta[a][dd] * A[6 * (3 * c + r) + 3 * dd + s];
+            H[3 * r + s] = W * h;
+        }
+    return W * psi;
 }

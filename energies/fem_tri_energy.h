@@ -65,4 +65,10 @@ double weft_tri_gradient(const weft_tri_density *d, const weft_element *e, const
 double weft_tri_hessian(const weft_tri_density *d, const weft_element *e, const double *xe,
                         weft_hessian_mode mode, double *g, double *H);
 
+/* Vertex a's (0..2) gradient (3, N) and diagonal block (3×3, N/m) of weft_tri_hessian's g
+ * and H in the same mode, equal to them bit for bit, without the other 72 entries; returns
+ * Ψ (J). The energies' vertex_hessian (vertex block descent). */
+double weft_tri_vertex_hessian(const weft_tri_density *d, const weft_element *e, const double *xe,
+                               weft_hessian_mode mode, int a, double *g, double *H);
+
 #endif

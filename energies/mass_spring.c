@@ -85,6 +85,38 @@ static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+/* Vertex v's gradient and diagonal block of ms_hessian's: ±k C d̂ and K (both diagonal
+ * blocks are K), the same operations as ms_gradient and ms_matrix on 9 entries of 36;
+ * CLAMP projects the 6×6 as a whole, so that mode takes the full matrix's block. */
+static double ms_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
+    if (mode == WEFT_HESSIAN_CLAMP) {
+        double gf[6], Hf[36];
+        double psi = ms_hessian(e, xe, mode, gf, Hf);
+        for (int i = 0; i < 3; i++) {
+            g[i] = gf[3 * v + i];
+            for (int j = 0; j < 3; j++) H[3 * i + j] = Hf[6 * (3 * v + i) + 3 * v + j];
+        }
+        return psi;
+    }
+    double gl[6];
+    double psi = ms_gradient(e, xe, gl);
+    for (int k = 0; k < 3; k++) g[k] = gl[3 * v + k];
+    double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
+    double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double t = e->k * (1.0 - e->rest[0] / l), r = e->rest[0] / l;
+    double dh[3] = {0.0, 0.0, 0.0};
+    if (l > 0.0 && isfinite(r)) {
+        for (int k = 0; k < 3; k++) dh[k] = d[k] / l;
+        if (mode == WEFT_HESSIAN_ANALYTIC && t < 0.0) t = 0.0;
+    } else {
+        t = e->k;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) H[3 * i + j] = (e->k - t) * dh[i] * dh[j] + (i == j ? t : 0.0);
+    return psi;
+}
+
 /* Projective form (Liu, Bargteil, O'Brien & Kavan 2013 §4): w = k, A x = x0 − x1, C the
  * sphere |p| = ℓ0, so ½ k ‖A x − P(A x)‖² = ½ k (|x0 − x1| − ℓ0)², this energy exactly. */
 static double ms_pd_form(const weft_element *e, double *A) {
@@ -112,6 +144,7 @@ const weft_energy_type weft_mass_spring = {
     .energy = ms_energy,
     .gradient = ms_gradient,
     .hessian = ms_hessian,
+    .vertex_hessian = ms_vertex_hessian,
     .analytic_psd = true,
     .constraint = ms_constraint,
     .projective = &ms_projective,

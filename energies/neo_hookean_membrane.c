@@ -83,6 +83,12 @@ static double nh_hess(const weft_element *e, const double *xe, weft_hessian_mode
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of nh_hess's (vertex block descent). */
+static double nh_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
+    return weft_tri_vertex_hessian(&density, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_neo_hookean_membrane = {
     .name = "neo_hookean",
     .paper = "Kim & Eberle 2020 ch. 3-5, 7.2 (Neo-Hookean, membrane F)",
@@ -94,5 +100,6 @@ const weft_energy_type weft_neo_hookean_membrane = {
     .energy = nh_energy,
     .gradient = nh_gradient,
     .hessian = nh_hess,
+    .vertex_hessian = nh_vertex_hessian,
     .analytic_psd = true,
 };

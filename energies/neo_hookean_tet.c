@@ -96,6 +96,12 @@ static double nh_hess(const weft_element *e, const double *xe, weft_hessian_mode
     return weft_tet_hessian(&NEO_HOOKEAN, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of nh_hess's (vertex block descent). */
+static double nh_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
+    return weft_tet_vertex_hessian(&NEO_HOOKEAN, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_neo_hookean_tet = {
     .name = "neo_hookean",
     .paper = "Bonet & Wood 2008 ch. 6; Smith, de Goes, Kim 2019 (eigensystem)",
@@ -106,6 +112,7 @@ const weft_energy_type weft_neo_hookean_tet = {
     .energy = nh_energy,
     .gradient = nh_gradient,
     .hessian = nh_hess,
+    .vertex_hessian = nh_vertex_hessian,
     .analytic_psd = true,
     .constraint = NULL,
 };

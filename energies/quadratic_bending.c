@@ -137,6 +137,41 @@ static double qb_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+/* Vertex v's gradient and diagonal block of qb_hessian's: k f K_v v and K_v² S, the same
+ * operations on 9 entries of 144; CLAMP of a curved element projects the 12×12 as a whole,
+ * so that case takes the full matrix's block. */
+static double qb_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
+    double gl[12], Hf[144];
+    double r0 = e->rest[4];
+    if (mode == WEFT_HESSIAN_CLAMP && r0 > 0.0) {
+        double psi = qb_hessian(e, xe, mode, gl, Hf);
+        for (int i = 0; i < 3; i++) {
+            g[i] = gl[3 * v + i];
+            for (int j = 0; j < 3; j++) H[3 * i + j] = Hf[12 * (3 * v + i) + 3 * v + j];
+        }
+        return psi;
+    }
+    double psi = qb_gradient(e, xe, gl);
+    for (int k = 0; k < 3; k++) g[k] = gl[3 * v + k];
+    double S[9] = {e->k, 0, 0, 0, e->k, 0, 0, 0, e->k};
+    if (r0 > 0.0) {
+        double vh[3], l;
+        qb_stretch(e, xe, vh, &l);
+        double r = r0 / l;
+        if (l > 0.0 && isfinite(r)) {
+            double t = e->k * (1.0 - r);
+            if (mode == WEFT_HESSIAN_ANALYTIC && t < 0.0) t = 0.0;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    S[3 * a + b] = (e->k - t) * vh[a] * vh[b] + (a == b ? t : 0.0);
+        }
+    }
+    double kk = e->rest[v] * e->rest[v];
+    for (int k = 0; k < 9; k++) H[k] = kk * S[k];
+    return psi;
+}
+
 /* Projective form (Bouaziz et al. 2014 §5, bending): w = k, A x = v = Σ K_i x_i, C the
  * sphere |p| = r0 (its centre 0 for a flat rest state: the element then only adds its
  * constant k K Kᵀ to PD's matrix), so ½ k ‖v − P(v)‖² = ½ k (|v| − r0)², this energy. */
@@ -165,6 +200,7 @@ const weft_energy_type weft_quadratic_bending = {
     .energy = qb_energy,
     .gradient = qb_gradient,
     .hessian = qb_hessian,
+    .vertex_hessian = qb_vertex_hessian,
     .analytic_psd = true,
     .constraint = qb_constraint,
     .projective = &qb_projective,

@@ -89,6 +89,12 @@ static double snh_hess(const weft_element *e, const double *xe, weft_hessian_mod
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of snh_hess's (vertex block descent). */
+static double snh_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                 int v, double *g, double *H) {
+    return weft_tri_vertex_hessian(&density, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_stable_neo_hookean_membrane = {
     .name = "stable_neo_hookean",
     .paper = "Smith, de Goes, Kim 2018 §3-4; Kim & Eberle 2020 ch. 7.2 (membrane F)",
@@ -100,5 +106,6 @@ const weft_energy_type weft_stable_neo_hookean_membrane = {
     .energy = snh_energy,
     .gradient = snh_gradient,
     .hessian = snh_hess,
+    .vertex_hessian = snh_vertex_hessian,
     .analytic_psd = true,
 };

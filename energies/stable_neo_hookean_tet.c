@@ -101,6 +101,12 @@ static double snh_hess(const weft_element *e, const double *xe, weft_hessian_mod
     return weft_tet_hessian(&STABLE_NEO_HOOKEAN, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of snh_hess's (vertex block descent). */
+static double snh_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                 int v, double *g, double *H) {
+    return weft_tet_vertex_hessian(&STABLE_NEO_HOOKEAN, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_stable_neo_hookean_tet = {
     .name = "stable_neo_hookean",
     .paper = "Smith, de Goes, Kim 2018; Kim & Eberle 2020 (form without log term)",
@@ -112,6 +118,7 @@ const weft_energy_type weft_stable_neo_hookean_tet = {
     .energy = snh_energy,
     .gradient = snh_gradient,
     .hessian = snh_hess,
+    .vertex_hessian = snh_vertex_hessian,
     .analytic_psd = true,
     .constraint = NULL,
     .default_for = WEFT_DEFAULT_SOLID,

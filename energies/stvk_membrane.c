@@ -89,6 +89,12 @@ static double stvk_hess(const weft_element *e, const double *xe, weft_hessian_mo
     return weft_tri_hessian(&density, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of stvk_hess's (vertex block descent). */
+static double stvk_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                  int v, double *g, double *H) {
+    return weft_tri_vertex_hessian(&density, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_stvk_membrane = {
     .name = "stvk",
     .paper = "Kim & Eberle 2020 ch. 3-5, 7.2 (StVK, membrane F)",
@@ -99,5 +105,6 @@ const weft_energy_type weft_stvk_membrane = {
     .energy = stvk_energy,
     .gradient = stvk_gradient,
     .hessian = stvk_hess,
+    .vertex_hessian = stvk_vertex_hessian,
     .analytic_psd = true,
 };

@@ -104,6 +104,12 @@ static double stvk_hess(const weft_element *e, const double *xe, weft_hessian_mo
     return weft_tet_hessian(&STVK, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of stvk_hess's (vertex block descent). */
+static double stvk_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                  int v, double *g, double *H) {
+    return weft_tet_vertex_hessian(&STVK, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_stvk_tet = {
     .name = "stvk",
     .paper = "Sifakis & Barbic 2012 (StVK); Smith, de Goes, Kim 2019 (eigensystem)",
@@ -114,6 +120,7 @@ const weft_energy_type weft_stvk_tet = {
     .energy = stvk_energy,
     .gradient = stvk_gradient,
     .hessian = stvk_hess,
+    .vertex_hessian = stvk_vertex_hessian,
     .analytic_psd = true,
     .constraint = NULL,
 };

@@ -99,6 +99,12 @@ static double sd_hess(const weft_element *e, const double *xe, weft_hessian_mode
     return weft_tet_hessian(&SYMMETRIC_DIRICHLET, e, xe, mode, g, H);
 }
 
+/* Vertex v's gradient and diagonal block of sd_hess's (vertex block descent). */
+static double sd_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                                int v, double *g, double *H) {
+    return weft_tet_vertex_hessian(&SYMMETRIC_DIRICHLET, e, xe, mode, v, g, H);
+}
+
 const weft_energy_type weft_symmetric_dirichlet_tet = {
     .name = "symmetric_dirichlet",
     .paper = "Smith & Schaefer 2015; Smith, de Goes, Kim 2019 (eigensystem)",
@@ -110,6 +116,7 @@ const weft_energy_type weft_symmetric_dirichlet_tet = {
     .energy = sd_energy,
     .gradient = sd_gradient,
     .hessian = sd_hess,
+    .vertex_hessian = sd_vertex_hessian,
     .analytic_psd = true,
     .constraint = NULL,
 };

@@ -118,12 +118,13 @@ typedef struct weft_energy_type {
      * element's k: XPBD's compliance is 1/k); fills dC/dxe if grad != NULL. NULL for an
      * energy of no such form. */
     double (*constraint)(const weft_element *e, const double *xe, double *grad);
-    /* Optional, for per-vertex solvers (vertex block descent): vertex
-     * v's (0 .. nv − 1) gradient dΨ/dp_v (3, N) and diagonal block ∂²Ψ/∂p_v² (3×3, N/m) of
-     * `hessian`'s WEFT_HESSIAN_EXACT matrix, equal to those of the full call bit for bit,
-     * at less cost; returns Ψ. NULL: the callers take the blocks from `hessian`. */
-    double (*vertex_hessian)(const weft_element *e, const double *xe, int v, double *g,
-                             double *H);
+    /* Optional, for per-vertex solvers (vertex block descent): vertex v's (0 .. nv − 1)
+     * gradient dΨ/dp_v (3, N) and diagonal block (3×3, N/m) of `hessian`'s matrix in the
+     * same mode, equal to those of the full call bit for bit, at less cost where the type
+     * can (a type may form the full matrix for a mode it cannot split); returns Ψ. NULL:
+     * the callers take the blocks from `hessian`. */
+    double (*vertex_hessian)(const weft_element *e, const double *xe, weft_hessian_mode mode, int v,
+                             double *g, double *H);
     /* Optional, for Projective Dynamics: the element's energy as a squared distance to a
      * constraint set (NULL for an energy of no such form). */
     const weft_projective *projective;

@@ -2,8 +2,9 @@
  * Yuksel 2024, "Vertex Block Descent", ACM TOG 43(4); the equations are vbd.c's), shared by
  * vbd.c and newton_patch.c (its vertex graph): vertex i's force and 3×3 block
  *     f_i = −Σ_{j ∋ i} ∂Ψ_j/∂x_i,   H_i = Σ_{j ∋ i} ∂²Ψ_j/∂x_i²,
- * from each incident element's gradient and Hessian (no per-energy code), its elements'
- * energy with the vertex moved, and the greedy colouring over which Gauss-Seidel sweeps.
+ * from each incident element's vertex_hessian block where its type has one, else from its
+ * full gradient and Hessian (no per-energy code here), its elements' energy with the vertex
+ * moved, and the greedy colouring over which Gauss-Seidel sweeps.
  */
 #include "vertex_block.h"
 
@@ -134,10 +135,10 @@ bool vb_vertex_block(const vb_graph *st, const weft_model *m, const double *x, i
         const weft_element *e = &term->elem[in->elem];
         const int nv = term->type->nv, a = in->local, dim = 3 * nv;
         gather(e, nv, x, -1, NULL, xe);
-        if (mode == WEFT_HESSIAN_EXACT && term->type->vertex_hessian) {
+        if (term->type->vertex_hessian) {
             /* the type gives vertex a's block alone (the same numbers, less work) */
             double ga[3], Ha[9];
-            if (!isfinite(term->type->vertex_hessian(e, xe, a, ga, Ha))) return false;
+            if (!isfinite(term->type->vertex_hessian(e, xe, mode, a, ga, Ha))) return false;
             for (int r = 0; r < 3; r++) {
                 f[r] -= ga[r];
                 for (int c = 0; c < 3; c++) H[3 * r + c] += Ha[3 * r + c];

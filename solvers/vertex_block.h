@@ -43,7 +43,7 @@ void vb_graph_free(vb_graph *g);
 
 /* The force f_i and the block H_i (element Hessians of `mode`) of the elements holding
  * vertex i at x, without any inertia term; an element whose type has vertex_hessian gives
- * its exact block through it (the same numbers). False if any value is not finite. */
+ * its block through it (the same numbers, any mode). False if any value is not finite. */
 bool vb_vertex_block(const vb_graph *g, const weft_model *m, const double *x, int i,
                      weft_hessian_mode mode, double f[3], double H[9]);
 
