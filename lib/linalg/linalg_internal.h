@@ -19,15 +19,24 @@ void weft_filtered_diagonal(const weft_bsr *A, const weft_filter *f, int i, doub
 /* inv = M⁻¹ for a symmetric 3×3 M by Cholesky; false unless M is positive definite. */
 bool weft_inv_spd33(const double M[9], double inv[9]);
 
-/* The team sizes a library call (CHOLMOD, HYPRE) runs with, saved by weft_threads_enter. */
+/* The name of a CHOLMOD ordering code (cholmod_factor.ordering): "amd", "metis", ...;
+ * "none" for -1 (no analysis yet) or a code CHOLMOD does not define. */
+const char *weft_cholmod_ordering_name(int ordering);
+
+/* True when A's block pattern is the one kept: n block rows, row_ptr (n + 1 entries) and
+ * col (nnzb entries); false when row_ptr is NULL (nothing kept). */
+bool weft_bsr_pattern_is(const weft_bsr *A, int n, int nnzb, const int *row_ptr,
+                         const int *col);
+
+/* The team size a library call (CHOLMOD, HYPRE) runs with, saved by weft_threads_enter. */
 typedef struct weft_thread_scope {
-    int omp;  /* the calling thread's OpenMP team size before, 0: left alone */
-    int blas; /* OpenBLAS's thread count before, 0: left alone (or no OpenBLAS) */
+    int omp; /* the calling thread's OpenMP team size before, 0: left alone */
 } weft_thread_scope;
 
-/* Gives the calling thread's next OpenMP regions, and OpenBLAS, `threads` threads for the
- * library call that follows (threads < 1: changes nothing) and returns what was set
- * before; weft_threads_leave puts it back, so no plug-in leaves process-wide state. */
+/* Gives the calling thread's next OpenMP regions `threads` threads for the library call
+ * that follows (threads < 1: changes nothing; OpenBLAS stays single-threaded) and returns
+ * what was set before; weft_threads_leave puts it back, so no plug-in leaves
+ * process-wide state. */
 weft_thread_scope weft_threads_enter(int threads);
 
 /* Restores what weft_threads_enter saved. */

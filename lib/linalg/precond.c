@@ -1,13 +1,10 @@
 /* precond.c — the 3×3 helpers the preconditioners and linear solvers share, and the
  * scoped thread counts of the libraries they call (linalg_internal.h). */
-#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "linalg_internal.h"
 #include "weft_vec.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <omp.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -44,36 +41,19 @@ void weft_filtered_diagonal(const weft_bsr *A, const weft_filter *f, int i, doub
             B[3 * a + b] = B[3 * b + a] = 0.5 * (B[3 * a + b] + B[3 * b + a]);
 }
 
-/* OpenBLAS's thread-count functions, found once at run time (the build links the
- * reference BLAS interface, not OpenBLAS's extensions, so another BLAS is left alone). A
- * function pointer from dlsym goes through memcpy: ISO C has no object-to-function
- * conversion. */
-static void (*blas_set)(int);
-static int (*blas_get)(void);
-static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-
-static void find_openblas(void) {
-    void *p = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
-    void *q = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
-    if (p && q) memcpy(&blas_set, &p, sizeof blas_set), memcpy(&blas_get, &q, sizeof blas_get);
-}
-
 weft_thread_scope weft_threads_enter(int threads) {
-    weft_thread_scope saved = {0, 0};
+    weft_thread_scope saved = {0};
     if (threads < 1) return saved;
     /* omp_set_num_threads sets the calling thread's nthreads-var only; weft_threads_leave
-     * puts it back, so other threads and later code keep their own team sizes. */
+     * puts it back, so other threads and later code keep their own team sizes. OpenBLAS
+     * stays at the one thread weft gives it (energies/fem.c): CHOLMOD's supernodes on
+     * cloth are small, and a threaded BLAS inside them cost 2-5x per Newton iteration at
+     * 32²-64² with two threads (bench_solvers). */
     saved.omp = omp_get_max_threads();
     if (saved.omp != threads) omp_set_num_threads(threads);
-    pthread_once(&blas_once, find_openblas);
-    if (blas_set) {
-        saved.blas = blas_get();
-        if (saved.blas != threads) blas_set(threads);
-    }
     return saved;
 }
 
 void weft_threads_leave(weft_thread_scope saved) {
     if (saved.omp > 0 && omp_get_max_threads() != saved.omp) omp_set_num_threads(saved.omp);
-    if (saved.blas > 0 && blas_set && blas_get() != saved.blas) blas_set(saved.blas);
 }
