@@ -6,6 +6,7 @@
  * solve is one cholmod_solve2 with the three coordinates as an n×3 right-hand side.
  * The filtered system is the same as weft_cholmod_solver's: a pinned vertex's row and
  * column become the identity's, the right-hand side is S (b − A z), and x = y + z. */
+#include "linalg_internal.h"
 #include "weft_cholmod.h"
 #include "weft_linsolve.h"
 
@@ -69,22 +70,11 @@ long weft_cholmod_scalar_factorisations(const weft_cholmod_scalar *s) {
 }
 
 const char *weft_cholmod_scalar_ordering(const weft_cholmod_scalar *s) {
-    switch (s ? s->ordering : -1) {
-    case CHOLMOD_NATURAL: return "natural";
-    case CHOLMOD_GIVEN: return "given";
-    case CHOLMOD_AMD: return "amd";
-    case CHOLMOD_METIS: return "metis";
-    case CHOLMOD_NESDIS: return "nesdis";
-    case CHOLMOD_COLAMD: return "colamd";
-    case CHOLMOD_POSTORDERED: return "postordered";
-    }
-    return "none";
+    return weft_cholmod_ordering_name(s ? s->ordering : -1);
 }
 
 static bool same_pattern(const weft_cholmod_scalar *s, const weft_bsr *A) {
-    return s->row_ptr && s->n == A->n && s->nnzb == A->nnzb &&
-           !memcmp(s->row_ptr, A->row_ptr, (size_t)(A->n + 1) * sizeof(int)) &&
-           !memcmp(s->col, A->col, (size_t)A->nnzb * sizeof(int));
+    return weft_bsr_pattern_is(A, s->n, s->nnzb, s->row_ptr, s->col);
 }
 
 /* Copies A's pattern, builds K's upper-triangle pattern (column j: row j's blocks up to

@@ -326,7 +326,11 @@ void weft_cholmod_solver_timings(const weft_cholmod_solver *s, weft_cholmod_timi
 }
 
 const char *weft_cholmod_solver_ordering(const weft_cholmod_solver *s) {
-    switch (s->ordering) {
+    return weft_cholmod_ordering_name(s->ordering);
+}
+
+const char *weft_cholmod_ordering_name(int ordering) {
+    switch (ordering) {
     case CHOLMOD_NATURAL: return "natural";
     case CHOLMOD_GIVEN: return "given";
     case CHOLMOD_AMD: return "amd";
@@ -365,10 +369,15 @@ static const char *cholmod_status_name(int status) {
     return "an unknown CHOLMOD status";
 }
 
+bool weft_bsr_pattern_is(const weft_bsr *A, int n, int nnzb, const int *row_ptr,
+                         const int *col) {
+    return row_ptr && n == A->n && nnzb == A->nnzb &&
+           !memcmp(row_ptr, A->row_ptr, (size_t)(A->n + 1) * sizeof(int)) &&
+           !memcmp(col, A->col, (size_t)A->nnzb * sizeof(int));
+}
+
 static bool same_pattern(const weft_bsr *K, const weft_bsr *A) {
-    return K->row_ptr && K->n == A->n && K->nnzb == A->nnzb &&
-           !memcmp(K->row_ptr, A->row_ptr, (size_t)(A->n + 1) * sizeof(int)) &&
-           !memcmp(K->col, A->col, (size_t)A->nnzb * sizeof(int));
+    return weft_bsr_pattern_is(A, K->n, K->nnzb, K->row_ptr, K->col);
 }
 
 /* Copies A's pattern into s->K, exports it and analyses it: once per pattern. */
