@@ -58,16 +58,9 @@ static double db_constraint(const weft_element *e, const double *xe, double *gra
  * θ − θ0 measured from (cos θ0, sin θ0) by weft_angle_from (papers/mueller2006-pbd.md). */
 static double db_constraint_fast(const weft_element *el, const double *xe, double *grad) {
     const double *p0 = xe, *p1 = xe + 3, *p2 = xe + 6, *p3 = xe + 9;
-    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-    double a[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-    double b[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
-    double nA[3] = {e[1] * a[2] - e[2] * a[1], e[2] * a[0] - e[0] * a[2],
-                    e[0] * a[1] - e[1] * a[0]};
-    double nB[3] = {b[1] * e[2] - b[2] * e[1], b[2] * e[0] - b[0] * e[2],
-                    b[0] * e[1] - b[1] * e[0]};
-    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
-    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    const weft_hinge_frame hf = weft_hinge_frame_of(p0, p1, p2, p3);
+    const double *e = hf.e, *a = hf.a, *b = hf.b, *nA = hf.nA, *nB = hf.nB;
+    const double ee = hf.ee, aa = hf.aa, bb = hf.bb;
     if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
         if (grad) /* degenerate, as weft_hinge_angle: θ = 0, ∇θ = 0 */
             for (int k = 0; k < 12; k++) grad[k] = 0.0;

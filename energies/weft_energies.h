@@ -91,6 +91,32 @@ static inline double weft_wrap_angle(double a) {
     return a;
 }
 
+/* The hinge (p0 p1 the shared edge, p2 p3 the wings) as the closed-form dihedral
+ * projections of PBD and XPBD use it: e = p1 − p0, a = p2 − p0, b = p3 − p1, the wing
+ * normals nA = e × a and nB = b × e (m²), and |e|², |nA|², |nB|². */
+typedef struct weft_hinge_frame {
+    double e[3], a[3], b[3], nA[3], nB[3];
+    double ee, aa, bb;
+} weft_hinge_frame;
+
+/* The frame of the hinge p0 p1 p2 p3 (positions in m). */
+static inline weft_hinge_frame weft_hinge_frame_of(const double *p0, const double *p1,
+                                                   const double *p2, const double *p3) {
+    weft_hinge_frame f;
+    for (int k = 0; k < 3; k++)
+        f.e[k] = p1[k] - p0[k], f.a[k] = p2[k] - p0[k], f.b[k] = p3[k] - p1[k];
+    f.nA[0] = f.e[1] * f.a[2] - f.e[2] * f.a[1];
+    f.nA[1] = f.e[2] * f.a[0] - f.e[0] * f.a[2];
+    f.nA[2] = f.e[0] * f.a[1] - f.e[1] * f.a[0];
+    f.nB[0] = f.b[1] * f.e[2] - f.b[2] * f.e[1];
+    f.nB[1] = f.b[2] * f.e[0] - f.b[0] * f.e[2];
+    f.nB[2] = f.b[0] * f.e[1] - f.b[1] * f.e[0];
+    f.ee = f.e[0] * f.e[0] + f.e[1] * f.e[1] + f.e[2] * f.e[2];
+    f.aa = f.nA[0] * f.nA[0] + f.nA[1] * f.nA[1] + f.nA[2] * f.nA[2];
+    f.bb = f.nB[0] * f.nB[0] + f.nB[1] * f.nB[1] + f.nB[2] * f.nB[2];
+    return f;
+}
+
 /* atan(t) for |t| ≤ 1/8 by its Taylor series to t¹⁹ (Estrin's scheme in u = t²): the
  * first omitted term, t²¹/21, is below 2⁻⁶³ |t|, so the sum is atan(t) to rounding. */
 static inline double weft_atan_small(double t) {

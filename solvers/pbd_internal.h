@@ -181,16 +181,9 @@ static inline void pbd_distance_delta(const double *pa, const double *pb, double
 static inline void pbd_bend_delta_cs(const double *p0, const double *p1, const double *p2,
                                      const double *p3, const double w[4], const double cs[2],
                                      double k, double *dp /* 12 */) {
-    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-    double a[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-    double b[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
-    double nA[3] = {e[1] * a[2] - e[2] * a[1], e[2] * a[0] - e[0] * a[2],
-                    e[0] * a[1] - e[1] * a[0]};
-    double nB[3] = {b[1] * e[2] - b[2] * e[1], b[2] * e[0] - b[0] * e[2],
-                    b[0] * e[1] - b[1] * e[0]};
-    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
-    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    const weft_hinge_frame hf = weft_hinge_frame_of(p0, p1, p2, p3);
+    const double *e = hf.e, *a = hf.a, *b = hf.b, *nA = hf.nA, *nB = hf.nB;
+    const double ee = hf.ee, aa = hf.aa, bb = hf.bb;
     double ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
     double nAb = nA[0] * b[0] + nA[1] * b[1] + nA[2] * b[2];
     /* the projections of the wing vertices on the edge: d20 = a·e, d21 = d20 − ℓ²,
