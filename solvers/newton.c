@@ -526,11 +526,7 @@ static void *create_newton(const weft_model *m, weft_config *cfg, const weft_sol
     if (!st) return NULL;
     const double k = ((const newton_settings *)st->settings)->k_pressure;
     if (!(k > 0.0)) return st;
-    if (!m->mesh.closed) {
-        char w[330];
-        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
-        weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: the balloon constraint needs a "
-                  "closed mesh", w, w[0] ? ": " : "");
+    if (weft_pressure_check(m, cfg, k, err)) {
         im_destroy(st);
         return NULL;
     }

@@ -78,12 +78,7 @@ int pbd_state_setup(pbd_state *st, const weft_model *m, const weft_config *cfg,
                     const weft_pbd_settings *set, weft_error *err) {
     memset(st, 0, sizeof *st);
     st->set = *set;
-    if (st->set.k_pressure > 0.0 && !m->mesh.closed) {
-        char w[330];
-        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
-        return weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: the balloon constraint needs a "
-                         "closed mesh", w, w[0] ? ": " : "");
-    }
+    if (weft_pressure_check(m, cfg, st->set.k_pressure, err)) return WEFT_ERR_INPUT;
     /* PBD's constraints are its own model (§4.1): one distance constraint per mesh edge
      * and one bending constraint per hinge, with rest values from the rest mesh and the
      * stiffness of [pbd]; the scene's energy terms are for energy-based solvers. */

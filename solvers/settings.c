@@ -17,3 +17,12 @@ const weft_param weft_threads_params[] = {
      .doc = "OpenMP threads of the step (results are bitwise the same for any count)"},
     {0},
 };
+
+int weft_pressure_check(const weft_model *m, const weft_config *cfg, double k_pressure,
+                        weft_error *err) {
+    if (!(k_pressure > 0.0) || m->mesh.closed) return WEFT_OK;
+    char w[330];
+    weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
+    return weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: the balloon constraint needs a "
+                     "closed mesh", w, w[0] ? ": " : "");
+}

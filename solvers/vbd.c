@@ -142,11 +142,7 @@ static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) 
     weft_config_settings(cfg, vbd_tables, &st->set);
     st->n = m->n;
     st->balloon = st->set.k_pressure > 0.0;
-    if (st->balloon && !m->mesh.closed) {
-        char w[330];
-        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
-        weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: the balloon constraint needs a "
-                  "closed mesh", w, w[0] ? ": " : "");
+    if (weft_pressure_check(m, cfg, st->set.k_pressure, err)) {
         free(st);
         return NULL;
     }

@@ -122,6 +122,12 @@ extern const weft_solver_type weft_bdf2_newton;
 /* The registered solvers, NULL-terminated. */
 extern const weft_solver_type *const weft_solver_registry[];
 
+/* The check every solver holding the balloon's volume constraint makes when created:
+ * WEFT_OK when k_pressure is 0 or m's mesh is closed, else WEFT_ERR_INPUT with one line
+ * naming where [pbd] k_pressure was set. */
+int weft_pressure_check(const weft_model *m, const weft_config *cfg, double k_pressure,
+                        weft_error *err);
+
 /* Looks up a registered solver by name; NULL if there is none. */
 const weft_solver_type *weft_solver_find(const char *name);
 
