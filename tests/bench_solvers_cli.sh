@@ -9,12 +9,8 @@
 set -u
 bench=${1:?usage: bench_solvers_cli.sh PATH_TO_BENCH_SOLVERS PATH_TO_LIST}
 list=${2:?usage: bench_solvers_cli.sh PATH_TO_BENCH_SOLVERS PATH_TO_LIST}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-bench-solvers.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-check() { # check NAME CONDITION-STATUS
-    if [ "$2" -eq 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; failed=1; fi
-}
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir bench-solvers
 
 "$bench" --sizes 8,12 --threads 1 --repeats 1 --no-plot --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
 check "runs" $?

@@ -21,16 +21,9 @@ case_name=${1:?$usage}
 bench=${2:?$usage}
 data=${3:?$usage}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-ccd-cli-$case_name.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT PIPE TERM
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir ccd-cli-$case_name
 
-failed=0
-fail() {
-    echo "FAIL: $case_name: $*"
-    failed=1
-}
-ok() { echo "ok: $case_name: $*"; }
 
 # run NAME ARGS...: runs the tool; sets rc and keeps stdout/stderr as $tmp/NAME.out/.err.
 run() {

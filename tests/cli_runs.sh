@@ -47,16 +47,8 @@ else
     repo=$(cd "$(dirname "$0")/.." && pwd) || exit 1
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-cli-$case_name.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT PIPE TERM
-
-failed=0
-fail() {
-    echo "FAIL: $case_name: $*"
-    failed=1
-}
-ok() { echo "ok: $case_name: $*"; }
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir cli-$case_name
 
 # Log data without '#' lines and without the wall_s column (3), which is timing.
 strip_log() {

@@ -22,16 +22,9 @@ collisions=${2:?$usage}
 bench=${3:?$usage}
 compare=${4:?$usage}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-collisions-$case_name.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT PIPE TERM
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir collisions-$case_name
 
-failed=0
-fail() {
-    echo "FAIL: $case_name: $*"
-    failed=1
-}
-ok() { echo "ok: $case_name: $*"; }
 
 columns='scene solver config status steps steps_done vertices triangles thickness_m min_dist_m intersecting_steps max_intersections unresolved_steps ms_per_step collision_ms_per_step collision_share check_ms_per_step'
 

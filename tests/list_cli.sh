@@ -19,14 +19,8 @@ case_name=${1:?$usage}
 list=${2:?$usage}
 repo=${3:?$usage}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-list-$case_name.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-status=0
-ok() { printf 'ok: %s\n' "$*"; }
-fail() {
-    printf 'FAIL: %s\n' "$*"
-    status=1
-}
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir list-$case_name
 
 # The registered solvers, from the registry's own list (not from list's output).
 solvers=$(sed -n 's/^ *X(\([a-z0-9_]*\)).*/\1/p' "$repo/solvers/registry.c")
@@ -115,7 +109,7 @@ filter)
     [ "$(wc -l <"$tmp/x.txt")" -eq 1 ] || fail "list no_such_thing: not one line"
     "$list" --help >"$tmp/h.txt" 2>&1 || fail "list --help exited non-zero"
     grep -q -- "--tsv" "$tmp/h.txt" || fail "list --help does not name --tsv"
-    [ "$status" -eq 0 ] && ok "group, name and section filters; unknown word refused; --help"
+    [ "$failed" -eq 0 ] && ok "group, name and section filters; unknown word refused; --help"
     ;;
 docs)
     "$list" --markdown >"$tmp/settings.md" 2>"$tmp/err.txt" || fail "list --markdown exited non-zero"
@@ -131,4 +125,4 @@ docs)
     exit 2
     ;;
 esac
-exit "$status"
+exit "$failed"

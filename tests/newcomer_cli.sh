@@ -36,16 +36,9 @@ build=${3:?$usage}
 bin="$build/bin"
 weft="$repo/weft"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-newcomer-$case_name.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT PIPE TERM
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir newcomer-$case_name
 
-failed=0
-fail() {
-    echo "FAIL: $case_name: $*"
-    failed=1
-}
-ok() { echo "ok: $case_name: $*"; }
 
 # run NAME PROGRAM ARGS...: runs PROGRAM; sets rc, keeps $tmp/NAME.out and $tmp/NAME.err.
 run() {

@@ -16,14 +16,8 @@ case_name=${1:?$usage}
 plots=${2:?$usage}
 command -v gnuplot >/dev/null 2>&1 || { echo "skipped: no gnuplot"; exit 77; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-palette-$case_name.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-status=0
-ok() { printf 'ok: %s\n' "$*"; }
-fail() {
-    printf 'FAIL: %s\n' "$*"
-    status=1
-}
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir palette-$case_name
 
 # A log in weft's format (the columns convergence.gp finds by name) for step 5, whose
 # wall times start at $2 s and grow by $3 s per iteration.
@@ -101,7 +95,7 @@ order)
     a=$(awk '{ print $1, $2 }' "$tmp/convergence1.txt")
     b=$(awk '{ print $1, $2 }' "$tmp/damping1.txt")
     [ "$a" = "$b" ] || fail "convergence.gp and damping.gp colour the solvers differently"
-    [ "$status" -eq 0 ] && ok "one colour per solver across figures: $(tr '\n' ';' <"$tmp/convergence1.txt")"
+    [ "$failed" -eq 0 ] && ok "one colour per solver across figures: $(tr '\n' ';' <"$tmp/convergence1.txt")"
     ;;
 xpbd_label)
     write_log "$tmp/a.log" 0.5 0.002
@@ -116,11 +110,11 @@ xpbd_label)
     gnuplot -e "logs='$tmp/a.log $tmp/b.log'; names='pbd_jacobi newton_euler'; step=5; xaxis='time'; out='$tmp/t.svg'; svg=1" \
         "$plots/convergence.gp" >"$tmp/gp.txt" 2>&1 || fail "convergence.gp failed: $(head -n 3 "$tmp/gp.txt")"
     grep -q "log scale)<" "$tmp/t.svg" || fail "time axis: not labelled as a log scale"
-    [ "$status" -eq 0 ] && ok "iteration axis names xpbd's substeps only with xpbd; time axis logarithmic"
+    [ "$failed" -eq 0 ] && ok "iteration axis names xpbd's substeps only with xpbd; time axis logarithmic"
     ;;
 *)
     echo "plots_palette.sh: unknown case '$case_name'" >&2
     exit 2
     ;;
 esac
-exit "$status"
+exit "$failed"

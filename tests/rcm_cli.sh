@@ -7,12 +7,8 @@
 # POSIX sh; files live in a private mktemp -d directory. Prints ok/FAIL per check.
 set -u
 rcm=${1:?usage: rcm_cli.sh PATH_TO_RCM}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-rcm.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-check() { # check NAME CONDITION-STATUS
-    if [ "$2" -eq 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; failed=1; fi
-}
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir rcm
 
 "$rcm" --sizes 6,9 --repeats 1 --pattern-max 6 --no-plot --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
 check "runs" $?

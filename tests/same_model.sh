@@ -11,12 +11,8 @@
 # POSIX sh; files live in a private mktemp -d directory. Prints ok/FAIL per check.
 set -u
 compare=${1:?usage: same_model.sh PATH_TO_COMPARE}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-same-model.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-check() { # check NAME CONDITION-STATUS
-    if [ "$2" -eq 0 ]; then echo "ok: $1"; else echo "FAIL: $1"; failed=1; fi
-}
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir same-model
 run="--scene hanging_cloth --solvers projective_dynamics,newton_euler --steps 2 --no-plot"
 
 # shellcheck disable=SC2086

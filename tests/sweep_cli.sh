@@ -28,16 +28,9 @@ accuracy=${2:?$usage}
 damping=${3:?$usage}
 stability=${4:?$usage}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-sweep-$case_name.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT PIPE TERM
+. "$(dirname "$0")/lib.sh"
+weft_tmpdir sweep-$case_name
 
-failed=0
-fail() {
-    echo "FAIL: $case_name: $*"
-    failed=1
-}
-ok() { echo "ok: $case_name: $*"; }
 
 # run_ok NAME PROGRAM ARGS...: the program must exit 0; stdout/stderr kept in $tmp.
 run_ok() {

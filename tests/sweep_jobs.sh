@@ -39,6 +39,7 @@ case_name=${1:?$usage}
 sweep=${2:?$usage}
 run_script=${3:?$usage}
 
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/weft-sweepjobs-$case_name.XXXXXX") || exit 1
 daemons=
 cleanup() {
@@ -53,13 +54,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' HUP INT PIPE TERM
-
-failed=0
-fail() {
-    echo "FAIL: $case_name: $*"
-    failed=1
-}
-ok() { echo "ok: $case_name: $*"; }
 
 # The tiny sweep. symplectic_euler diverges at dt 1/10 and at 1e6 N/m, so the table
 # holds more than one verdict.
