@@ -62,6 +62,10 @@ typedef struct pbd_state {
     int ndist, nbend;
     pbd_distance *dist;
     pbd_bend *bend;
+    /* After pbd_colour_constraints: bending colour k (k < 63, disjoint vertices) is
+     * bend[bend_colour[k] .. bend_colour[k+1]−1]; bend_colour[63..64] the shared last
+     * bucket. All zero before (no colours known). */
+    int bend_colour[65];
     double k_stretch, k_bend; /* stiffness after the §3.3 mapping */
     int ncontact, cap_contact;
     pbd_contact *contact;
@@ -224,6 +228,86 @@ static inline void pbd_bend_delta(const double *p0, const double *p1, const doub
                                   double *dp /* 12 */) {
     const double cs[2] = {cos(rest), sin(rest)};
     pbd_bend_delta_cs(p0, p1, p2, p3, w, cs, k, dp);
+}
+
+/* Two doubles, one per lane (GCC/Clang vector extension): +, −, ×, ÷ and comparisons
+ * act lane by lane with the rounding of the scalar operation, so a lane's result is
+ * bitwise the scalar one; on x86-64 one SSE2 instruction does both lanes. */
+typedef double pbd_v2 __attribute__((vector_size(16)));
+
+/* weft_atan_small in both lanes: the same operations in the same order, so each lane is
+ * bitwise weft_atan_small of its t. */
+static inline pbd_v2 pbd_atan_small2(pbd_v2 t) {
+    pbd_v2 u = t * t, u2 = u * u, u4 = u2 * u2;
+    pbd_v2 p01 = -1.0 / 3.0 + u * (1.0 / 5.0), p23 = -1.0 / 7.0 + u * (1.0 / 9.0);
+    pbd_v2 p45 = -1.0 / 11.0 + u * (1.0 / 13.0), p67 = -1.0 / 15.0 + u * (1.0 / 17.0);
+    pbd_v2 p03 = p01 + u2 * p23, p47 = p45 + u2 * p67;
+    pbd_v2 q = p03 + u4 * (p47 + u4 * (-1.0 / 19.0));
+    return t + t * (u * q);
+}
+
+/* Applies the bending projections of two constraints b[0], b[1] that share no vertex
+ * (same colour) to p, lane l computing pbd_bend_delta_cs of b[l] in the same operations
+ * and order, so p ends bitwise as after the two scalar projections in either order. A
+ * lane away from the rest angle takes weft_angle_from's atan2 on its own. Returns false,
+ * touching nothing, when a lane has a degenerate hinge or all its vertices pinned: the
+ * caller projects both with pbd_bend_delta_cs. */
+static inline bool pbd_bend_pair(double *restrict p, const double *restrict w,
+                                 const pbd_bend b[2], double k) {
+    pbd_v2 x[4][3], wv[4];
+    for (int i = 0; i < 4; i++) {
+        const double *q0 = &p[3 * b[0].v[i]], *q1 = &p[3 * b[1].v[i]];
+        for (int c = 0; c < 3; c++) x[i][c] = (pbd_v2){q0[c], q1[c]};
+        wv[i] = (pbd_v2){w[b[0].v[i]], w[b[1].v[i]]};
+    }
+    pbd_v2 e[3], a[3], bv[3], nA[3], nB[3];
+    for (int c = 0; c < 3; c++)
+        e[c] = x[1][c] - x[0][c], a[c] = x[2][c] - x[0][c], bv[c] = x[3][c] - x[1][c];
+    nA[0] = e[1] * a[2] - e[2] * a[1];
+    nA[1] = e[2] * a[0] - e[0] * a[2];
+    nA[2] = e[0] * a[1] - e[1] * a[0];
+    nB[0] = bv[1] * e[2] - bv[2] * e[1];
+    nB[1] = bv[2] * e[0] - bv[0] * e[2];
+    nB[2] = bv[0] * e[1] - bv[1] * e[0];
+    pbd_v2 ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    pbd_v2 aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    pbd_v2 bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    pbd_v2 ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    pbd_v2 nAb = nA[0] * bv[0] + nA[1] * bv[1] + nA[2] * bv[2];
+    pbd_v2 d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
+    pbd_v2 d31 = bv[0] * e[0] + bv[1] * e[1] + bv[2] * e[2], d30 = d31 + ee;
+    pbd_v2 ee2 = ee * ee;
+    pbd_v2 E = bb * (wv[0] * d21 * d21 + wv[1] * d20 * d20 + wv[2] * ee2) +
+               aa * (wv[0] * d31 * d31 + wv[1] * d30 * d30 + wv[3] * ee2) +
+               2.0 * ab * (wv[0] * d21 * d31 + wv[1] * d20 * d30);
+    /* pbd_bend_delta_cs's two early exits, lane by lane (true = −1) */
+    __typeof__(ee > 0.0) ok = (ee > 0.0) & (aa > 1e-24 * ee * ee) & (bb > 1e-24 * ee * ee) &
+                              (E > 1e-30 * aa * bb * ee);
+    if (!(ok[0] && ok[1])) return false;
+    pbd_v2 le = {sqrt(ee[0]), sqrt(ee[1])};
+    /* weft_angle_from: the angle of (c, s) = (nA·nB, −ℓ nA·b) rotated by −θ0 */
+    pbd_v2 s = -le * nAb, c0 = {b[0].cs[0], b[1].cs[0]}, s0 = {b[0].cs[1], b[1].cs[1]};
+    pbd_v2 y = s * c0 - ab * s0, xr = ab * c0 + s * s0, ax = 0.125 * xr;
+    __typeof__(ok) small = (xr > 0.0) & (y <= ax) & (-y <= ax);
+    pbd_v2 C = pbd_atan_small2(y / xr);
+    for (int l = 0; l < 2; l++)
+        if (!small[l]) C[l] = weft_angle_from(s[l], ab[l], b[l].cs);
+    pbd_v2 f = (k * C) * (le / E);
+    pbd_v2 fa0 = f * wv[0] * d21 * bb, fb0 = f * wv[0] * d31 * aa;
+    pbd_v2 fa1 = -f * wv[1] * d20 * bb, fb1 = -f * wv[1] * d30 * aa;
+    pbd_v2 fa2 = f * wv[2] * ee * bb, fb3 = f * wv[3] * ee * aa;
+    pbd_v2 dp[4][3];
+    for (int c = 0; c < 3; c++) {
+        dp[0][c] = x[0][c] + (fa0 * nA[c] + fb0 * nB[c]);
+        dp[1][c] = x[1][c] + (fa1 * nA[c] + fb1 * nB[c]);
+        dp[2][c] = x[2][c] + fa2 * nA[c];
+        dp[3][c] = x[3][c] + fb3 * nB[c];
+    }
+    for (int i = 0; i < 4; i++) {
+        double *q0 = &p[3 * b[0].v[i]], *q1 = &p[3 * b[1].v[i]];
+        for (int c = 0; c < 3; c++) q0[c] = dp[i][c][0], q1[c] = dp[i][c][1];
+    }
+    return true;
 }
 
 /* Self-collision constraint (§4.3, eqs. 12–13) at x = (q, p1, p2, p3) (12 values, m):
