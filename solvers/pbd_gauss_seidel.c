@@ -8,9 +8,9 @@
  * self-collision (§4.3, eqs. 12–13; pbd_self.c), then collisions with colliders (§3.4)
  * last so each sweep ends outside every obstacle. Within stretch and within bending,
  * constraints go colour by colour (pbd_order.c), so consecutive projections touch
- * disjoint vertices and do not wait on each other; two bending constraints of a colour
+ * disjoint vertices and do not wait on each other; PBD_LANES bending constraints of a colour
  * are projected at once, one per SIMD lane, bitwise as one after the other
- * (pbd_bend_pair; papers/mueller2006-pbd.md, "The dihedral projection").
+ * (pbd_bend_lanes; papers/mueller2006-pbd.md, "The dihedral projection").
  * Passes per step: 3 over vertices (predict, collide, update) + n_s over constraints;
  * with self-collision, collide also hashes the vertices and triangles once.
  * Stiffness: k' = 1 − (1 − k)^(1/n_s) (§3.3). Attachments: w = 0 (§3.6).
@@ -47,21 +47,19 @@ static void project_bend(const pbd_state *st, double *p, int c) {
 }
 
 /* One Gauss-Seidel sweep over the bending constraints. Within a colour (disjoint
- * vertices) two consecutive constraints are projected together, one per lane
- * (pbd_bend_pair): the same result, bitwise, as one after the other. The shared last
- * bucket of pbd_order.c, whose members may share vertices, goes one at a time. */
-/* (Not inlined: inside gs_step it made the stretch loop's registers spill, +2
+ * vertices) PBD_LANES consecutive constraints are projected together, one per SIMD
+ * lane (pbd_bend_lanes): the same result, bitwise, as one after the other. The shared
+ * last bucket of pbd_order.c, whose members may share vertices, goes one at a time.
+ * (Not inlined: inside gs_step it made the stretch loop's registers spill, +2
  * instructions per distance projection under callgrind.) */
 __attribute__((noinline)) static void sweep_bending(const pbd_state *st, double *p) {
     const int *start = st->bend_colour;
     int c = 0;
     for (int col = 0; col < 63; col++) {
-        for (; c + 1 < start[col + 1]; c += 2)
-            if (!pbd_bend_pair(p, st->w, &st->bend[c], st->k_bend)) {
-                project_bend(st, p, c); /* a degenerate or fully pinned hinge */
-                project_bend(st, p, c + 1);
-            }
-        if (c < start[col + 1]) project_bend(st, p, c++);
+        for (; c + PBD_LANES <= start[col + 1]; c += PBD_LANES)
+            if (!pbd_bend_lanes(p, st->w, &st->bend[c], st->k_bend)) /* degenerate, pinned */
+                for (int l = 0; l < PBD_LANES; l++) project_bend(st, p, c + l);
+        for (; c < start[col + 1]; c++) project_bend(st, p, c);
     }
     for (; c < st->nbend; c++) project_bend(st, p, c);
 }

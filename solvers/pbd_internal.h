@@ -230,37 +230,41 @@ static inline void pbd_bend_delta(const double *p0, const double *p1, const doub
     pbd_bend_delta_cs(p0, p1, p2, p3, w, cs, k, dp);
 }
 
-/* Two doubles, one per lane (GCC/Clang vector extension): +, −, ×, ÷ and comparisons
- * act lane by lane with the rounding of the scalar operation, so a lane's result is
- * bitwise the scalar one; on x86-64 one SSE2 instruction does both lanes. */
-typedef double pbd_v2 __attribute__((vector_size(16)));
+/* PBD_LANES doubles, one per lane (GCC/Clang vector extension): +, −, ×, ÷ and
+ * comparisons act lane by lane with the rounding of the scalar operation, so a lane's
+ * result is bitwise the scalar one; on x86-64 one AVX instruction does four lanes (two
+ * SSE2 instructions without AVX). */
+enum { PBD_LANES = 4 };
+typedef double pbd_vd __attribute__((vector_size(8 * PBD_LANES)));
 
-/* weft_atan_small in both lanes: the same operations in the same order, so each lane is
- * bitwise weft_atan_small of its t. */
-static inline pbd_v2 pbd_atan_small2(pbd_v2 t) {
-    pbd_v2 u = t * t, u2 = u * u, u4 = u2 * u2;
-    pbd_v2 p01 = -1.0 / 3.0 + u * (1.0 / 5.0), p23 = -1.0 / 7.0 + u * (1.0 / 9.0);
-    pbd_v2 p45 = -1.0 / 11.0 + u * (1.0 / 13.0), p67 = -1.0 / 15.0 + u * (1.0 / 17.0);
-    pbd_v2 p03 = p01 + u2 * p23, p47 = p45 + u2 * p67;
-    pbd_v2 q = p03 + u4 * (p47 + u4 * (-1.0 / 19.0));
-    return t + t * (u * q);
-}
+/* On x86-64 with GCC, a function so marked is compiled twice, with AVX2 and without,
+ * and the CPU's version is picked at load time (AVX2: 4 lanes an instruction, and
+ * three-operand forms that need no register copies). There is no FMA either way
+ * (-ffp-contract=off), so both versions give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PBD_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define PBD_AVX2_CLONE
+#endif
 
-/* Applies the bending projections of two constraints b[0], b[1] that share no vertex
- * (same colour) to p, lane l computing pbd_bend_delta_cs of b[l] in the same operations
- * and order, so p ends bitwise as after the two scalar projections in either order. A
- * lane away from the rest angle takes weft_angle_from's atan2 on its own. Returns false,
- * touching nothing, when a lane has a degenerate hinge or all its vertices pinned: the
- * caller projects both with pbd_bend_delta_cs. */
-static inline bool pbd_bend_pair(double *restrict p, const double *restrict w,
-                                 const pbd_bend b[2], double k) {
-    pbd_v2 x[4][3], wv[4];
-    for (int i = 0; i < 4; i++) {
-        const double *q0 = &p[3 * b[0].v[i]], *q1 = &p[3 * b[1].v[i]];
-        for (int c = 0; c < 3; c++) x[i][c] = (pbd_v2){q0[c], q1[c]};
-        wv[i] = (pbd_v2){w[b[0].v[i]], w[b[1].v[i]]};
+/* Applies the bending projections of PBD_LANES constraints b[0..] that share no vertex
+ * (one colour) to p, lane l computing pbd_bend_delta_cs of b[l] in the same operations
+ * and order, so p ends bitwise as after the scalar projections one after the other, in
+ * any order. A lane away from the rest angle takes weft_angle_from's atan2 on its own.
+ * Returns false, touching nothing, when a lane has a degenerate hinge or all its
+ * vertices pinned: the caller then projects them one by one with pbd_bend_delta_cs. */
+PBD_AVX2_CLONE static inline bool pbd_bend_lanes(double *restrict p, const double *restrict w,
+                                                 const pbd_bend b[PBD_LANES], double k) {
+    pbd_vd x[4][3], wv[4], c0, s0; /* positions of hinge vertex i, coordinate c */
+    for (int l = 0; l < PBD_LANES; l++) {
+        for (int i = 0; i < 4; i++) {
+            const double *q = &p[3 * b[l].v[i]];
+            for (int c = 0; c < 3; c++) x[i][c][l] = q[c];
+            wv[i][l] = w[b[l].v[i]];
+        }
+        c0[l] = b[l].cs[0], s0[l] = b[l].cs[1];
     }
-    pbd_v2 e[3], a[3], bv[3], nA[3], nB[3];
+    pbd_vd e[3], a[3], bv[3], nA[3], nB[3];
     for (int c = 0; c < 3; c++)
         e[c] = x[1][c] - x[0][c], a[c] = x[2][c] - x[0][c], bv[c] = x[3][c] - x[1][c];
     nA[0] = e[1] * a[2] - e[2] * a[1];
@@ -269,44 +273,52 @@ static inline bool pbd_bend_pair(double *restrict p, const double *restrict w,
     nB[0] = bv[1] * e[2] - bv[2] * e[1];
     nB[1] = bv[2] * e[0] - bv[0] * e[2];
     nB[2] = bv[0] * e[1] - bv[1] * e[0];
-    pbd_v2 ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-    pbd_v2 aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
-    pbd_v2 bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
-    pbd_v2 ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
-    pbd_v2 nAb = nA[0] * bv[0] + nA[1] * bv[1] + nA[2] * bv[2];
-    pbd_v2 d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
-    pbd_v2 d31 = bv[0] * e[0] + bv[1] * e[1] + bv[2] * e[2], d30 = d31 + ee;
-    pbd_v2 ee2 = ee * ee;
-    pbd_v2 E = bb * (wv[0] * d21 * d21 + wv[1] * d20 * d20 + wv[2] * ee2) +
+    pbd_vd ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    pbd_vd aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    pbd_vd bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    pbd_vd ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    pbd_vd nAb = nA[0] * bv[0] + nA[1] * bv[1] + nA[2] * bv[2];
+    pbd_vd d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
+    pbd_vd d31 = bv[0] * e[0] + bv[1] * e[1] + bv[2] * e[2], d30 = d31 + ee;
+    pbd_vd ee2 = ee * ee;
+    pbd_vd E = bb * (wv[0] * d21 * d21 + wv[1] * d20 * d20 + wv[2] * ee2) +
                aa * (wv[0] * d31 * d31 + wv[1] * d30 * d30 + wv[3] * ee2) +
                2.0 * ab * (wv[0] * d21 * d31 + wv[1] * d20 * d30);
     /* pbd_bend_delta_cs's two early exits, lane by lane (true = −1) */
     __typeof__(ee > 0.0) ok = (ee > 0.0) & (aa > 1e-24 * ee * ee) & (bb > 1e-24 * ee * ee) &
                               (E > 1e-30 * aa * bb * ee);
-    if (!(ok[0] && ok[1])) return false;
-    pbd_v2 le = {sqrt(ee[0]), sqrt(ee[1])};
+    pbd_vd le;
+    for (int l = 0; l < PBD_LANES; l++) {
+        if (!ok[l]) return false;
+        le[l] = sqrt(ee[l]);
+    }
     /* weft_angle_from: the angle of (c, s) = (nA·nB, −ℓ nA·b) rotated by −θ0 */
-    pbd_v2 s = -le * nAb, c0 = {b[0].cs[0], b[1].cs[0]}, s0 = {b[0].cs[1], b[1].cs[1]};
-    pbd_v2 y = s * c0 - ab * s0, xr = ab * c0 + s * s0, ax = 0.125 * xr;
+    pbd_vd s = -le * nAb;
+    pbd_vd y = s * c0 - ab * s0, xr = ab * c0 + s * s0, ax = 0.125 * xr;
     __typeof__(ok) small = (xr > 0.0) & (y <= ax) & (-y <= ax);
-    pbd_v2 C = pbd_atan_small2(y / xr);
-    for (int l = 0; l < 2; l++)
+    pbd_vd t = y / xr, C; /* weft_atan_small(t), its operations in its order */
+    {
+        pbd_vd u = t * t, u2 = u * u, u4 = u2 * u2;
+        pbd_vd p01 = -1.0 / 3.0 + u * (1.0 / 5.0), p23 = -1.0 / 7.0 + u * (1.0 / 9.0);
+        pbd_vd p45 = -1.0 / 11.0 + u * (1.0 / 13.0), p67 = -1.0 / 15.0 + u * (1.0 / 17.0);
+        pbd_vd p03 = p01 + u2 * p23, p47 = p45 + u2 * p67;
+        C = t + t * (u * (p03 + u4 * (p47 + u4 * (-1.0 / 19.0))));
+    }
+    for (int l = 0; l < PBD_LANES; l++)
         if (!small[l]) C[l] = weft_angle_from(s[l], ab[l], b[l].cs);
-    pbd_v2 f = (k * C) * (le / E);
-    pbd_v2 fa0 = f * wv[0] * d21 * bb, fb0 = f * wv[0] * d31 * aa;
-    pbd_v2 fa1 = -f * wv[1] * d20 * bb, fb1 = -f * wv[1] * d30 * aa;
-    pbd_v2 fa2 = f * wv[2] * ee * bb, fb3 = f * wv[3] * ee * aa;
-    pbd_v2 dp[4][3];
+    pbd_vd f = (k * C) * (le / E);
+    pbd_vd fa0 = f * wv[0] * d21 * bb, fb0 = f * wv[0] * d31 * aa;
+    pbd_vd fa1 = -f * wv[1] * d20 * bb, fb1 = -f * wv[1] * d30 * aa;
+    pbd_vd fa2 = f * wv[2] * ee * bb, fb3 = f * wv[3] * ee * aa;
     for (int c = 0; c < 3; c++) {
-        dp[0][c] = x[0][c] + (fa0 * nA[c] + fb0 * nB[c]);
-        dp[1][c] = x[1][c] + (fa1 * nA[c] + fb1 * nB[c]);
-        dp[2][c] = x[2][c] + fa2 * nA[c];
-        dp[3][c] = x[3][c] + fb3 * nB[c];
+        x[0][c] += fa0 * nA[c] + fb0 * nB[c];
+        x[1][c] += fa1 * nA[c] + fb1 * nB[c];
+        x[2][c] += fa2 * nA[c];
+        x[3][c] += fb3 * nB[c];
     }
-    for (int i = 0; i < 4; i++) {
-        double *q0 = &p[3 * b[0].v[i]], *q1 = &p[3 * b[1].v[i]];
-        for (int c = 0; c < 3; c++) q0[c] = dp[i][c][0], q1[c] = dp[i][c][1];
-    }
+    for (int l = 0; l < PBD_LANES; l++)
+        for (int i = 0; i < 4; i++)
+            for (int c = 0; c < 3; c++) p[3 * b[l].v[i] + c] = x[i][c][l];
     return true;
 }
 
