@@ -545,6 +545,40 @@ static void test_bend_lanes(void) {
     CHECK(done == 576 && refused == 24 && branch[0] > 300 && branch[1] > 300);
 }
 
+/* The precondition of pbd_bend_lanes in the Gauss-Seidel sweep: after
+ * pbd_colour_constraints, bend_colour[k] .. bend_colour[k+1] (k < 63) are consecutive
+ * ranges covering every bending constraint, and no vertex appears twice in a colour. */
+static void test_bend_colours(void) {
+    weft_model m = {0};
+    weft_config *cfg = NULL;
+    const char *sets[] = {"mesh.nx=20", "mesh.ny=17", NULL};
+    if (build(&m, &cfg, "hanging_cloth", sets)) {
+        weft_error err = {{0}};
+        pbd_state *st = weft_pbd_gauss_seidel.create(&m, cfg, &err);
+        CHECK(st != NULL);
+        if (st) {
+            const int *start = st->bend_colour;
+            CHECK(start[0] == 0 && start[64] == st->nbend && st->nbend == m.mesh.nh);
+            int *seen = calloc((size_t)st->n, sizeof *seen), colours = 0;
+            CHECK(seen != NULL);
+            for (int k = 0; k < 64 && seen; k++) {
+                CHECK(start[k] <= start[k + 1]);
+                colours += start[k + 1] > start[k];
+                for (int c = start[k]; c < start[k + 1] && k < 63; c++)
+                    for (int a = 0; a < 4; a++) {
+                        CHECK(seen[st->bend[c].v[a]] != k + 1); /* not yet in colour k */
+                        seen[st->bend[c].v[a]] = k + 1;
+                    }
+            }
+            CHECK(colours >= 4 && start[63] == st->nbend); /* a grid: a few colours */
+            free(seen);
+            weft_pbd_gauss_seidel.destroy(st);
+        }
+    }
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
 static void test_bend_scale(void) {
     lcg g = {99};
     for (int trial = 0; trial < 50; trial++) {
@@ -1154,6 +1188,7 @@ int main(int argc, char **argv) {
         {"bend_scale", test_bend_scale},
         {"bend_closed_form", test_bend_closed_form},
         {"bend_lanes", test_bend_lanes},
+        {"bend_colours", test_bend_colours},
         {"mapping", test_mapping},
         {"damping_momentum", test_damping_momentum},
         {"spin_free_cloth", test_spin_free_cloth},
