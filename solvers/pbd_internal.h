@@ -255,15 +255,20 @@ typedef double pbd_vd __attribute__((vector_size(8 * PBD_LANES)));
  * vertices pinned: the caller then projects them one by one with pbd_bend_delta_cs. */
 PBD_AVX2_CLONE static inline bool pbd_bend_lanes(double *restrict p, const double *restrict w,
                                                  const pbd_bend b[PBD_LANES], double k) {
-    pbd_vd x[4][3], wv[4], c0, s0; /* positions of hinge vertex i, coordinate c */
-    for (int l = 0; l < PBD_LANES; l++) {
-        for (int i = 0; i < 4; i++) {
-            const double *q = &p[3 * b[l].v[i]];
-            for (int c = 0; c < 3; c++) x[i][c][l] = q[c];
-            wv[i][l] = w[b[l].v[i]];
-        }
-        c0[l] = b[l].cs[0], s0[l] = b[l].cs[1];
+    /* Each lane filled from registers (an initialiser), not through memory: four scalar
+     * stores read back as one vector cannot be forwarded and stall. */
+    _Static_assert(PBD_LANES == 4, "the initialisers below list four lanes");
+    const double *q[4][PBD_LANES]; /* hinge vertex i of lane l */
+    for (int i = 0; i < 4; i++)
+        for (int l = 0; l < PBD_LANES; l++) q[i][l] = &p[3 * b[l].v[i]];
+    pbd_vd x[4][3], wv[4]; /* positions of hinge vertex i, coordinate c; inverse masses */
+    for (int i = 0; i < 4; i++) {
+        for (int c = 0; c < 3; c++)
+            x[i][c] = (pbd_vd){q[i][0][c], q[i][1][c], q[i][2][c], q[i][3][c]};
+        wv[i] = (pbd_vd){w[b[0].v[i]], w[b[1].v[i]], w[b[2].v[i]], w[b[3].v[i]]};
     }
+    pbd_vd c0 = {b[0].cs[0], b[1].cs[0], b[2].cs[0], b[3].cs[0]};
+    pbd_vd s0 = {b[0].cs[1], b[1].cs[1], b[2].cs[1], b[3].cs[1]};
     pbd_vd e[3], a[3], bv[3], nA[3], nB[3];
     for (int c = 0; c < 3; c++)
         e[c] = x[1][c] - x[0][c], a[c] = x[2][c] - x[0][c], bv[c] = x[3][c] - x[1][c];
