@@ -8,8 +8,8 @@
  * self-collision (§4.3, eqs. 12–13; pbd_self.c), then collisions with colliders (§3.4)
  * last so each sweep ends outside every obstacle. Within stretch and within bending,
  * constraints go colour by colour (pbd_order.c), so consecutive projections touch
- * disjoint vertices and do not wait on each other; PBD_LANES bending constraints of a colour
- * are projected at once, one per SIMD lane, bitwise as one after the other
+ * disjoint vertices and do not wait on each other; four bending constraints of a
+ * colour are projected at once, one per SIMD lane, bitwise as one after the other
  * (pbd_bend_lanes; papers/mueller2006-pbd.md, "The dihedral projection").
  * Passes per step: 3 over vertices (predict, collide, update) + n_s over constraints;
  * with self-collision, collide also hashes the vertices and triangles once.
