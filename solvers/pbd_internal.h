@@ -62,6 +62,10 @@ typedef struct pbd_state {
     int ndist, nbend;
     pbd_distance *dist;
     pbd_bend *bend;
+    /* After pbd_colour_constraints: bending colour k (k < 63, disjoint vertices) is
+     * bend[bend_colour[k] .. bend_colour[k+1]−1]; bend_colour[63..64] the shared last
+     * bucket. All zero before (no colours known). */
+    int bend_colour[65];
     double k_stretch, k_bend; /* stiffness after the §3.3 mapping */
     int ncontact, cap_contact;
     pbd_contact *contact;
@@ -224,6 +228,103 @@ static inline void pbd_bend_delta(const double *p0, const double *p1, const doub
                                   double *dp /* 12 */) {
     const double cs[2] = {cos(rest), sin(rest)};
     pbd_bend_delta_cs(p0, p1, p2, p3, w, cs, k, dp);
+}
+
+/* PBD_LANES doubles, one per lane (GCC/Clang vector extension): +, −, ×, ÷ and
+ * comparisons act lane by lane with the rounding of the scalar operation, so a lane's
+ * result is bitwise the scalar one; on x86-64 one AVX instruction does four lanes (two
+ * SSE2 instructions without AVX). */
+enum { PBD_LANES = 4 };
+typedef double pbd_vd __attribute__((vector_size(8 * PBD_LANES)));
+
+/* On x86-64 with GCC, a function so marked is compiled twice, with AVX2 and without,
+ * and the CPU's version is picked at load time (AVX2: 4 lanes an instruction, and
+ * three-operand forms that need no register copies). There is no FMA either way
+ * (-ffp-contract=off), so both versions give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PBD_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define PBD_AVX2_CLONE
+#endif
+
+/* Applies the bending projections of PBD_LANES constraints b[0..] that share no vertex
+ * (one colour) to p, lane l computing pbd_bend_delta_cs of b[l] in the same operations
+ * and order, so p ends bitwise as after the scalar projections one after the other, in
+ * any order. A lane away from the rest angle takes weft_angle_from's atan2 on its own.
+ * Returns false, touching nothing, when a lane has a degenerate hinge or all its
+ * vertices pinned: the caller then projects them one by one with pbd_bend_delta_cs. */
+PBD_AVX2_CLONE static inline bool pbd_bend_lanes(double *restrict p, const double *restrict w,
+                                                 const pbd_bend b[PBD_LANES], double k) {
+    /* Each lane filled from registers (an initialiser), not through memory: four scalar
+     * stores read back as one vector cannot be forwarded and stall. */
+    _Static_assert(PBD_LANES == 4, "the initialisers below list four lanes");
+    const double *q[4][PBD_LANES]; /* hinge vertex i of lane l */
+    for (int i = 0; i < 4; i++)
+        for (int l = 0; l < PBD_LANES; l++) q[i][l] = &p[3 * b[l].v[i]];
+    pbd_vd x[4][3], wv[4]; /* positions of hinge vertex i, coordinate c; inverse masses */
+    for (int i = 0; i < 4; i++) {
+        for (int c = 0; c < 3; c++)
+            x[i][c] = (pbd_vd){q[i][0][c], q[i][1][c], q[i][2][c], q[i][3][c]};
+        wv[i] = (pbd_vd){w[b[0].v[i]], w[b[1].v[i]], w[b[2].v[i]], w[b[3].v[i]]};
+    }
+    pbd_vd c0 = {b[0].cs[0], b[1].cs[0], b[2].cs[0], b[3].cs[0]};
+    pbd_vd s0 = {b[0].cs[1], b[1].cs[1], b[2].cs[1], b[3].cs[1]};
+    pbd_vd e[3], a[3], bv[3], nA[3], nB[3];
+    for (int c = 0; c < 3; c++)
+        e[c] = x[1][c] - x[0][c], a[c] = x[2][c] - x[0][c], bv[c] = x[3][c] - x[1][c];
+    nA[0] = e[1] * a[2] - e[2] * a[1];
+    nA[1] = e[2] * a[0] - e[0] * a[2];
+    nA[2] = e[0] * a[1] - e[1] * a[0];
+    nB[0] = bv[1] * e[2] - bv[2] * e[1];
+    nB[1] = bv[2] * e[0] - bv[0] * e[2];
+    nB[2] = bv[0] * e[1] - bv[1] * e[0];
+    pbd_vd ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    pbd_vd aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    pbd_vd bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    pbd_vd ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    pbd_vd nAb = nA[0] * bv[0] + nA[1] * bv[1] + nA[2] * bv[2];
+    pbd_vd d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
+    pbd_vd d31 = bv[0] * e[0] + bv[1] * e[1] + bv[2] * e[2], d30 = d31 + ee;
+    pbd_vd ee2 = ee * ee;
+    pbd_vd E = bb * (wv[0] * d21 * d21 + wv[1] * d20 * d20 + wv[2] * ee2) +
+               aa * (wv[0] * d31 * d31 + wv[1] * d30 * d30 + wv[3] * ee2) +
+               2.0 * ab * (wv[0] * d21 * d31 + wv[1] * d20 * d30);
+    /* pbd_bend_delta_cs's two early exits, lane by lane (true = −1) */
+    __typeof__(ee > 0.0) ok = (ee > 0.0) & (aa > 1e-24 * ee * ee) & (bb > 1e-24 * ee * ee) &
+                              (E > 1e-30 * aa * bb * ee);
+    pbd_vd le;
+    for (int l = 0; l < PBD_LANES; l++) {
+        if (!ok[l]) return false;
+        le[l] = sqrt(ee[l]);
+    }
+    /* weft_angle_from: the angle of (c, s) = (nA·nB, −ℓ nA·b) rotated by −θ0 */
+    pbd_vd s = -le * nAb;
+    pbd_vd y = s * c0 - ab * s0, xr = ab * c0 + s * s0, ax = 0.125 * xr;
+    __typeof__(ok) small = (xr > 0.0) & (y <= ax) & (-y <= ax);
+    pbd_vd t = y / xr, C; /* weft_atan_small(t), its operations in its order */
+    {
+        pbd_vd u = t * t, u2 = u * u, u4 = u2 * u2;
+        pbd_vd p01 = -1.0 / 3.0 + u * (1.0 / 5.0), p23 = -1.0 / 7.0 + u * (1.0 / 9.0);
+        pbd_vd p45 = -1.0 / 11.0 + u * (1.0 / 13.0), p67 = -1.0 / 15.0 + u * (1.0 / 17.0);
+        pbd_vd p03 = p01 + u2 * p23, p47 = p45 + u2 * p67;
+        C = t + t * (u * (p03 + u4 * (p47 + u4 * (-1.0 / 19.0))));
+    }
+    for (int l = 0; l < PBD_LANES; l++)
+        if (!small[l]) C[l] = weft_angle_from(s[l], ab[l], b[l].cs);
+    pbd_vd f = (k * C) * (le / E);
+    pbd_vd fa0 = f * wv[0] * d21 * bb, fb0 = f * wv[0] * d31 * aa;
+    pbd_vd fa1 = -f * wv[1] * d20 * bb, fb1 = -f * wv[1] * d30 * aa;
+    pbd_vd fa2 = f * wv[2] * ee * bb, fb3 = f * wv[3] * ee * aa;
+    for (int c = 0; c < 3; c++) {
+        x[0][c] += fa0 * nA[c] + fb0 * nB[c];
+        x[1][c] += fa1 * nA[c] + fb1 * nB[c];
+        x[2][c] += fa2 * nA[c];
+        x[3][c] += fb3 * nB[c];
+    }
+    for (int l = 0; l < PBD_LANES; l++)
+        for (int i = 0; i < 4; i++)
+            for (int c = 0; c < 3; c++) p[3 * b[l].v[i] + c] = x[i][c][l];
+    return true;
 }
 
 /* Self-collision constraint (§4.3, eqs. 12–13) at x = (q, p1, p2, p3) (12 values, m):

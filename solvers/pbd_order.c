@@ -17,8 +17,10 @@
 /* Greedy colouring of nc constraints of `arity` vertices (vertex indices of constraint
  * c at verts[c*stride .. c*stride+arity-1], stride in ints); writes the permutation
  * that sorts constraints by colour (stable) into perm. Colours beyond 63 share the
- * last bucket, which stays correct Gauss-Seidel, just without the overlap. */
-static int colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm) {
+ * last bucket, which stays correct Gauss-Seidel, just without the overlap. Colour k
+ * (k < 63) is perm[starts[k] .. starts[k+1]−1] when starts (65 ints) != NULL. */
+static int colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
+                        int *starts) {
     uint64_t *used = calloc((size_t)nv, sizeof *used);
     unsigned char *colour = malloc((size_t)(nc > 0 ? nc : 1));
     int count[65] = {0};
@@ -45,6 +47,7 @@ static int colour_order(int nc, int arity, const int *verts, int stride, int nv,
         count[col + 1]++;
     }
     for (int k = 0; k < 64; k++) count[k + 1] += count[k];
+    if (starts) memcpy(starts, count, sizeof count);
     for (int c = 0; c < nc; c++) perm[count[colour[c]]++] = c;
     free(used), free(colour);
     return WEFT_OK;
@@ -60,13 +63,13 @@ int pbd_colour_constraints(pbd_state *st) {
     /* pbd_distance is {int a, b; double rest}: vertices at int offsets 0, 1, stride 4. */
     if (rc == WEFT_OK)
         rc = colour_order(st->ndist, 2, (const int *)st->dist, (int)(sizeof(pbd_distance) / sizeof(int)),
-                          st->n, perm);
+                          st->n, perm, NULL);
     if (rc == WEFT_OK) {
         pbd_distance *d = tmp;
         for (int i = 0; i < st->ndist; i++) d[i] = st->dist[perm[i]];
         memcpy(st->dist, d, (size_t)st->ndist * sizeof *d);
         rc = colour_order(st->nbend, 4, (const int *)st->bend, (int)(sizeof(pbd_bend) / sizeof(int)),
-                          st->n, perm);
+                          st->n, perm, st->bend_colour);
     }
     if (rc == WEFT_OK) {
         pbd_bend *b = tmp;

@@ -493,6 +493,92 @@ static void test_bend_closed_form(void) {
     }
 }
 
+/* pbd_bend_lanes projects PBD_LANES constraints with disjoint vertices, one per SIMD
+ * lane, in pbd_bend_delta_cs's operations: the positions must come out bitwise equal to
+ * the scalar projections one after the other (near the rest angle, the series; far,
+ * atan2; pinned vertices), and a lane with a degenerate hinge or every vertex pinned
+ * must make it refuse (false) without touching p. */
+static void test_bend_lanes(void) {
+    enum { L = PBD_LANES, NP = 12 * PBD_LANES };
+    lcg g = {4242};
+    int done = 0, refused = 0, branch[2] = {0, 0};
+    for (int trial = 0; trial < 600; trial++) {
+        double p[NP], q[NP], w[4 * L];
+        pbd_bend b[L];
+        for (int l = 0; l < L; l++) {
+            double *h = p + 12 * l;
+            rnd_hinge(&g, rnd_in(&g, -3.0, 3.0), h);
+            double th = weft_hinge_angle(h, h + 3, h + 6, h + 9, NULL);
+            double off = (trial + l) % 3 ? rnd_in(&g, -0.12, 0.12) : rnd_in(&g, 0.2, 3.0);
+            double rest = weft_wrap_angle(th - off);
+            branch[fabs(off) < 0.12]++;
+            /* p0 stored second, p1 first: the lanes' vertex lists are not in p's order */
+            b[l] = (pbd_bend){{4 * l + 1, 4 * l, 4 * l + 2, 4 * l + 3}, rest,
+                              {cos(rest), sin(rest)}};
+            for (int c = 0; c < 3; c++) {
+                double t = h[c];
+                h[c] = h[3 + c], h[3 + c] = t;
+            }
+            for (int a = 0; a < 4; a++) w[4 * l + a] = rnd_in(&g, 0.1, 10.0);
+        }
+        if (trial % 7 == 0) w[trial % (4 * L)] = 0.0;                 /* one pinned vertex */
+        if (trial % 50 == 1) for (int a = 0; a < 4; a++) w[a] = 0.0; /* lane 0 all pinned */
+        if (trial % 50 == 2) memcpy(p + 12 * (L - 1) + 6, p + 12 * (L - 1), 3 * sizeof *p);
+        memcpy(q, p, sizeof p);                        /* (last lane: p2 = p1, degenerate) */
+        double k = rnd_in(&g, 0.1, 1.0);
+        if (!pbd_bend_lanes(p, w, b, k)) {
+            CHECK(memcmp(p, q, sizeof p) == 0);
+            CHECK(trial % 50 == 1 || trial % 50 == 2);
+            refused++;
+            continue;
+        }
+        for (int l = 0; l < L; l++) {
+            double *v[4], wl[4], dp[12];
+            for (int a = 0; a < 4; a++) v[a] = &q[3 * b[l].v[a]], wl[a] = w[b[l].v[a]];
+            pbd_bend_delta_cs(v[0], v[1], v[2], v[3], wl, b[l].cs, k, dp);
+            for (int a = 0; a < 4; a++)
+                for (int c = 0; c < 3; c++) v[a][c] += dp[3 * a + c];
+        }
+        CHECK(memcmp(p, q, sizeof p) == 0);
+        done++;
+    }
+    CHECK(done == 576 && refused == 24 && branch[0] > 300 && branch[1] > 300);
+}
+
+/* The precondition of pbd_bend_lanes in the Gauss-Seidel sweep: after
+ * pbd_colour_constraints, bend_colour[k] .. bend_colour[k+1] (k < 63) are consecutive
+ * ranges covering every bending constraint, and no vertex appears twice in a colour. */
+static void test_bend_colours(void) {
+    weft_model m = {0};
+    weft_config *cfg = NULL;
+    const char *sets[] = {"mesh.nx=20", "mesh.ny=17", NULL};
+    if (build(&m, &cfg, "hanging_cloth", sets)) {
+        weft_error err = {{0}};
+        pbd_state *st = weft_pbd_gauss_seidel.create(&m, cfg, &err);
+        CHECK(st != NULL);
+        if (st) {
+            const int *start = st->bend_colour;
+            CHECK(start[0] == 0 && start[64] == st->nbend && st->nbend == m.mesh.nh);
+            int *seen = calloc((size_t)st->n, sizeof *seen), colours = 0;
+            CHECK(seen != NULL);
+            for (int k = 0; k < 64 && seen; k++) {
+                CHECK(start[k] <= start[k + 1]);
+                colours += start[k + 1] > start[k];
+                for (int c = start[k]; c < start[k + 1] && k < 63; c++)
+                    for (int a = 0; a < 4; a++) {
+                        CHECK(seen[st->bend[c].v[a]] != k + 1); /* not yet in colour k */
+                        seen[st->bend[c].v[a]] = k + 1;
+                    }
+            }
+            CHECK(colours >= 4 && start[63] == st->nbend); /* a grid: a few colours */
+            free(seen);
+            weft_pbd_gauss_seidel.destroy(st);
+        }
+    }
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
 static void test_bend_scale(void) {
     lcg g = {99};
     for (int trial = 0; trial < 50; trial++) {
@@ -1101,6 +1187,8 @@ int main(int argc, char **argv) {
         {"bend_momentum", test_bend_momentum},
         {"bend_scale", test_bend_scale},
         {"bend_closed_form", test_bend_closed_form},
+        {"bend_lanes", test_bend_lanes},
+        {"bend_colours", test_bend_colours},
         {"mapping", test_mapping},
         {"damping_momentum", test_damping_momentum},
         {"spin_free_cloth", test_spin_free_cloth},
