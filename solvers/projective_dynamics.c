@@ -282,9 +282,9 @@ fail:
 
 /* Element q's slot = w Aᵀ P(A x) (3 per vertex): each row's three sums over the vertices
  * in vertex order, the slot's over the rows in row order (the sums of the plain loops). */
-static inline void project_nv(pd_state *st, int q, const double *x, const int nv) {
+static inline void project_nv(pd_state *st, int q, const double *x, const int nv,
+                              const int rows) {
     const pd_elem *e = &st->e[q];
-    const int rows = e->rows;
     double y[3 * WEFT_PROJECTIVE_MAXROWS], p[3 * WEFT_PROJECTIVE_MAXROWS];
     for (int r = 0; r < rows; r++) {
         const double *a = &e->A[nv * r];
@@ -307,13 +307,16 @@ static inline void project_nv(pd_state *st, int q, const double *x, const int nv
     }
 }
 
-/* project_nv with the vertex count a constant for edges and hinges (loops unrolled). */
+/* project_nv with the vertex and row counts constants for the one-row edges and hinges
+ * (springs, quadratic bending: the loops unrolled). */
 static void project_element(pd_state *st, int q, const double *x) {
-    switch (st->e[q].nv) {
-    case 2: project_nv(st, q, x, 2); break;
-    case 4: project_nv(st, q, x, 4); break;
-    default: project_nv(st, q, x, st->e[q].nv); break;
-    }
+    const pd_elem *e = &st->e[q];
+    if (e->rows == 1 && e->nv == 2)
+        project_nv(st, q, x, 2, 1);
+    else if (e->rows == 1 && e->nv == 4)
+        project_nv(st, q, x, 4, 1);
+    else
+        project_nv(st, q, x, e->nv, e->rows);
 }
 
 /* b = M x̃ / h² (st->bm, formed once per step) + Σ_e w_e A_eᵀ P(A_e x): the projections in
