@@ -6,10 +6,12 @@
  * solve is one cholmod_solve2 with the three coordinates as an n×3 right-hand side.
  * The filtered system is the same as weft_cholmod_solver's: a pinned vertex's row and
  * column become the identity's, the right-hand side is S (b − A z), and x = y + z.
- * The factor is simplicial LDLᵀ: the matrix is factorised once and solved every
- * iteration, and on mesh-graph matrices CHOLMOD's supernodal solve spends its time in
- * BLAS calls on small supernodes (64² cloth: 7.1 M instructions per 3-column solve
- * against 5.0 M simplicial, papers/bouaziz2014-projective-dynamics.md). The free rows
+ * The matrix is factorised once and solved every iteration, so the factor is simplicial
+ * LDLᵀ up to 160 flops per factor entry (CHOLMOD's switch, default 40): on smaller mesh
+ * graphs the supernodal solve spends its time in BLAS calls on small supernodes (cloth
+ * 64², 81 flops/entry: 7.1 M instructions per 3-column solve against 5.0 M; 128², 149:
+ * 32.5 M against 28.1 M; 256², 265: the same, for a 6.7× costlier factorisation;
+ * papers/bouaziz2014-projective-dynamics.md). The free rows
  * coupled to pinned vertices are listed at the factorisation, so forming S (b − A z)
  * reads those couplings alone. */
 #include "linalg_internal.h"
@@ -45,7 +47,7 @@ weft_cholmod_scalar *weft_cholmod_scalar_create(weft_error *err) {
     }
     cholmod_start(&s->cc);
     s->cc.print = 0;
-    s->cc.supernodal = CHOLMOD_SIMPLICIAL; /* solve-bound use: see the file comment */
+    s->cc.supernodal_switch = 160.0; /* solve-bound use: see the file comment */
     s->ordering = -1;
     return s;
 }
