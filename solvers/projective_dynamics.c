@@ -99,6 +99,7 @@ typedef struct pd_state {
     const weft_linear_type *linear;
     void *lin;
     double *xt, *x, *xprev, *xhat, *b, *g, *x0; /* 3n each */
+    double *bm;                 /* 3n: M x̃ / h², the constant part of b in a step */
     int *contact;               /* n: collider index touched after the iterations, −1 if none */
     double *cn, *vnb;           /* 3n normals, n normal velocities before the projection */
     const char *substituted[3]; /* names of replaced terms: membrane, bending, volume */
@@ -114,7 +115,8 @@ static void pd_destroy(void *state) {
     weft_filter_destroy(&st->f);
     free(st->e), free(st->slot), free(st->inc_ptr), free(st->inc);
     free(st->pinned), free(st->contact);
-    double *v[] = {st->xt, st->x, st->xprev, st->xhat, st->b, st->g, st->x0, st->cn, st->vnb};
+    double *v[] = {st->xt, st->x, st->xprev, st->xhat, st->b, st->g, st->x0, st->cn, st->vnb,
+                   st->bm};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st);
 }
@@ -256,7 +258,8 @@ static void *pd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     st->h = m->dt;
     assemble_matrix(st, m);
     size_t n = m->n > 0 ? (size_t)m->n : 1, n3 = 3 * n;
-    double **v[] = {&st->xt, &st->x, &st->xprev, &st->xhat, &st->b, &st->g, &st->x0, &st->cn};
+    double **v[] = {&st->xt, &st->x, &st->xprev, &st->xhat, &st->b, &st->g, &st->x0, &st->cn,
+                    &st->bm};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!(*v[i] = calloc(n3, sizeof(double)))) goto nomem;
     if (!(st->vnb = calloc(n, sizeof(double))) || !(st->pinned = calloc(n, sizeof(bool))) ||
@@ -277,39 +280,64 @@ fail:
 /* Local step                                                                      */
 /* ------------------------------------------------------------------------------ */
 
-/* Element q's slot = w Aᵀ P(A x) (3 per vertex). */
-static void project_element(pd_state *st, int q, const double *x) {
+/* Element q's slot = w Aᵀ P(A x) (3 per vertex): each row's three sums over the vertices
+ * in vertex order, the slot's over the rows in row order (the sums of the plain loops). */
+static inline void project_nv(pd_state *st, int q, const double *x, const int nv,
+                              const int rows) {
     const pd_elem *e = &st->e[q];
-    double y[3 * WEFT_PROJECTIVE_MAXROWS] = {0}, p[3 * WEFT_PROJECTIVE_MAXROWS];
-    for (int r = 0; r < e->rows; r++)
-        for (int i = 0; i < e->nv; i++)
-            for (int k = 0; k < 3; k++) y[3 * r + k] += e->A[e->nv * r + i] * x[3 * e->el.v[i] + k];
+    double y[3 * WEFT_PROJECTIVE_MAXROWS], p[3 * WEFT_PROJECTIVE_MAXROWS];
+    for (int r = 0; r < rows; r++) {
+        const double *a = &e->A[nv * r];
+        double y0 = 0.0, y1 = 0.0, y2 = 0.0;
+        for (int i = 0; i < nv; i++) {
+            const double *xi = &x[3 * e->el.v[i]];
+            y0 += a[i] * xi[0], y1 += a[i] * xi[1], y2 += a[i] * xi[2];
+        }
+        y[3 * r] = y0, y[3 * r + 1] = y1, y[3 * r + 2] = y2;
+    }
     e->pj->project(&e->el, y, p);
     double *out = &st->slot[PD_SLOT * (size_t)q];
-    for (int i = 0; i < e->nv; i++)
-        for (int k = 0; k < 3; k++) {
-            double s = 0.0;
-            for (int r = 0; r < e->rows; r++) s += e->A[e->nv * r + i] * p[3 * r + k];
-            out[3 * i + k] = e->w * s;
+    for (int i = 0; i < nv; i++) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+        for (int r = 0; r < rows; r++) {
+            const double a = e->A[nv * r + i];
+            s0 += a * p[3 * r], s1 += a * p[3 * r + 1], s2 += a * p[3 * r + 2];
         }
+        out[3 * i] = e->w * s0, out[3 * i + 1] = e->w * s1, out[3 * i + 2] = e->w * s2;
+    }
 }
 
-/* b = M x̃ / h² + Σ_e w_e A_eᵀ P(A_e x): the projections in parallel, then per vertex its
- * slots in element order (the same sums for any thread count). */
+/* project_nv with the vertex and row counts constants for the one-row edges and hinges
+ * (springs, quadratic bending: the loops unrolled). */
+static void project_element(pd_state *st, int q, const double *x) {
+    const pd_elem *e = &st->e[q];
+    if (e->rows == 1 && e->nv == 2)
+        project_nv(st, q, x, 2, 1);
+    else if (e->rows == 1 && e->nv == 4)
+        project_nv(st, q, x, 4, 1);
+    else
+        project_nv(st, q, x, e->nv, e->rows);
+}
+
+/* b = M x̃ / h² (st->bm, formed once per step) + Σ_e w_e A_eᵀ P(A_e x): the projections in
+ * parallel, then per vertex its slots in element order (the same sums for any thread
+ * count). */
 static void local_step(pd_state *st, const weft_model *m, const double *x) {
-    const double ih2 = 1.0 / (st->h * st->h);
     const int threads = st->set.common.threads;
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
         for (int q = 0; q < st->ne; q++) project_element(st, q, x);
 #pragma omp for schedule(static)
-        for (int i = 0; i < m->n; i++)
-            for (int k = 0; k < 3; k++) {
-                double b = m->mass[i] * ih2 * st->xt[3 * i + k];
-                for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++) b += st->slot[st->inc[j] + k];
-                st->b[3 * i + k] = b;
+        for (int i = 0; i < m->n; i++) {
+            const double *bm = &st->bm[3 * i];
+            double b0 = bm[0], b1 = bm[1], b2 = bm[2];
+            for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++) {
+                const double *sl = &st->slot[st->inc[j]];
+                b0 += sl[0], b1 += sl[1], b2 += sl[2];
             }
+            st->b[3 * i] = b0, st->b[3 * i + 1] = b1, st->b[3 * i + 2] = b2;
+        }
     }
 }
 
@@ -450,6 +478,9 @@ static int pd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
     weft_model_apply_pins(m, t1, st->x);
     int rc = prepare_global(st, m, st->x, err);
     if (rc) return rc;
+    const double ih2 = 1.0 / (st->h * st->h); /* st->h: dt, set by prepare_global */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) st->bm[3 * i + k] = m->mass[i] * ih2 * st->xt[3 * i + k];
     memcpy(st->xprev, st->x, n3 * sizeof *st->x);
     const double tol = st->set.tolerance, rho = st->set.chebyshev.rho;
     const double gamma = st->set.chebyshev.gamma;

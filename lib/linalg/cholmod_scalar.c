@@ -5,7 +5,15 @@
  * the n×n scalar K (9× fewer entries, about 27× fewer factorisation flops) once, and each
  * solve is one cholmod_solve2 with the three coordinates as an n×3 right-hand side.
  * The filtered system is the same as weft_cholmod_solver's: a pinned vertex's row and
- * column become the identity's, the right-hand side is S (b − A z), and x = y + z. */
+ * column become the identity's, the right-hand side is S (b − A z), and x = y + z.
+ * The matrix is factorised once and solved every iteration, so the factor is simplicial
+ * LDLᵀ up to 160 flops per factor entry (CHOLMOD's switch, default 40): on smaller mesh
+ * graphs the supernodal solve spends its time in BLAS calls on small supernodes (cloth
+ * 64², 81 flops/entry: 7.1 M instructions per 3-column solve against 5.0 M; 128², 149:
+ * 32.5 M against 28.1 M; 256², 265: the same, for a 6.7× costlier factorisation;
+ * papers/bouaziz2014-projective-dynamics.md). The free rows
+ * coupled to pinned vertices are listed at the factorisation, so forming S (b − A z)
+ * reads those couplings alone. */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
 #include "weft_linsolve.h"
@@ -20,6 +28,8 @@ struct weft_cholmod_scalar {
     int *row_ptr, *col; /* the block pattern analysed (n + 1, nnzb) */
     int *entry;         /* CSC entry p of K's upper triangle: its block index in A */
     bool *pinned;       /* n: the pins K was factorised with */
+    int *cpl_ptr, *cpl; /* per vertex (n + 1), A's blocks q coupling it (free) to a pinned
+                         * column, in row order: S (b − A z) reads these alone */
     cholmod_sparse *K;
     cholmod_factor *L;
     cholmod_dense *B, *X, *Y, *E;
@@ -37,6 +47,7 @@ weft_cholmod_scalar *weft_cholmod_scalar_create(weft_error *err) {
     }
     cholmod_start(&s->cc);
     s->cc.print = 0;
+    s->cc.supernodal_switch = 160.0; /* solve-bound use: see the file comment */
     s->ordering = -1;
     return s;
 }
@@ -50,7 +61,8 @@ static void scalar_reset(weft_cholmod_scalar *s) {
     cholmod_free_dense(&s->Y, &s->cc);
     cholmod_free_dense(&s->E, &s->cc);
     free(s->row_ptr), free(s->col), free(s->entry), free(s->pinned);
-    s->row_ptr = s->col = s->entry = NULL, s->pinned = NULL;
+    free(s->cpl_ptr), free(s->cpl);
+    s->row_ptr = s->col = s->entry = s->cpl_ptr = s->cpl = NULL, s->pinned = NULL;
     s->n = s->nnzb = 0;
     s->factored = false;
 }
@@ -87,9 +99,12 @@ static weft_solve_status analyse(weft_cholmod_scalar *s, const weft_bsr *A, weft
     s->col = malloc(((size_t)A->nnzb + 1) * sizeof(int));
     s->entry = malloc((nnz + 1) * sizeof(int));
     s->pinned = calloc(n + 1, sizeof(bool));
+    s->cpl_ptr = calloc(n + 1, sizeof(int));
+    s->cpl = malloc(((size_t)A->nnzb + 1) * sizeof(int));
     s->K = cholmod_allocate_sparse(n, n, nnz, 1, 1, 1, CHOLMOD_REAL, &s->cc);
     s->B = cholmod_zeros(n, 3, CHOLMOD_REAL, &s->cc);
-    if (!s->row_ptr || !s->col || !s->entry || !s->pinned || !s->K || !s->B) {
+    if (!s->row_ptr || !s->col || !s->entry || !s->pinned || !s->cpl_ptr || !s->cpl || !s->K ||
+        !s->B) {
         scalar_reset(s);
         weft_fail(err, WEFT_ERR_NOMEM, "cholmod scalar solver: cannot copy a %d-block pattern",
                   A->nnzb);
@@ -139,6 +154,13 @@ static weft_solve_status check_form(weft_cholmod_scalar *s, const weft_bsr *A,
         }
         s->pinned[i] = f->ndof[i] == 3;
     }
+    int c = 0; /* the couplings of free rows to pinned columns, row by row */
+    for (int i = 0; i < A->n; i++) {
+        s->cpl_ptr[i] = c;
+        for (int q = A->row_ptr[i]; q < A->row_ptr[i + 1] && !s->pinned[i]; q++)
+            if (s->pinned[A->col[q]]) s->cpl[c++] = q;
+    }
+    s->cpl_ptr[A->n] = c;
     return WEFT_SOLVE_CONVERGED;
 }
 
@@ -213,8 +235,10 @@ weft_solve_status weft_cholmod_scalar_apply(weft_cholmod_scalar *s, const weft_b
             double c = 0.0;
             if (!s->pinned[i]) {
                 double t = 0.0;
-                for (int q = A->row_ptr[i]; q < A->row_ptr[i + 1]; q++)
-                    if (s->pinned[A->col[q]]) t += A->val[9 * (size_t)q] * f->z[3 * A->col[q] + k];
+                for (int p = s->cpl_ptr[i]; p < s->cpl_ptr[i + 1]; p++) {
+                    int q = s->cpl[p];
+                    t += A->val[9 * (size_t)q] * f->z[3 * A->col[q] + k];
+                }
                 c = b[3 * i + k] - t;
             }
             finite &= isfinite(c);
