@@ -2,8 +2,10 @@
  * Potential Contact", ACM TOG 39(4); thickness from Li, Kaufman & Jiang 2021, "Codimensional
  * Incremental Potential Contact", ACM TOG 40(4)), as a library: unsigned squared distances
  * between primitives with their distance-type classification (ipc_distance.c), and the
- * barrier, the edge–edge mollifier and the per-pair barrier energy (ipc_barrier.c).
- * Not yet a contact model: no solver calls these (papers/li2020-ipc.md lists what is left).
+ * barrier, the edge–edge mollifier and the per-pair barrier energy (ipc_barrier.c), the
+ * lagged smoothed friction of §5 (ipc_friction.c) and the adaptive barrier stiffness
+ * (ipc_stiffness.c). Not yet a contact model: no solver calls these (papers/li2020-ipc.md
+ * lists what is left).
  *
  * Layout: a pair is 12 coordinates (m), four points of 3: point–triangle x = (p, t0, t1, t2),
  * edge–edge x = (a0, a1, b0, b1). Gradients are 12 values, Hessians 144 row-major; a NULL
@@ -91,5 +93,88 @@ double weft_ipc_pt_energy(const double x[12], const weft_ipc_params *p, bool pro
  * (12×12, PSD-projected when project). */
 double weft_ipc_ee_energy(const double x[12], double eps_x, const weft_ipc_params *p,
                           bool project, double g[12], double H[144]);
+
+/* ---- Friction (Li 2020 §5; ipc_friction.c) ------------------------------------------ */
+
+/* The friction mollifier f₁(y) (dimensionless) on a tangential displacement y ≥ 0 (m) with
+ * εᵥh = eps_vh (m, > 0): 2y/εᵥh − y²/εᵥh² below εᵥh, 1 beyond; its slope f₁′ (1/m) in df1
+ * (may be NULL). C¹ at εᵥh (f₁ = 1, f₁′ = 0 from both sides). */
+double weft_ipc_friction_f1(double y, double eps_vh, double *df1);
+
+/* f₀(y) (m), the integral of f₁ with f₀(εᵥh) = εᵥh: −y³/(3εᵥh²) + y²/εᵥh + εᵥh/3 below
+ * εᵥh, y beyond, so f₀′ = f₁. */
+double weft_ipc_friction_f0(double y, double eps_vh);
+
+/* Closest-point weights w of the classified pair x (12 coordinates) of type t: the
+ * relative position of the two closest points is Σᵢ wᵢ xᵢ (the four points of x; Σ wᵢ = 0,
+ * w of unused points 0), |Σ wᵢ xᵢ|² = weft_ipc_d2(x, t). */
+void weft_ipc_closest_weights(const double x[12], weft_ipc_dist t, double w[4]);
+
+/* An orthonormal tangent basis P (3×2, row-major: P[2r + c]) of the pair x of type t: two
+ * unit vectors perpendicular to the contact normal (the closest points' difference), the
+ * first along the triangle's or edge's first side where the type has one. */
+void weft_ipc_tangent_basis(const double x[12], weft_ipc_dist t, double P[6]);
+
+/* An orthonormal basis P (3×2, row-major) of the plane perpendicular to n (n ≠ 0). */
+void weft_ipc_plane_basis(const double n[3], double P[6]);
+
+/* The lagged normal force λ = −∂b/∂d (N) of a pair at squared distance s (m²): −2√s b′(s),
+ * ≥ 0, zero beyond ξ + d̂. */
+double weft_ipc_normal_force(double s, const weft_ipc_params *p);
+
+/* One lagged friction term of Li 2020 §5 on n coordinates (12 for a pair, 3 for a point on
+ * a collider): D(x) = μλ f₀(|u|), u = Tᵀx + c ∈ ℝ² the tangential displacement (m) over the
+ * step, T (n×2, row-major T[2a + c]) and c fixed at the lagged positions. */
+typedef struct weft_ipc_friction {
+    int n;          /* coordinates: 12 (pair) or 3 (point on a collider) */
+    double T[24];   /* n×2 row-major: T = Γᵀ P, Γ the closest-point weights ⊗ I₃ */
+    double c[2];    /* −Tᵀxⁿ, minus Pᵀ(surface velocity · h) against a collider (m) */
+    double mu_lambda; /* μ λ (N) */
+} weft_ipc_friction;
+
+/* The friction term of the pair of type t: T, λ from the lagged positions x_lag (the
+ * previous lagging iteration, or the step's start), the tangential displacement measured
+ * from x_prev (the step's start), D = μ λ f₀(|Tᵀ(x − x_prev)|) with λ =
+ * weft_ipc_normal_force(weft_ipc_d2(x_lag, t), p) (times weight, e.g. the edge–edge
+ * mollifier's e(x_lag), or 1). */
+void weft_ipc_friction_pair(const double x_lag[12], const double x_prev[12], weft_ipc_dist t,
+                            const weft_ipc_params *p, double mu, double weight,
+                            weft_ipc_friction *f);
+
+/* The friction term of a point against an analytic collider's surface: n the outward unit
+ * normal at the closest point on the lagged surface, lambda the lagged normal force (N,
+ * e.g. weft_ipc_normal_force of the squared signed distance), us the collider's surface
+ * velocity at the closest point (m/s, NULL: static), h the step (s). u = Pᵀ(x − x_prev −
+ * us h), P the tangent plane's basis. */
+void weft_ipc_friction_point(const double n[3], const double x_prev[3], const double *us,
+                             double h, double lambda, double mu, weft_ipc_friction *f);
+
+/* D(x) (J) of the friction term f at x (f->n coordinates), εᵥh = eps_vh (m), its gradient
+ * (n) and Hessian (n×n, row-major): μλ T [f₁′ ûûᵀ + f₁/y (I − ûûᵀ)] Tᵀ, PSD when project
+ * (f₁′ clamped at 0; exact otherwise: f₁′ ≥ 0 for this f₁ anyway). NULL g, H not written. */
+double weft_ipc_friction_energy(const weft_ipc_friction *f, const double *x, double eps_vh,
+                                bool project, double *g, double *H);
+
+/* ---- Adaptive barrier stiffness (Li 2020 supplement; ipc_stiffness.c) ----------------- */
+
+/* The bounds of κ (J/m⁴) for a scene of bounding-box diagonal bbox (m) and average vertex
+ * mass m_avg (in the units of the objective's Hessian: kg for IPC's incremental potential)
+ * at barrier parameters p (κ ignored): κ_min makes the unit barrier's stiffness along the
+ * normal, 4 s₀ b̂″(s₀), times κ equal 1e11 m_avg at s₀ = (ξ + 1e-8 bbox)² (or at half of
+ * ŝ when that lies beyond d̂); κ_max = 100 κ_min. */
+void weft_ipc_kappa_bounds(double bbox, double m_avg, const weft_ipc_params *p,
+                           double *kappa_min, double *kappa_max);
+
+/* The initial κ: the minimiser of |g_E + κ g_B|² over κ, −g_E·g_B/|g_B|² (g_E the
+ * objective's gradient, g_B the barrier's at κ = 1, n values), clamped to [κ_min, κ_max];
+ * κ_min when g_B = 0. */
+double weft_ipc_kappa_initial(const double *g_E, const double *g_B, int n, double kappa_min,
+                              double kappa_max);
+
+/* The update after a step or Newton iteration: 2κ (at most κ_max) when the smallest
+ * distance d_min (m) is below ξ + 1e-9 bbox and smaller than the previous d_prev (m), which
+ * was below it too; else κ unchanged. */
+double weft_ipc_kappa_update(double kappa, double kappa_max, double d_prev, double d_min,
+                             double bbox, double xi);
 
 #endif

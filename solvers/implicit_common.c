@@ -339,6 +339,7 @@ void im_apply_friction(im_state *st, const weft_model *m, const double *F3, doub
         if (!(m->colliders[c].friction > 0.0) || !(fn > 0.0)) continue;
         /* The contact's impulse ĥ Fn changes the normal velocity by ĥ Fn / m_i, which
          * bounds the friction; the normal velocity itself is the solve's. */
-        weft_contact_friction(&m->colliders[c], &v[3 * i], &st->cn[3 * i], hh * fn / m->mass[i]);
+        weft_contact_friction(&m->colliders[c], &m->x[3 * i], m->t + m->dt, &v[3 * i],
+                              &st->cn[3 * i], hh * fn / m->mass[i]);
     }
 }

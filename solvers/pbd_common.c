@@ -367,8 +367,8 @@ void pbd_end_step(pbd_state *st, weft_model *m) {
         double C = (x[0] - ct->q[0]) * ct->n[0] + (x[1] - ct->q[1]) * ct->n[1] +
                    (x[2] - ct->q[2]) * ct->n[2];
         if (C > 1e-9) continue; /* not touching its constraint at the end of the step */
-        weft_contact_velocity_update(&m->colliders[ct->collider], &m->v[3 * ct->i], ct->n,
-                                     ct->vn_before);
+        weft_contact_velocity_update(&m->colliders[ct->collider], x, m->t + m->dt,
+                                     &m->v[3 * ct->i], ct->n, ct->vn_before);
     }
     m->t += m->dt;
     st->timers.update += weft_now() - t0;

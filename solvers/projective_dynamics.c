@@ -452,7 +452,8 @@ static void contact_velocities(pd_state *st, weft_model *m) {
     for (int i = 0; i < m->n; i++) {
         int c = st->contact[i];
         if (c < 0) continue;
-        weft_contact_velocity_update(&m->colliders[c], &m->v[3 * i], &st->cn[3 * i], st->vnb[i]);
+        weft_contact_velocity_update(&m->colliders[c], &m->x[3 * i], m->t + m->dt, &m->v[3 * i],
+                                     &st->cn[3 * i], st->vnb[i]);
     }
 }
 

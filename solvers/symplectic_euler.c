@@ -76,7 +76,7 @@ static long resolve_contacts(const weft_model *m, double t, double *x, double *v
             double vn = weft_contact_normal_velocity(vw, n, u);
             if (!(vn < 0.0)) continue; /* already leaving: position fix only */
             /* Restitution from the velocity it arrives with: v_n becomes −e v_n. */
-            weft_contact_velocity_update(col, vw, n, vn);
+            weft_contact_velocity_update(col, xi, t, vw, n, vn);
         }
     }
     return projections;

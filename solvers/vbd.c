@@ -370,7 +370,8 @@ static void end_step(vbd_state *st, weft_model *m, double t1) {
             const double *u = weft_collider_moving(col) ? col->velocity : NULL;
             double vin[3];
             for (int k = 0; k < 3; k++) vin[k] = st->vprev[3 * i + k] + h * m->gravity[k];
-            weft_contact_velocity_update(col, vi, nrm, weft_contact_normal_velocity(vin, nrm, u));
+            weft_contact_velocity_update(col, xi, t1, vi, nrm,
+                                         weft_contact_normal_velocity(vin, nrm, u));
         }
     }
     m->t = t1;

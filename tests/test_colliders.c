@@ -296,16 +296,40 @@ static void test_contact(void) {
      * leaves at 1 m/s, Δv_n = 3, and friction 0.5·3 ≥ |v_t| = 1 stops the sliding. */
     const double up[3] = {0.0, 1.0, 0.0};
     double v[3] = {1.0, -2.0, 0.0};
-    weft_contact_velocity_update(ground, v, up, -2.0);
+    const double on_ground[3] = {0.3, 0.0, 0.2};
+    weft_contact_velocity_update(ground, on_ground, t0, v, up, -2.0);
     CHECK(fabs(v[0]) < 1e-15 && fabs(v[1] - 1.0) < 1e-15 && v[2] == 0.0);
     /* Approached at −0.2 m/s, now at rest: v_n = 0.1, Δv_n = 0.3, v_t × (1 − 0.15). */
     double w[3] = {1.0, 0.0, 0.0};
-    weft_contact_velocity_update(ground, w, up, -0.2);
+    weft_contact_velocity_update(ground, on_ground, t0, w, up, -0.2);
     CHECK(fabs(w[0] - 0.85) < 1e-15 && fabs(w[1] - 0.1) < 1e-15 && w[2] == 0.0);
     /* Friction alone on the moving ball's top (μ = 0.3): v − u = (1, 0, 0) loses 0.3·0.4. */
-    double vb[3] = {1.5, 0.0, 0.0};
-    weft_contact_friction(ball, vb, up, 0.4);
+    double vb[3] = {1.5, 0.0, 0.0}, top[3] = {0.1, 5.0, 0.0};
+    weft_collider_project_at(ball, top, t0, 0.0, n);
+    weft_contact_friction(ball, top, t0, vb, up, 0.4);
     CHECK(fabs(vb[0] - 1.38) < 1e-15 && vb[1] == 0.0 && vb[2] == 0.0);
+    /* Spinning at ω = (0, 2, 0) rad/s: the surface at the equator point c + (r, 0, 0)
+     * moves at u + ω × (r, 0, 0) = (0.5, 0, −2r); at the top (on the axis) at u alone.
+     * Friction drags a vertex at rest there along (sticking: μ Δv_n ≥ |v_t|): it takes the
+     * surface's tangential velocity (0, 0, −2r) and keeps its own normal one (0). */
+    weft_collider spun = *ball;
+    const weft_collider_param *om = weft_collider_param_find(spun.type, "angular_velocity");
+    CHECK(om && om->n == 3);
+    if (!om) goto out;
+    spun.param[om->at + 1] = 2.0;
+    double eq[3] = {5.0, 0.3, 0.0}, ne[3], us[3]; /* the centre at t0 is (0.1, 0.3, 0) */
+    weft_collider_project_at(&spun, eq, t0, 0.0, ne);
+    double rad = eq[0] - 0.1;
+    CHECK(fabs(eq[1] - 0.3) < 1e-12 && rad > 0.1);
+    CHECK(weft_collider_surface_velocity(&spun, eq, t0, us));
+    CHECK(fabs(us[0] - 0.5) < 1e-15 && us[1] == 0.0 && fabs(us[2] + 2.0 * rad) < 1e-12);
+    CHECK(weft_collider_surface_velocity(&spun, top, t0, us) && us[0] == 0.5 && us[2] == 0.0);
+    double vs[3] = {0.0, 0.0, 0.0};
+    weft_contact_friction(&spun, eq, t0, vs, ne, 10.0);
+    CHECK(fabs(vs[0]) < 1e-12 && vs[1] == 0.0 && fabs(vs[2] + 2.0 * rad) < 1e-12);
+    weft_collider still = *ball; /* no spin, no translation: a surface at rest */
+    still.velocity[0] = 0.0;
+    CHECK(!weft_collider_surface_velocity(&still, eq, t0, us) && us[2] == 0.0);
 out:
     weft_model_free(&m);
 }

@@ -588,10 +588,71 @@ static void balloon_pressure_solvers(void) {
     weft_config_free(&cfg);
 }
 
+/* The mean turn (rad) about the vertical axis through the origin, from x0 to m's positions,
+ * of the vertices farther than 2 cm from the axis; +: counter-clockwise seen from above. */
+static double mean_turn(const weft_model *m, const double *x0) {
+    double sum = 0.0;
+    int n = 0;
+    for (int i = 0; i < m->n; i++) {
+        const double *a = &x0[3 * i], *b = &m->x[3 * i];
+        if (hypot(a[0], a[2]) < 0.02) continue;
+        double d = atan2(-b[2], b[0]) - atan2(-a[2], a[0]);
+        sum += remainder(d, 6.283185307179586), n++; /* in (−π, π] */
+    }
+    return n ? sum / n : 0.0;
+}
+
+/* A spinning sphere drags what rests on it: a 10 cm cloth laid on the top of
+ * spinning_sphere's ball (ω = 3 rad/s about +y, μ = 0.8) turns with it, by a good part of
+ * ω t over 0.5 s (1.5 rad), counter-clockwise seen from above; on the same ball not
+ * spinning it does not turn. Every solver whose contacts see the collider's surface
+ * velocity (weft_contact_friction, weft_contact_velocity_update). */
+static void spinning_drag(void) {
+    static const char *const names[] = {"pbd_gauss_seidel", "pbd_jacobi", "xpbd", "vbd",
+                                        "newton_euler", "projective_dynamics"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        const weft_solver_type *solver = NULL;
+        for (const weft_solver_type *const *t = weft_solver_registry; *t; t++)
+            if (!strcmp((*t)->name, names[k])) solver = *t;
+        CHECK(solver != NULL);
+        if (!solver) continue;
+        double turn[2];
+        for (int spin = 0; spin < 2; spin++) {
+            const char *sets[] = {"mesh.nx=5", "mesh.ny=5", "mesh.width=0.1", "mesh.height=0.1",
+                                  "mesh.origin=-0.05,0.603,0.05", "collision.pipeline=none",
+                                  spin ? "collider.ball.angular_velocity=0,3,0"
+                                       : "collider.ball.angular_velocity=0,0,0",
+                                  NULL};
+            weft_model m;
+            weft_config *cfg;
+            if (!build("spinning_sphere", sets, &m, &cfg)) return;
+            double *x0 = malloc(3 * (size_t)m.n * sizeof *x0);
+            memcpy(x0, m.x, 3 * (size_t)m.n * sizeof *x0);
+            void *st = create(solver, &m, cfg);
+            turn[spin] = NAN;
+            if (st) {
+                int s = 0;
+                while (s * m.dt < 0.5 - 1e-9 && step(solver, st, &m)) s++;
+                solver->destroy(st);
+                turn[spin] = mean_turn(&m, x0);
+                CHECK(min_distance(&m, collider(&m, "ball")) > -1e-3);
+            }
+            free(x0);
+            weft_model_free(&m);
+            weft_config_free(&cfg);
+        }
+        printf("%s: turn over 0.5 s %.4f rad spinning, %.2g rad still (omega t = 1.5 rad)\n",
+               names[k], turn[1], turn[0]);
+        CHECK(turn[1] > 0.5 && turn[1] < 1.6);
+        CHECK(fabs(turn[0]) < 0.02);
+    }
+}
+
 static const check_case cases[] = {
     {"no_penetration_sphere", no_penetration_sphere},
     {"no_penetration_fast", no_penetration_fast},
     {"friction", friction},
+    {"spinning_drag", spinning_drag},
     {"restitution", restitution},
     {"balloon_volume", balloon_volume},
     {"balloon_pressure_monotonic", balloon_pressure_monotonic},

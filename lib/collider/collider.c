@@ -62,6 +62,19 @@ bool weft_collider_moving(const weft_collider *c) {
     return c->velocity[0] != 0.0 || c->velocity[1] != 0.0 || c->velocity[2] != 0.0;
 }
 
+bool weft_collider_surface_velocity(const weft_collider *c, const double p[3], double t,
+                                    double u[3]) {
+    const weft_collider_type *ty = weft_collider_type_of(c);
+    for (int k = 0; k < 3; k++) u[k] = c->velocity[k];
+    if (ty->spin) {
+        double q[3], w[3];
+        for (int k = 0; k < 3; k++) q[k] = p[k] - c->velocity[k] * t;
+        ty->spin(c, q, w);
+        for (int k = 0; k < 3; k++) u[k] += w[k];
+    }
+    return u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0;
+}
+
 double weft_collider_distance_at(const weft_collider *c, const double p[3], double t,
                                  double n[3]) {
     /* A static collider takes p itself, not p - 0 t, so its values stay bit for bit those

@@ -18,7 +18,10 @@
  *     v ← u + v_n' n̂ + max(0, 1 − μ Δv_n / |v_t|) v_t,
  * v_n' what non-penetration and restitution ask of the normal velocity and Δv_n ≥ 0 the
  * contact's normal velocity change, which bounds what Coulomb friction takes (μ Δv_n).
- * Restitution: a contact approached at v_n⁻ < 0 leaves at least at −e v_n⁻. */
+ * Restitution: a contact approached at v_n⁻ < 0 leaves at least at −e v_n⁻.
+ * u is the collider's surface velocity at the contact point: its translation plus, for a
+ * shape spinning in place (a sphere's angular_velocity ω), ω × (p − c), which is
+ * tangential, so the normal parts stay those of the translation. */
 #include "collider_internal.h"
 
 #include <math.h>
@@ -84,15 +87,18 @@ double weft_contact_path_approach(const weft_collider *c, const double x0[3], do
     return s;
 }
 
-void weft_contact_velocity_update(const weft_collider *c, double v[3], const double n[3],
-                                  double vn_before) {
-    const double *u = weft_collider_moving(c) ? c->velocity : NULL, e = c->restitution;
+void weft_contact_velocity_update(const weft_collider *c, const double p[3], double t,
+                                  double v[3], const double n[3], double vn_before) {
+    double us[3];
+    const double *u = weft_collider_surface_velocity(c, p, t, us) ? us : NULL, e = c->restitution;
     double vn = weft_contact_normal_velocity(v, n, u), vn_new = vn;
     if (vn_before < 0.0 && vn < -e * vn_before) vn_new = -e * vn_before;
     weft_contact_response(v, n, u, vn_new, fabs(vn_new - vn_before), c->friction);
 }
 
-void weft_contact_friction(const weft_collider *c, double v[3], const double n[3], double dvn) {
-    const double *u = weft_collider_moving(c) ? c->velocity : NULL;
+void weft_contact_friction(const weft_collider *c, const double p[3], double t, double v[3],
+                           const double n[3], double dvn) {
+    double us[3];
+    const double *u = weft_collider_surface_velocity(c, p, t, us) ? us : NULL;
     weft_contact_response(v, n, u, weft_contact_normal_velocity(v, n, u), dvn, c->friction);
 }

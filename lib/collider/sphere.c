@@ -2,12 +2,15 @@
  *   distance  d(p) = |p − c| − r, normal (p − c)/|p − c| (+y at the centre);
  *   segment   |f + t d| = R, f = x0 − c, d = x1 − x0, R = r + margin: the smaller root of
  *             a t² + b t + cc = 0 (a = d·d, b = 2 d·f, cc = f·f − R²), taken as cc / q with
- *             q = (−b + √(b² − 4 a cc))/2 to avoid cancellation (Press et al. §5.6). */
+ *             q = (−b + √(b² − 4 a cc))/2 to avoid cancellation (Press et al. §5.6);
+ *   spin      it turns about its centre at angular velocity ω (rad/s, axis times rate): its
+ *             surface moves at ω × (p − c), tangentially, so its shape never changes and
+ *             only friction sees it (Bridson et al. 2002's spinning-sphere drape). */
 #include "collider_internal.h"
 
 #include <math.h>
 
-enum { CENTER = 0, RADIUS = 3 }; /* where its keys sit in weft_collider.param */
+enum { CENTER = 0, RADIUS = 3, OMEGA = 4 }; /* where its keys sit in weft_collider.param */
 
 static double sphere_distance(const weft_collider *c, const double p[3], double n[3]) {
     const double *ctr = &c->param[CENTER];
@@ -53,10 +56,22 @@ static void sphere_curvature(const weft_collider *c, const double p[3], double S
             S[3 * i + j] = len > 0.0 ? ((i == j) - n[i] * n[j]) / len : 0.0;
 }
 
+/* w = ω × (p − c): the spinning surface's velocity at p. */
+static void sphere_spin(const weft_collider *c, const double p[3], double w[3]) {
+    const double *o = &c->param[OMEGA], *ctr = &c->param[CENTER];
+    double r[3] = {p[0] - ctr[0], p[1] - ctr[1], p[2] - ctr[2]};
+    w[0] = o[1] * r[2] - o[2] * r[1];
+    w[1] = o[2] * r[0] - o[0] * r[2];
+    w[2] = o[0] * r[1] - o[1] * r[0];
+}
+
 static const weft_collider_param sphere_params[] = {
     {.key = "center", .n = 3, .at = CENTER, .unit = "m", .doc = "its centre"},
     {.key = "radius", .n = 1, .at = RADIUS, .unit = "m", .lo = 0, .hi = 1e9,
      .flags = WEFT_PARAM_LO_OPEN, .dflt = {0.5}, .doc = "its radius"},
+    {.key = "angular_velocity", .n = 3, .at = OMEGA, .unit = "rad/s",
+     .doc = "spin about its centre, axis times rate: its surface moves at w x (p - center), "
+            "which friction sees"},
     {.key = NULL},
 };
 
@@ -68,4 +83,5 @@ const weft_collider_type weft_collider_sphere = {
     .distance = sphere_distance,
     .segment_entry = sphere_segment_entry,
     .curvature = sphere_curvature,
+    .spin = sphere_spin,
 };

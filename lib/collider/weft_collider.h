@@ -67,6 +67,11 @@ typedef struct weft_collider_type {
      * curvature of the level set of the distance through p. NULL: central differences of
      * the normal (weft_collider_curvature_at). */
     void (*curvature)(const weft_collider *c, const double p[3], double S[9]);
+    /* Optional: the velocity (m/s) of its surface at the surface point p beyond the
+     * collider's translation, for a shape that turns in place without changing (a sphere
+     * spinning about its centre: ω × (p − c)); tangential, so normal velocities stay those
+     * of the translation. NULL: the surface moves with the translation only. */
+    void (*spin)(const weft_collider *c, const double p[3], double w[3]);
 } weft_collider_type;
 
 /* The registered collider types, NULL-terminated. */
@@ -107,6 +112,12 @@ void weft_collider_curvature_at(const weft_collider *c, const double p[3], doubl
 
 /* True when c moves (a non-zero velocity). */
 bool weft_collider_moving(const weft_collider *c);
+
+/* The velocity u (m/s) of collider c's surface at the surface point p (m) at time t (s):
+ * its translation plus, for a spinning shape, its type's spin hook at p − (translation) t.
+ * Returns false (u zero) for a surface at rest. */
+bool weft_collider_surface_velocity(const weft_collider *c, const double p[3], double t,
+                                    double u[3]);
 
 /* Its type's segment test, in the collider's frame (see weft_collider_type). */
 bool weft_collider_segment_entry(const weft_collider *c, const double x0[3],
@@ -152,16 +163,19 @@ bool weft_contact_swept_entry(const weft_collider *c, const double x0[3], double
 double weft_contact_path_approach(const weft_collider *c, const double x0[3], double t0,
                                   const double x1[3], double t1, const double n[3]);
 
-/* The velocity update of a vertex touching collider c (v in m/s, in place; n the unit
- * normal): restitution (a contact approached at vn_before < 0, m/s, relative to c leaves
- * at no less than −e vn_before) and Coulomb friction bounded by μ |Δv_n|. */
-void weft_contact_velocity_update(const weft_collider *c, double v[3], const double n[3],
-                                  double vn_before);
+/* The velocity update of a vertex at p (m) touching collider c at time t (s) (v in m/s, in
+ * place; n the unit normal): restitution (a contact approached at vn_before < 0, m/s,
+ * relative to c leaves at no less than −e vn_before) and Coulomb friction bounded by
+ * μ |Δv_n|, relative to c's surface velocity at p (weft_collider_surface_velocity). */
+void weft_contact_velocity_update(const weft_collider *c, const double p[3], double t,
+                                  double v[3], const double n[3], double vn_before);
 
-/* Coulomb friction of collider c on v (m/s, in place; n the unit normal): the normal
- * velocity kept, the tangential one relative to c reduced by up to μ dvn (dvn ≥ 0, the
- * contact's normal velocity change, m/s). */
-void weft_contact_friction(const weft_collider *c, double v[3], const double n[3], double dvn);
+/* Coulomb friction of collider c on the vertex at p (m) at time t (s), v (m/s, in place; n
+ * the unit normal): the normal velocity kept, the tangential one relative to c's surface
+ * velocity at p reduced by up to μ dvn (dvn ≥ 0, the contact's normal velocity change,
+ * m/s). */
+void weft_contact_friction(const weft_collider *c, const double p[3], double t, double v[3],
+                           const double n[3], double dvn);
 
 /* A triangle-mesh obstacle ([collider.NAME] type = mesh): scripted (infinite mass),
  * moving by a constant translation, x(t) = x_rest + u t. Only the collision pipeline

@@ -605,7 +605,7 @@ static bool colliders(weft_collision_pipeline *p, const weft_model *m, double h,
              * the normal velocity the push leaves, Coulomb friction bounded by μ Δv_n. */
             double dvn = push / h;
             for (int k = 0; k < 3; k++) v[k] += dvn * n[k];
-            weft_contact_friction(col, v, n, dvn);
+            weft_contact_friction(col, x1, t1, v, n, dvn);
             for (int k = 0; k < 3; k++) x1[k] = x0[k] + h * v[k];
             if (lock) p->locked[i] = 1;
         }
