@@ -263,13 +263,16 @@ static double cylinder_density(const char *bending, const char *diagonals) {
         const weft_term *t = &m.terms[m.bending_term];
         double E = 0.0;
         const int lo = 9, hi = 17; /* central cells [lo, hi)² of the 25 × 25 */
+        /* an element's place: a hinge's edge midpoint, a triangle's centroid */
+        const int np = t->type->kind == WEFT_ELEM_TRI_HINGES ? 3 : 2, nv = t->type->nv;
         for (int e = 0; e < t->n; e++) {
             const int *v = t->elem[e].v;
-            double mu = 0.5 * (m.mesh.uv[2 * v[0]] + m.mesh.uv[2 * v[1]]) / h;
-            double mv = 0.5 * (m.mesh.uv[2 * v[0] + 1] + m.mesh.uv[2 * v[1] + 1]) / h;
+            double mu = 0.0, mv = 0.0;
+            for (int a = 0; a < np; a++)
+                mu += m.mesh.uv[2 * v[a]] / (np * h), mv += m.mesh.uv[2 * v[a] + 1] / (np * h);
             if (!(mu >= lo - 0.25 && mu < hi - 0.25 && mv >= lo - 0.25 && mv < hi - 0.25)) continue;
-            double xe[12];
-            for (int a = 0; a < 4; a++)
+            double xe[3 * WEFT_ELEM_MAXV];
+            for (int a = 0; a < nv; a++)
                 for (int k = 0; k < 3; k++) xe[3 * a + k] = m.x[3 * v[a] + k];
             E += t->type->energy(&t->elem[e], xe);
         }
@@ -454,10 +457,8 @@ static void test_elastica(void) {
  *   regular 4 cells 1.2163 / 1.0965, 8 cells 1.1983 / 1.0891;
  *   alternating 4 cells 1.2106 / 1.0949, 8 cells 1.2031 / 1.0917;
  * against D_eff's 1.25 / 1.1274 (regular) and 1.2 / 1.1047 (alternating). */
-static void narrow_strips(bool large) {
-    const char *bends[] = {"dihedral_bending", "discrete_shells", "quadratic_bending", NULL};
+static void narrow_strips_of(const char *const *bends, const double ratio[2], bool large) {
     const char *diags[] = {"regular", "alternating", NULL};
-    const double ratio[] = {0.8, 5.0 / 6.0}; /* D_eff / D, per pattern */
     const int widths[] = {4, 8};
     const double q = 0.1 * G, L = 0.59, D = large ? 0.035 : 1.0;
     /* Lowest mode ω ≈ 3.5 √(D_eff/(ρL⁴)): 29 rad/s (small; dt = 0.2 s damps it 35× per
@@ -479,12 +480,50 @@ static void narrow_strips(bool large) {
             }
 }
 
+/* The hinge energies, D_eff / D = 0.8 (regular), 5/6 (alternating). */
+static void narrow_strips(bool large) {
+    const char *bends[] = {"dihedral_bending", "discrete_shells", "quadratic_bending", NULL};
+    const double ratio[] = {0.8, 5.0 / 6.0};
+    narrow_strips_of(bends, ratio, large);
+}
+
 static void test_narrow_strip(void) {
     narrow_strips(false);
 }
 
 static void test_narrow_strip_large(void) {
     narrow_strips(true);
+}
+
+/* shape_operator_bending (papers/calibration.md §2b): the shape operator of a triangle's
+ * three hinges is [[a, b], [b, c]] on the regular grid, so ½ D A ‖S‖² has no bend–twist
+ * coupling, and a free side's angle is eliminated as its free boundary condition: the
+ * narrow strips are beams of D itself (ν = 0), both patterns, 4 and 8 cells, within 5 %
+ * of qL⁴/(8D) and of the elastica with D. Measured: papers/calibration.md §2b. */
+static void test_shape_operator_strip(void) {
+    const char *bends[] = {"shape_operator_bending", NULL};
+    const double ratio[] = {1.0, 1.0};
+    narrow_strips_of(bends, ratio, false);
+}
+
+static void test_shape_operator_strip_large(void) {
+    const char *bends[] = {"shape_operator_bending", NULL};
+    const double ratio[] = {1.0, 1.0};
+    narrow_strips_of(bends, ratio, true);
+}
+
+/* shape_operator_bending on the wide cases, with the hinges' tolerances: the clamped
+ * cylinder stores ½Dκ² per area (S = diag(κ, 0) whatever ν), on both patterns (1 %), and
+ * the wide cantilever deflects qL⁴/(8D) (6 %). Measured: papers/calibration.md §2b. */
+static void test_shape_operator_wide(void) {
+    double reg = cylinder_density("shape_operator_bending", "regular");
+    double alt = cylinder_density("shape_operator_bending", "alternating");
+    double tip = cantilever_tip("shape_operator_bending");
+    fprintf(stderr, "shape_operator_bending: cylinder regular %.4f, alternating %.4f; "
+            "cantilever %.4f\n", reg, alt, tip);
+    CHECK_NEAR(reg, 1.0, 0.01);
+    CHECK_NEAR(alt, 1.0, 0.01);
+    CHECK_NEAR(tip, 1.0, 0.06);
 }
 
 /* A strip `cells` cells across (h = 0.02 m, width w = cells·h along z) and 10 cells long
@@ -628,6 +667,9 @@ int main(int argc, char **argv) {
         {"elastica", test_elastica},
         {"narrow_strip", test_narrow_strip},
         {"narrow_strip_large", test_narrow_strip_large},
+        {"shape_operator_strip", test_shape_operator_strip},
+        {"shape_operator_strip_large", test_shape_operator_strip_large},
+        {"shape_operator_wide", test_shape_operator_wide},
         {"strip_curl", test_strip_curl},
         {"half_cell", test_half_cell},
         {NULL, NULL},

@@ -131,6 +131,7 @@ static int kind_nv(weft_element_kind kind) {
     case WEFT_ELEM_EDGE: return 2;
     case WEFT_ELEM_TRIANGLE: return 3;
     case WEFT_ELEM_HINGE: return 4;
+    case WEFT_ELEM_TRI_HINGES: return 6;
     case WEFT_ELEM_TET: return 4;
     case WEFT_ELEM_VERTEX_FACE: return 4;
     case WEFT_ELEM_EDGE_EDGE: return 4;
@@ -214,6 +215,30 @@ static void contact_rest(lcg *g, weft_element_kind kind, double L, const double 
     }
 }
 
+/* The wings of a triangle with its hinges (xe[0..8] the triangle): wing i across the edge
+ * (p_{i+1}, p_{i+2}) at 0.1–0.9 along it and 0.5–1 L off it, turned about it from the
+ * triangle's plane by a rest dihedral in [−1.5, 1.5] rad, or 0 (a flat rest) one time in
+ * three. */
+static void tri_wings(lcg *g, double L, double *xe) {
+    bool flat = rnd(g) < 1.0 / 3.0;
+    for (int i = 0; i < 3; i++) {
+        const double *P = xe + 3 * ((i + 1) % 3), *Q = xe + 3 * ((i + 2) % 3), *R = xe + 3 * i;
+        double t[3], r[3], o[3], n[3];
+        for (int k = 0; k < 3; k++) t[k] = Q[k] - P[k], r[k] = R[k] - P[k];
+        double lt = norm3(t);
+        for (int k = 0; k < 3; k++) t[k] /= lt;
+        double rt = dot3(r, t);
+        for (int k = 0; k < 3; k++) o[k] = -(r[k] - rt * t[k]);
+        double lo = norm3(o);
+        for (int k = 0; k < 3; k++) o[k] /= lo;
+        cross3(t, o, n);
+        double s = rnd_in(g, 0.1, 0.9) * lt, h = rnd_in(g, 0.5, 1.0) * L;
+        double phi = flat ? 0.0 : rnd_in(g, -1.5, 1.5);
+        for (int k = 0; k < 3; k++)
+            xe[9 + 3 * i + k] = P[k] + s * t[k] + h * (cos(phi) * o[k] + sin(phi) * n[k]);
+    }
+}
+
 /* A random non-degenerate rest shape of the given kind in xe; returns its length scale
  * L (m), the edge length for edges and hinges, the longest edge otherwise.
  * - edge: two points 0.5–2 m apart;
@@ -223,6 +248,8 @@ static void contact_rest(lcg *g, weft_element_kind kind, double L, const double 
  * - tet: a triangle plus a fourth point 0.5–1 L off its plane, on the side that makes
  *   det[x1 − x0, x2 − x0, x3 − x0] = L b2 h3 > 0 (positive orientation: with v = e × u,
  *   det[e, u, v] = 1);
+ * - triangle with its hinges: a triangle and tri_wings' three wings; one sample in two
+ *   has one or two boundary edges (wing i given as v_i, make_sample);
  * - vertex–face, edge–edge: contact_rest, separated by more than η (L the edge length).
  * All near a random centre in [−1, 1]³. */
 static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
@@ -255,6 +282,7 @@ static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
             xe[9 + k] = c[k] + a3 * e[k] + 0.3 * b3 * u[k] + h3 * v[k];
     }
     if (kind == WEFT_ELEM_TET) CHECK(tet_det(xe) > 0.0);
+    if (kind == WEFT_ELEM_TRI_HINGES) tri_wings(g, L, xe);
     if (kind == WEFT_ELEM_EDGE || kind == WEFT_ELEM_HINGE) return L;
     double m = 0.0;
     int nv = kind_nv(kind);
@@ -395,7 +423,14 @@ static void make_sample(const weft_energy_type *t, lcg *g, family fam, bool with
         iso_uv(g, s->xr, s->uv);
         p.uv = s->uv;
     }
-    s->e = (weft_element){.v = {0, 1, 2, 3}};
+    s->e = (weft_element){.v = {0, 1, 2, 3, 4, 5}};
+    /* Boundary edges (wing i = v_i): one, or two (a corner); not all three, whose isolated
+     * triangle has no bending energy at all. */
+    if (t->kind == WEFT_ELEM_TRI_HINGES && rnd(g) < 0.5) {
+        int mask = 1 + (int)(rnd(g) * 6.0) % 6;
+        for (int i = 0; i < 3; i++)
+            if (mask >> i & 1) s->e.v[3 + i] = i;
+    }
     t->init(&s->e, s->xr, &p);
     double f = 1.0;
     switch (fam) {
@@ -473,6 +508,7 @@ static const char *label(const weft_energy_type *t) {
     const char *kind = t->kind == WEFT_ELEM_EDGE          ? "edge"
                        : t->kind == WEFT_ELEM_TRIANGLE    ? "triangle"
                        : t->kind == WEFT_ELEM_HINGE       ? "hinge"
+                       : t->kind == WEFT_ELEM_TRI_HINGES  ? "tri_hinges"
                        : t->kind == WEFT_ELEM_TET         ? "tet"
                        : t->kind == WEFT_ELEM_VERTEX_FACE ? "vertex_face"
                        : t->kind == WEFT_ELEM_EDGE_EDGE   ? "edge_edge"
