@@ -374,6 +374,9 @@ static void add_half_cells(weft_model *m) {
     }
 }
 
+/* The [material] poisson_ratio override of strip_tip (ν = 0 but in test_shape_operator_nu). */
+static const char *strip_poisson = "material.poisson_ratio=0";
+
 /* A strip `cells` cells across (square cells of h = 0.02 m, width cells·h along z) and 30
  * cells long (x), in plane xz with gravity −y, clamped by pinning its first two columns,
  * ρ = 0.1 kg/m², a stiff stvk membrane (Y = 1e5 N/m, ν = 0), bending D. The free length
@@ -405,7 +408,7 @@ static double strip_tip(const char *bending, const char *diagonals, int cells, d
                           box,
                           bend,
                           "material.membrane=stvk",
-                          "material.poisson_ratio=0",
+                          strip_poisson,
                           "material.density=0.1",
                           "material.stretch_stiffness=1e5",
                           dst,
@@ -510,6 +513,27 @@ static void test_shape_operator_strip_large(void) {
     const char *bends[] = {"shape_operator_bending", NULL};
     const double ratio[] = {1.0, 1.0};
     narrow_strips_of(bends, ratio, true);
+}
+
+/* shape_operator_bending at ν = 0.3 (papers/calibration.md §2b): a narrow strip is free to
+ * curl across its width (κ_yy = −ν κ_xx), so it is a beam of D(1 − ν²), 4 and 8 cells,
+ * both patterns, small deflection, within 5 % of qL⁴/(8D(1 − ν²)). Here the free sides'
+ * eliminated angles matter: a side triangle's curvature across the side is what the free
+ * condition M_nn = D(κ_nn + ν κ_tt) = 0 sets. Measured: papers/calibration.md §2b. */
+static void test_shape_operator_nu(void) {
+    const char *diags[] = {"regular", "alternating", NULL};
+    const double q = 0.1 * G, L = 0.59, D = 1.0, nu = 0.3;
+    strip_poisson = "material.poisson_ratio=0.3";
+    for (int d = 0; diags[d]; d++)
+        for (int cells = 4; cells <= 8; cells += 4) {
+            double tip = strip_tip("shape_operator_bending", diags[d], cells, D, 0.2, 16, NULL);
+            double ref = elastica_tip(q, D * (1.0 - nu * nu), L);
+            fprintf(stderr, "shape_operator_bending nu = 0.3, %s %d cells: tip %.5f m, %.4f of "
+                    "the D(1 - nu^2) reference, %.4f of D's\n", diags[d], cells, tip, tip / ref,
+                    tip / elastica_tip(q, D, L));
+            CHECK_NEAR(tip / ref, 1.0, 0.05);
+        }
+    strip_poisson = "material.poisson_ratio=0";
 }
 
 /* shape_operator_bending on the wide cases, with the hinges' tolerances: the clamped
@@ -670,6 +694,7 @@ int main(int argc, char **argv) {
         {"shape_operator_strip", test_shape_operator_strip},
         {"shape_operator_strip_large", test_shape_operator_strip_large},
         {"shape_operator_wide", test_shape_operator_wide},
+        {"shape_operator_nu", test_shape_operator_nu},
         {"strip_curl", test_strip_curl},
         {"half_cell", test_half_cell},
         {NULL, NULL},
