@@ -44,7 +44,8 @@ typedef struct weft_energy_params {
                          edges and triangles Y (N/m, Young's modulus × thickness),
                          hinges D (N·m), tetrahedra E (Pa), contact elements the
                          penalty stiffness k (N/m) */
-    double poisson;   /* Poisson's ratio ν in [0, 0.5) (triangles and tetrahedra) */
+    double poisson;   /* Poisson's ratio ν in [0, 0.5) (triangles, triangles with hinges,
+                         tetrahedra) */
     double area;      /* edges: a third of the adjacent triangles' rest area (m²);
                          hinges: the rest area of both triangles (m²); triangles and
                          triangles with hinges: the triangle's rest area; others ignore it
