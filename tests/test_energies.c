@@ -1172,6 +1172,41 @@ static void test_registry_degenerate(void) {
 /* Closed forms                                                                    */
 /* ------------------------------------------------------------------------------ */
 
+/* shape_operator_bending on the regular grid (papers/calibration.md §2b): the triangle
+ * (0, 0), (h, 0), (h, h) of square cells with diagonals along (1, 1), its wings (2h, h),
+ * (0, h), (0, −h), lifted to z = ε w with w = ½(a x² + 2b xy + c y²). Its shape operator
+ * is [[a, b], [b, c]] ε to first order, so Ψ/ε² → ½ D A [(1 − ν)(a² + 2b² + c²) +
+ * ν (a + c)²], A = h²/2 (D = coefficient, ν = 0.3). ε = 1e-5 leaves O(ε²) relative:
+ * tolerance 1e-6. A corner of a free side (wing 2 missing): the angle across that edge
+ * (normal (0, 1)) is eliminated, so S_yy is free and Ψ is the minimum over it:
+ * c replaced by the c' that minimises, ½ D A (1 − ν²) a² + (1 − ν) D A b² (c' = −ν a). */
+static void shape_operator_grid(void) {
+    lcg g = {29};
+    const double h = 0.3, eps = 1e-5, nu = PARAMS.poisson, D = COEFFICIENT, A = 0.5 * h * h;
+    const double uv[6][2] = {{0, 0}, {h, 0}, {h, h}, {2 * h, h}, {0, h}, {0, -h}};
+    for (int trial = 0; trial < 8; trial++) {
+        double a = rnd_in(&g, -2, 2), b = rnd_in(&g, -2, 2), c = rnd_in(&g, -2, 2);
+        bool side = trial % 2 == 1;
+        double xr[18] = {0}, x[18];
+        for (int i = 0; i < 6; i++) {
+            double u = uv[i][0], v = uv[i][1];
+            xr[3 * i] = u, xr[3 * i + 1] = v;
+            x[3 * i] = u, x[3 * i + 1] = v;
+            x[3 * i + 2] = eps * 0.5 * (a * u * u + 2 * b * u * v + c * v * v);
+        }
+        weft_element e = {.v = {0, 1, 2, 3, 4, side ? 2 : 5}};
+        weft_shape_operator_bending.init(&e, xr, &PARAMS);
+        double psi = weft_shape_operator_bending.energy(&e, x) / (eps * eps);
+        double want = side ? 0.5 * D * A * (1 - nu * nu) * a * a + (1 - nu) * D * A * b * b
+                           : 0.5 * D * A * ((1 - nu) * (a * a + 2 * b * b + c * c) +
+                                            nu * (a + c) * (a + c));
+        if (!(fabs(psi - want) <= 1e-6 * fabs(want)))
+            fprintf(stderr, "shape_operator_bending grid%s: Psi/eps^2 %.9g, want %.9g\n",
+                    side ? " (free side)" : "", psi, want);
+        CHECK_NEAR(psi, want, 1e-6 * fabs(want));
+    }
+}
+
 static void test_closed_forms(void) {
     /* mass_spring: k = Y (A₁ + A₂)/ℓ0² = 3 Y A/ℓ0² with Y = coefficient = 2 N/m and
      * A = area = 0.3 m² (a third of the adjacent area, as the scene passes it).
@@ -1237,6 +1272,7 @@ static void test_closed_forms(void) {
         x2[10] = -0.7 * L * cos(1.3), x2[11] = -0.7 * L * sin(1.3);
         CHECK_NEAR(weft_dihedral_bending.energy(&e, x2), 0.5 * k * 0.25, 1e-13 * k);
     }
+    shape_operator_grid();
 }
 
 /* quadratic_bending on a flat rest diamond (Bergou et al. 2006): the exactly quadratic
