@@ -373,7 +373,7 @@ static const char *const FAM_NAME[] = {"random", "compressed", "near-degenerate"
 static int families(weft_element_kind kind, family fam[5]) {
     int n = 0;
     fam[n++] = FAM_RANDOM, fam[n++] = FAM_COMPRESSED, fam[n++] = FAM_THIN;
-    if (kind == WEFT_ELEM_HINGE) fam[n++] = FAM_FOLDED;
+    if (kind == WEFT_ELEM_HINGE || kind == WEFT_ELEM_TRI_HINGES) fam[n++] = FAM_FOLDED;
     if (kind == WEFT_ELEM_TET) fam[n++] = FAM_INVERTED;
     return n;
 }
@@ -400,7 +400,8 @@ typedef struct sample {
  *   compressed    random, then squashed to 20 % along one direction;
  *   near-degenerate  random, then squashed to 1 %: slivers, nearly collapsed triangles
  *                 and edges, still smooth (squashing keeps the orientation);
- *   folded        (hinges) ±0.01 L noise, then the wing p3 turned about the edge to
+ *   folded        (hinges; a triangle with its hinges: its first hinge with a wing)
+ *                 ±0.01 L noise, then the wing p3 turned about the edge to
  *                 θ = ±(π − δ), δ ∈ [−0.15, 0.3] (past ±π when δ < 0), keeping
  *                 |θ − θ0| ≤ π − 0.1 so a wrapped angle difference stays smooth;
  *   inverted      (tets) random, then x0 mirrored through the plane of x1, x2, x3
@@ -443,15 +444,26 @@ static void make_sample(const weft_energy_type *t, lcg *g, family fam, bool with
         break;
     case FAM_FOLDED: {
         for (int i = 0; i < 3 * nv; i++) s->x[i] = s->xr[i] + rnd_in(g, -0.01, 0.01) * s->L;
-        double th0 = weft_hinge_angle(s->xr, s->xr + 3, s->xr + 6, s->xr + 9, NULL);
-        double th = weft_hinge_angle(s->x, s->x + 3, s->x + 6, s->x + 9, NULL), target;
+        /* a triangle with its hinges: fold its first hinge that has a wing */
+        int slot[4] = {0, 1, 2, 3}, hi = 0;
+        if (t->kind == WEFT_ELEM_TRI_HINGES) {
+            while (s->e.v[3 + hi] == hi) hi++;
+            slot[0] = (hi + 1) % 3, slot[1] = (hi + 2) % 3, slot[2] = hi, slot[3] = 3 + hi;
+        }
+        double xh[12], xrh[12];
+        for (int a = 0; a < 4; a++)
+            for (int k = 0; k < 3; k++)
+                xh[3 * a + k] = s->x[3 * slot[a] + k], xrh[3 * a + k] = s->xr[3 * slot[a] + k];
+        double th0 = weft_hinge_angle(xrh, xrh + 3, xrh + 6, xrh + 9, NULL);
+        double th = weft_hinge_angle(xh, xh + 3, xh + 6, xh + 9, NULL), target;
         do {
             target = weft_wrap_angle((rnd(g) < 0.5 ? -1.0 : 1.0) *
                                      (WEFT_PI - rnd_in(g, -0.15, 0.3)));
         } while (fabs(weft_wrap_angle(target - th0)) > WEFT_PI - 0.1);
-        rotate_wing(s->x, weft_wrap_angle(target - th));
-        th = weft_hinge_angle(s->x, s->x + 3, s->x + 6, s->x + 9, NULL);
+        rotate_wing(xh, weft_wrap_angle(target - th));
+        th = weft_hinge_angle(xh, xh + 3, xh + 6, xh + 9, NULL);
         CHECK(fabs(weft_wrap_angle(th - target)) < 1e-9); /* the harness's own geometry */
+        for (int k = 0; k < 3; k++) s->x[3 * slot[3] + k] = xh[9 + k];
         break;
     }
     case FAM_INVERTED: {
