@@ -149,65 +149,57 @@ static int hinge_local(int i, int a) {
     return -1;
 }
 
-/* Block (a, b) (3×3) of the exact Hessian before symmetrisation: Σ_ij K_ij ∇_aθ_i ∇_bθ_jᵀ
- * + Σ_i c_i (∇²θ_i)_ab, with Ht[i] hinge i's ∇²θ block (la, lb) (NULL where c_i = 0 or
- * the hinge does not hold both slots). The full and the per-vertex Hessians both form
- * their blocks here, so they agree bit for bit. */
-static void exact_block(const weft_element *e, int a, int b, const double c[3],
-                        double gt[3][12], const double *const Ht[3], double B[9]) {
-    for (int r = 0; r < 3; r++)
-        for (int q = 0; q < 3; q++) {
-            double sum = 0.0;
-            for (int i = 0; i < 3; i++) {
-                int la = hinge_local(i, a);
-                if (la < 0) continue;
-                for (int j = 0; j < 3; j++) {
-                    int lb = hinge_local(j, b);
-                    if (lb < 0) continue;
-                    sum += kij(e, i, j) * gt[i][3 * la + r] * gt[j][3 * lb + q];
-                }
-            }
-            for (int i = 0; i < 3; i++)
-                if (Ht[i]) sum += c[i] * Ht[i][3 * r + q];
-            B[3 * r + q] = sum;
-        }
-}
-
 /* True when hinge i has a non-zero ∇θ (not a boundary edge, not degenerate). */
 static bool hinge_live(double gt[3][12], int i) {
     return gt[i][6] != 0.0 || gt[i][7] != 0.0 || gt[i][8] != 0.0;
 }
 
+/* The Gauss–Newton part in slot coordinates: G_i = ∇θ_i over the 18 coordinates (zero off
+ * hinge i's slots) and M_i = Σ_j K_ij G_j, so that Σ_ij K_ij G_i G_jᵀ = Σ_i G_i M_iᵀ. */
+static void gauss_newton_parts(const weft_element *e, double gt[3][12], double G[3][18],
+                               double M[3][18]) {
+    memset(G, 0, 3 * sizeof G[0]);
+    for (int i = 0; i < 3; i++) {
+        int s[4];
+        hinge_slots(i, s);
+        for (int a = 0; a < 4; a++)
+            for (int k = 0; k < 3; k++) G[i][3 * s[a] + k] = gt[i][3 * a + k];
+    }
+    for (int i = 0; i < 3; i++)
+        for (int p = 0; p < 18; p++)
+            M[i][p] = kij(e, i, 0) * G[0][p] + kij(e, i, 1) * G[1][p] + kij(e, i, 2) * G[2][p];
+}
+
+/* Entry (p, q) of Σ_i G_i M_iᵀ; the full and the per-vertex Hessians both form their
+ * entries here, then add c_i ∇²θ_i for i = 0, 1, 2 in turn, so they agree bit for bit. */
+static double gauss_newton_entry(double G[3][18], double M[3][18], int p, int q) {
+    return G[0][p] * M[0][q] + G[1][p] * M[1][q] + G[2][p] * M[2][q];
+}
+
 static double sob_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                           double *g, double *H) {
-    double d[3], c[3], gt[3][12], Hf[3][144];
+    double d[3], c[3], gt[3][12], G[3][18], M[3][18];
     double psi = sob_angles(e, xe, d, c, gt);
     if (g) sob_force(c, gt, g);
+    gauss_newton_parts(e, gt, G, M);
+    for (int p = 0; p < 18; p++)
+        for (int q = 0; q < 18; q++) H[18 * p + q] = gauss_newton_entry(G, M, p, q);
     bool curved = false;
-    for (int i = 0; i < 3; i++) {
-        if (c[i] != 0.0 && hinge_live(gt, i)) {
-            double xh[12];
-            hinge_x(xe, i, xh);
-            weft_hinge_angle_hessian(xh, Hf[i]);
-            curved = true;
-        }
-    }
-    for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) {
-            const double *Ht[3] = {NULL, NULL, NULL};
-            double Bk[3][9], B[9];
-            for (int i = 0; i < 3; i++) {
-                int la = hinge_local(i, a), lb = hinge_local(i, b);
-                if (la < 0 || lb < 0 || !(c[i] != 0.0 && hinge_live(gt, i))) continue;
+    for (int i = 0; i < 3; i++) { /* + c_i ∇²θ_i, scattered to hinge i's slots */
+        if (!(c[i] != 0.0 && hinge_live(gt, i))) continue;
+        double xh[12], Ht[144];
+        int s[4];
+        hinge_x(xe, i, xh);
+        hinge_slots(i, s);
+        weft_hinge_angle_hessian(xh, Ht);
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
                 for (int r = 0; r < 3; r++)
                     for (int q = 0; q < 3; q++)
-                        Bk[i][3 * r + q] = Hf[i][12 * (3 * la + r) + 3 * lb + q];
-                Ht[i] = Bk[i];
-            }
-            exact_block(e, a, b, c, gt, Ht, B);
-            for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++) H[18 * (3 * a + r) + 3 * b + q] = B[3 * r + q];
-        }
+                        H[18 * (3 * s[a] + r) + 3 * s[b] + q] +=
+                            c[i] * Ht[12 * (3 * a + r) + 3 * b + q];
+        curved = true;
+    }
     for (int i = 0; i < 18; i++) /* exactly symmetric */
         for (int j = i + 1; j < 18; j++)
             H[18 * i + j] = H[18 * j + i] = 0.5 * (H[18 * i + j] + H[18 * j + i]);
@@ -217,9 +209,10 @@ static double sob_hessian(const weft_element *e, const double *xe, weft_hessian_
 }
 
 /* Vertex (slot) v's gradient and diagonal block for vertex block descent. The exact mode:
- * exact_block on the ∇²θ blocks of weft_hinge_angle_hessian_vertex, the same numbers as
- * sob_hessian's bit for bit; the projected modes clamp the whole matrix, so they take its
- * block. Returns Ψ. */
+ * sob_hessian's operations on that block alone (the ∇²θ blocks from
+ * weft_hinge_angle_hessian_vertex, equal to weft_hinge_angle_hessian's bit for bit), so the
+ * same numbers; the projected modes clamp the whole matrix, so they take its block.
+ * Returns Ψ. */
 static double sob_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                                  int v, double *g, double *H) {
     if (mode != WEFT_HESSIAN_EXACT) {
@@ -231,19 +224,20 @@ static double sob_vertex_hessian(const weft_element *e, const double *xe, weft_h
         }
         return psi;
     }
-    double d[3], c[3], gt[3][12], Bk[3][9], gf[18];
+    double d[3], c[3], gt[3][12], gf[18], G[3][18], M[3][18];
     double psi = sob_angles(e, xe, d, c, gt);
     sob_force(c, gt, gf);
-    const double *Ht[3] = {NULL, NULL, NULL};
+    gauss_newton_parts(e, gt, G, M);
+    for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++) H[3 * r + q] = gauss_newton_entry(G, M, 3 * v + r, 3 * v + q);
     for (int i = 0; i < 3; i++) {
         int l = hinge_local(i, v);
         if (l < 0 || !(c[i] != 0.0 && hinge_live(gt, i))) continue;
-        double xh[12];
+        double xh[12], Ht[9];
         hinge_x(xe, i, xh);
-        weft_hinge_angle_hessian_vertex(xh, l, Bk[i]);
-        Ht[i] = Bk[i];
+        weft_hinge_angle_hessian_vertex(xh, l, Ht);
+        for (int k = 0; k < 9; k++) H[k] += c[i] * Ht[k];
     }
-    exact_block(e, v, v, c, gt, Ht, H);
     for (int r = 0; r < 3; r++) {
         g[r] = gf[3 * v + r];
         for (int q = r + 1; q < 3; q++)
