@@ -7,7 +7,8 @@
  * so that D is the flexural rigidity of cylindrical bending (papers/calibration.md §2);
  * discrete_shells keeps Grinspun et al. 2003's weight, 3 |ē|²/Ā.
  *
- * ∇²θ without dividing by sin θ (angle_hessian): with e = p1 − p0, a = p2 − p0, b = p3 − p1,
+ * ∇²θ without dividing by sin θ (weft_hinge_angle_hessian, which shape_operator_bending
+ * shares): with e = p1 − p0, a = p2 − p0, b = p3 − p1,
  *   θ = atan2(s, c),  s = −|e| det[e, a, b],  c = −[(e·e)(a·b) − (e·b)(e·a)],  r² = s² + c²,
  *   ∇θ = G = (c ∇s − s ∇c)/r²,   Q = (s ∇s + c ∇c)/r²,
  *   ∇²θ = (c ∇²s − s ∇²c)/r² − (Q Gᵀ + G Qᵀ),   valid at every θ.
@@ -241,17 +242,14 @@ static void map_to_positions(const double M[81], double w, int v, double *out) {
                 }
 }
 
-/* ∇²θ (12×12 row-major, rad/m²) of weft_hinge_angle at a non-degenerate hinge xe. */
-static void angle_hessian(const double *xe, double Ht[144]) {
+void weft_hinge_angle_hessian(const double *xe, double Ht[144]) {
     double M[81];
     double le = angle_hessian_u(xe, 0777u, M);
     memset(Ht, 0, 144 * sizeof *Ht);
     map_to_positions(M, 1.0 / (le * le), -1, Ht);
 }
 
-/* Vertex v's diagonal block ∂²θ/∂p_v² (3×3 row-major) of angle_hessian's matrix, equal to
- * it bit for bit, without the other 15 blocks. */
-static void angle_hessian_vertex(const double *xe, int v, double Hv[9]) {
+void weft_hinge_angle_hessian_vertex(const double *xe, int v, double Hv[9]) {
     /* the blocks of u that hold p_v: e and a for p0, e and b for p1, a for p2, b for p3 */
     static const unsigned need[4] = {
         1u << (3 * UE + UE) | 1u << (3 * UE + UA) | 1u << (3 * UA + UE) | 1u << (3 * UA + UA),
@@ -494,7 +492,7 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
         return psi;
     }
     double Ht[144];
-    angle_hessian(xe, Ht);
+    weft_hinge_angle_hessian(xe, Ht);
     for (int i = 0; i < 12; i++)
         for (int j = 0; j < 12; j++) H[12 * i + j] = e->k * (gt[i] * gt[j] + C * Ht[12 * i + j]);
     /* Exactly symmetric (the sums above round differently in the two triangles). */
@@ -533,7 +531,7 @@ static double db_vertex_hessian(const weft_element *e, const double *xe, weft_he
         return psi;
     }
     double Ht[9];
-    angle_hessian_vertex(xe, v, Ht);
+    weft_hinge_angle_hessian_vertex(xe, v, Ht);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) H[3 * i + j] = e->k * (gv[i] * gv[j] + C * Ht[3 * i + j]);
     for (int i = 0; i < 3; i++)

@@ -27,15 +27,15 @@ double weft_lame_lambda(double youngs, double poisson) {
 bool weft_psd_clamp(double *A, int n) {
     /* weft_symeig (symeig.c: Householder tridiagonalisation and Wilkinson-shifted QR, the
      * algorithms of LAPACK's dsyev without its per-call set-up, which dominates at
-     * n ≤ 12). If it ever fails to converge, LAPACKE_dsyev decides. Both are backward
+     * n ≤ 18). If it ever fails to converge, LAPACKE_dsyev decides. Both are backward
      * stable, and the PSD projection is 1-Lipschitz in the Frobenius norm (it is the
      * nearest-point map onto a convex cone), so either returns the exact projection to
      * O(machine epsilon) · ‖A‖. Eigenvector k is column k of z: z[i n + k]. */
-    double z[144], w[12];
+    double z[324], w[18];
     if (weft_symeig(A, n, w, z) != 0) {
         /* dsyev's column-major interface: A is symmetric, so its row-major buffer is also
          * its column-major one; eigenvector k comes back as z[i + n k], transposed below. */
-        double work[3 * 12], t[144];
+        double work[3 * 18], t[324];
         memcpy(t, A, (size_t)n * n * sizeof *t);
         lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'U', n, t, n, w, work,
                                              3 * n - 1);

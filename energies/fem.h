@@ -110,12 +110,12 @@ void weft_fem_project_tet(const double U[9], const double V[9], const weft_fem_e
 void weft_fem_project_tri(const double U[9], const double V[4], const weft_fem_eigen *eig,
                           double A[36]);
 
-/* Eigen-decomposition of the symmetric n×n row-major A (n ≤ 12; A is not modified):
+/* Eigen-decomposition of the symmetric n×n row-major A (n ≤ 18; A is not modified):
  * eigenvalues w[k], unsorted, and orthonormal eigenvectors as the columns of Z,
  * Z[i n + k]. Returns 0, or −1 (no convergence, n out of range, or a non-finite entry). */
 int weft_symeig(const double *A, int n, double *w, double *Z);
 
-/* Eigen-decomposition of the symmetric tridiagonal T (n ≤ 12; diagonal d[0..n−1],
+/* Eigen-decomposition of the symmetric tridiagonal T (n ≤ 18; diagonal d[0..n−1],
  * off-diagonal e[0..n−2]) by Wilkinson-shifted implicit QR: d returns the eigenvalues,
  * e is destroyed, and the rotations are applied to the columns of the n×n row-major Z,
  * so Z = B on entry returns B times T's eigenvectors (B = I gives them). Returns 0 or −1
@@ -123,7 +123,7 @@ int weft_symeig(const double *A, int n, double *w, double *Z);
 int weft_symeig_tridiagonal(int n, double *d, double *e, double *Z);
 
 /* Replaces the symmetric n×n matrix A by its PSD projection (negative eigenvalues set to
- * zero) using weft_symeig (LAPACKE_dsyev if that fails); n ≤ 12. Returns false, leaving
+ * zero) using weft_symeig (LAPACKE_dsyev if that fails); n ≤ 18. Returns false, leaving
  * A untouched bit for bit, when A is already PSD. */
 bool weft_psd_clamp(double *A, int n);
 
@@ -133,5 +133,13 @@ bool weft_psd_clamp(double *A, int n);
  * The exact hinge Hessian H satisfies H = Tᵀ (R H Rᵀ) T, and R H Rᵀ is block-diagonal
  * with blocks y[0..3], y[4..7] (tests/test_energies.c checks both). */
 void weft_hinge_coordinates(const double *xe, double T[8][12], double R[8][12]);
+
+/* ∇²θ (12×12 row-major, rad/m²) of weft_hinge_angle at a non-degenerate hinge xe
+ * (dihedral_bending.c: exact at every θ, no division by sin θ). */
+void weft_hinge_angle_hessian(const double *xe, double Ht[144]);
+
+/* Vertex v's (0..3) diagonal block ∂²θ/∂p_v² (3×3 row-major) of weft_hinge_angle_hessian's
+ * matrix, equal to it bit for bit, without the other 15 blocks. */
+void weft_hinge_angle_hessian_vertex(const double *xe, int v, double Hv[9]);
 
 #endif

@@ -1,4 +1,4 @@
-/* symeig.c — eigen-decomposition A = Z Λ Zᵀ of a small dense symmetric matrix (n ≤ 12),
+/* symeig.c — eigen-decomposition A = Z Λ Zᵀ of a small dense symmetric matrix (n ≤ 18),
  * the kernel of weft's eigenvalue-clamping PSD projections (weft_psd_clamp). Inline
  * rather than LAPACK because at these sizes a dsyev call is mostly set-up (measurements:
  * papers/dynamic-deformables.md, "Implementation notes: energies/symeig.c"); LAPACK stays
@@ -26,7 +26,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { SYMEIG_MAX = 12 };
+enum { SYMEIG_MAX = 18 };
 
 /* Reduces the symmetric n×n row-major A (overwritten) to tridiagonal form: diagonal d,
  * off-diagonal e (e[i] = T(i, i+1)), and Z = Q with A = Q T Qᵀ. */

@@ -27,6 +27,7 @@
     X(dihedral_bending)            /* hinge ½ k (θ − θ0)², calibrated weight */             \
     X(discrete_shells)             /* the same, Grinspun et al. 2003's weight */            \
     X(quadratic_bending)           /* Bergou et al. 2006, constant Hessian */               \
+    X(shape_operator_bending)      /* per-triangle shape operator, D on narrow strips */   \
     X(stvk_membrane)               /* triangle (3×2 F) finite elements: */                  \
     X(neo_hookean_membrane)                                                                 \
     X(stable_neo_hookean_membrane)                                                          \

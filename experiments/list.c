@@ -342,6 +342,7 @@ static const char *kind_name(weft_element_kind kind) {
     case WEFT_ELEM_EDGE: return "edge";
     case WEFT_ELEM_TRIANGLE: return "triangle";
     case WEFT_ELEM_HINGE: return "hinge";
+    case WEFT_ELEM_TRI_HINGES: return "triangle with its hinges";
     case WEFT_ELEM_TET: return "tetrahedron";
     case WEFT_ELEM_SURFACE: return "surface";
     case WEFT_ELEM_VERTEX_FACE: return "vertex-face contact";

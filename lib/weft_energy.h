@@ -21,10 +21,13 @@ typedef enum {
     /* Contact elements, not mesh topology: created per step from proximity pairs. */
     WEFT_ELEM_VERTEX_FACE = 7, /* 4 vertices: the vertex p, then the triangle t0 t1 t2 */
     WEFT_ELEM_EDGE_EDGE = 8,   /* 4 vertices: edge a0 a1, then edge b0 b1 */
+    /* 6 vertices: a triangle v0 v1 v2, then its wings w0 w1 w2, the vertices across its
+     * edges opposite v0, v1, v2 (wi = vi where that edge is on the boundary: no wing) */
+    WEFT_ELEM_TRI_HINGES = 9,
 } weft_element_kind;
 
 /* Maximum vertices per element. */
-#define WEFT_ELEM_MAXV 4
+#define WEFT_ELEM_MAXV 6
 
 /* One element bound to an energy type: its vertices, material constants and rest data.
  * What k, k2 and rest hold is up to the type (documented in its file): e.g. a spring
@@ -41,9 +44,11 @@ typedef struct weft_energy_params {
                          edges and triangles Y (N/m, Young's modulus × thickness),
                          hinges D (N·m), tetrahedra E (Pa), contact elements the
                          penalty stiffness k (N/m) */
-    double poisson;   /* Poisson's ratio ν in [0, 0.5) (triangles and tetrahedra) */
+    double poisson;   /* Poisson's ratio ν in [0, 0.5) (triangles, triangles with hinges,
+                         tetrahedra) */
     double area;      /* edges: a third of the adjacent triangles' rest area (m²);
-                         hinges: the rest area of both triangles (m²); others ignore it
+                         hinges: the rest area of both triangles (m²); triangles and
+                         triangles with hinges: the triangle's rest area; others ignore it
                          and measure their own rest area or volume */
     const double *uv; /* triangles: 2*3 material coordinates (m) defining the rest shape
                          and the warp (u) / weft (v) directions, or NULL to use the rest

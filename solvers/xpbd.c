@@ -182,7 +182,9 @@ static inline void project_one(xpbd_state *st, int j, int nv, double h, double *
     const double *w = st->pbd.w;
     const xpbd_constraint *c = &st->c[j];
     const weft_element *e = c->e;
-    double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV], denom;
+    /* zeroed: evaluate fills 3 nv of them, and GCC 12 cannot tell that this is all the
+     * constraint reads (-Wmaybe-uninitialized since WEFT_ELEM_MAXV = 6) */
+    double xe[3 * WEFT_ELEM_MAXV] = {0}, g[3 * WEFT_ELEM_MAXV], denom;
     double C = evaluate(c, nv, w, p, xe, g, &denom);
     const double at = c->alpha / (h * h); /* α̃ (eq. 4) */
     denom += at;

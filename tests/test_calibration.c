@@ -263,13 +263,16 @@ static double cylinder_density(const char *bending, const char *diagonals) {
         const weft_term *t = &m.terms[m.bending_term];
         double E = 0.0;
         const int lo = 9, hi = 17; /* central cells [lo, hi)² of the 25 × 25 */
+        /* an element's place: a hinge's edge midpoint, a triangle's centroid */
+        const int np = t->type->kind == WEFT_ELEM_TRI_HINGES ? 3 : 2, nv = t->type->nv;
         for (int e = 0; e < t->n; e++) {
             const int *v = t->elem[e].v;
-            double mu = 0.5 * (m.mesh.uv[2 * v[0]] + m.mesh.uv[2 * v[1]]) / h;
-            double mv = 0.5 * (m.mesh.uv[2 * v[0] + 1] + m.mesh.uv[2 * v[1] + 1]) / h;
+            double mu = 0.0, mv = 0.0;
+            for (int a = 0; a < np; a++)
+                mu += m.mesh.uv[2 * v[a]] / (np * h), mv += m.mesh.uv[2 * v[a] + 1] / (np * h);
             if (!(mu >= lo - 0.25 && mu < hi - 0.25 && mv >= lo - 0.25 && mv < hi - 0.25)) continue;
-            double xe[12];
-            for (int a = 0; a < 4; a++)
+            double xe[3 * WEFT_ELEM_MAXV];
+            for (int a = 0; a < nv; a++)
                 for (int k = 0; k < 3; k++) xe[3 * a + k] = m.x[3 * v[a] + k];
             E += t->type->energy(&t->elem[e], xe);
         }
@@ -371,6 +374,9 @@ static void add_half_cells(weft_model *m) {
     }
 }
 
+/* The [material] poisson_ratio override of strip_tip (ν = 0 but in test_shape_operator_nu). */
+static const char *strip_poisson = "material.poisson_ratio=0";
+
 /* A strip `cells` cells across (square cells of h = 0.02 m, width cells·h along z) and 30
  * cells long (x), in plane xz with gravity −y, clamped by pinning its first two columns,
  * ρ = 0.1 kg/m², a stiff stvk membrane (Y = 1e5 N/m, ν = 0), bending D. The free length
@@ -402,7 +408,7 @@ static double strip_tip(const char *bending, const char *diagonals, int cells, d
                           box,
                           bend,
                           "material.membrane=stvk",
-                          "material.poisson_ratio=0",
+                          strip_poisson,
                           "material.density=0.1",
                           "material.stretch_stiffness=1e5",
                           dst,
@@ -454,10 +460,8 @@ static void test_elastica(void) {
  *   regular 4 cells 1.2163 / 1.0965, 8 cells 1.1983 / 1.0891;
  *   alternating 4 cells 1.2106 / 1.0949, 8 cells 1.2031 / 1.0917;
  * against D_eff's 1.25 / 1.1274 (regular) and 1.2 / 1.1047 (alternating). */
-static void narrow_strips(bool large) {
-    const char *bends[] = {"dihedral_bending", "discrete_shells", "quadratic_bending", NULL};
+static void narrow_strips_of(const char *const *bends, const double ratio[2], bool large) {
     const char *diags[] = {"regular", "alternating", NULL};
-    const double ratio[] = {0.8, 5.0 / 6.0}; /* D_eff / D, per pattern */
     const int widths[] = {4, 8};
     const double q = 0.1 * G, L = 0.59, D = large ? 0.035 : 1.0;
     /* Lowest mode ω ≈ 3.5 √(D_eff/(ρL⁴)): 29 rad/s (small; dt = 0.2 s damps it 35× per
@@ -479,12 +483,71 @@ static void narrow_strips(bool large) {
             }
 }
 
+/* The hinge energies, D_eff / D = 0.8 (regular), 5/6 (alternating). */
+static void narrow_strips(bool large) {
+    const char *bends[] = {"dihedral_bending", "discrete_shells", "quadratic_bending", NULL};
+    const double ratio[] = {0.8, 5.0 / 6.0};
+    narrow_strips_of(bends, ratio, large);
+}
+
 static void test_narrow_strip(void) {
     narrow_strips(false);
 }
 
 static void test_narrow_strip_large(void) {
     narrow_strips(true);
+}
+
+/* shape_operator_bending (papers/calibration.md §2b): the shape operator of a triangle's
+ * three hinges is [[a, b], [b, c]] on the regular grid, so ½ D A ‖S‖² has no bend–twist
+ * coupling, and a free side's angle is eliminated as its free boundary condition: the
+ * narrow strips are beams of D itself (ν = 0), both patterns, 4 and 8 cells, within 5 %
+ * of qL⁴/(8D) and of the elastica with D. Measured: papers/calibration.md §2b. */
+static void test_shape_operator_strip(void) {
+    const char *bends[] = {"shape_operator_bending", NULL};
+    const double ratio[] = {1.0, 1.0};
+    narrow_strips_of(bends, ratio, false);
+}
+
+static void test_shape_operator_strip_large(void) {
+    const char *bends[] = {"shape_operator_bending", NULL};
+    const double ratio[] = {1.0, 1.0};
+    narrow_strips_of(bends, ratio, true);
+}
+
+/* shape_operator_bending at ν = 0.3 (papers/calibration.md §2b): a narrow strip is free to
+ * curl across its width (κ_yy = −ν κ_xx), so it is a beam of D(1 − ν²), 4 and 8 cells,
+ * both patterns, small deflection, within 5 % of qL⁴/(8D(1 − ν²)). Here the free sides'
+ * eliminated angles matter: a side triangle's curvature across the side is what the free
+ * condition M_nn = D(κ_nn + ν κ_tt) = 0 sets. Measured: papers/calibration.md §2b. */
+static void test_shape_operator_nu(void) {
+    const char *diags[] = {"regular", "alternating", NULL};
+    const double q = 0.1 * G, L = 0.59, D = 1.0, nu = 0.3;
+    strip_poisson = "material.poisson_ratio=0.3";
+    for (int d = 0; diags[d]; d++)
+        for (int cells = 4; cells <= 8; cells += 4) {
+            double tip = strip_tip("shape_operator_bending", diags[d], cells, D, 0.2, 16, NULL);
+            double ref = elastica_tip(q, D * (1.0 - nu * nu), L);
+            fprintf(stderr, "shape_operator_bending nu = 0.3, %s %d cells: tip %.5f m, %.4f of "
+                    "the D(1 - nu^2) reference, %.4f of D's\n", diags[d], cells, tip, tip / ref,
+                    tip / elastica_tip(q, D, L));
+            CHECK_NEAR(tip / ref, 1.0, 0.05);
+        }
+    strip_poisson = "material.poisson_ratio=0";
+}
+
+/* shape_operator_bending on the wide cases, with the hinges' tolerances: the clamped
+ * cylinder stores ½Dκ² per area (S = diag(κ, 0) whatever ν), on both patterns (1 %), and
+ * the wide cantilever deflects qL⁴/(8D) (6 %). Measured: papers/calibration.md §2b. */
+static void test_shape_operator_wide(void) {
+    double reg = cylinder_density("shape_operator_bending", "regular");
+    double alt = cylinder_density("shape_operator_bending", "alternating");
+    double tip = cantilever_tip("shape_operator_bending");
+    fprintf(stderr, "shape_operator_bending: cylinder regular %.4f, alternating %.4f; "
+            "cantilever %.4f\n", reg, alt, tip);
+    CHECK_NEAR(reg, 1.0, 0.01);
+    CHECK_NEAR(alt, 1.0, 0.01);
+    CHECK_NEAR(tip, 1.0, 0.06);
 }
 
 /* A strip `cells` cells across (h = 0.02 m, width w = cells·h along z) and 10 cells long
@@ -628,6 +691,10 @@ int main(int argc, char **argv) {
         {"elastica", test_elastica},
         {"narrow_strip", test_narrow_strip},
         {"narrow_strip_large", test_narrow_strip_large},
+        {"shape_operator_strip", test_shape_operator_strip},
+        {"shape_operator_strip_large", test_shape_operator_strip_large},
+        {"shape_operator_wide", test_shape_operator_wide},
+        {"shape_operator_nu", test_shape_operator_nu},
         {"strip_curl", test_strip_curl},
         {"half_cell", test_half_cell},
         {NULL, NULL},

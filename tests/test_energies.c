@@ -131,6 +131,7 @@ static int kind_nv(weft_element_kind kind) {
     case WEFT_ELEM_EDGE: return 2;
     case WEFT_ELEM_TRIANGLE: return 3;
     case WEFT_ELEM_HINGE: return 4;
+    case WEFT_ELEM_TRI_HINGES: return 6;
     case WEFT_ELEM_TET: return 4;
     case WEFT_ELEM_VERTEX_FACE: return 4;
     case WEFT_ELEM_EDGE_EDGE: return 4;
@@ -214,6 +215,30 @@ static void contact_rest(lcg *g, weft_element_kind kind, double L, const double 
     }
 }
 
+/* The wings of a triangle with its hinges (xe[0..8] the triangle): wing i across the edge
+ * (p_{i+1}, p_{i+2}) at 0.1–0.9 along it and 0.5–1 L off it, turned about it from the
+ * triangle's plane by a rest dihedral in [−1.5, 1.5] rad, or 0 (a flat rest) one time in
+ * three. */
+static void tri_wings(lcg *g, double L, double *xe) {
+    bool flat = rnd(g) < 1.0 / 3.0;
+    for (int i = 0; i < 3; i++) {
+        const double *P = xe + 3 * ((i + 1) % 3), *Q = xe + 3 * ((i + 2) % 3), *R = xe + 3 * i;
+        double t[3], r[3], o[3], n[3];
+        for (int k = 0; k < 3; k++) t[k] = Q[k] - P[k], r[k] = R[k] - P[k];
+        double lt = norm3(t);
+        for (int k = 0; k < 3; k++) t[k] /= lt;
+        double rt = dot3(r, t);
+        for (int k = 0; k < 3; k++) o[k] = -(r[k] - rt * t[k]);
+        double lo = norm3(o);
+        for (int k = 0; k < 3; k++) o[k] /= lo;
+        cross3(t, o, n);
+        double s = rnd_in(g, 0.1, 0.9) * lt, h = rnd_in(g, 0.5, 1.0) * L;
+        double phi = flat ? 0.0 : rnd_in(g, -1.5, 1.5);
+        for (int k = 0; k < 3; k++)
+            xe[9 + 3 * i + k] = P[k] + s * t[k] + h * (cos(phi) * o[k] + sin(phi) * n[k]);
+    }
+}
+
 /* A random non-degenerate rest shape of the given kind in xe; returns its length scale
  * L (m), the edge length for edges and hinges, the longest edge otherwise.
  * - edge: two points 0.5–2 m apart;
@@ -223,6 +248,8 @@ static void contact_rest(lcg *g, weft_element_kind kind, double L, const double 
  * - tet: a triangle plus a fourth point 0.5–1 L off its plane, on the side that makes
  *   det[x1 − x0, x2 − x0, x3 − x0] = L b2 h3 > 0 (positive orientation: with v = e × u,
  *   det[e, u, v] = 1);
+ * - triangle with its hinges: a triangle and tri_wings' three wings; one sample in two
+ *   has one or two boundary edges (wing i given as v_i, make_sample);
  * - vertex–face, edge–edge: contact_rest, separated by more than η (L the edge length).
  * All near a random centre in [−1, 1]³. */
 static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
@@ -255,6 +282,7 @@ static double rest_shape(lcg *g, weft_element_kind kind, double *xe) {
             xe[9 + k] = c[k] + a3 * e[k] + 0.3 * b3 * u[k] + h3 * v[k];
     }
     if (kind == WEFT_ELEM_TET) CHECK(tet_det(xe) > 0.0);
+    if (kind == WEFT_ELEM_TRI_HINGES) tri_wings(g, L, xe);
     if (kind == WEFT_ELEM_EDGE || kind == WEFT_ELEM_HINGE) return L;
     double m = 0.0;
     int nv = kind_nv(kind);
@@ -345,7 +373,7 @@ static const char *const FAM_NAME[] = {"random", "compressed", "near-degenerate"
 static int families(weft_element_kind kind, family fam[5]) {
     int n = 0;
     fam[n++] = FAM_RANDOM, fam[n++] = FAM_COMPRESSED, fam[n++] = FAM_THIN;
-    if (kind == WEFT_ELEM_HINGE) fam[n++] = FAM_FOLDED;
+    if (kind == WEFT_ELEM_HINGE || kind == WEFT_ELEM_TRI_HINGES) fam[n++] = FAM_FOLDED;
     if (kind == WEFT_ELEM_TET) fam[n++] = FAM_INVERTED;
     return n;
 }
@@ -372,7 +400,8 @@ typedef struct sample {
  *   compressed    random, then squashed to 20 % along one direction;
  *   near-degenerate  random, then squashed to 1 %: slivers, nearly collapsed triangles
  *                 and edges, still smooth (squashing keeps the orientation);
- *   folded        (hinges) ±0.01 L noise, then the wing p3 turned about the edge to
+ *   folded        (hinges; a triangle with its hinges: its first hinge with a wing)
+ *                 ±0.01 L noise, then the wing p3 turned about the edge to
  *                 θ = ±(π − δ), δ ∈ [−0.15, 0.3] (past ±π when δ < 0), keeping
  *                 |θ − θ0| ≤ π − 0.1 so a wrapped angle difference stays smooth;
  *   inverted      (tets) random, then x0 mirrored through the plane of x1, x2, x3
@@ -395,7 +424,14 @@ static void make_sample(const weft_energy_type *t, lcg *g, family fam, bool with
         iso_uv(g, s->xr, s->uv);
         p.uv = s->uv;
     }
-    s->e = (weft_element){.v = {0, 1, 2, 3}};
+    s->e = (weft_element){.v = {0, 1, 2, 3, 4, 5}};
+    /* Boundary edges (wing i = v_i): one, or two (a corner); not all three, whose isolated
+     * triangle has no bending energy at all. */
+    if (t->kind == WEFT_ELEM_TRI_HINGES && rnd(g) < 0.5) {
+        int mask = 1 + (int)(rnd(g) * 6.0) % 6;
+        for (int i = 0; i < 3; i++)
+            if (mask >> i & 1) s->e.v[3 + i] = i;
+    }
     t->init(&s->e, s->xr, &p);
     double f = 1.0;
     switch (fam) {
@@ -408,15 +444,26 @@ static void make_sample(const weft_energy_type *t, lcg *g, family fam, bool with
         break;
     case FAM_FOLDED: {
         for (int i = 0; i < 3 * nv; i++) s->x[i] = s->xr[i] + rnd_in(g, -0.01, 0.01) * s->L;
-        double th0 = weft_hinge_angle(s->xr, s->xr + 3, s->xr + 6, s->xr + 9, NULL);
-        double th = weft_hinge_angle(s->x, s->x + 3, s->x + 6, s->x + 9, NULL), target;
+        /* a triangle with its hinges: fold its first hinge that has a wing */
+        int slot[4] = {0, 1, 2, 3}, hi = 0;
+        if (t->kind == WEFT_ELEM_TRI_HINGES) {
+            while (s->e.v[3 + hi] == hi) hi++;
+            slot[0] = (hi + 1) % 3, slot[1] = (hi + 2) % 3, slot[2] = hi, slot[3] = 3 + hi;
+        }
+        double xh[12], xrh[12];
+        for (int a = 0; a < 4; a++)
+            for (int k = 0; k < 3; k++)
+                xh[3 * a + k] = s->x[3 * slot[a] + k], xrh[3 * a + k] = s->xr[3 * slot[a] + k];
+        double th0 = weft_hinge_angle(xrh, xrh + 3, xrh + 6, xrh + 9, NULL);
+        double th = weft_hinge_angle(xh, xh + 3, xh + 6, xh + 9, NULL), target;
         do {
             target = weft_wrap_angle((rnd(g) < 0.5 ? -1.0 : 1.0) *
                                      (WEFT_PI - rnd_in(g, -0.15, 0.3)));
         } while (fabs(weft_wrap_angle(target - th0)) > WEFT_PI - 0.1);
-        rotate_wing(s->x, weft_wrap_angle(target - th));
-        th = weft_hinge_angle(s->x, s->x + 3, s->x + 6, s->x + 9, NULL);
+        rotate_wing(xh, weft_wrap_angle(target - th));
+        th = weft_hinge_angle(xh, xh + 3, xh + 6, xh + 9, NULL);
         CHECK(fabs(weft_wrap_angle(th - target)) < 1e-9); /* the harness's own geometry */
+        for (int k = 0; k < 3; k++) s->x[3 * slot[3] + k] = xh[9 + k];
         break;
     }
     case FAM_INVERTED: {
@@ -473,6 +520,7 @@ static const char *label(const weft_energy_type *t) {
     const char *kind = t->kind == WEFT_ELEM_EDGE          ? "edge"
                        : t->kind == WEFT_ELEM_TRIANGLE    ? "triangle"
                        : t->kind == WEFT_ELEM_HINGE       ? "hinge"
+                       : t->kind == WEFT_ELEM_TRI_HINGES  ? "tri_hinges"
                        : t->kind == WEFT_ELEM_TET         ? "tet"
                        : t->kind == WEFT_ELEM_VERTEX_FACE ? "vertex_face"
                        : t->kind == WEFT_ELEM_EDGE_EDGE   ? "edge_edge"
@@ -1136,6 +1184,41 @@ static void test_registry_degenerate(void) {
 /* Closed forms                                                                    */
 /* ------------------------------------------------------------------------------ */
 
+/* shape_operator_bending on the regular grid (papers/calibration.md §2b): the triangle
+ * (0, 0), (h, 0), (h, h) of square cells with diagonals along (1, 1), its wings (2h, h),
+ * (0, h), (0, −h), lifted to z = ε w with w = ½(a x² + 2b xy + c y²). Its shape operator
+ * is [[a, b], [b, c]] ε to first order, so Ψ/ε² → ½ D A [(1 − ν)(a² + 2b² + c²) +
+ * ν (a + c)²], A = h²/2 (D = coefficient, ν = 0.3). ε = 1e-5 leaves O(ε²) relative:
+ * tolerance 1e-6. A corner of a free side (wing 2 missing): the angle across that edge
+ * (normal (0, 1)) is eliminated, so S_yy is free and Ψ is the minimum over it:
+ * c replaced by the c' that minimises, ½ D A (1 − ν²) a² + (1 − ν) D A b² (c' = −ν a). */
+static void shape_operator_grid(void) {
+    lcg g = {29};
+    const double h = 0.3, eps = 1e-5, nu = PARAMS.poisson, D = COEFFICIENT, A = 0.5 * h * h;
+    const double uv[6][2] = {{0, 0}, {h, 0}, {h, h}, {2 * h, h}, {0, h}, {0, -h}};
+    for (int trial = 0; trial < 8; trial++) {
+        double a = rnd_in(&g, -2, 2), b = rnd_in(&g, -2, 2), c = rnd_in(&g, -2, 2);
+        bool side = trial % 2 == 1;
+        double xr[18] = {0}, x[18];
+        for (int i = 0; i < 6; i++) {
+            double u = uv[i][0], v = uv[i][1];
+            xr[3 * i] = u, xr[3 * i + 1] = v;
+            x[3 * i] = u, x[3 * i + 1] = v;
+            x[3 * i + 2] = eps * 0.5 * (a * u * u + 2 * b * u * v + c * v * v);
+        }
+        weft_element e = {.v = {0, 1, 2, 3, 4, side ? 2 : 5}};
+        weft_shape_operator_bending.init(&e, xr, &PARAMS);
+        double psi = weft_shape_operator_bending.energy(&e, x) / (eps * eps);
+        double want = side ? 0.5 * D * A * (1 - nu * nu) * a * a + (1 - nu) * D * A * b * b
+                           : 0.5 * D * A * ((1 - nu) * (a * a + 2 * b * b + c * c) +
+                                            nu * (a + c) * (a + c));
+        if (!(fabs(psi - want) <= 1e-6 * fabs(want)))
+            fprintf(stderr, "shape_operator_bending grid%s: Psi/eps^2 %.9g, want %.9g\n",
+                    side ? " (free side)" : "", psi, want);
+        CHECK_NEAR(psi, want, 1e-6 * fabs(want));
+    }
+}
+
 static void test_closed_forms(void) {
     /* mass_spring: k = Y (A₁ + A₂)/ℓ0² = 3 Y A/ℓ0² with Y = coefficient = 2 N/m and
      * A = area = 0.3 m² (a third of the adjacent area, as the scene passes it).
@@ -1201,6 +1284,7 @@ static void test_closed_forms(void) {
         x2[10] = -0.7 * L * cos(1.3), x2[11] = -0.7 * L * sin(1.3);
         CHECK_NEAR(weft_dihedral_bending.energy(&e, x2), 0.5 * k * 0.25, 1e-13 * k);
     }
+    shape_operator_grid();
 }
 
 /* quadratic_bending on a flat rest diamond (Bergou et al. 2006): the exactly quadratic

@@ -559,7 +559,7 @@ static void test_energy_roles(void) {
         weft_default_role role;
         weft_element_kind kind1, kind2; /* the kinds its key accepts */
     } roles[] = {{WEFT_DEFAULT_MEMBRANE, WEFT_ELEM_EDGE, WEFT_ELEM_TRIANGLE},
-                 {WEFT_DEFAULT_BENDING, WEFT_ELEM_HINGE, WEFT_ELEM_HINGE},
+                 {WEFT_DEFAULT_BENDING, WEFT_ELEM_HINGE, WEFT_ELEM_TRI_HINGES},
                  {WEFT_DEFAULT_SOLID, WEFT_ELEM_TET, WEFT_ELEM_TET}};
     const weft_energy_type *dflt[3] = {NULL, NULL, NULL};
     for (int r = 0; r < 3; r++) {

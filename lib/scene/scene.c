@@ -1396,6 +1396,27 @@ static bool registered(const weft_energy_type *const *reg, const char *name) {
     return false;
 }
 
+/* The wings of every triangle (wing[3t + i]: the vertex across triangle t's edge opposite
+ * its vertex i, or that vertex itself where the edge is on the boundary), from the edges'
+ * adjacent triangles. */
+static void tri_wings(const weft_mesh *mesh, int *wing) {
+    for (int t = 0; t < mesh->nt; t++)
+        for (int i = 0; i < 3; i++) wing[3 * t + i] = mesh->tri[3 * t + i];
+    for (int ed = 0; ed < mesh->ne; ed++) {
+        int t0 = mesh->edge_tri[2 * ed], t1 = mesh->edge_tri[2 * ed + 1];
+        if (t0 < 0 || t1 < 0) continue;
+        for (int side = 0; side < 2; side++) {
+            int ta = side ? t1 : t0, tb = side ? t0 : t1, ia = -1, ob = -1;
+            for (int i = 0; i < 3; i++) {
+                int va = mesh->tri[3 * ta + i], vb = mesh->tri[3 * tb + i];
+                if (va != mesh->edge[2 * ed] && va != mesh->edge[2 * ed + 1]) ia = i;
+                if (vb != mesh->edge[2 * ed] && vb != mesh->edge[2 * ed + 1]) ob = vb;
+            }
+            if (ia >= 0 && ob >= 0) wing[3 * ta + ia] = ob;
+        }
+    }
+}
+
 /* Creates one term of `type` over the mesh's edges, hinges, triangles or tetrahedra.
  * Edges get a third of each adjacent triangle's rest area (the shares sum to the mesh's
  * area), hinges the full area of their two triangles (Grinspun 2003's Ā); triangles get
@@ -1407,9 +1428,16 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
     switch (type->kind) {
     case WEFT_ELEM_EDGE: n = mesh->ne; break;
     case WEFT_ELEM_HINGE: n = mesh->nh; break;
-    case WEFT_ELEM_TRIANGLE: n = mesh->nt; break;
+    case WEFT_ELEM_TRIANGLE:
+    case WEFT_ELEM_TRI_HINGES: n = mesh->nt; break;
     case WEFT_ELEM_TET: n = mesh->ntet; break;
     default: return weft_fail(err, WEFT_ERR_INPUT, "energy '%s': no elements of its kind", type->name);
+    }
+    int *wing = NULL;
+    if (type->kind == WEFT_ELEM_TRI_HINGES) {
+        wing = malloc(3 * (size_t)(n > 0 ? n : 1) * sizeof *wing);
+        if (!wing) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+        tri_wings(mesh, wing);
     }
     if (m->nterms == WEFT_MAX_TERMS)
         return weft_fail(err, WEFT_ERR_INPUT, "more than %d energy terms", WEFT_MAX_TERMS);
@@ -1417,12 +1445,16 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
     t->type = type;
     t->n = n;
     t->elem = calloc((size_t)(n > 0 ? n : 1), sizeof *t->elem);
-    if (!t->elem) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    if (!t->elem) {
+        free(wing);
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
+    }
     m->nterms++;
     for (int i = 0; i < n; i++) {
         weft_element *e = &t->elem[i];
         double xe[3 * WEFT_ELEM_MAXV];
         const int *v = NULL;
+        int tv[6];
         p.area = 0.0;
         p.uv = NULL;
         switch (type->kind) {
@@ -1442,6 +1474,11 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
             p.area = tri_areas[i];
             if (rs->on[i]) p.uv = &rs->uv[6 * (size_t)i];
             break;
+        case WEFT_ELEM_TRI_HINGES:
+            for (int a = 0; a < 3; a++) tv[a] = mesh->tri[3 * i + a], tv[3 + a] = wing[3 * i + a];
+            v = tv;
+            p.area = tri_areas[i];
+            break;
         default: v = &mesh->tet[4 * i]; break;
         }
         for (int a = 0; a < type->nv; a++) {
@@ -1450,6 +1487,7 @@ static int build_term(weft_model *m, const weft_energy_type *type, weft_energy_p
         }
         type->init(e, xe, &p);
     }
+    free(wing);
     return WEFT_OK;
 }
 
@@ -1511,7 +1549,7 @@ static int build_terms(const weft_scene *s, const weft_energy_type *const *regis
     term_role roles[4] = {
         {"membrane", {WEFT_ELEM_EDGE, WEFT_ELEM_TRIANGLE}, &m->stretch_term,
          mat->stretch_stiffness},
-        {"bending", {WEFT_ELEM_HINGE, WEFT_ELEM_HINGE}, &m->bending_term, mat->bending_stiffness},
+        {"bending", {WEFT_ELEM_HINGE, WEFT_ELEM_TRI_HINGES}, &m->bending_term, mat->bending_stiffness},
         {"volume", {WEFT_ELEM_TET, WEFT_ELEM_TET}, &m->volume_term, mat->youngs_modulus},
         {"fiber", {volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE,
                    volumetric ? WEFT_ELEM_TET : WEFT_ELEM_TRIANGLE},
