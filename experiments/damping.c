@@ -20,7 +20,8 @@
  * states (at the material's stiffness) measures constraint error, not stored energy: each
  * row also has ratio_mech, the ratio without the elastic energy, PBD's fair measure.
  *
- * Writes <out>/damping/SOLVER.tsv (one row per step) and <out>/damping/summary.tsv. */
+ * Writes <out>/damping/SOLVER.tsv (one row per step, with the elastic energy split by term
+ * and the edge strain) and <out>/damping/summary.tsv. */
 #include "cli.h"
 #include "sweep.h"
 
@@ -51,7 +52,9 @@ static const char usage[] =
     "\n"
     "Outputs:\n"
     "  DIR/damping/SOLVER.tsv   columns: step t_s kinetic_J gravity_J elastic_J total_J ratio\n"
-    "                           ratio_mech (step 0 = the initial state; ratio = (E - E_floor) /\n"
+    "                           ratio_mech, then ENERGY_J per energy term of the model (their\n"
+    "                           sum is elastic_J) and cmax crms, the largest and RMS edge strain\n"
+    "                           (step 0 = the initial state; ratio = (E - E_floor) /\n"
     "                           (E0 - E_floor); ratio_mech the same without the elastic energy)\n"
     "  DIR/damping/summary.tsv  columns: solver dt_s steps ms_per_step ratio_1s ratio_2s\n"
     "                           ratio_end ratio_min ratio_max mech_1s mech_2s mech_end status\n"
@@ -107,8 +110,13 @@ static void record(track *tr, const weft_model *m, int step) {
     weft_sweep_energy_of(m, &e);
     double ratio = (e.total - tr->floor) / tr->e0;
     double mech = (e.kinetic + e.gravity - tr->floor) / tr->e0;
-    fprintf(tr->f, "%d\t%.6f\t%.9e\t%.9e\t%.9e\t%.9e\t%.6e\t%.6e\n", step, m->t, e.kinetic,
+    fprintf(tr->f, "%d\t%.6f\t%.9e\t%.9e\t%.9e\t%.9e\t%.6e\t%.6e", step, m->t, e.kinetic,
             e.gravity, e.elastic, e.total, ratio, mech);
+    /* where the elastic energy sits: each term's share, and the strain behind it */
+    for (int t = 0; t < m->nterms; t++) fprintf(tr->f, "\t%.9e", weft_sweep_term_energy(m, t));
+    double cmax, crms;
+    weft_strain(m, m->x, &cmax, &crms);
+    fprintf(tr->f, "\t%.6e\t%.6e\n", cmax, crms);
     /* Half a step's tolerance: t accumulates dt in floating point. */
     if (fabs(m->t - 1.0) <= 0.5 * m->dt) tr->ratio_1s = ratio, tr->mech_1s = mech;
     if (fabs(m->t - 2.0) <= 0.5 * m->dt) tr->ratio_2s = ratio, tr->mech_2s = mech;
@@ -224,7 +232,9 @@ int main(int argc, char **argv) {
                 "# e_floor_J=%.9e e0_above_floor_J=%.9e\n# command: %s\n",
                 scene_name, solvers[k]->name, m.dt, weft_cli_setting(cfg, "scene", "steps", 0),
                 weft_solver_iterations(solvers[k], cfg), floor, e0, command);
-        fprintf(tr.f, "step\tt_s\tkinetic_J\tgravity_J\telastic_J\ttotal_J\tratio\tratio_mech\n");
+        fprintf(tr.f, "step\tt_s\tkinetic_J\tgravity_J\telastic_J\ttotal_J\tratio\tratio_mech");
+        for (int t = 0; t < m.nterms; t++) fprintf(tr.f, "\t%s_J", m.terms[t].type->name);
+        fprintf(tr.f, "\tcmax\tcrms\n");
         record(&tr, &m, 0);
         weft_run_options opt = weft_run_options_default();
         opt.config = cfg;

@@ -168,6 +168,19 @@ void weft_sweep_energy_of(const weft_model *m, weft_sweep_energy *e) {
     e->total = e->kinetic + e->gravity + e->elastic;
 }
 
+double weft_sweep_term_energy(const weft_model *m, int t) {
+    const weft_term *term = &m->terms[t];
+    double E = 0.0;
+    if (!term->type->energy) return 0.0;
+    for (int i = 0; i < term->n; i++) {
+        double xe[3 * WEFT_ELEM_MAXV];
+        for (int a = 0; a < term->type->nv; a++)
+            memcpy(&xe[3 * a], &m->x[3 * term->elem[i].v[a]], 3 * sizeof(double));
+        E += term->type->energy(&term->elem[i], xe);
+    }
+    return E;
+}
+
 double weft_sweep_free_mass(const weft_model *m) {
     double s = 0.0;
     for (int i = 0; i < m->n; i++)

@@ -53,6 +53,10 @@ typedef struct weft_sweep_energy {
 /* Fills e with the energy of m's state. */
 void weft_sweep_energy_of(const weft_model *m, weft_sweep_energy *e);
 
+/* Elastic energy of the model's term t (an index into m->terms) at m's positions, J: the
+ * share of weft_sweep_energy's elastic that the term holds. */
+double weft_sweep_term_energy(const weft_model *m, int t);
+
 /* Kinetic energy ½ Σ m|v|² of m's velocities, J. */
 double weft_sweep_kinetic(const weft_model *m);
 

@@ -17,7 +17,7 @@
  * ω_k = 4/(4 − ρ² ω_{k−1}). Colliders: the initial guess stops where x_n → x⁰ enters one,
  * trials are projected out, and touching vertices get the shared contact response. The
  * balloon's volume constraint (Müller 2006 §4.4) is held as a multiplier λ in the vertex
- * steps and updated after each sweep.
+ * steps and updated after each sweep, from λ = 0 at each step's start.
  *
  * Settings: [solver] iterations (sweeps per step), threads; [vbd] initial_guess (adaptive,
  * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_rho,
@@ -412,6 +412,10 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
     const double t0 = m->t, t1 = m->t + m->dt;
     double c0 = weft_now();
     weft_inertial_target(m, m->x, m->v, st->y);
+    /* The volume constraint's multiplier starts every step at 0, as XPBD's λ: a pressure
+     * carried over from the last step is a force 100× the balloon's weight that the few
+     * sweeps do not balance (papers/chen2024-vbd.md, "Energy on the balloon"). */
+    st->lambda = 0.0;
     initial_guess(st, m, t0, t1);
     /* G must be finite where the descent starts (an element outside its domain is not). */
     if (!isfinite(weft_model_energy(m, st->x))) {

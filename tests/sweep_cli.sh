@@ -7,8 +7,9 @@
 #              and a coarser run does not; the reference is cached and a rerun reuses it
 #              with identical errors
 #   damping    PBD with k_damping = 0 on swinging_cloth: complete per-solver tables, one
-#              row per step plus the initial state with ratio 1, finite ratios, a summary
-#              row per solver with finite ratios at 1 s and 2 s
+#              row per step plus the initial state with ratio 1, finite ratios, the terms'
+#              energies adding up to elastic_J, a summary row per solver with finite
+#              ratios at 1 s and 2 s
 #   stability  symplectic_euler is unstable at the largest dt and stiffness and stable at
 #              the smallest; PBD is stable at the smallest dt; without --exhaustive a dt
 #              below a stable one is marked assumed instead of run
@@ -114,8 +115,16 @@ damping)
         [ -f "$f" ] || { fail "no $f"; continue; }
         grep -q 'scene=swinging_cloth' "$f" || fail "$sv.tsv does not name swinging_cloth"
         h=$(header "$f")
-        [ "$h" = "step t_s kinetic_J gravity_J elastic_J total_J ratio ratio_mech" ] ||
+        [ "$h" = "step t_s kinetic_J gravity_J elastic_J total_J ratio ratio_mech mass_spring_J dihedral_bending_J cmax crms" ] ||
             fail "$sv.tsv header is '$h'"
+        # the terms' energies add up to elastic_J (to the 10 digits written), and the strain
+        # is a fraction in [0, 1) with cmax >= crms
+        split=$(awk -F '\t' '!/^#/ && $1 != "step" {
+                    d = $5 - $9 - $10; if (d < 0) d = -d
+                    if (d > 1e-8 * ($5 > 1e-6 ? $5 : 1e-6) || $11 < $12 || $11 >= 1) print $1 }' "$f")
+        [ -z "$split" ] || fail "$sv.tsv: terms do not add up to elastic_J, or bad strain, at steps $split"
+        peak=$(awk -F '\t' '!/^#/ && $1 != "step" && $9 > m { m = $9 } END { print m + 0 }' "$f")
+        awk -v p="$peak" 'BEGIN { exit !(p > 0) }' || fail "$sv.tsv: mass_spring_J never above 0"
         rows=$(awk -F '\t' '!/^#/ && $1 != "step"' "$f" | wc -l)
         [ "$rows" -eq $((steps + 1)) ] || fail "$sv.tsv: $rows rows, expected $((steps + 1))"
         first=$(awk -F '\t' '!/^#/ && $1 == "0" { print $7 + 0; exit }' "$f")

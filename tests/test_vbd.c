@@ -20,6 +20,8 @@
  *   settings        [vbd] keys are read from a scene; bad values are refused naming the key
  *   pressure_block  ∂V/∂x_i agrees with central differences of V, and V is affine in each
  *                   vertex (∂²V/∂x_i² = 0) while the mixed block of two vertices is not
+ *   balloon_no_gain balloon, 2 s, defaults: kinetic + gravitational never above 1.05× the start
+ *                   (1.29× with the pressure multiplier carried between steps: it flew up)
  *   local_step      the local Newton step shared with newton_patch (vertex_block.c): the
  *                   inertia term's force and block against central differences; the line
  *                   search's rounding, halving and give-up rules; exact blocks that are
@@ -38,6 +40,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <string.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------------ */
@@ -616,6 +619,57 @@ out:
     weft_config_free(&cfg);
 }
 
+/* Kinetic (mean velocity over the step, as the logs) + gravitational energy after each
+ * step, and its largest value; on_step of weft_run. */
+typedef struct mech_track {
+    double *prev; /* positions before the step, 3n */
+    double peak;
+    int peak_at;
+} mech_track;
+
+static void mech_on_step(void *user, const weft_model *m, int step, const void *stage_stats) {
+    (void)stage_stats;
+    mech_track *tr = user;
+    double e = 0.0;
+    for (int j = 0; j < 3 * m->n; j++) {
+        const double v = (m->x[j] - tr->prev[j]) / m->dt, mi = m->mass[j / 3];
+        e += 0.5 * mi * v * v - mi * m->gravity[j % 3] * m->x[j];
+    }
+    if (e > tr->peak) tr->peak = e, tr->peak_at = step;
+    memcpy(tr->prev, m->x, 3 * (size_t)m->n * sizeof *tr->prev);
+}
+
+/* balloon_no_gain (file comment). */
+static void test_balloon_no_gain(void) {
+    static const char *const sets[] = {"scene.steps=120", NULL};
+    weft_model m = {0};
+    weft_config *cfg = NULL;
+    if (!build("balloon", sets, &m, &cfg)) return;
+    mech_track tr = {malloc(3 * (size_t)m.n * sizeof(double)), -INFINITY, -1};
+    CHECK(tr.prev != NULL);
+    if (tr.prev) {
+        memcpy(tr.prev, m.x, 3 * (size_t)m.n * sizeof(double));
+        double e0 = 0.0; /* at rest: gravitational only */
+        for (int j = 0; j < 3 * m.n; j++) e0 -= m.mass[j / 3] * m.gravity[j % 3] * m.x[j];
+        weft_run_options opt = weft_run_options_default();
+        opt.config = cfg;
+        opt.log_level = WEFT_LOG_NONE;
+        opt.on_step = mech_on_step;
+        opt.user = &tr;
+        weft_run_result res;
+        weft_error err = {{0}};
+        int rc = weft_run(vbd(), &m, &opt, &res, &err);
+        if (rc) fprintf(stderr, "balloon_no_gain: %s\n", err.msg);
+        CHECK(rc == WEFT_OK);
+        printf("balloon_no_gain: kinetic + gravitational at most %.4f J (step %d), %.3f of the "
+               "start %.4f J\n", tr.peak, tr.peak_at, tr.peak / e0, e0);
+        CHECK(e0 > 0.0 && tr.peak <= 1.05 * e0);
+    }
+    free(tr.prev);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"newton_springs", test_newton_springs},
@@ -626,6 +680,7 @@ int main(int argc, char **argv) {
         {"pins_colliders", test_pins_colliders},
         {"settings", test_settings},
         {"pressure_block", test_pressure_block},
+        {"balloon_no_gain", test_balloon_no_gain},
         {"local_step", test_local_step},
         {NULL, NULL},
     };
