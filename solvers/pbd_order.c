@@ -79,3 +79,7 @@ int pbd_colour_constraints(pbd_state *st) {
     free(perm), free(tmp);
     return rc;
 }
+
+int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm) {
+    return colour_order(nc, arity, verts, stride, nv, perm);
+}

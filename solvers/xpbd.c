@@ -62,19 +62,26 @@ static const weft_param xpbd_params[] = {
 static const weft_param_table xpbd_tables[] = {
     {"xpbd", xpbd_params, 0}, {"pbd", pbd_model_params, offsetof(xpbd_settings, pbd)}, {0}};
 
-/* One compliant constraint: an element of a term whose energy is ½ k C². */
+/* One compliant constraint: an element of a term whose energy is ½ k C². The records lie
+ * contiguously in projection order (xpbd_order). */
 typedef struct xpbd_constraint {
-    const weft_energy_type *type;
     const weft_element *e;
     double alpha; /* compliance 1/k, in the inverse of the energy's k unit */
 } xpbd_constraint;
 
+/* The constraints of one energy term: records first .. first + n − 1, one hook. */
+typedef struct xpbd_batch {
+    const weft_energy_type *type;
+    int first, n;
+} xpbd_batch;
+
 typedef struct xpbd_state {
     pbd_state pbd; /* first: pbd_stats reads the shared timers through it */
     xpbd_settings set;
-    int nc;
+    int nc, nbatch;
     xpbd_constraint *c;
-    double *lambda; /* λ_j of the current substep, in the unit of k_j C_j */
+    xpbd_batch *batch;
+    double *lambda; /* λ_j of the current substep, in the unit of k_j C_j (iterations > 1) */
     long substeps;  /* substeps taken, all steps */
 } xpbd_state;
 
@@ -82,8 +89,35 @@ static void xpbd_destroy(void *state) {
     xpbd_state *st = state;
     if (!st) return;
     pbd_state_free(&st->pbd);
-    free(st->c), free(st->lambda);
+    free(st->c), free(st->batch), free(st->lambda);
     free(st);
+}
+
+/* The Gauss-Seidel order: terms in model order; within a term, its elements colour by
+ * colour (pbd_colour_order, the order pbd_gauss_seidel projects its stretch and bending
+ * constraints in), so that consecutive projections touch disjoint vertices and the CPU
+ * overlaps them. Fills st->c (the elements with k > 0) and st->batch, one per term. */
+static int xpbd_order(xpbd_state *st, const weft_model *m) {
+    int nmax = 1;
+    for (int t = 0; t < m->nterms; t++) nmax = m->terms[t].n > nmax ? m->terms[t].n : nmax;
+    int *perm = malloc((size_t)nmax * sizeof *perm);
+    if (!perm) return WEFT_ERR_NOMEM;
+    int j = 0, rc = WEFT_OK;
+    st->nbatch = 0;
+    for (int t = 0; t < m->nterms && rc == WEFT_OK; t++) {
+        const weft_term *term = &m->terms[t];
+        /* every element of the term is coloured, as PBD colours every edge and hinge */
+        rc = pbd_colour_order(term->n, term->type->nv, term->elem[0].v,
+                              (int)(sizeof(weft_element) / sizeof(int)), m->n, perm);
+        const int first = j;
+        for (int i = 0; i < term->n && rc == WEFT_OK; i++) {
+            const weft_element *e = &term->elem[perm[i]];
+            if (e->k > 0.0) st->c[j++] = (xpbd_constraint){e, 1.0 / e->k};
+        }
+        if (j > first) st->batch[st->nbatch++] = (xpbd_batch){term->type, first, j - first};
+    }
+    free(perm);
+    return rc;
 }
 
 static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
@@ -119,130 +153,183 @@ static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err)
     }
     st->pbd.set.common.iterations = st->set.iterations;
     st->c = malloc((size_t)(st->nc + 1) * sizeof *st->c);
+    st->batch = malloc((size_t)(m->nterms + 1) * sizeof *st->batch);
     st->lambda = malloc((size_t)(st->nc + 1) * sizeof *st->lambda);
-    if (!st->c || !st->lambda) {
+    if (!st->c || !st->batch || !st->lambda || xpbd_order(st, m) != WEFT_OK) {
         xpbd_destroy(st);
         weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the xpbd solver");
         return NULL;
     }
-    /* Terms in model order, elements in term order: a fixed Gauss-Seidel order. */
-    int j = 0;
-    for (int t = 0; t < m->nterms; t++)
-        for (int i = 0; i < m->terms[t].n; i++) {
-            const weft_element *e = &m->terms[t].elem[i];
-            if (e->k > 0.0)
-                st->c[j++] = (xpbd_constraint){m->terms[t].type, e, 1.0 / e->k};
-        }
     return st;
 }
 
-/* Gathers constraint c's nv element positions from p into xe and evaluates C (returned)
- * and its gradient into g; *wgg gets Σ_a w_a |∇_a C|², the inverse-mass-weighted norm.
- * Inline, so that the sweep's calls with nv = 2 and 4 get their loops unrolled. */
-static inline double evaluate(const xpbd_constraint *c, int nv, const double *w,
-                              const double *p, double *xe, double *g, double *wgg) {
-    const weft_element *e = c->e;
+/* Gathers the nv element positions of e from p into xe and evaluates C (returned) and its
+ * gradient into g with the hook `constraint`; wa gets the vertices' inverse masses and
+ * *wgg Σ_a w_a |∇_a C|², the inverse-mass-weighted norm. Inline, so that the sweep's
+ * calls with nv = 2 and 4 get their loops unrolled. */
+static inline double evaluate(double (*constraint)(const weft_element *, const double *, double *),
+                              const weft_element *e, int nv, const double *w, const double *p,
+                              double *xe, double *g, double *wa, double *wgg) {
     for (int a = 0; a < nv; a++) memcpy(&xe[3 * a], &p[3 * e->v[a]], 3 * sizeof(double));
-    double C = c->type->constraint(e, xe, g), sum = 0.0;
-    for (int a = 0; a < nv; a++)
-        for (int k = 0; k < 3; k++) sum += w[e->v[a]] * g[3 * a + k] * g[3 * a + k];
+    const double C = constraint(e, xe, g);
+    double sum = 0.0;
+    for (int a = 0; a < nv; a++) {
+        const double *ga = &g[3 * a];
+        wa[a] = w[e->v[a]];
+        sum += wa[a] * (ga[0] * ga[0] + ga[1] * ga[1] + ga[2] * ga[2]);
+    }
     *wgg = sum;
     return C;
+}
+
+/* Δp_a = w_a ∇_a C Δλ (eq. 17) for the nv vertices of e. */
+static inline void apply(const weft_element *e, int nv, const double *wa, const double *g,
+                         double dl, double *p) {
+    for (int a = 0; a < nv; a++) {
+        double *pa = &p[3 * e->v[a]];
+        const double s = wa[a] * dl;
+        for (int k = 0; k < 3; k++) pa[k] += s * g[3 * a + k];
+    }
 }
 
 /* One Gauss-Seidel sweep of eq. 26's damping row over every constraint at substep h (s):
  * the prediction p loses, along each ∇C_j, the implicit Rayleigh share of its motion from
  * the substep's start x (see the file comment). */
 static void damp(xpbd_state *st, const double *x, double h, double *p) {
-    const double *w = st->pbd.w;
-    const double gamma = st->set.damping_beta / h; /* γ = α̃ β̃ / h = β / h */
-    for (int j = 0; j < st->nc; j++) {
-        const xpbd_constraint *c = &st->c[j];
-        const weft_element *e = c->e;
-        const int nv = c->type->nv;
-        double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV], wgg, gdx = 0.0;
-        evaluate(c, nv, w, p, xe, g, &wgg);
-        for (int a = 0; a < nv; a++) {
-            const double *xa = &x[3 * e->v[a]];
-            for (int k = 0; k < 3; k++) gdx += g[3 * a + k] * (xe[3 * a + k] - xa[k]);
-        }
-        const double denom = gamma * wgg + c->alpha / (h * h);
-        if (!(wgg > 0.0) || !(denom > 0.0)) continue; /* all pinned, or degenerate */
-        const double dl = -gamma * gdx / denom;
-        for (int a = 0; a < nv; a++) {
-            double *pa = &p[3 * e->v[a]];
-            const double s = w[e->v[a]] * dl;
-            for (int k = 0; k < 3; k++) pa[k] += s * g[3 * a + k];
+    const double gamma = st->set.damping_beta / h, ih2 = 1.0 / (h * h); /* γ = α̃ β̃ / h = β / h */
+    for (int b = 0; b < st->nbatch; b++) {
+        const xpbd_batch *bt = &st->batch[b];
+        const int nv = bt->type->nv;
+        for (int j = bt->first; j < bt->first + bt->n; j++) {
+            const weft_element *e = st->c[j].e;
+            double xe[3 * WEFT_ELEM_MAXV] = {0}, g[3 * WEFT_ELEM_MAXV], wa[WEFT_ELEM_MAXV], wgg;
+            double gdx = 0.0; /* xe zeroed as in project_batch */
+            evaluate(bt->type->constraint, e, nv, st->pbd.w, p, xe, g, wa, &wgg);
+            for (int a = 0; a < nv; a++) {
+                const double *xa = &x[3 * e->v[a]];
+                for (int k = 0; k < 3; k++) gdx += g[3 * a + k] * (xe[3 * a + k] - xa[k]);
+            }
+            const double denom = gamma * wgg + st->c[j].alpha * ih2;
+            if (!(wgg > 0.0) || !(denom > 0.0)) continue; /* all pinned, or degenerate */
+            apply(e, nv, wa, g, -gamma * gdx / denom, p);
         }
     }
 }
 
-/* Projects constraint j (eq. 18) at substep h (s) with its element's vertex count nv. */
-static inline void project_one(xpbd_state *st, int j, int nv, double h, double *p) {
+/* Projects batch b's constraints (eq. 18), of nv vertices each, at 1/h² = ih2 (1/s²):
+ * λ = 0 on entry when `first` (a substep's first sweep), else λ from `lambda`; λ is
+ * stored into `lambda` unless it is NULL (no later sweep reads it). */
+static inline void project_batch(const xpbd_state *st, const xpbd_batch *b, int nv, double ih2,
+                                 bool first, double *lambda, double *p) {
+    double (*const constraint)(const weft_element *, const double *, double *) =
+        b->type->constraint;
     const double *w = st->pbd.w;
-    const xpbd_constraint *c = &st->c[j];
-    const weft_element *e = c->e;
-    /* zeroed: evaluate fills 3 nv of them, and GCC 12 cannot tell that this is all the
-     * constraint reads (-Wmaybe-uninitialized since WEFT_ELEM_MAXV = 6) */
-    double xe[3 * WEFT_ELEM_MAXV] = {0}, g[3 * WEFT_ELEM_MAXV], denom;
-    double C = evaluate(c, nv, w, p, xe, g, &denom);
-    const double at = c->alpha / (h * h); /* α̃ (eq. 4) */
-    denom += at;
-    if (!(denom > 0.0)) return; /* every vertex pinned, or a degenerate gradient */
-    double dl = (-C - at * st->lambda[j]) / denom;
-    st->lambda[j] += dl;
-    for (int a = 0; a < nv; a++) {
-        double *pa = &p[3 * e->v[a]];
-        const double s = w[e->v[a]] * dl;
-        for (int k = 0; k < 3; k++) pa[k] += s * g[3 * a + k];
+    for (int j = b->first; j < b->first + b->n; j++) {
+        const weft_element *e = st->c[j].e;
+        /* zeroed: evaluate fills 3 nv of them, and GCC 12 cannot tell that this is all the
+         * constraint reads (-Wmaybe-uninitialized since WEFT_ELEM_MAXV = 6) */
+        double xe[3 * WEFT_ELEM_MAXV] = {0}, g[3 * WEFT_ELEM_MAXV], wa[WEFT_ELEM_MAXV], denom;
+        const double C = evaluate(constraint, e, nv, w, p, xe, g, wa, &denom);
+        const double at = st->c[j].alpha * ih2; /* α̃ (eq. 4) */
+        const double l = first ? 0.0 : lambda[j];
+        double dl = 0.0;
+        denom += at;
+        if (denom > 0.0) { /* else every vertex pinned, or a degenerate gradient */
+            dl = (-C - at * l) / denom;
+            apply(e, nv, wa, g, dl, p);
+        }
+        if (lambda) lambda[j] = l + dl;
     }
 }
 
-/* One Gauss-Seidel sweep of eq. 18 over every constraint at substep h (s). Edges (2
- * vertices) and hinges (4) take unrolled copies of the same operations. */
-static void sweep(xpbd_state *st, double h, double *p) {
-    for (int j = 0; j < st->nc; j++) {
-        const int nv = st->c[j].type->nv;
-        if (nv == 2)
-            project_one(st, j, 2, h, p);
-        else if (nv == 4)
-            project_one(st, j, 4, h, p);
+/* One Gauss-Seidel sweep of eq. 18 over every constraint at substep h (s), batch by batch;
+ * `first` and `lambda` as for project_batch. Edges (2 vertices) and hinges (4) take
+ * unrolled copies of the same operations. */
+static void sweep(const xpbd_state *st, double h, bool first, double *lambda, double *p) {
+    const double ih2 = 1.0 / (h * h);
+    for (int b = 0; b < st->nbatch; b++) {
+        const xpbd_batch *bt = &st->batch[b];
+        if (bt->type->nv == 2)
+            project_batch(st, bt, 2, ih2, first, lambda, p);
+        else if (bt->type->nv == 4)
+            project_batch(st, bt, 4, ih2, first, lambda, p);
         else
-            project_one(st, j, nv, h, p);
+            project_batch(st, bt, bt->type->nv, ih2, first, lambda, p);
+    }
+}
+
+/* True when a substep's end and the next one's start may share one pass over the vertices
+ * (advance): no collision constraints (no colliders, no self-collision) whose friction and
+ * restitution come between them, and no velocity damping ([pbd] k_damping stays 0). */
+static bool fusable(const xpbd_state *st, const weft_model *m) {
+    return m->ncolliders == 0 && !st->pbd.self && !(st->pbd.set.k_damping > 0.0);
+}
+
+/* pbd_end_step's lines 12–15 for the substep of h = m->dt that ends and pbd_begin_step's
+ * lines 5 and 7 for the next in one pass: v = (p − x)/h, x = p, v += h g (free vertices),
+ * p = x + h v; then the pins at t + h. The same operations as the two stages (bitwise),
+ * where fusable() holds. */
+static void advance(xpbd_state *st, weft_model *m) {
+    const double t0 = weft_now();
+    const double h = m->dt, ih = 1.0 / h, *g = m->gravity;
+    double *x = m->x, *v = m->v, *p = st->pbd.p;
+    for (int i = 0; i < m->n; i++) {
+        const bool free_vertex = m->w[i] > 0.0;
+        for (int k = 0; k < 3; k++) {
+            const int r = 3 * i + k;
+            double vr = (p[r] - x[r]) * ih;
+            x[r] = p[r];
+            if (free_vertex) vr += h * g[k];
+            v[r] = vr;
+            p[r] = x[r] + h * vr;
+        }
+    }
+    m->t += h;
+    weft_model_apply_pins(m, m->t + h, p);
+    st->pbd.timers.update += weft_now() - t0;
+}
+
+/* The elastic sweeps of one substep (s of the step, h = m->dt), each followed by the hard
+ * constraints (α = 0: eq. 26 with α̃ = 0 and λ from 0 is PBD's projection): the balloon's
+ * volume, then self-collision, then colliders. */
+static void substep_sweeps(xpbd_state *st, weft_model *m, weft_monitor *mon, int s) {
+    const int ni = st->set.iterations;
+    double *p = st->pbd.p;
+    for (int it = 1; it <= ni; it++) {
+        double t0 = weft_now();
+        sweep(st, m->dt, it == 1, ni > 1 ? st->lambda : NULL, p);
+        if (st->pbd.balloon) pbd_project_balloon(&st->pbd, m, p, NULL);
+        if (st->pbd.self) pbd_project_self(&st->pbd, p);
+        pbd_project_contacts(&st->pbd, p);
+        st->pbd.timers.project += weft_now() - t0;
+        st->pbd.timers.projections += st->nc;
+        weft_monitor_iteration(mon, p, s * ni + it);
     }
 }
 
 static int xpbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
     xpbd_state *st = state;
     const double dt = m->dt, t_end = m->t + m->dt;
-    const int ns = st->set.substeps, ni = st->set.iterations;
+    const int ns = st->set.substeps;
+    const bool fuse = fusable(st, m);
     /* A substep is a PBD step of h = dt/n: PBD's stages read the step from the model. */
     m->dt = dt / ns;
-    int rc = WEFT_OK;
+    int rc = pbd_begin_step(&st->pbd, m, err); /* v += h g, p = x + h v, pins, contacts */
     for (int s = 0; s < ns && rc == WEFT_OK; s++) {
-        rc = pbd_begin_step(&st->pbd, m, err); /* v += h g, p = x + h v, pins, contacts */
-        if (rc != WEFT_OK) break;
         if (st->set.damping_beta > 0.0) { /* eq. 26's damping row, before the elastic rows */
             double t0 = weft_now();
             damp(st, m->x, m->dt, st->pbd.p);
             st->pbd.timers.project += weft_now() - t0;
         }
         if (s == 0) weft_monitor_iteration(mon, st->pbd.p, 0);
-        memset(st->lambda, 0, (size_t)st->nc * sizeof *st->lambda);
-        for (int it = 1; it <= ni; it++) {
-            double t0 = weft_now();
-            sweep(st, m->dt, st->pbd.p);
-            /* Hard constraints (α = 0: eq. 26 with α̃ = 0 and λ from 0 is PBD's
-             * projection): the balloon's volume, then self-collision, then colliders. */
-            if (st->pbd.balloon) pbd_project_balloon(&st->pbd, m, st->pbd.p, NULL);
-            if (st->pbd.self) pbd_project_self(&st->pbd, st->pbd.p);
-            pbd_project_contacts(&st->pbd, st->pbd.p);
-            st->pbd.timers.project += weft_now() - t0;
-            st->pbd.timers.projections += st->nc;
-            weft_monitor_iteration(mon, st->pbd.p, s * ni + it);
+        substep_sweeps(st, m, mon, s);
+        st->substeps++;
+        if (s + 1 < ns && fuse) {
+            advance(st, m); /* this substep's velocity update and the next one's prediction */
+            continue;
         }
         pbd_end_step(&st->pbd, m); /* v = (p − x)/h, x = p, friction, restitution */
-        st->substeps++;
+        if (s + 1 < ns) rc = pbd_begin_step(&st->pbd, m, err);
     }
     m->dt = dt;
     if (rc == WEFT_OK) m->t = t_end; /* not n roundings of t += h */
