@@ -85,6 +85,57 @@ static double db_constraint_fast(const weft_element *el, const double *xe, doubl
     return weft_angle_from(-le * nAb, ab, &el->rest[1]);
 }
 
+/* The compliant projection (weft_energy.h) in the closed form of db_constraint_fast's
+ * gradient: with X = |nA|² |nB|² ℓ², Σ_a w_a |∇_a θ|² = E / X for
+ *   E = |nB|² (w0 d21² + w1 d20² + w2 ℓ⁴) + |nA|² (w0 d31² + w1 d30² + w3 ℓ⁴)
+ *       + 2 (nA·nB)(w0 d21 d31 + w1 d20 d30),
+ * so Δλ = (−C − α̃λ) X / (E + α̃ X) and, with f = (C + α̃λ) ℓ / (E + α̃ X), one division,
+ *   Δp0 = f w0 (d21 |nB|² nA + d31 |nA|² nB),   Δp1 = −f w1 (d20 |nB|² nA + d30 |nA|² nB),
+ *   Δp2 = f w2 ℓ² |nB|² nA,   Δp3 = f w3 ℓ² |nA|² nB:
+ * pbd_gauss_seidel's dihedral projection with k C replaced by (C + α̃λ) E/(E + α̃ X). */
+static double db_compliant_step(const weft_element *el, const double *w, double at,
+                                double lambda, double *p) {
+    double *p0 = &p[3 * el->v[0]], *p1 = &p[3 * el->v[1]], *p2 = &p[3 * el->v[2]],
+           *p3 = &p[3 * el->v[3]];
+    const weft_hinge_frame hf = weft_hinge_frame_of(p0, p1, p2, p3);
+    const double *e = hf.e, *a = hf.a, *b = hf.b, *nA = hf.nA, *nB = hf.nB;
+    const double ee = hf.ee, aa = hf.aa, bb = hf.bb;
+    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
+        /* degenerate (db_constraint_fast): θ = 0, no gradient, λ alone moves */
+        double r = -weft_wrap_angle(-el->rest[0]) - at * lambda;
+        return at > 0.0 ? r / at : 0.0;
+    }
+    const double w0 = w[el->v[0]], w1 = w[el->v[1]], w2 = w[el->v[2]], w3 = w[el->v[3]];
+    double ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    double nAb = nA[0] * b[0] + nA[1] * b[1] + nA[2] * b[2];
+    double d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
+    double d31 = b[0] * e[0] + b[1] * e[1] + b[2] * e[2], d30 = d31 + ee;
+    double le = sqrt(ee), ee2 = ee * ee, X = aa * bb * ee;
+    double r = -weft_angle_from(-le * nAb, ab, &el->rest[1]) - at * lambda; /* −C − α̃ λ */
+    double E = bb * (w0 * d21 * d21 + w1 * d20 * d20 + w2 * ee2) +
+               aa * (w0 * d31 * d31 + w1 * d30 * d30 + w3 * ee2) +
+               2.0 * ab * (w0 * d21 * d31 + w1 * d20 * d30);
+    double denom = E + at * X;
+    if (!(denom > 0.0)) return 0.0;
+    double f = -r * (le / denom);
+    double fa0 = f * w0 * d21 * bb, fb0 = f * w0 * d31 * aa;
+    double fa1 = -f * w1 * d20 * bb, fb1 = -f * w1 * d30 * aa;
+    double fa2 = f * w2 * ee * bb, fb3 = f * w3 * ee * aa;
+    double dp[12];
+    for (int k = 0; k < 3; k++) {
+        dp[k] = fa0 * nA[k] + fb0 * nB[k];
+        dp[3 + k] = fa1 * nA[k] + fb1 * nB[k];
+        dp[6 + k] = fa2 * nA[k];
+        dp[9 + k] = fb3 * nB[k];
+    }
+    /* one vertex at a time: no loop that the compiler versions for aliasing */
+    for (int k = 0; k < 3; k++) p0[k] += dp[k];
+    for (int k = 0; k < 3; k++) p1[k] += dp[3 + k];
+    for (int k = 0; k < 3; k++) p2[k] += dp[6 + k];
+    for (int k = 0; k < 3; k++) p3[k] += dp[9 + k];
+    return -f * (aa * bb * le);
+}
+
 static double db_energy(const weft_element *e, const double *xe) {
     double C = db_constraint(e, xe, NULL);
     return 0.5 * e->k * C * C;
@@ -553,6 +604,7 @@ const weft_energy_type weft_discrete_shells = {
     .hessian = db_hessian,
     .analytic_psd = false,
     .constraint = db_constraint_fast,
+    .compliant_step = db_compliant_step,
     .vertex_hessian = db_vertex_hessian,
 };
 
@@ -569,6 +621,7 @@ const weft_energy_type weft_dihedral_bending = {
     .hessian = db_hessian,
     .analytic_psd = false,
     .constraint = db_constraint_fast,
+    .compliant_step = db_compliant_step,
     .vertex_hessian = db_vertex_hessian,
     .default_for = WEFT_DEFAULT_BENDING,
 };

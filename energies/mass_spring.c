@@ -39,6 +39,26 @@ static double ms_constraint(const weft_element *e, const double *xe, double *gra
     return l - e->rest[0];
 }
 
+/* The compliant projection (weft_energy.h) in closed form: |∇C|² = 1 at each end, so
+ * Σ w |∇C|² = w0 + w1, and with s = Δλ/ℓ (one division) p0 += w0 s d, p1 −= w1 s d,
+ * d = p0 − p1. Coincident ends have no gradient: λ alone moves, as in the generic step. */
+static double ms_compliant_step(const weft_element *e, const double *w, double at,
+                                double lambda, double *p) {
+    double *p0 = &p[3 * e->v[0]], *p1 = &p[3 * e->v[1]];
+    const double w0 = w[e->v[0]], w1 = w[e->v[1]];
+    double d[3] = {p0[0] - p1[0], p0[1] - p1[1], p0[2] - p1[2]};
+    double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double r = -(l - e->rest[0]) - at * lambda; /* −C − α̃ λ */
+    if (!(l > 0.0)) return at > 0.0 ? r / at : 0.0;
+    double denom = w0 + w1 + at;
+    if (!(denom > 0.0)) return 0.0;
+    double s = r / (denom * l), s0 = w0 * s, s1 = w1 * s;
+    double d0[3] = {s0 * d[0], s0 * d[1], s0 * d[2]}, d1[3] = {s1 * d[0], s1 * d[1], s1 * d[2]};
+    for (int k = 0; k < 3; k++) p0[k] += d0[k]; /* one end at a time: no aliasing test */
+    for (int k = 0; k < 3; k++) p1[k] -= d1[k];
+    return s * l;
+}
+
 static double ms_energy(const weft_element *e, const double *xe) {
     double C = ms_constraint(e, xe, NULL);
     return 0.5 * e->k * C * C;
@@ -147,6 +167,7 @@ const weft_energy_type weft_mass_spring = {
     .vertex_hessian = ms_vertex_hessian,
     .analytic_psd = true,
     .constraint = ms_constraint,
+    .compliant_step = ms_compliant_step,
     .projective = &ms_projective,
     .default_for = WEFT_DEFAULT_MEMBRANE,
 };

@@ -123,6 +123,14 @@ typedef struct weft_energy_type {
      * element's k: XPBD's compliance is 1/k); fills dC/dxe if grad != NULL. NULL for an
      * energy of no such form. */
     double (*constraint)(const weft_element *e, const double *xe, double *grad);
+    /* Optional, for XPBD: one compliant projection of e (Macklin 2016 eqs. 17–18) on the
+     * positions p (3n, m, changed in place) with inverse masses w (n, 1/kg):
+     *   Δλ = (−C − α̃ λ)/(Σ_a w_a |∇_a C|² + α̃),   p_a += w_a ∇_a C Δλ,
+     * C that of `constraint`, to rounding; returns Δλ, or 0 with p untouched when the
+     * denominator is not positive. alpha_tilde (α̃ = α/h²) and lambda in the units of 1/k
+     * and k C. NULL: xpbd evaluates `constraint` and does the rest itself. */
+    double (*compliant_step)(const weft_element *e, const double *w, double alpha_tilde,
+                             double lambda, double *p);
     /* Optional, for per-vertex solvers (vertex block descent): vertex v's (0 .. nv − 1)
      * gradient dΨ/dp_v (3, N) and diagonal block (3×3, N/m) of `hessian`'s matrix in the
      * same mode, equal to those of the full call bit for bit, at less cost where the type

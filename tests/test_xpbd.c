@@ -10,7 +10,11 @@
  *                    to a converged BDF2 reference than 1 × 20 (Macklin 2019's claim);
  *   residual_logged  the common residual is logged for every inner iteration, numbered
  *                    across substeps, and the log header lists [xpbd];
- *   refuses          an energy without a constraint form is refused with a message.
+ *   refuses          an energy without a constraint form is refused with a message;
+ *   compliant_step   every energy's own compliant projection (weft_energy_type's
+ *                    compliant_step, which xpbd's sweep calls) is eq. 18 on its
+ *                    `constraint`: the same Δλ and positions to rounding, pinned
+ *                    vertices and degenerate elements included.
  */
 #include "check.h"
 #include "pbd_internal.h"
@@ -307,6 +311,88 @@ static void test_refuses(void) {
     weft_config_free(&cfg);
 }
 
+/* ------------------------------------------------------------------------------ */
+
+/* A number in [−1, 1) from the state *s (a fixed sequence: the test is deterministic). */
+static double unit_rand(unsigned long *s) {
+    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+    return (double)(*s >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* Eq. 18 on type's `constraint` at x (3 nv) for element e with inverse masses w,
+ * α̃ = at and λ: Δλ returned, the moved positions into out (3 nv). */
+static double generic_step(const weft_energy_type *type, const weft_element *e, const double *w,
+                           double at, double lambda, const double *x, double *out) {
+    double g[3 * WEFT_ELEM_MAXV] = {0}, wgg = 0.0;
+    double C = type->constraint(e, x, g);
+    for (int i = 0; i < 3 * type->nv; i++) wgg += w[i / 3] * g[i] * g[i], out[i] = x[i];
+    if (!(wgg + at > 0.0)) return 0.0;
+    double dl = (-C - at * lambda) / (wgg + at);
+    for (int i = 0; i < 3 * type->nv; i++) out[i] += w[i / 3] * g[i] * dl;
+    return dl;
+}
+
+/* One element of type at the rest shape rest (3 nv), deformed by up to `shake` m per
+ * coordinate, against the generic step for several masses, compliances and λ; returns
+ * the number of cases compared. */
+static int compare_steps(const weft_energy_type *type, const double *rest, double shake,
+                         unsigned long *seed) {
+    const int nv = type->nv;
+    weft_element e;
+    memset(&e, 0, sizeof e);
+    for (int a = 0; a < nv; a++) e.v[a] = nv - 1 - a; /* not the identity: indices used */
+    double xr[3 * WEFT_ELEM_MAXV], x[3 * WEFT_ELEM_MAXV], p[3 * WEFT_ELEM_MAXV];
+    for (int a = 0; a < nv; a++)
+        for (int k = 0; k < 3; k++) xr[3 * a + k] = rest[3 * a + k];
+    weft_energy_params par = {.stiffness = 2.0, .area = 0.5};
+    type->init(&e, xr, &par);
+    static const double wsets[4][4] = {{1.0, 2.0, 0.5, 1.5}, {0.0, 1.0, 2.0, 0.7},
+                                       {0.0, 0.0, 0.0, 0.0}, {3.0, 0.0, 0.0, 1.0}};
+    static const double ats[3] = {0.0, 1e-3, 10.0}, lambdas[2] = {0.0, -0.25};
+    int cases = 0;
+    for (int ws = 0; ws < 4; ws++)
+        for (int ia = 0; ia < 3; ia++)
+            for (int il = 0; il < 2; il++) {
+                double w[WEFT_ELEM_MAXV], wv[WEFT_ELEM_MAXV];
+                for (int a = 0; a < nv; a++) w[a] = wsets[ws][a], wv[e.v[a]] = w[a];
+                for (int i = 0; i < 3 * nv; i++) x[i] = xr[i] + shake * unit_rand(seed);
+                for (int a = 0; a < nv; a++)
+                    for (int k = 0; k < 3; k++) p[3 * e.v[a] + k] = x[3 * a + k];
+                double want[3 * WEFT_ELEM_MAXV];
+                double dl0 = generic_step(type, &e, w, ats[ia], lambdas[il], x, want);
+                double dl = type->compliant_step(&e, wv, ats[ia], lambdas[il], p);
+                CHECK_NEAR(dl, dl0, 1e-10 * (fabs(dl0) + 1e-300));
+                for (int a = 0; a < nv; a++)
+                    for (int k = 0; k < 3; k++)
+                        CHECK_NEAR(p[3 * e.v[a] + k], want[3 * a + k], 1e-13);
+                cases++;
+            }
+    return cases;
+}
+
+static void test_compliant_step(void) {
+    /* an edge, and a hinge: shared edge p0 p1, wings p2 and p3 (m) */
+    static const double edge[6] = {0.1, 0.2, -0.1, 0.9, 0.1, 0.3};
+    static const double hinge[12] = {0, 0, 0, 1, 0, 0, 0.4, 0.8, 0.1, 0.6, -0.7, 0.2};
+    /* degenerate: coincident ends; a wing on the edge's line */
+    static const double edge0[6] = {0.3, 0.3, 0.3, 0.3, 0.3, 0.3};
+    static const double hinge0[12] = {0, 0, 0, 1, 0, 0, 0.5, 0, 0, 0.6, -0.7, 0.2};
+    unsigned long seed = 12345;
+    int types = 0, cases = 0;
+    for (const weft_energy_type *const *t = weft_energy_registry; *t; t++) {
+        if (!(*t)->compliant_step) continue;
+        CHECK((*t)->constraint != NULL); /* the step is defined by it */
+        CHECK((*t)->kind == WEFT_ELEM_EDGE || (*t)->kind == WEFT_ELEM_HINGE);
+        const bool is_edge = (*t)->kind == WEFT_ELEM_EDGE;
+        cases += compare_steps(*t, is_edge ? edge : hinge, 0.05, &seed);
+        cases += compare_steps(*t, is_edge ? edge0 : hinge0, 0.0, &seed);
+        types++;
+    }
+    fprintf(stderr, "compliant_step: %d energies, %d cases against eq. 18 on their constraint\n",
+            types, cases);
+    CHECK(types >= 3); /* mass_spring, dihedral_bending, discrete_shells */
+}
+
 int main(int argc, char **argv) {
     static const check_case cases[] = {
         {"single_spring", test_single_spring},
@@ -314,6 +400,7 @@ int main(int argc, char **argv) {
         {"small_steps_win", test_small_steps_win},
         {"residual_logged", test_residual_logged},
         {"refuses", test_refuses},
+        {"compliant_step", test_compliant_step},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);
