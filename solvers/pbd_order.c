@@ -81,5 +81,5 @@ int pbd_colour_constraints(pbd_state *st) {
 }
 
 int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm) {
-    return colour_order(nc, arity, verts, stride, nv, perm);
+    return colour_order(nc, arity, verts, stride, nv, perm, NULL);
 }
