@@ -136,6 +136,86 @@ static double db_compliant_step(const weft_element *el, const double *w, double 
     return -f * (aa * bb * le);
 }
 
+/* db_compliant_step for four hinges el[0..3] that share no vertex, one per SIMD lane
+ * (weft_energy.h's compliant_step4): each lane in db_compliant_step's operations and
+ * order, so p ends bitwise as after the four scalar steps in any order. A lane away from
+ * the rest angle takes weft_angle_from's atan2 on its own; a degenerate hinge or a
+ * denominator not positive in any lane returns false, touching nothing. */
+WEFT_AVX2_CLONE static bool db_compliant_step4(const weft_element *const el[4], const double *w,
+                                               const double at_[4], const double lambda[4],
+                                               double *p, double dl[4]) {
+    const double *q[4][4]; /* hinge vertex i of lane l */
+    for (int i = 0; i < 4; i++)
+        for (int l = 0; l < 4; l++) q[i][l] = &p[3 * el[l]->v[i]];
+    weft_vd4 x[4][3], wv[4]; /* each lane filled from registers, not read back as a vector */
+    for (int i = 0; i < 4; i++) {
+        for (int c = 0; c < 3; c++)
+            x[i][c] = (weft_vd4){q[i][0][c], q[i][1][c], q[i][2][c], q[i][3][c]};
+        wv[i] = (weft_vd4){w[el[0]->v[i]], w[el[1]->v[i]], w[el[2]->v[i]], w[el[3]->v[i]]};
+    }
+    const weft_vd4 c0 = {el[0]->rest[1], el[1]->rest[1], el[2]->rest[1], el[3]->rest[1]};
+    const weft_vd4 s0 = {el[0]->rest[2], el[1]->rest[2], el[2]->rest[2], el[3]->rest[2]};
+    const weft_vd4 at = {at_[0], at_[1], at_[2], at_[3]}, lam = {lambda[0], lambda[1], lambda[2], lambda[3]};
+    weft_vd4 e[3], a[3], b[3], nA[3], nB[3];
+    for (int c = 0; c < 3; c++)
+        e[c] = x[1][c] - x[0][c], a[c] = x[2][c] - x[0][c], b[c] = x[3][c] - x[1][c];
+    nA[0] = e[1] * a[2] - e[2] * a[1];
+    nA[1] = e[2] * a[0] - e[0] * a[2];
+    nA[2] = e[0] * a[1] - e[1] * a[0];
+    nB[0] = b[1] * e[2] - b[2] * e[1];
+    nB[1] = b[2] * e[0] - b[0] * e[2];
+    nB[2] = b[0] * e[1] - b[1] * e[0];
+    weft_vd4 ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    weft_vd4 aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    weft_vd4 bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    weft_vd4 ab = nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2];
+    weft_vd4 nAb = nA[0] * b[0] + nA[1] * b[1] + nA[2] * b[2];
+    weft_vd4 d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
+    weft_vd4 d31 = b[0] * e[0] + b[1] * e[1] + b[2] * e[2], d30 = d31 + ee;
+    weft_vd4 ee2 = ee * ee, X = aa * bb * ee;
+    weft_vd4 E = bb * (wv[0] * d21 * d21 + wv[1] * d20 * d20 + wv[2] * ee2) +
+                 aa * (wv[0] * d31 * d31 + wv[1] * d30 * d30 + wv[3] * ee2) +
+                 2.0 * ab * (wv[0] * d21 * d31 + wv[1] * d20 * d30);
+    weft_vd4 denom = E + at * X;
+    __typeof__(ee > 0.0) ok = (ee > 0.0) & (aa > 1e-24 * ee * ee) & (bb > 1e-24 * ee * ee) &
+                              (denom > 0.0);
+    weft_vd4 le;
+    for (int l = 0; l < 4; l++) {
+        if (!ok[l]) return false;
+        le[l] = sqrt(ee[l]);
+    }
+    /* weft_angle_from(−ℓ nA·b, nA·nB, (cos θ0, sin θ0)), lane by lane */
+    weft_vd4 sn = -le * nAb;
+    weft_vd4 y = sn * c0 - ab * s0, xr = ab * c0 + sn * s0, ax = 0.125 * xr;
+    __typeof__(ok) small = (xr > 0.0) & (y <= ax) & (-y <= ax);
+    weft_vd4 t = y / xr, C; /* weft_atan_small(t), its operations in its order */
+    {
+        weft_vd4 u = t * t, u2 = u * u, u4 = u2 * u2;
+        weft_vd4 p01 = -1.0 / 3.0 + u * (1.0 / 5.0), p23 = -1.0 / 7.0 + u * (1.0 / 9.0);
+        weft_vd4 p45 = -1.0 / 11.0 + u * (1.0 / 13.0), p67 = -1.0 / 15.0 + u * (1.0 / 17.0);
+        weft_vd4 p03 = p01 + u2 * p23, p47 = p45 + u2 * p67;
+        C = t + t * (u * (p03 + u4 * (p47 + u4 * (-1.0 / 19.0))));
+    }
+    for (int l = 0; l < 4; l++)
+        if (!small[l]) C[l] = weft_angle_from(sn[l], ab[l], &el[l]->rest[1]);
+    weft_vd4 r = -C - at * lam, f = -r * (le / denom);
+    weft_vd4 fa0 = f * wv[0] * d21 * bb, fb0 = f * wv[0] * d31 * aa;
+    weft_vd4 fa1 = -f * wv[1] * d20 * bb, fb1 = -f * wv[1] * d30 * aa;
+    weft_vd4 fa2 = f * wv[2] * ee * bb, fb3 = f * wv[3] * ee * aa;
+    for (int c = 0; c < 3; c++) {
+        x[0][c] += fa0 * nA[c] + fb0 * nB[c];
+        x[1][c] += fa1 * nA[c] + fb1 * nB[c];
+        x[2][c] += fa2 * nA[c];
+        x[3][c] += fb3 * nB[c];
+    }
+    for (int l = 0; l < 4; l++)
+        for (int i = 0; i < 4; i++)
+            for (int c = 0; c < 3; c++) p[3 * el[l]->v[i] + c] = x[i][c][l];
+    weft_vd4 d = -f * (aa * bb * le);
+    for (int l = 0; l < 4; l++) dl[l] = d[l];
+    return true;
+}
+
 static double db_energy(const weft_element *e, const double *xe) {
     double C = db_constraint(e, xe, NULL);
     return 0.5 * e->k * C * C;
@@ -605,6 +685,7 @@ const weft_energy_type weft_discrete_shells = {
     .analytic_psd = false,
     .constraint = db_constraint_fast,
     .compliant_step = db_compliant_step,
+    .compliant_step4 = db_compliant_step4,
     .vertex_hessian = db_vertex_hessian,
 };
 
@@ -622,6 +703,7 @@ const weft_energy_type weft_dihedral_bending = {
     .analytic_psd = false,
     .constraint = db_constraint_fast,
     .compliant_step = db_compliant_step,
+    .compliant_step4 = db_compliant_step4,
     .vertex_hessian = db_vertex_hessian,
     .default_for = WEFT_DEFAULT_BENDING,
 };

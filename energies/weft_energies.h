@@ -118,6 +118,21 @@ static inline weft_hinge_frame weft_hinge_frame_of(const double *p0, const doubl
     return f;
 }
 
+/* Four doubles, one per SIMD lane (GCC/Clang vector extension): +, −, ×, ÷ and comparisons
+ * act lane by lane with the rounding of the scalar operation, so a lane's result is
+ * bitwise the scalar one; on x86-64 one AVX instruction does four lanes (two SSE2
+ * instructions without AVX). */
+typedef double weft_vd4 __attribute__((vector_size(32)));
+
+/* On x86-64 with GCC, a function so marked is compiled twice, with AVX2 and without, and
+ * the CPU's version is picked at load time. There is no FMA either way
+ * (-ffp-contract=off), so both versions give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WEFT_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define WEFT_AVX2_CLONE
+#endif
+
 /* atan(t) for |t| ≤ 1/8 by its Taylor series to t¹⁹ (Estrin's scheme in u = t²): the
  * first omitted term, t²¹/21, is below 2⁻⁶³ |t|, so the sum is atan(t) to rounding. */
 static inline double weft_atan_small(double t) {

@@ -131,6 +131,13 @@ typedef struct weft_energy_type {
      * and k C. NULL: xpbd evaluates `constraint` and does the rest itself. */
     double (*compliant_step)(const weft_element *e, const double *w, double alpha_tilde,
                              double lambda, double *p);
+    /* Optional, with compliant_step: its projection of four elements e[0..3] that share no
+     * vertex, one per SIMD lane, each lane as compliant_step (Δλ into dl); false, with p
+     * untouched, when a lane cannot (a degenerate element, a denominator not positive):
+     * the caller then takes compliant_step one element at a time. */
+    bool (*compliant_step4)(const weft_element *const e[4], const double *w,
+                            const double alpha_tilde[4], const double lambda[4], double *p,
+                            double dl[4]);
     /* Optional, for per-vertex solvers (vertex block descent): vertex v's (0 .. nv − 1)
      * gradient dΨ/dp_v (3, N) and diagonal block (3×3, N/m) of `hessian`'s matrix in the
      * same mode, equal to those of the full call bit for bit, at less cost where the type

@@ -111,8 +111,10 @@ int pbd_colour_constraints(pbd_state *st);
 
 /* The Gauss-Seidel order of pbd_colour_constraints for any nc constraints of `arity`
  * vertices (constraint c's at verts[c*stride .. c*stride + arity − 1], stride in ints, of
- * nv vertices): the permutation that sorts them by greedy colour, stably, into perm (nc). */
-int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm);
+ * nv vertices): the permutation that sorts them by greedy colour, stably, into perm (nc);
+ * colour k (k < 63) is perm[starts[k] .. starts[k+1] − 1] when starts (65) != NULL. */
+int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
+                     int *starts);
 
 /* Frees what pbd_state_init allocated. */
 void pbd_state_free(pbd_state *st);

@@ -80,6 +80,7 @@ int pbd_colour_constraints(pbd_state *st) {
     return rc;
 }
 
-int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm) {
-    return colour_order(nc, arity, verts, stride, nv, perm, NULL);
+int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
+                     int *starts) {
+    return colour_order(nc, arity, verts, stride, nv, perm, starts);
 }

@@ -71,10 +71,14 @@ typedef struct xpbd_constraint {
     double alpha; /* compliance 1/k, in the inverse of the energy's k unit */
 } xpbd_constraint;
 
-/* The constraints of one energy term: records first .. first + n − 1, one hook. */
+/* The constraints of one energy term: records first .. first + n − 1, one hook. When
+ * coloured, colour k < 63 (no vertex twice) ends before record end[k], and the records
+ * from end[62] on are the shared last bucket. */
 typedef struct xpbd_batch {
     const weft_energy_type *type;
     int first, n;
+    bool coloured;
+    int end[63];
 } xpbd_batch;
 
 typedef struct xpbd_state {
@@ -111,17 +115,23 @@ static int xpbd_order(xpbd_state *st, const weft_model *m) {
     st->nbatch = 0;
     for (int t = 0; t < m->nterms && rc == WEFT_OK; t++) {
         const weft_term *term = &m->terms[t];
-        if (t == m->stretch_term)
+        xpbd_batch *b = &st->batch[st->nbatch];
+        int starts[65], col = 0;
+        b->coloured = t != m->stretch_term;
+        if (!b->coloured)
             for (int i = 0; i < term->n; i++) perm[i] = i;
         else /* every element coloured, as PBD colours every hinge */
             rc = pbd_colour_order(term->n, term->type->nv, term->elem[0].v,
-                                  (int)(sizeof(weft_element) / sizeof(int)), m->n, perm);
-        const int first = j;
+                                  (int)(sizeof(weft_element) / sizeof(int)), m->n, perm, starts);
+        b->first = j;
         for (int i = 0; i < term->n && rc == WEFT_OK; i++) {
+            while (b->coloured && col < 63 && i >= starts[col + 1]) b->end[col++] = j;
             const weft_element *e = &term->elem[perm[i]];
             if (e->k > 0.0) st->c[j++] = (xpbd_constraint){e, 1.0 / e->k};
         }
-        if (j > first) st->batch[st->nbatch++] = (xpbd_batch){term->type, first, j - first};
+        while (col < 63) b->end[col++] = j;
+        b->type = term->type, b->n = j - b->first;
+        if (b->n > 0) st->nbatch++;
     }
     free(perm);
     return rc;
@@ -249,18 +259,45 @@ static inline void project_batch(const xpbd_state *st, const xpbd_batch *b, int 
     }
 }
 
-/* project_batch through the energy's own compliant projection (its closed form, one call
- * per constraint, no gradient stored). */
+/* Record j through the energy's own compliant projection (`first`, `lambda` as for
+ * project_batch). */
+static inline void step_one(const xpbd_state *st, const xpbd_batch *b, int j, double ih2,
+                            bool first, double *lambda, double *p) {
+    const double l = first ? 0.0 : lambda[j];
+    const double dl = b->type->compliant_step(st->c[j].e, st->pbd.w, st->c[j].alpha * ih2, l, p);
+    if (lambda) lambda[j] = l + dl;
+}
+
+/* Records j .. j + 3 (one colour) through the energy's compliant_step4, one per SIMD lane,
+ * or one by one where it declines. */
+static void step_four(const xpbd_state *st, const xpbd_batch *b, int j, double ih2, bool first,
+                      double *lambda, double *p) {
+    const weft_element *e[4];
+    double at[4], l[4], dl[4];
+    for (int k = 0; k < 4; k++) {
+        e[k] = st->c[j + k].e, at[k] = st->c[j + k].alpha * ih2;
+        l[k] = first ? 0.0 : lambda[j + k];
+    }
+    if (!b->type->compliant_step4(e, st->pbd.w, at, l, p, dl)) {
+        for (int k = 0; k < 4; k++) step_one(st, b, j + k, ih2, first, lambda, p);
+        return;
+    }
+    if (lambda)
+        for (int k = 0; k < 4; k++) lambda[j + k] = l[k] + dl[k];
+}
+
+/* project_batch through the energy's own compliant projection (its closed form, no
+ * gradient stored): within each colour four at a time where the energy has
+ * compliant_step4 (the same numbers as one after the other), else one at a time. */
 static void step_batch(const xpbd_state *st, const xpbd_batch *b, double ih2, bool first,
                        double *lambda, double *p) {
-    double (*const step)(const weft_element *, const double *, double, double, double *) =
-        b->type->compliant_step;
-    const double *w = st->pbd.w;
-    for (int j = b->first; j < b->first + b->n; j++) {
-        const double l = first ? 0.0 : lambda[j];
-        const double dl = step(st->c[j].e, w, st->c[j].alpha * ih2, l, p);
-        if (lambda) lambda[j] = l + dl;
-    }
+    int j = b->first;
+    if (b->coloured && b->type->compliant_step4)
+        for (int col = 0; col < 63; col++) {
+            for (; j + 4 <= b->end[col]; j += 4) step_four(st, b, j, ih2, first, lambda, p);
+            for (; j < b->end[col]; j++) step_one(st, b, j, ih2, first, lambda, p);
+        }
+    for (; j < b->first + b->n; j++) step_one(st, b, j, ih2, first, lambda, p);
 }
 
 /* One Gauss-Seidel sweep of eq. 18 over every constraint at substep h (s), batch by batch;

@@ -14,7 +14,9 @@
  *   compliant_step   every energy's own compliant projection (weft_energy_type's
  *                    compliant_step, which xpbd's sweep calls) is eq. 18 on its
  *                    `constraint`: the same Δλ and positions to rounding, pinned
- *                    vertices and degenerate elements included.
+ *                    vertices and degenerate elements included; its four-lane
+ *                    compliant_step4 gives the bits of four compliant_step calls, and
+ *                    declines, touching nothing, when a lane is degenerate.
  */
 #include "check.h"
 #include "pbd_internal.h"
@@ -370,6 +372,42 @@ static int compare_steps(const weft_energy_type *type, const double *rest, doubl
     return cases;
 }
 
+/* compliant_step4 of type on four copies of the element at rest shape rest (3 nv), each
+ * deformed by up to 0.05 m, on 4 nv distinct vertices, against compliant_step one after
+ * the other: the same bits. With `degenerate`, lane 2 is the degenerate shape bad (3 nv)
+ * and the call must decline with p untouched. */
+static void compare_lanes(const weft_energy_type *type, const double *rest, const double *bad,
+                          bool degenerate, unsigned long *seed) {
+    const int nv = type->nv, n = 4 * nv;
+    weft_element el[4];
+    const weft_element *ep[4];
+    double p[3 * 4 * WEFT_ELEM_MAXV], q[3 * 4 * WEFT_ELEM_MAXV], w[4 * WEFT_ELEM_MAXV];
+    double at[4], lam[4], dl[4];
+    weft_energy_params par = {.stiffness = 2.0, .area = 0.5};
+    for (int l = 0; l < 4; l++) {
+        memset(&el[l], 0, sizeof el[l]);
+        const double *shape = degenerate && l == 2 ? bad : rest;
+        for (int a = 0; a < nv; a++) el[l].v[a] = (a * 4 + 3 * l) % n; /* interleaved */
+        type->init(&el[l], shape, &par);
+        for (int a = 0; a < nv; a++)
+            for (int k = 0; k < 3; k++)
+                p[3 * el[l].v[a] + k] =
+                    shape[3 * a + k] + (degenerate && l == 2 ? 0.0 : 0.05 * unit_rand(seed));
+        ep[l] = &el[l];
+        at[l] = l == 0 ? 0.0 : 1e-3 * l, lam[l] = 0.1 * unit_rand(seed);
+    }
+    for (int i = 0; i < n; i++) w[i] = i % 5 == 0 ? 0.0 : 1.0 + 0.5 * unit_rand(seed);
+    memcpy(q, p, 3 * (size_t)n * sizeof *p);
+    bool done = type->compliant_step4(ep, w, at, lam, p, dl);
+    CHECK(done == !degenerate);
+    if (done)
+        for (int l = 0; l < 4; l++) {
+            double d = type->compliant_step(ep[l], w, at[l], lam[l], q);
+            CHECK(d == dl[l]);
+        }
+    CHECK(!memcmp(p, q, 3 * (size_t)n * sizeof *p)); /* after the scalar steps, or untouched */
+}
+
 static void test_compliant_step(void) {
     /* an edge, and a hinge: shared edge p0 p1, wings p2 and p3 (m) */
     static const double edge[6] = {0.1, 0.2, -0.1, 0.9, 0.1, 0.3};
@@ -378,7 +416,7 @@ static void test_compliant_step(void) {
     static const double edge0[6] = {0.3, 0.3, 0.3, 0.3, 0.3, 0.3};
     static const double hinge0[12] = {0, 0, 0, 1, 0, 0, 0.5, 0, 0, 0.6, -0.7, 0.2};
     unsigned long seed = 12345;
-    int types = 0, cases = 0;
+    int types = 0, cases = 0, lanes = 0;
     for (const weft_energy_type *const *t = weft_energy_registry; *t; t++) {
         if (!(*t)->compliant_step) continue;
         CHECK((*t)->constraint != NULL); /* the step is defined by it */
@@ -387,10 +425,15 @@ static void test_compliant_step(void) {
         cases += compare_steps(*t, is_edge ? edge : hinge, 0.05, &seed);
         cases += compare_steps(*t, is_edge ? edge0 : hinge0, 0.0, &seed);
         types++;
+        if (!(*t)->compliant_step4) continue;
+        for (int r = 0; r < 20; r++) compare_lanes(*t, is_edge ? edge : hinge, NULL, false, &seed);
+        compare_lanes(*t, is_edge ? edge : hinge, is_edge ? edge0 : hinge0, true, &seed);
+        lanes++;
     }
-    fprintf(stderr, "compliant_step: %d energies, %d cases against eq. 18 on their constraint\n",
-            types, cases);
+    fprintf(stderr, "compliant_step: %d energies, %d cases against eq. 18 on their constraint; "
+            "%d with four lanes\n", types, cases, lanes);
     CHECK(types >= 3); /* mass_spring, dihedral_bending, discrete_shells */
+    CHECK(lanes >= 2); /* the two hinges */
 }
 
 int main(int argc, char **argv) {
