@@ -125,7 +125,8 @@ static inline weft_hinge_frame weft_hinge_frame_of(const double *p0, const doubl
 typedef double weft_vd4 __attribute__((vector_size(32)));
 
 /* On x86-64 with GCC, a function so marked is compiled twice, with AVX2 and without, and
- * the CPU's version is picked at load time. There is no FMA either way
+ * the CPU's version is picked at load time (AVX2: four lanes an instruction, and
+ * three-operand forms that need no register copies). There is no FMA either way
  * (-ffp-contract=off), so both versions give the same bits. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define WEFT_AVX2_CLONE __attribute__((target_clones("avx2", "default")))

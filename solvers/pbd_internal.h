@@ -237,22 +237,11 @@ static inline void pbd_bend_delta(const double *p0, const double *p1, const doub
     pbd_bend_delta_cs(p0, p1, p2, p3, w, cs, k, dp);
 }
 
-/* PBD_LANES doubles, one per lane (GCC/Clang vector extension): +, −, ×, ÷ and
- * comparisons act lane by lane with the rounding of the scalar operation, so a lane's
- * result is bitwise the scalar one; on x86-64 one AVX instruction does four lanes (two
- * SSE2 instructions without AVX). */
+/* PBD_LANES doubles, one per lane, and the AVX2 clone of a function: weft_energies.h's
+ * weft_vd4 and WEFT_AVX2_CLONE, which the hinges' compliant_step4 (XPBD) shares. */
 enum { PBD_LANES = 4 };
-typedef double pbd_vd __attribute__((vector_size(8 * PBD_LANES)));
-
-/* On x86-64 with GCC, a function so marked is compiled twice, with AVX2 and without,
- * and the CPU's version is picked at load time (AVX2: 4 lanes an instruction, and
- * three-operand forms that need no register copies). There is no FMA either way
- * (-ffp-contract=off), so both versions give the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define PBD_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
-#else
-#define PBD_AVX2_CLONE
-#endif
+typedef weft_vd4 pbd_vd;
+#define PBD_AVX2_CLONE WEFT_AVX2_CLONE
 
 /* Applies the bending projections of PBD_LANES constraints b[0..] that share no vertex
  * (one colour) to p, lane l computing pbd_bend_delta_cs of b[l] in the same operations
