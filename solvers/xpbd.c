@@ -64,8 +64,9 @@ static const weft_param xpbd_params[] = {
 static const weft_param_table xpbd_tables[] = {
     {"xpbd", xpbd_params, 0}, {"pbd", pbd_model_params, offsetof(xpbd_settings, pbd)}, {0}};
 
-/* One compliant constraint: an element of a term whose energy is ½ k C². The records lie
- * contiguously in projection order (xpbd_order). */
+/* One compliant constraint: an element of a term whose energy is ½ k C², copied into
+ * xpbd_state's elem, so that records and elements lie contiguously in projection order
+ * (xpbd_order) and a sweep reads them front to back. */
 typedef struct xpbd_constraint {
     const weft_element *e;
     double alpha; /* compliance 1/k, in the inverse of the energy's k unit */
@@ -86,6 +87,7 @@ typedef struct xpbd_state {
     xpbd_settings set;
     int nc, nbatch;
     xpbd_constraint *c;
+    weft_element *elem; /* the constraints' elements, copied at create, projection order */
     xpbd_batch *batch;
     double *lambda; /* λ_j of the current substep, in the unit of k_j C_j (iterations > 1) */
     long substeps;  /* substeps taken, all steps */
@@ -95,7 +97,7 @@ static void xpbd_destroy(void *state) {
     xpbd_state *st = state;
     if (!st) return;
     pbd_state_free(&st->pbd);
-    free(st->c), free(st->batch), free(st->lambda);
+    free(st->c), free(st->elem), free(st->batch), free(st->lambda);
     free(st);
 }
 
@@ -127,7 +129,10 @@ static int xpbd_order(xpbd_state *st, const weft_model *m) {
         for (int i = 0; i < term->n && rc == WEFT_OK; i++) {
             while (b->coloured && col < 63 && i >= starts[col + 1]) b->end[col++] = j;
             const weft_element *e = &term->elem[perm[i]];
-            if (e->k > 0.0) st->c[j++] = (xpbd_constraint){e, 1.0 / e->k};
+            if (!(e->k > 0.0)) continue;
+            st->elem[j] = *e;
+            st->c[j] = (xpbd_constraint){&st->elem[j], 1.0 / e->k};
+            j++;
         }
         while (col < 63) b->end[col++] = j;
         b->type = term->type, b->n = j - b->first;
@@ -170,9 +175,10 @@ static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err)
     }
     st->pbd.set.common.iterations = st->set.iterations;
     st->c = malloc((size_t)(st->nc + 1) * sizeof *st->c);
+    st->elem = malloc((size_t)(st->nc + 1) * sizeof *st->elem);
     st->batch = malloc((size_t)(m->nterms + 1) * sizeof *st->batch);
     st->lambda = malloc((size_t)(st->nc + 1) * sizeof *st->lambda);
-    if (!st->c || !st->batch || !st->lambda || xpbd_order(st, m) != WEFT_OK) {
+    if (!st->c || !st->elem || !st->batch || !st->lambda || xpbd_order(st, m) != WEFT_OK) {
         xpbd_destroy(st);
         weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the xpbd solver");
         return NULL;
