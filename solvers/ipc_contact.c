@@ -162,7 +162,7 @@ const weft_param weft_contact_params[] = {
             "(empty: 1e6; adaptive: not wired yet)"},
     {.key = "friction", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, friction), .unit = "1", .lo = 0, .hi = 10,
-     .dflt = 0, .doc = "ipc: smoothed Coulomb coefficient mu (> 0 not wired yet)"},
+     .dflt = 0, .doc = "ipc: Coulomb coefficient mu of the mollified friction (> 0 not wired yet)"},
     {.key = "friction_velocity", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, friction_velocity), .unit = "m/s", .lo = 0,
      .hi = 100, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-3,
@@ -180,8 +180,16 @@ const weft_param weft_contact_params[] = {
 /* Fails with "WHERE: contact.KEY: what" (WHERE from the config when it knows it). */
 static int refuse(const weft_config *cfg, const char *key, weft_error *err, const char *what) {
     char w[330] = "";
-    weft_config_where(cfg, "contact", key, w, sizeof w);
+    if (cfg) weft_config_where(cfg, "contact", key, w, sizeof w);
     return weft_fail(err, WEFT_ERR_INPUT, "%s%scontact.%s: %s", w, w[0] ? ": " : "", key, what);
+}
+
+int weft_contact_check_none(const weft_config *cfg, weft_error *err) {
+    char w[330];
+    for (const weft_param *p = weft_contact_params + 1; cfg && p->key; p++)
+        if (weft_config_where(cfg, "contact", p->key, w, sizeof w))
+            return refuse(cfg, p->key, err, "read only with [contact] model = ipc");
+    return WEFT_OK;
 }
 
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
@@ -197,13 +205,17 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     if (m->nobstacles > 0)
         return refuse(cfg, "model", err,
                       "ipc does not handle triangle-mesh obstacles yet (a mesh collider)");
-    for (int c = 0; c < m->ncolliders; c++)
-        if (m->colliders[c].friction != 0.0 || m->colliders[c].restitution != 0.0)
-            return refuse(cfg, "model", err,
-                          m->colliders[c].friction != 0.0
-                              ? "ipc runs colliders without their own friction (IPC's is "
-                                "[contact] friction): set the collider's friction to 0"
-                              : "ipc has no restitution: set the collider's restitution to 0");
+    for (int c = 0; c < m->ncolliders; c++) {
+        const weft_collider *col = &m->colliders[c];
+        char what[200];
+        snprintf(what, sizeof what,
+                 col->friction != 0.0 ? "collider.%s.friction = %g: ipc has no collider "
+                                        "friction (IPC's is [contact] friction); set it to 0"
+                                      : "collider.%s.restitution = %g: ipc has no "
+                                        "restitution; set it to 0",
+                 col->name, col->friction != 0.0 ? col->friction : col->restitution);
+        if (col->friction != 0.0 || col->restitution != 0.0) return refuse(cfg, "model", err, what);
+    }
     for (int c = 0; c < m->ncolliders; c++)
         for (int k = COLLIDER_PARAMS; k < WEFT_COLLIDER_PARAM_MAX; k++)
             if (m->colliders[c].param[k] != 0.0)

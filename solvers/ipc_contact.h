@@ -66,6 +66,10 @@ typedef struct weft_ipc {
     double dx_inf_h_max;     /* its largest value at a step's last Newton iteration, m/s */
 } weft_ipc;
 
+/* Fails (one line, file:line) when cfg gives a [contact] setting besides model while model
+ * = none: a setting is never ignored. */
+int weft_contact_check_none(const weft_config *cfg, weft_error *err);
+
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
  * for what is not supported yet: friction μ > 0, adaptive κ, triangle-mesh obstacles,
