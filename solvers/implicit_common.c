@@ -138,7 +138,10 @@ void im_profile(const void *state, weft_profile *out) {
         weft_profile_add(out, "ipc_ccd", WEFT_PROFILE_TIMER, st->ipc->ccd_s);
         weft_profile_add(out, "ipc_fills", WEFT_PROFILE_COUNT, (double)st->ipc->fills);
         weft_profile_add(out, "ipc_ccd_calls", WEFT_PROFILE_COUNT, (double)st->ipc->ccd_calls);
-        weft_profile_add(out, "ipc_dx_inf_over_h_max", WEFT_PROFILE_COUNT, st->ipc->dx_inf_h_max);
+        /* IPC's own criterion ‖Δx‖∞/ĥ at a step's last Newton iteration, the largest over
+         * the steps, in µm/s (the profile prints counts as integers) */
+        weft_profile_add(out, "ipc_final_dx_over_h_um_s", WEFT_PROFILE_COUNT,
+                         1e6 * st->ipc->dx_inf_h_max);
     }
     weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
     weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");
