@@ -6,7 +6,10 @@
  * J/m⁴, zero at d ≥ ξ + d̂, +∞ at d ≤ ξ), over the constraint set C(x) of close pairs:
  *   - cloth point–triangle and edge–edge pairs (d < ξ + d̂), their distance type classified
  *     (ipc_distance.c), the edge–edge ones mollified (§4.3, ε_x from the positions at t = 0);
- *     candidates from a BVH refitted with boxes grown by (ξ + d̂)/2;
+ *     candidates from a BVH refitted with boxes grown by (ξ + d̂)/2, kept when the closest-
+ *     point distance of lib/collision (no derivatives: a third of the fills' cost went to
+ *     the classified distance's) is < ξ + d̂ — the same distance up to rounding, where b
+ *     vanishes with its first two derivatives;
  *   - a free vertex against an analytic (static) collider: d = its gap, the collider's
  *     distance function less [collision] margin (collider_eval has the derivatives).
  * The set of a step only grows: each evaluation point x of the solver adds the pairs close
@@ -27,6 +30,7 @@
 #include "ipc_contact.h"
 
 #include "weft_ccd_step.h"
+#include "weft_geometry.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -318,7 +322,7 @@ static weft_element element(const weft_ipc *ipc, int kind, const int v[4]) {
 /* The cloth's close pairs at x: candidates from the BVH, then the classified distance. */
 static int fill_mesh(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err) {
     const weft_mesh *me = &m->mesh;
-    const double reach = ipc->p.xi + ipc->p.dhat, reach2 = reach * reach;
+    const double reach = ipc->p.xi + ipc->p.dhat;
     int rc = weft_bvh_refit(ipc->bvh, x, NULL, reach, err);
     if (rc || (rc = weft_bvh_pairs(ipc->bvh, NULL, &ipc->pairs, err))) return rc;
     double xe[12];
@@ -327,7 +331,9 @@ static int fill_mesh(weft_ipc *ipc, weft_model *m, const double *x, weft_error *
         if (p == t[0] || p == t[1] || p == t[2]) continue;
         const int v[4] = {p, t[0], t[1], t[2]};
         gather(v, x, xe);
-        if (!(weft_ipc_d2(xe, weft_ipc_classify_pt(xe), NULL, NULL) < reach2)) continue;
+        double bary[3];
+        if (!(weft_point_triangle_closest(xe, xe + 3, xe + 6, xe + 9, bary, NULL) < reach))
+            continue;
         weft_element e = element(ipc, KIND_PT, v);
         rc = add(ipc, m, &e, err);
     }
@@ -337,7 +343,9 @@ static int fill_mesh(weft_ipc *ipc, weft_model *m, const double *x, weft_error *
         if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1]) continue;
         const int v[4] = {a[0], a[1], b[0], b[1]};
         gather(v, x, xe);
-        if (!(weft_ipc_d2(xe, weft_ipc_classify_ee(xe), NULL, NULL) < reach2)) continue;
+        double sa, sb;
+        if (!(weft_edge_edge_closest(xe, xe + 3, xe + 6, xe + 9, &sa, &sb, NULL) < reach))
+            continue;
         weft_element e = element(ipc, KIND_EE, v);
         double xr[12];
         gather(v, m->x_start, xr);
