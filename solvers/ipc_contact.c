@@ -84,7 +84,8 @@ static double collider_eval(const weft_element *e, const double *xe, const weft_
     for (int k = 0; k < 3; k++) {
         if (g) g[k] = db * 2.0 * d * n[k];
         if (H)
-            for (int l = 0; l < 3; l++) H[12 * k + l] = c * n[k] * n[l] + 2.0 * d * db * S[3 * k + l];
+            for (int l = 0; l < 3; l++)
+                H[12 * k + l] = c * n[k] * n[l] + 2.0 * d * db * S[3 * k + l];
     }
     return b;
 }
