@@ -2,9 +2,9 @@
  * Li et al. 2020 with C-IPC's thickness) run by newton_euler on small scenes.
  *
  *   drape            drape_sphere (10², d̂ = 5 mm, colliders' friction 0): at the end of
- *                    every step no intersecting triangle pair, every non-adjacent cloth pair and every
- *                    vertex–collider gap > ξ, and Newton converged (r ≤ 1e-6 max(r0,
- *                    tol_abs)) within 50 iterations; the log's residual is the barrier's
+ *                    every step no intersecting triangle pair, every non-adjacent cloth
+ *                    pair and every vertex–collider gap > ξ, Newton converged (r ≤ 1e-6
+ *                    max(r0, tol_abs)) within 50 iterations, and the barrier term live
  *   cloth_on_cloth   the same on two cloths dropped on the sphere (10² and 8², d̂ = 5 mm,
  *                    ξ = 0.5 mm, the Bridson pipeline off)
  *   line_search      the CCD filter on 300 random motions of two small cloths: no
