@@ -5,6 +5,7 @@
  *                    every step no intersecting triangle pair, every non-adjacent cloth
  *                    pair and every vertex–collider gap > ξ, Newton converged (r ≤ 1e-6
  *                    max(r0, tol_abs)) within 50 iterations, and the barrier term live
+ *   drape_bdf2       the same by bdf2_newton
  *   cloth_on_cloth   the same on two cloths dropped on the sphere (10² and 8², d̂ = 5 mm,
  *                    ξ = 0.5 mm, the Bridson pipeline off)
  *   line_search      the CCD filter on 300 random motions of two small cloths: no
@@ -63,12 +64,13 @@ static double min_collider_gap(const weft_model *m, const double *x) {
 
 /* Runs newton_euler under ipc on scene with the overrides for steps steps and checks
  * every step's end (file comment); xi is the thickness the overrides set. */
-static void run_scene(const char *scene, const char *const *sets, int steps, double xi) {
+static void run_scene(const weft_solver_type *solver, const char *scene, const char *const *sets,
+                      int steps, double xi) {
     weft_model m;
     weft_config *cfg = NULL;
     if (!scene_build_cfg(scene, sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
-    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    im_state *st = solver->create(&m, cfg, &err);
     if (!st) fprintf(stderr, "%s: %s\n", scene, err.msg);
     CHECK(st != NULL && st->ipc != NULL);
     if (!st) goto out;
@@ -76,7 +78,7 @@ static void run_scene(const char *scene, const char *const *sets, int steps, dou
     double dmin = INFINITY, gmin = INFINITY, worst_r = 0.0;
     long it0 = 0;
     for (int step = 0; step < steps; step++) {
-        if (weft_newton_euler.step(st, &m, NULL, &err) != WEFT_OK) {
+        if (solver->step(st, &m, NULL, &err) != WEFT_OK) {
             fprintf(stderr, "%s step %d: %s\n", scene, step, err.msg);
             CHECK(0);
             break;
@@ -97,9 +99,9 @@ static void run_scene(const char *scene, const char *const *sets, int steps, dou
             bad_steps++;
         }
     }
-    printf("%s: %d steps (%d with barrier pairs), min distance %.3g m, min gap %.3g m, "
+    printf("%s, %s: %d steps (%d with barrier pairs), min distance %.3g m, min gap %.3g m, "
            "max r/r0 %.3g, most iterations %d, %d bad steps\n",
-           scene, steps, contacts, dmin, gmin, worst_r, most_iter, bad_steps);
+           scene, solver->name, steps, contacts, dmin, gmin, worst_r, most_iter, bad_steps);
     CHECK(bad_steps == 0);
     CHECK(contacts >= steps / 3); /* not vacuous: the cloth lands */
     /* the barrier is a term of the model at the end: the energy the metrics see */
@@ -112,7 +114,7 @@ static void run_scene(const char *scene, const char *const *sets, int steps, dou
     }
     printf("%s: barrier energy at the end %.3g J over %d pairs\n", scene, Eb, bt->n);
     CHECK(Eb > 0.0);
-    weft_newton_euler.destroy(st);
+    solver->destroy(st);
 out:
     weft_model_free(&m);
     weft_config_free(&cfg);
@@ -124,7 +126,15 @@ static void drape(void) {
     const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
                           "contact.barrier_distance=5e-3", "collider.ball.friction=0",
                           "collider.ground.friction=0", "solver.iterations=50", NULL};
-    run_scene("drape_sphere", sets, 40, 0.0);
+    run_scene(&weft_newton_euler, "drape_sphere", sets, 40, 0.0);
+}
+
+/* The same scene by bdf2_newton, which runs the same contact model. */
+static void drape_bdf2(void) {
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
+                          "contact.barrier_distance=5e-3", "collider.ball.friction=0",
+                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+    run_scene(&weft_bdf2_newton, "drape_sphere", sets, 40, 0.0);
 }
 
 static void cloth_on_cloth(void) {
@@ -133,7 +143,7 @@ static void cloth_on_cloth(void) {
                           "contact.barrier_distance=5e-3", "contact.thickness=5e-4",
                           "collider.ball.friction=0", "collider.ground.friction=0",
                           "solver.iterations=50", NULL};
-    run_scene("cloth_on_cloth", sets, 40, 5e-4);
+    run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 40, 5e-4);
 }
 
 /* A uniform number in [lo, hi) from a 64-bit LCG. */
@@ -283,6 +293,7 @@ static void bad_settings(void) {
 
 static const check_case cases[] = {
     {"drape", drape},
+    {"drape_bdf2", drape_bdf2},
     {"cloth_on_cloth", cloth_on_cloth},
     {"line_search", line_search},
     {"refusal", refusal},
