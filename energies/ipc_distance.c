@@ -265,7 +265,12 @@ weft_ipc_dist weft_ipc_classify_ee(const double x[12]) {
     sub3(b1, b0, v);
     sub3(a0, b0, w);
     double A = dot3(u, u), B = dot3(u, v), C = dot3(v, v), D = dot3(u, w), E = dot3(v, w);
-    double den = A * C - B * B; /* = |u × v|² */
+    /* den = A C − B² = |u × v|², taken from the cross product: the difference cancels to
+     * rounding noise of order ε A C for parallel edges, which passes the test below and
+     * called two parallel edges of a flat cloth 1e-10 m apart */
+    double uxv[3];
+    cross3(u, v, uxv);
+    double den = dot3(uxv, uxv);
     if (den > PARALLEL_SIN2 * A * C) {
         double s = (B * E - C * D) / den, t = (A * E - B * D) / den;
         if (s > 0 && s < 1 && t > 0 && t < 1) return (weft_ipc_dist){WEFT_IPC_EE, 0, -1, -1};

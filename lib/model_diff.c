@@ -60,7 +60,9 @@ void weft_model_diff_compute(const weft_solver_type *s, const weft_model *m,
                         continue;
                     snprintf(what, sizeof what, "%s.%s dropped", t->section, p->key);
                     snprintf(fix, sizeof fix, "%s.%s=%s", t->section, p->key,
-                             p->type == WEFT_PARAM_BOOL ? "false" : "0");
+                             p->type == WEFT_PARAM_BOOL   ? "false"
+                             : p->type == WEFT_PARAM_NAME ? weft_param_name(p, 0)
+                                                          : "0");
                     add(d, what, fix);
                 }
     }

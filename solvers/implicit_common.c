@@ -3,6 +3,7 @@
  * solve, assembly and friction. implicit_internal.h holds the equations of both forms.
  */
 #include "implicit_internal.h"
+#include "ipc_contact.h"
 
 #include <omp.h>
 #include <stdarg.h>
@@ -63,6 +64,8 @@ void im_destroy(void *state) {
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st->contact);
     free(st->tcontact);
+    weft_ipc_free(st->ipc);
+    free(st->ipc);
     free(st->settings);
     if (st->variant_free) st->variant_free(st);
     free(st);
@@ -129,6 +132,16 @@ void im_profile(const void *state, weft_profile *out) {
         weft_profile_add(out, "smoothing_sweeps", WEFT_PROFILE_COUNT, (double)s->smooth_sweeps);
         weft_profile_add(out, "smoothing_updates", WEFT_PROFILE_COUNT, (double)s->smooth_updates);
         weft_profile_add(out, "smoothing_rejected", WEFT_PROFILE_COUNT, (double)s->smooth_rejected);
+    }
+    if (st->ipc) { /* the contact model's share (ipc_contact.h) */
+        weft_profile_add(out, "ipc_fill", WEFT_PROFILE_TIMER, st->ipc->fill_s);
+        weft_profile_add(out, "ipc_ccd", WEFT_PROFILE_TIMER, st->ipc->ccd_s);
+        weft_profile_add(out, "ipc_fills", WEFT_PROFILE_COUNT, (double)st->ipc->fills);
+        weft_profile_add(out, "ipc_ccd_calls", WEFT_PROFILE_COUNT, (double)st->ipc->ccd_calls);
+        /* IPC's own criterion ‖Δx‖∞/ĥ at a step's last Newton iteration, the largest over
+         * the steps, in µm/s (the profile prints counts as integers) */
+        weft_profile_add(out, "ipc_final_dx_over_h_um_s", WEFT_PROFILE_COUNT,
+                         1e6 * st->ipc->dx_inf_h_max);
     }
     weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
     weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");

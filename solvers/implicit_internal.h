@@ -121,6 +121,11 @@ struct im_state {
     bool pressure;
     double k_pressure, lambda, mu, C;
     double *vgrad, *vz;
+    /* The contact model [contact] model = ipc (ipc_contact.h; newton_euler and bdf2_newton):
+     * NULL for none. Then the colliders' filters, projections and friction are off, and the
+     * barrier term of the model grows at every point G is evaluated (ipc_contact.h). */
+    struct weft_ipc *ipc;
+    weft_model *ipc_model; /* the model of the step in progress (ipc only) */
     im_stats stats;
 };
 

@@ -28,12 +28,20 @@
  * step: two E, ∇E passes to choose the start point.
  */
 #include "implicit_internal.h"
+#include "ipc_contact.h"
 
 #include <stddef.h>
 
 /* ------------------------------------------------------------------------------ */
 /* Newton on the incremental potential                                             */
 /* ------------------------------------------------------------------------------ */
+
+/* True when the solver handles the colliders itself (filters, projected line search,
+ * friction on the velocities): a model with colliders and no contact model ([contact]
+ * model = none). Under ipc the barrier term holds them. */
+static bool own_contacts(const im_state *st, const weft_model *m) {
+    return m->ncolliders > 0 && !st->ipc;
+}
 
 /* The volume constraint's part of potential(): C(x) into st->C and, if grad is non-NULL,
  * ∇V(x) into st->vgrad and λ ∇V on grad's free DOFs (grad becomes ∇L); returns the merit's
@@ -58,6 +66,10 @@ static double potential(im_state *st, const weft_model *m, const double *x, doub
     const int n = m->n;
     const double al = st->set.damping_alpha, be = st->set.damping_beta, h2 = hh * hh;
     double G;
+    if (st->ipc) { /* the barrier's pairs at x (ipc_contact.h), so that B(x) is exact */
+        WEFT_ASSERT(st->ipc_model == m);
+        if (weft_ipc_fill(st->ipc, st->ipc_model, x, NULL)) return INFINITY;
+    }
     if (grad) {
         G = weft_incremental_potential_h(m, x, st->xt, hh, grad);
     } else {
@@ -203,6 +215,30 @@ static int freeze_damping(im_state *st, const weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
+/* The start point under ipc: x_n moved toward x̃ (pins on their paths) as far as the CCD
+ * filter allows (ipc_contact.h), so that it is intersection-free and outside the colliders;
+ * Li 2020 (Alg. 1) starts from x_n, and going toward x̃ first saves the iterations of a free
+ * fall. G and ∇G into ns->G, st->g; no contact filters (the barrier holds the contacts). */
+static int ipc_start_point(im_state *st, const weft_model *m, newton_step *ns, weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    memcpy(st->xtrial, st->xt, n3 * sizeof *st->xtrial);
+    weft_model_apply_pins(m, ns->t1, st->xtrial);
+    for (size_t j = 0; j < n3; j++) st->dx[j] = st->xtrial[j] - m->x[j];
+    double alpha;
+    int rc = weft_ipc_step_bound(st->ipc, m, m->x, st->dx, ns->t1, &alpha, err);
+    if (rc) return rc;
+    for (size_t j = 0; j < n3; j++) st->x[j] = m->x[j] + alpha * st->dx[j];
+    weft_model_apply_pins(m, ns->t1, st->x);
+    for (int i = 0; i < m->n; i++) st->contact[i] = -1;
+    ns->G = potential(st, m, st->x, ns->hh, st->g);
+    if (!isfinite(ns->G))
+        return weft_fail(err, WEFT_ERR_DIVERGED,
+                         "%s: step %d: the barrier is infinite at the start point (a pair "
+                         "within the thickness, or a vertex inside a collider, at x_n)",
+                         st->type->name, st->step);
+    return im_build_filters(st, m, NULL, NULL, err);
+}
+
 /* The start point x⁰ into st->x (G and ∇G into ns->G, st->g; contacts caught): x̃ with
  * pins on their paths and contacts on the surface, or x_n when G is not finite at x̃ (an
  * element outside its domain); then the constant-velocity prediction a + ĥ b̄ (x̃ without
@@ -246,7 +282,7 @@ static int start_point(im_state *st, const weft_model *m, newton_step *ns, weft_
         st->contact = c0, st->cn = n0;
         if (st->pressure) ns->G = potential(st, m, st->x, hh, st->g); /* C, ∇V at x⁰ */
     }
-    if (m->ncolliders > 0) catch_touching(st, m, t1);
+    if (own_contacts(st, m)) catch_touching(st, m, t1);
     return im_build_filters(st, m, NULL, NULL, err);
 }
 
@@ -295,6 +331,11 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
     if (adaptive) ns->projected = false; /* exact again, at every iteration */
     ns->indefinite = false;
     for (;;) {
+        if (st->ipc && weft_ipc_pattern_changed(st->ipc, m)) { /* the barrier's pairs */
+            weft_assembly_free(&st->as);
+            if (!(st->as = weft_assembly_create(m, err))) return weft_error_code(WEFT_ERR_NOMEM);
+            st->A = weft_assembly_matrix(st->as);
+        }
         double E = im_assemble(st, m, st->x, ns->projected, err);
         if (!isfinite(E))
             return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d",
@@ -324,6 +365,11 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
                                    "%s: step %d, iteration %d: linear solve %s", st->type->name,
                                    st->step, k, weft_solve_status_name(s));
         st->stats.newton_iterations++;
+        if (st->ipc) { /* IPC's own criterion ‖Δx‖∞/ĥ (Li 2020 §4.1), m/s */
+            double mx = 0.0;
+            for (size_t j = 0; j < 3 * (size_t)n; j++) mx = fmax(mx, fabs(st->dx[j]));
+            st->ipc->dx_inf_h = mx / hh;
+        }
         return st->pressure ? kkt_direction(st, m, ns, k, err) : WEFT_OK;
     }
 }
@@ -353,9 +399,18 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
     }
     double alpha = 1.0, Gt = INFINITY;
     int bt = 0;
+    if (st->ipc) { /* the CCD filter: no trial point intersects (ipc_contact.h) */
+        int rc = weft_ipc_step_bound(st->ipc, m, st->x, st->dx, ns->t1, &alpha, err);
+        if (rc) return rc;
+        if (!(alpha > 0.0))
+            return weft_fail(err, WEFT_ERR_DIVERGED,
+                             "%s: step %d, iteration %d: the CCD filter allows no step (a "
+                             "pair is already within the thickness)",
+                             st->type->name, st->step, k);
+    }
     if (-slope <= G_ROUNDING * fabs(G)) { /* G cannot resolve the step: see above */
-        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + st->dx[j];
-        if (m->ncolliders > 0) project_trial(st, m, ns->t1, st->xtrial);
+        for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
+        if (own_contacts(st, m)) project_trial(st, m, ns->t1, st->xtrial);
         Gt = potential(st, m, st->xtrial, ns->hh, st->rhs); /* rhs: scratch after the solve */
         *stalled = !(Gt <= G + G_ROUNDING * fabs(G) &&
                      weft_residual(m, st->xtrial, ns->t1, ns->hh, st->rhs, NULL) <= 0.5 * r);
@@ -364,7 +419,7 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
     }
     for (; bt <= MAX_BACKTRACKS; bt++, alpha *= 0.5) {
         for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
-        if (m->ncolliders > 0) project_trial(st, m, ns->t1, st->xtrial);
+        if (own_contacts(st, m)) project_trial(st, m, ns->t1, st->xtrial);
         Gt = potential(st, m, st->xtrial, ns->hh, NULL);
         if (Gt <= G + ARMIJO * alpha * slope) break;
     }
@@ -397,7 +452,7 @@ static int accept_iterate(im_state *st, const weft_model *m, newton_step *ns, in
         if (!have_g) after_step(st, m, t1, hh);
     }
     if (!have_g) ns->G = potential(st, m, st->x, hh, st->g);
-    if (m->ncolliders > 0) {
+    if (own_contacts(st, m)) {
         if (update_contacts(st, m, st->g) > 0) ns->last_change = k;
         int rc = im_build_filters(st, m, NULL, NULL, err);
         if (rc) return rc;
@@ -443,7 +498,7 @@ static void end_step(im_state *st, weft_model *m, double hh, double t1) {
         m->v[j] = (st->x[j] - st->a[j]) / hh;
         m->x[j] = st->x[j];
     }
-    if (m->ncolliders > 0) im_apply_friction(st, m, st->g, hh, m->v);
+    if (own_contacts(st, m)) im_apply_friction(st, m, st->g, hh, m->v);
     m->t = t1;
 }
 
@@ -456,10 +511,14 @@ static void end_step(im_state *st, weft_model *m, double hh, double t1) {
 int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
     newton_step ns = {.t1 = m->t + m->dt, .last_change = -1};
     ns.hh = im_setup_scheme(st, m);
+    st->ipc_model = m;
+    int rc = st->ipc ? weft_ipc_begin_step(st->ipc, m, err) : WEFT_OK;
+    if (rc) return rc;
     st->r_contact = 0.0, st->contacts_recent = false;
     if (st->bdf2) weft_monitor_set_target(mon, st->xt, ns.hh);
-    int rc = freeze_damping(st, m, err);
-    if (rc || (rc = start_point(st, m, &ns, err))) return rc;
+    rc = freeze_damping(st, m, err);
+    if (rc || (rc = st->ipc ? ipc_start_point(st, m, &ns, err) : start_point(st, m, &ns, err)))
+        return rc;
     ns.r0 = ns.r = st->r0 = st->r = weft_residual(m, st->x, ns.t1, ns.hh, st->g, NULL);
     const double tol_abs = st->set.tolerance_abs;
     ns.r_stop = fmin(tol_abs, st->set.tolerance * fmax(ns.r0, tol_abs));
@@ -490,6 +549,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             weft_monitor_report(mon, st->x, k, false);
     }
     st->stop = stop;
+    if (st->ipc) st->ipc->dx_inf_h_max = fmax(st->ipc->dx_inf_h_max, st->ipc->dx_inf_h);
     end_step(st, m, ns.hh, ns.t1);
     return WEFT_OK;
 }
@@ -498,6 +558,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
 typedef struct newton_settings {
     weft_implicit_settings im;
     double k_pressure; /* [pbd] the balloon's overpressure factor k (0: none) */
+    weft_contact_settings contact; /* [contact]: the contact model (ipc_contact.h) */
 } newton_settings;
 
 /* The physics [pbd] adds that Newton runs: the balloon's volume constraint (the same row
@@ -515,8 +576,27 @@ static const weft_param_table newton_tables[] = {
     {"solver", im_newton_params, 0},
     {"solver", im_implicit_params, 0},
     {"pbd", newton_pressure_params, offsetof(newton_settings, k_pressure)},
+    {"contact", weft_contact_params, offsetof(newton_settings, contact)},
     {0},
 };
+
+/* The contact model of [contact] model (ipc_contact.h) into st->ipc; nothing for none. */
+static int create_ipc(im_state *st, const weft_model *m, const weft_config *cfg,
+                      weft_error *err) {
+    const weft_contact_settings *c = &((const newton_settings *)st->settings)->contact;
+    if (c->model != WEFT_CONTACT_IPC) return weft_contact_check_none(cfg, err);
+    if (st->set.damping_beta > 0.0) {
+        char w[330] = "";
+        weft_config_where(cfg, "solver", "damping_beta", w, sizeof w);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s%ssolver.damping_beta: [contact] model = ipc "
+                         "runs without stiffness-proportional damping (its K_n has no barrier "
+                         "pattern); set 0", w, w[0] ? ": " : "");
+    }
+    if (!(st->ipc = calloc(1, sizeof *st->ipc)))
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the %s solver",
+                         st->type->name);
+    return weft_ipc_create(st->ipc, c, m, cfg, st->type->name, err);
+}
 
 /* The state of a Newton solver, with the volume constraint when [pbd] k_pressure > 0
  * (closed meshes only). */
@@ -524,6 +604,10 @@ static void *create_newton(const weft_model *m, weft_config *cfg, const weft_sol
                            bool bdf2, weft_error *err) {
     im_state *st = im_create(m, cfg, type, newton_tables, true, bdf2, im_newton_step, err);
     if (!st) return NULL;
+    if (create_ipc(st, m, cfg, err)) {
+        im_destroy(st);
+        return NULL;
+    }
     const double k = ((const newton_settings *)st->settings)->k_pressure;
     if (!(k > 0.0)) return st;
     if (weft_pressure_check(m, cfg, k, err)) {
@@ -561,7 +645,8 @@ const weft_solver_type weft_newton_euler = {
     .stats = im_profile,
     .linear_log = true,
     .caps = {.order = 1,
-             .contact = "active contacts as filtered constraints of each system"},
+             .contact = "active contacts as filtered constraints of each system, or "
+                        "[contact] model = ipc: a barrier with a CCD-filtered line search"},
 };
 
 const weft_solver_type weft_bdf2_newton = {
@@ -577,5 +662,6 @@ const weft_solver_type weft_bdf2_newton = {
     .stats = im_profile,
     .linear_log = true,
     .caps = {.order = 2,
-             .contact = "active contacts as filtered constraints of each system"},
+             .contact = "active contacts as filtered constraints of each system, or "
+                        "[contact] model = ipc: a barrier with a CCD-filtered line search"},
 };

@@ -371,6 +371,20 @@ static void colliders(void) {
         weft_mesh_free(&m);
     }
 
+    /* A corner gliding along the plane 1e-7 m above δ, 2 cm sideways and 1e-7 m up: no
+     * contact, α = 1 (conservative advancement's steps of gap/|dx| gave 0.004). */
+    {
+        const double x[9] = {0, 0, delta + 1e-7, 5, 0, 1, 0, 5, 1};
+        const int tri[3] = {0, 1, 2};
+        weft_mesh m = make_mesh(3, x, 1, tri);
+        double dx[9] = {0.02, 0, 1e-7, 0, 0, 0, 0, 0, 0};
+        weft_ccd_step_stats st;
+        double alpha = step(&m, x, dx, 1, &plane, delta, 0.8, WEFT_BROAD_PHASE_BVH, 1, &st);
+        if (alpha != 1.0) fprintf(stderr, "gliding on a plane: alpha %.17g\n", alpha);
+        CHECK(alpha == 1.0 && st.kind == WEFT_CCD_STEP_NONE);
+        weft_mesh_free(&m);
+    }
+
     weft_collider all[4] = {plane, sphere, box, collider_of("capsule")};
     collider_set(&all[0], "point", 0, 0, -1);
     collider_set(&all[2], "center", 1, 0, 0);

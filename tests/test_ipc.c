@@ -228,6 +228,19 @@ static void classify_ee(void) {
         for (int c = 0; c < 3; c++) y[6 + c] += delta * dir[c], y[9 + c] += delta * dir[c];
     }
     CHECK(nk >= 3); /* point–edge from each side and line–line in between */
+    /* Two parallel diagonals of a flat cloth at y ≈ 0.592 m (a newton_euler iterate of
+     * cloth_on_cloth under ipc), 1.7e-10 m apart in y: A C − B² cancels to rounding noise
+     * there, which must not make them line–line (that called them 1.7e-10 m apart). */
+    double yp[12] = {0.31111105644415554, 0.59237845309868975, 0.39999993559139047,
+                     0.39999993559139047, 0.59237845309868975, 0.31111105644415554,
+                     0.22222215492449252, 0.59237845326985661, 0.31111104489013919,
+                     0.31111104489013919, 0.59237845326985661, 0.22222215492449254};
+    weft_ipc_dist tp = weft_ipc_classify_ee(yp);
+    double sp_ = weft_ipc_d2(yp, tp, NULL, NULL), bp = brute_ee(yp, 400);
+    fprintf(stderr, "classify_ee: parallel diagonals type %d, d = %.6g m (sampled %.6g m)\n",
+            (int)tp.type, sqrt(sp_), sqrt(bp));
+    CHECK(tp.type != WEFT_IPC_EE);
+    CHECK(sqrt(bp) - sqrt(sp_) <= 1e-9 && sp_ <= bp + 1e-12);
     /* Random pairs against brute force. */
     lcg r = {5};
     for (int trial = 0; trial < 200; trial++) {

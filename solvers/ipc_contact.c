@@ -1,0 +1,446 @@
+/* ipc_contact.c — the contact model `[contact] model = ipc` (ipc_contact.h): Incremental
+ * Potential Contact, Li et al. 2020 (ACM TOG 39(4)) §4, with C-IPC's thickness ξ (Li,
+ * Kaufman & Jiang 2021, ACM TOG 40(4), §3).
+ *
+ * Barrier (Li 2020 eq. 5–6): B(x) = Σ_{k ∈ C(x)} b(d_k²), b of energies/ipc_barrier.c (κ in
+ * J/m⁴, zero at d ≥ ξ + d̂, +∞ at d ≤ ξ), over the constraint set C(x) of close pairs:
+ *   - cloth point–triangle and edge–edge pairs (d < ξ + d̂), their distance type classified
+ *     (ipc_distance.c), the edge–edge ones mollified (§4.3, ε_x from the positions at t = 0);
+ *     candidates from a BVH refitted with boxes grown by (ξ + d̂)/2, kept when the closest-
+ *     point distance of lib/collision (no derivatives: a third of the fills' cost went to
+ *     the classified distance's) is < ξ + d̂ — the same distance up to rounding, where b
+ *     vanishes with its first two derivatives;
+ *   - a free vertex against an analytic (static) collider: d = its gap, the collider's
+ *     distance function less [collision] margin (collider_eval has the derivatives).
+ * The set of a step only grows: each evaluation point x of the solver adds the pairs close
+ * at x that it lacks (a hash of their vertices), and every element is an exact function of
+ * the positions (zero beyond ξ + d̂), so B is exact at every point evaluated in the step,
+ * the ones whose log rows the monitor writes later included; and the Hessian's pattern
+ * changes only when a pair is added (newton.c then makes a new assembly: the pattern
+ * superset of the step, rather than a new symbolic analysis per evaluation).
+ * Elements: one type (weft_ipc_barrier_type) of 4 vertices, rest[1] its kind: 0
+ * point–triangle (p, t0, t1, t2), 1 edge–edge (a0, a1, b0, b1; rest[2] = ε_x), 2 vertex–
+ * collider (v, v, v, v; rest[2] the collider type's registry index, rest[3] the margin,
+ * rest[4..12] its parameters, rest[13] its index in the model; only the first slot's rows
+ * are non-zero). k = κ, k2 = d̂, rest[0] = ξ.
+ * CCD filter (Li 2020 §4.2, Alg. 1 line 8): α ≤ 0.9 TOI of the whole motion, by
+ * weft_ccd_step (lib/collision/ccd_step.c): separation ξ between cloth primitives, ξ +
+ * margin between a vertex and a collider's surface.
+ */
+#include "ipc_contact.h"
+
+#include "weft_ccd_step.h"
+#include "weft_geometry.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2 };
+
+/* A collider's parameters an element holds (rest[4 .. 4 + COLLIDER_PARAMS − 1]). */
+#define COLLIDER_PARAMS 9
+
+/* κ when [contact] stiffness is empty, J/m⁴: with d̂ = 1 mm it holds about 1e-3 N per
+ * vertex at d = d̂/2 (|b'(s)| 2d ≈ 4.3 κ ŝ d), a 32² cloth vertex's weight at 0.1 kg/m². */
+#define WEFT_IPC_KAPPA_DEFAULT 1e6
+
+/* Fraction of the time of impact a Newton step may take (Li 2020 uses 0.8 – 0.9). */
+#define IPC_TOI_FRACTION 0.9
+
+/* ------------------------------------------------------------------------------ */
+/* The element type                                                                */
+/* ------------------------------------------------------------------------------ */
+
+/* The collider of a vertex–collider element: its type (registry index rest[2]) and its
+ * parameters (rest[4..]), standing still. */
+static weft_collider element_collider(const weft_element *e) {
+    weft_collider c = {.type = weft_collider_registry[(int)e->rest[2]]};
+    memcpy(c.param, &e->rest[4], COLLIDER_PARAMS * sizeof(double));
+    return c;
+}
+
+/* The barrier b(d²) of a vertex against a collider, d its gap (distance − margin rest[3]),
+ * through the collider's distance function: ∇d = n̂, ∇²d = S (the shape operator), so
+ * ∇b = 2 d b' n̂ and ∇²b = (4 d² b'' + 2 b') n̂ n̂ᵀ + 2 d b' S. Projected: the first term
+ * with its coefficient clamped at 0, the second left out (b' ≤ 0, so for a convex collider
+ * it is negative semi-definite). */
+static double collider_eval(const weft_element *e, const double *xe, const weft_ipc_params *p,
+                            bool project, double *g, double *H) {
+    const weft_collider col = element_collider(e);
+    double n[3], S[9] = {0};
+    const double d = weft_collider_distance(&col, xe, n) - e->rest[3];
+    if (g) memset(g, 0, 12 * sizeof *g);
+    if (H) memset(H, 0, 144 * sizeof *H);
+    if (!(d > p->xi)) return INFINITY;
+    double db, d2b;
+    const double b = weft_ipc_barrier(d * d, p, &db, &d2b);
+    /* s = d², ∇s = 2d n̂, ∇²s = 2 n̂ n̂ᵀ: ∇²b = (4 d² b'' + 2 b') n̂ n̂ᵀ */
+    double c = 4.0 * d * d * d2b + 2.0 * db;
+    if (project && c < 0.0) c = 0.0;
+    if (H && !project && db != 0.0) weft_collider_curvature_at(&col, xe, 0.0, S);
+    for (int k = 0; k < 3; k++) {
+        if (g) g[k] = db * 2.0 * d * n[k];
+        if (H)
+            for (int l = 0; l < 3; l++)
+                H[12 * k + l] = c * n[k] * n[l] + 2.0 * d * db * S[3 * k + l];
+    }
+    return b;
+}
+
+/* Ψ of one barrier element, with gradient (12) and Hessian (12×12) where asked. */
+static double barrier_eval(const weft_element *e, const double *xe, bool project, double *g,
+                           double *H) {
+    const weft_ipc_params p = {.kappa = e->k, .dhat = e->k2, .xi = e->rest[0]};
+    switch ((int)e->rest[1]) {
+    case KIND_PT: return weft_ipc_pt_energy(xe, &p, project, g, H);
+    case KIND_EE: return weft_ipc_ee_energy(xe, e->rest[2], &p, project, g, H);
+    default: return collider_eval(e, xe, &p, project, g, H);
+    }
+}
+
+static double barrier_energy(const weft_element *e, const double *xe) {
+    return barrier_eval(e, xe, false, NULL, NULL);
+}
+
+static double barrier_gradient(const weft_element *e, const double *xe, double *g) {
+    return barrier_eval(e, xe, false, g, NULL);
+}
+
+static double barrier_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                              double *g, double *H) {
+    return barrier_eval(e, xe, mode != WEFT_HESSIAN_EXACT, g, H);
+}
+
+const weft_energy_type weft_ipc_barrier_type = {
+    .name = "ipc_barrier",
+    .paper = "Li et al. 2020 §4 (IPC); Li, Kaufman & Jiang 2021 §3 (thickness)",
+    .summary = "log barrier -k (s - s^)^2 ln(s/s^) on the squared distances of close pairs",
+    .kind = WEFT_ELEM_VERTEX_FACE,
+    .nv = 4,
+    .energy = barrier_energy,
+    .gradient = barrier_gradient,
+    .hessian = barrier_hessian,
+};
+
+/* ------------------------------------------------------------------------------ */
+/* Settings                                                                        */
+/* ------------------------------------------------------------------------------ */
+
+const char *const weft_contact_model_names[] = {"none", "ipc", NULL};
+
+/* [contact] stiffness: a number > 0 (J/m⁴); "adaptive" is refused until it is wired. */
+static bool check_stiffness(const char *text, char *msg, size_t size) {
+    if (!strcmp(text, "adaptive")) {
+        snprintf(msg, size, "adaptive stiffness (Li 2020 §4.3) is not wired yet; give kappa "
+                            "in J/m^4 (default 1e6)");
+        return false;
+    }
+    char *end;
+    double k = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(k) || !(k > 0.0)) {
+        snprintf(msg, size, "'%s' is not a stiffness: a number > 0 in J/m^4 (or adaptive)", text);
+        return false;
+    }
+    return true;
+}
+
+const weft_param weft_contact_params[] = {
+    {.key = "model", .type = WEFT_PARAM_NAME, .offset = offsetof(weft_contact_settings, model),
+     .unit = "", .flags = WEFT_PARAM_MODEL, .dflt_name = "none",
+     .names = weft_contact_model_names,
+     .doc = "contact model: none (the solver's own handling of colliders) or ipc (Li 2020 "
+            "barrier, CCD-filtered line search; newton_euler, bdf2_newton)"},
+    {.key = "barrier_distance", .type = WEFT_PARAM_DOUBLE,
+     .offset = offsetof(weft_contact_settings, barrier_distance), .unit = "m", .lo = 0,
+     .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-3,
+     .doc = "ipc: activation distance d^ of the barrier (beyond the thickness)"},
+    {.key = "thickness", .type = WEFT_PARAM_DOUBLE,
+     .offset = offsetof(weft_contact_settings, thickness), .unit = "m", .lo = 0, .hi = 1,
+     .dflt = 0, .doc = "ipc: C-IPC thickness xi, the distance the barrier keeps (infinite at xi)"},
+    {.key = "stiffness", .type = WEFT_PARAM_STRING,
+     .offset = offsetof(weft_contact_settings, stiffness), .unit = "J/m^4",
+     .check = check_stiffness,
+     .doc = "ipc: barrier stiffness kappa of b(s) = -kappa (s - s^)^2 ln(s/s^), s = d^2 "
+            "(empty: 1e6; adaptive: not wired yet)"},
+    {.key = "friction", .type = WEFT_PARAM_DOUBLE,
+     .offset = offsetof(weft_contact_settings, friction), .unit = "1", .lo = 0, .hi = 10,
+     .dflt = 0, .doc = "ipc: Coulomb coefficient mu of the mollified friction (> 0 not wired yet)"},
+    {.key = "friction_velocity", .type = WEFT_PARAM_DOUBLE,
+     .offset = offsetof(weft_contact_settings, friction_velocity), .unit = "m/s", .lo = 0,
+     .hi = 100, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-3,
+     .doc = "ipc: friction's static-to-dynamic velocity eps_v"},
+    {.key = "friction_iterations", .type = WEFT_PARAM_INT,
+     .offset = offsetof(weft_contact_settings, friction_iterations), .unit = "", .lo = 1,
+     .hi = 100, .dflt = 1, .doc = "ipc: friction's lagging iterations per step"},
+    {0},
+};
+
+/* ------------------------------------------------------------------------------ */
+/* The model's state                                                               */
+/* ------------------------------------------------------------------------------ */
+
+/* Fails with "WHERE: contact.KEY: what" (WHERE from the config when it knows it). */
+static int refuse(const weft_config *cfg, const char *key, weft_error *err, const char *what) {
+    char w[330] = "";
+    if (cfg) weft_config_where(cfg, "contact", key, w, sizeof w);
+    return weft_fail(err, WEFT_ERR_INPUT, "%s%scontact.%s: %s", w, w[0] ? ": " : "", key, what);
+}
+
+int weft_contact_check_none(const weft_config *cfg, weft_error *err) {
+    char w[330];
+    for (const weft_param *p = weft_contact_params + 1; cfg && p->key; p++)
+        if (weft_config_where(cfg, "contact", p->key, w, sizeof w))
+            return refuse(cfg, p->key, err, "read only with [contact] model = ipc");
+    return WEFT_OK;
+}
+
+int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
+                    const weft_config *cfg, const char *solver, weft_error *err) {
+    memset(ipc, 0, sizeof *ipc);
+    ipc->term = -1;
+    ipc->npattern = -1; /* the first barrier term is a change of the model's pattern */
+    if (s->friction > 0.0)
+        return refuse(cfg, "friction", err,
+                      "IPC friction is not wired yet (energies/ipc_friction.c); set 0");
+    if (!strcmp(s->stiffness, "adaptive")) /* the table's check refuses it too */
+        return refuse(cfg, "stiffness", err, "adaptive stiffness is not wired yet");
+    if (m->nobstacles > 0)
+        return refuse(cfg, "model", err,
+                      "ipc does not handle triangle-mesh obstacles yet (a mesh collider)");
+    for (int c = 0; c < m->ncolliders; c++) {
+        const weft_collider *col = &m->colliders[c];
+        char what[200];
+        snprintf(what, sizeof what,
+                 col->friction != 0.0 ? "collider.%s.friction = %g: ipc has no collider "
+                                        "friction (IPC's is [contact] friction); set it to 0"
+                                      : "collider.%s.restitution = %g: ipc has no "
+                                        "restitution; set it to 0",
+                 col->name, col->friction != 0.0 ? col->friction : col->restitution);
+        if (col->friction != 0.0 || col->restitution != 0.0) return refuse(cfg, "model", err, what);
+    }
+    for (int c = 0; c < m->ncolliders; c++)
+        for (int k = COLLIDER_PARAMS; k < WEFT_COLLIDER_PARAM_MAX; k++)
+            if (m->colliders[c].param[k] != 0.0)
+                return refuse(cfg, "model", err, "ipc: a collider of this shape has more "
+                                                 "parameters than a barrier element holds");
+    for (int c = 0; c < m->ncolliders; c++)
+        if (weft_collider_moving(&m->colliders[c]))
+            return refuse(cfg, "model", err, "ipc runs static colliders only (a moving one "
+                                             "would need the CCD of its motion)");
+    (void)solver;
+    ipc->p.kappa = s->stiffness[0] ? strtod(s->stiffness, NULL) : WEFT_IPC_KAPPA_DEFAULT;
+    ipc->p.dhat = s->barrier_distance;
+    ipc->p.xi = s->thickness;
+    ipc->margin = m->contact_margin;
+    if (m->mesh.nt > 0 && !(ipc->bvh = weft_bvh_create(&m->mesh, m->x, err)))
+        return weft_error_code(WEFT_ERR_NOMEM);
+    return WEFT_OK;
+}
+
+void weft_ipc_free(weft_ipc *ipc) {
+    if (!ipc) return;
+    free(ipc->pattern);
+    free(ipc->table);
+    weft_bvh_free(&ipc->bvh);
+    weft_collision_pairs_free(&ipc->pairs);
+}
+
+/* The key of an element in the step's set: its vertices and its tag (mesh kind, or 2 +
+ * collider index). */
+static unsigned long long key_hash(const int v[4], int tag) {
+    unsigned long long h = 1469598103934665603ull;
+    const int k[5] = {v[0], v[1], v[2], v[3], tag};
+    for (int i = 0; i < 5; i++) h = (h ^ (unsigned)k[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The tag of element e (the part of its key besides its vertices). */
+static int elem_tag(const weft_element *e) {
+    return (int)e->rest[1] == KIND_COLLIDER ? KIND_COLLIDER + (int)e->rest[13]
+                                            : (int)e->rest[1];
+}
+
+/* Makes the hash table hold every element of the term (size a power of 2 ≥ 2 n + 64). */
+static int rehash(weft_ipc *ipc, const weft_term *t, weft_error *err) {
+    int size = 64;
+    while (size < 2 * t->n + 64) size *= 2;
+    if (size != ipc->table_size) {
+        int *p = realloc(ipc->table, (size_t)size * sizeof *p);
+        if (!p) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+        ipc->table = p, ipc->table_size = size;
+    }
+    for (int i = 0; i < size; i++) ipc->table[i] = -1;
+    for (int i = 0; i < t->n; i++) {
+        unsigned long long h = key_hash(t->elem[i].v, elem_tag(&t->elem[i]));
+        size_t j = h & (size_t)(size - 1);
+        while (ipc->table[j] >= 0) j = (j + 1) & (size_t)(size - 1);
+        ipc->table[j] = i;
+    }
+    return WEFT_OK;
+}
+
+/* Adds e to m's barrier term unless the step's set holds it already (its array, owned by
+ * the model, and the hash table grow as needed). */
+static int add(weft_ipc *ipc, weft_model *m, const weft_element *e, weft_error *err) {
+    weft_term *t = &m->terms[ipc->term];
+    const int tag = elem_tag(e);
+    const size_t mask = (size_t)ipc->table_size - 1;
+    size_t j = key_hash(e->v, tag) & mask;
+    for (; ipc->table[j] >= 0; j = (j + 1) & mask) {
+        const weft_element *o = &t->elem[ipc->table[j]];
+        if (!memcmp(o->v, e->v, sizeof e->v) && elem_tag(o) == tag) return WEFT_OK;
+    }
+    if (t->n == ipc->cap) {
+        if (ipc->cap > (1 << 28)) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: too many pairs");
+        int grown = ipc->cap > 0 ? 2 * ipc->cap : 256;
+        weft_element *p = realloc(t->elem, (size_t)grown * sizeof *p);
+        if (!p) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+        t->elem = p;
+        ipc->cap = grown;
+    }
+    t->elem[t->n] = *e;
+    ipc->table[j] = t->n++;
+    return 2 * t->n + 64 > ipc->table_size ? rehash(ipc, t, err) : WEFT_OK;
+}
+
+/* The 12 coordinates of vertices v[0..3] of x. */
+static void gather(const int v[4], const double *x, double xe[12]) {
+    for (int a = 0; a < 4; a++)
+        for (int k = 0; k < 3; k++) xe[3 * a + k] = x[3 * (size_t)v[a] + k];
+}
+
+/* A barrier element of kind `kind` on vertices v, with the model's parameters. */
+static weft_element element(const weft_ipc *ipc, int kind, const int v[4]) {
+    weft_element e = {.v = {v[0], v[1], v[2], v[3]}, .k = ipc->p.kappa, .k2 = ipc->p.dhat};
+    e.rest[0] = ipc->p.xi;
+    e.rest[1] = kind;
+    return e;
+}
+
+/* The cloth's close pairs at x: candidates from the BVH, then the classified distance. */
+static int fill_mesh(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err) {
+    const weft_mesh *me = &m->mesh;
+    const double reach = ipc->p.xi + ipc->p.dhat;
+    int rc = weft_bvh_refit(ipc->bvh, x, NULL, reach, err);
+    if (rc || (rc = weft_bvh_pairs(ipc->bvh, NULL, &ipc->pairs, err))) return rc;
+    double xe[12];
+    for (int i = 0; i < ipc->pairs.vt.n && rc == WEFT_OK; i++) {
+        const int p = ipc->pairs.vt.pair[i].a, *t = &me->tri[3 * ipc->pairs.vt.pair[i].b];
+        if (p == t[0] || p == t[1] || p == t[2]) continue;
+        const int v[4] = {p, t[0], t[1], t[2]};
+        gather(v, x, xe);
+        double bary[3];
+        if (!(weft_point_triangle_closest(xe, xe + 3, xe + 6, xe + 9, bary, NULL) < reach))
+            continue;
+        weft_element e = element(ipc, KIND_PT, v);
+        rc = add(ipc, m, &e, err);
+    }
+    for (int i = 0; i < ipc->pairs.ee.n && rc == WEFT_OK; i++) {
+        const int *a = &me->edge[2 * ipc->pairs.ee.pair[i].a];
+        const int *b = &me->edge[2 * ipc->pairs.ee.pair[i].b];
+        if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1]) continue;
+        const int v[4] = {a[0], a[1], b[0], b[1]};
+        gather(v, x, xe);
+        double sa, sb;
+        if (!(weft_edge_edge_closest(xe, xe + 3, xe + 6, xe + 9, &sa, &sb, NULL) < reach))
+            continue;
+        weft_element e = element(ipc, KIND_EE, v);
+        double xr[12];
+        gather(v, m->x_start, xr);
+        e.rest[2] = weft_ipc_mollifier_eps(xr);
+        rc = add(ipc, m, &e, err);
+    }
+    return rc;
+}
+
+/* Every free vertex within reach of an analytic collider at x: an element holding the
+ * collider (its type's registry index, the margin and its parameters). */
+static int fill_colliders(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err) {
+    const double reach = ipc->p.xi + ipc->p.dhat;
+    int rc = WEFT_OK;
+    for (int i = 0; i < m->n && rc == WEFT_OK; i++) {
+        if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
+        for (int c = 0; c < m->ncolliders && rc == WEFT_OK; c++) {
+            const weft_collider *col = &m->colliders[c];
+            if (!(weft_contact_gap(col, &x[3 * (size_t)i], 0.0, ipc->margin, NULL) < reach))
+                continue;
+            const int v[4] = {i, i, i, i};
+            weft_element e = element(ipc, KIND_COLLIDER, v);
+            int ti = 0;
+            while (weft_collider_registry[ti] != col->type) ti++;
+            e.rest[2] = ti;
+            e.rest[3] = ipc->margin;
+            memcpy(&e.rest[4], col->param, COLLIDER_PARAMS * sizeof(double));
+            e.rest[13] = c; /* its index: the key's tag (not read by the energy) */
+            rc = add(ipc, m, &e, err);
+        }
+    }
+    return rc;
+}
+
+int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err) {
+    if (ipc->term < 0) {
+        if (m->nterms == WEFT_MAX_TERMS)
+            return weft_fail(err, WEFT_ERR_INPUT, "ipc: the model has %d energy terms already",
+                             m->nterms);
+        ipc->term = m->nterms++;
+        m->terms[ipc->term] = (weft_term){.type = &weft_ipc_barrier_type};
+    }
+    weft_term *term = &m->terms[ipc->term];
+    WEFT_ASSERT(term->type == &weft_ipc_barrier_type);
+    term->n = 0;
+    return rehash(ipc, term, err);
+}
+
+int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err) {
+    double t0 = weft_now();
+    WEFT_ASSERT(ipc->term >= 0 && ipc->table); /* weft_ipc_begin_step came first */
+    int rc = ipc->bvh ? fill_mesh(ipc, m, x, err) : WEFT_OK;
+    if (rc == WEFT_OK) rc = fill_colliders(ipc, m, x, err);
+    ipc->fills++;
+    ipc->fill_s += weft_now() - t0;
+    return rc;
+}
+
+bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m) {
+    if (ipc->term < 0) return false; /* no barrier term yet: the pattern is the model's */
+    const weft_term *t = &m->terms[ipc->term];
+    bool same = t->n == ipc->npattern;
+    for (int i = 0; same && i < t->n; i++)
+        same = !memcmp(t->elem[i].v, &ipc->pattern[4 * (size_t)i], 4 * sizeof(int));
+    if (same) return false;
+    if (t->n > ipc->cap_pattern) {
+        int *p = realloc(ipc->pattern, 4 * (size_t)t->n * sizeof *p);
+        if (!p) return ipc->npattern = -1, true;
+        ipc->pattern = p, ipc->cap_pattern = t->n;
+    }
+    for (int i = 0; i < t->n; i++)
+        memcpy(&ipc->pattern[4 * (size_t)i], t->elem[i].v, 4 * sizeof(int));
+    ipc->npattern = t->n;
+    return true;
+}
+
+int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, const double *dx,
+                        double t, double *alpha, weft_error *err) {
+    double t0 = weft_now();
+    weft_ccd_step_options o = weft_ccd_step_options_default();
+    o.fraction = IPC_TOI_FRACTION;
+    /* the cloth against itself, separation ξ; then its vertices against the colliders,
+     * separation ξ + margin (the barrier's d there is the gap beyond the margin) */
+    o.separation = ipc->p.xi;
+    int rc = weft_ccd_step(&m->mesh, x, dx, 0, NULL, 0, NULL, t, &o, alpha, NULL, err);
+    if (rc == WEFT_OK && m->ncolliders > 0) {
+        weft_mesh points = {.nv = m->mesh.nv}; /* no triangles: the vertices alone */
+        double ac;
+        o.separation = ipc->p.xi + ipc->margin;
+        rc = weft_ccd_step(&points, x, dx, 0, NULL, m->ncolliders, m->colliders, t, &o, &ac,
+                           NULL, err);
+        *alpha = fmin(*alpha, ac);
+    }
+    ipc->ccd_calls++;
+    ipc->ccd_s += weft_now() - t0;
+    return rc;
+}

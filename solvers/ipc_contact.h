@@ -1,0 +1,100 @@
+/* ipc_contact.h — the contact model `[contact] model = ipc`: Incremental Potential Contact
+ * (Li et al. 2020, ACM TOG 39(4)) with C-IPC's thickness (Li, Kaufman & Jiang 2021, ACM
+ * TOG 40(4)) as a plug-in of the Newton solvers (solvers/ipc_contact.c; newton.c calls it).
+ *
+ * The barrier B(x) = Σ_pairs b(d²) of energies/ipc_barrier.c becomes one energy term of the
+ * model, grown at every point where the solver evaluates G = inertia + E + B: the close
+ * pairs (d < d̂ + ξ) of the cloth against itself (point–triangle and edge–edge, classified,
+ * edge–edge mollified) and of every free vertex against each analytic collider (the
+ * collider's gap, distance − [collision] margin, through its distance function). So the
+ * common residual (lib/metrics.c) sees ∇B as it sees ∇E. Newton's line search is limited to
+ * a fraction of the time of impact of its whole motion (weft_ccd_step, separation ξ), so no
+ * iterate intersects.
+ *
+ * Units: d̂, ξ in m; κ in J/m⁴ (b is written in s = d², m²); ε_v in m/s.
+ */
+#ifndef WEFT_IPC_CONTACT_H
+#define WEFT_IPC_CONTACT_H
+
+#include "ipc.h"
+#include "weft_broadphase.h"
+#include "weft_solvers.h"
+
+/* The contact models a scene may name ([contact] model). */
+typedef enum { WEFT_CONTACT_NONE = 0, WEFT_CONTACT_IPC = 1 } weft_contact_model;
+
+/* The [contact] settings (rows weft_contact_params). */
+typedef struct weft_contact_settings {
+    int model;                  /* weft_contact_model (default none: today's behaviour) */
+    double barrier_distance;    /* d̂ > 0, m (default 1e-3) */
+    double thickness;           /* ξ ≥ 0, m (default 0) */
+    char stiffness[WEFT_PARAM_STRING_MAX]; /* κ > 0 in J/m⁴ ("": 1e6), or "adaptive"
+                                              (refused until wired) */
+    double friction;            /* μ ≥ 0 (> 0 refused until friction is wired) */
+    double friction_velocity;   /* ε_v > 0, m/s (default 1e-3) */
+    int friction_iterations;    /* lagging iterations per step (default 1) */
+} weft_contact_settings;
+
+/* The [contact] rows, offsets within a weft_contact_settings: a solver that runs a contact
+ * model lists them in its tables (the row `model` adds physics: WEFT_PARAM_MODEL, so a
+ * solver whose tables lack it is marked by weft_model_diff_compute). */
+extern const weft_param weft_contact_params[];
+
+/* The names of [contact] model, NULL-terminated. */
+extern const char *const weft_contact_model_names[];
+
+/* The per-step element type of the barrier (not a scene energy: not registered). */
+extern const weft_energy_type weft_ipc_barrier_type;
+
+/* The state of the ipc model in one solver. */
+typedef struct weft_ipc {
+    weft_ipc_params p;       /* κ, d̂, ξ */
+    double margin;           /* the model's [collision] margin, m */
+    int term;                /* index of the barrier term in m->terms, -1 before the first
+                                step */
+    int cap;                 /* room in the term's element array */
+    long fills;              /* refills so far; the pattern may change at each */
+    weft_bvh *bvh;           /* over the cloth's triangles */
+    weft_collision_pairs pairs;
+    int *pattern;            /* the pairs' vertices (4 per element) the solver's assembly
+                                was last made for, and their count */
+    int npattern, cap_pattern;
+    int *table, table_size;  /* open-addressing hash of the step's elements (-1: empty) */
+    double fill_s, ccd_s;    /* time in the refills and in the CCD filter, s */
+    long ccd_calls;
+    double dx_inf_h;         /* IPC's criterion ‖Δx‖∞/ĥ of the last Newton direction, m/s */
+    double dx_inf_h_max;     /* its largest value at a step's last Newton iteration, m/s */
+} weft_ipc;
+
+/* Fails (one line, file:line) when cfg gives a [contact] setting besides model while model
+ * = none: a setting is never ignored. */
+int weft_contact_check_none(const weft_config *cfg, weft_error *err);
+
+/* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
+ * into *ipc; fails with one line naming the setting (file:line where the config knows it)
+ * for what is not supported yet: friction μ > 0, adaptive κ, triangle-mesh obstacles,
+ * colliders with friction or restitution. solver names the caller in messages. */
+int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
+                    const weft_config *cfg, const char *solver, weft_error *err);
+
+/* Frees what ipc holds (the barrier term stays the model's, which frees it). */
+void weft_ipc_free(weft_ipc *ipc);
+
+/* Starts a step's set: empties the barrier term of m (appending it to m's terms at the
+ * first call). */
+int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err);
+
+/* Adds to the step's set the pairs within ξ + d̂ at positions x (3n, m) that it lacks. */
+int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err);
+
+/* True, once per change, when the barrier term's elements name other vertices than at the
+ * previous true answer (the Hessian's pattern may have changed: a new assembly is due). A
+ * failed allocation answers true (the assembly is remade, never stale). */
+bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m);
+
+/* The largest step α ∈ [0, 1] of x → x + α dx that keeps every cloth pair more than ξ
+ * apart and every vertex out of the colliders (weft_ccd_step, fraction 0.9). */
+int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, const double *dx,
+                        double t, double *alpha, weft_error *err);
+
+#endif

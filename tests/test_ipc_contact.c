@@ -1,0 +1,304 @@
+/* test_ipc_contact.c — the contact model [contact] model = ipc (solvers/ipc_contact.c,
+ * Li et al. 2020 with C-IPC's thickness) run by newton_euler on small scenes.
+ *
+ *   drape            drape_sphere (10², d̂ = 5 mm, colliders' friction 0): at the end of
+ *                    every step no intersecting triangle pair, every non-adjacent cloth
+ *                    pair and every vertex–collider gap > ξ, Newton converged (r ≤ 1e-6
+ *                    max(r0, tol_abs)) within 50 iterations, and the barrier term live
+ *   drape_bdf2       the same by bdf2_newton
+ *   cloth_on_cloth   the same on two cloths dropped on the sphere (10² and 8², d̂ = 5 mm,
+ *                    ξ = 0.5 mm, the Bridson pipeline off)
+ *   line_search      the CCD filter on 300 random motions of two small cloths: no
+ *                    intersection and every pair > ξ along x + t α dx, t ∈ [0, 1]
+ *   refusal          solvers that do not run it are marked by the model diff
+ *                    ("contact.model dropped", fix contact.model=none); Newton is not
+ *   bad_settings     d̂ ≤ 0, μ < 0 and adaptive κ refused with file:line; μ > 0, a collider
+ *                    with friction, damping β > 0, an ipc setting under model = none
+ *                    refused by newton_euler's create
+ */
+#include "check.h"
+#include "implicit_internal.h"
+#include "ipc_contact.h"
+#include "scene_build.h"
+#include "tmp_files.h"
+#include "weft_energies.h"
+#include "weft_geometry.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The smallest distance (m) of a non-adjacent vertex–triangle or edge–edge pair of m's
+ * cloth at x, by brute force over the classified distances. */
+static double min_pair_distance(const weft_mesh *m, const double *x) {
+    double best = INFINITY, xe[12];
+    for (int v = 0; v < m->nv; v++)
+        for (int t = 0; t < m->nt; t++) {
+            const int *c = &m->tri[3 * t];
+            if (v == c[0] || v == c[1] || v == c[2]) continue;
+            const int idx[4] = {v, c[0], c[1], c[2]};
+            for (int a = 0; a < 4; a++) memcpy(&xe[3 * a], &x[3 * idx[a]], 3 * sizeof(double));
+            best = fmin(best, weft_ipc_d2(xe, weft_ipc_classify_pt(xe), NULL, NULL));
+        }
+    for (int i = 0; i < m->ne; i++)
+        for (int j = i + 1; j < m->ne; j++) {
+            const int *a = &m->edge[2 * i], *b = &m->edge[2 * j];
+            if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1]) continue;
+            const int idx[4] = {a[0], a[1], b[0], b[1]};
+            for (int k = 0; k < 4; k++) memcpy(&xe[3 * k], &x[3 * idx[k]], 3 * sizeof(double));
+            best = fmin(best, weft_ipc_d2(xe, weft_ipc_classify_ee(xe), NULL, NULL));
+        }
+    return sqrt(best);
+}
+
+/* The smallest gap (distance − margin, m) of a free vertex of m at x to a collider. */
+static double min_collider_gap(const weft_model *m, const double *x) {
+    double best = INFINITY;
+    for (int i = 0; i < m->n; i++)
+        for (int c = 0; c < m->ncolliders; c++)
+            best = fmin(best, weft_contact_gap(&m->colliders[c], &x[3 * i], m->t,
+                                               m->contact_margin, NULL));
+    return best;
+}
+
+/* Runs newton_euler under ipc on scene with the overrides for steps steps and checks
+ * every step's end (file comment); xi is the thickness the overrides set. */
+static void run_scene(const weft_solver_type *solver, const char *scene, const char *const *sets,
+                      int steps, double xi) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg(scene, sets, weft_energy_registry, &m, &cfg)) return;
+    weft_error err = {{0}};
+    im_state *st = solver->create(&m, cfg, &err);
+    if (!st) fprintf(stderr, "%s: %s\n", scene, err.msg);
+    CHECK(st != NULL && st->ipc != NULL);
+    if (!st) goto out;
+    int bad_steps = 0, most_iter = 0, contacts = 0;
+    double dmin = INFINITY, gmin = INFINITY, worst_r = 0.0;
+    long it0 = 0;
+    for (int step = 0; step < steps; step++) {
+        if (solver->step(st, &m, NULL, &err) != WEFT_OK) {
+            fprintf(stderr, "%s step %d: %s\n", scene, step, err.msg);
+            CHECK(0);
+            break;
+        }
+        const int iters = (int)(st->stats.newton_iterations - it0);
+        it0 = st->stats.newton_iterations;
+        most_iter = iters > most_iter ? iters : most_iter;
+        const long crossing = weft_count_intersections(&m.mesh, m.x, 0, NULL, NULL);
+        const double d = min_pair_distance(&m.mesh, m.x), g = min_collider_gap(&m, m.x);
+        const double r = st->r / fmax(st->r0, st->set.tolerance_abs);
+        dmin = fmin(dmin, d), gmin = fmin(gmin, g), worst_r = fmax(worst_r, r);
+        contacts += m.terms[st->ipc->term].n > 0;
+        if (crossing != 0 || !(d > xi) || !(g > xi) || strcmp(st->stop, "converged") ||
+            !(r <= 1e-6) || iters > 50) {
+            fprintf(stderr, "%s step %d: %ld crossing, d %.3g m, gap %.3g m, %s, r/r0 %.3g, "
+                            "%d iterations\n",
+                    scene, step, crossing, d, g, st->stop, r, iters);
+            bad_steps++;
+        }
+    }
+    printf("%s, %s: %d steps (%d with barrier pairs), min distance %.3g m, min gap %.3g m, "
+           "max r/r0 %.3g, most iterations %d, %d bad steps\n",
+           scene, solver->name, steps, contacts, dmin, gmin, worst_r, most_iter, bad_steps);
+    CHECK(bad_steps == 0);
+    CHECK(contacts >= steps / 3); /* not vacuous: the cloth lands */
+    /* the barrier is a term of the model at the end: the energy the metrics see */
+    double Eb = 0.0;
+    const weft_term *bt = &m.terms[st->ipc->term];
+    for (int i = 0; i < bt->n; i++) {
+        double xe[12], ge[12];
+        for (int a = 0; a < 4; a++) memcpy(&xe[3 * a], &m.x[3 * bt->elem[i].v[a]], 24);
+        Eb += bt->type->gradient(&bt->elem[i], xe, ge);
+    }
+    printf("%s: barrier energy at the end %.3g J over %d pairs\n", scene, Eb, bt->n);
+    CHECK(Eb > 0.0);
+    solver->destroy(st);
+out:
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
+static void drape(void) {
+    /* d̂ = 5 mm: with the default 1 mm (κ = 1e6 J/m⁴) the impact step of this 10² cloth
+     * stops at the cap of 50 with r/r0 1.1e-5 (papers/li2020-ipc.md) */
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
+                          "contact.barrier_distance=5e-3", "collider.ball.friction=0",
+                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+    run_scene(&weft_newton_euler, "drape_sphere", sets, 40, 0.0);
+}
+
+/* The same scene by bdf2_newton, which runs the same contact model. */
+static void drape_bdf2(void) {
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
+                          "contact.barrier_distance=5e-3", "collider.ball.friction=0",
+                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+    run_scene(&weft_bdf2_newton, "drape_sphere", sets, 40, 0.0);
+}
+
+static void cloth_on_cloth(void) {
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "mesh.top.nx=8", "mesh.top.ny=8",
+                          "collision.pipeline=none", "contact.model=ipc",
+                          "contact.barrier_distance=5e-3", "contact.thickness=5e-4",
+                          "collider.ball.friction=0", "collider.ground.friction=0",
+                          "solver.iterations=50", NULL};
+    run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 40, 5e-4);
+}
+
+/* A uniform number in [lo, hi) from a 64-bit LCG. */
+static double rnd(unsigned long long *s, double lo, double hi) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * (double)(*s >> 11) / 9007199254740992.0;
+}
+
+static void line_search(void) {
+    const double xi = 1e-3;
+    const char *sets[] = {"mesh.nx=4", "mesh.ny=4", "mesh.top.nx=3", "mesh.top.ny=3",
+                          "collision.pipeline=none", NULL};
+    weft_model m;
+    if (!scene_build("cloth_on_cloth", sets, weft_energy_registry, &m)) return;
+    weft_contact_settings s = {.model = WEFT_CONTACT_IPC, .barrier_distance = 1e-3,
+                               .thickness = xi, .friction_velocity = 1e-3,
+                               .friction_iterations = 1};
+    for (int c = 0; c < m.ncolliders; c++) m.colliders[c].friction = 0.0;
+    weft_ipc ipc;
+    weft_error err = {{0}};
+    CHECK(weft_ipc_create(&ipc, &s, &m, NULL, "test", &err) == WEFT_OK);
+    const size_t n3 = 3 * (size_t)m.n;
+    double *x = malloc(n3 * sizeof *x), *dx = malloc(n3 * sizeof *dx),
+           *y = malloc(n3 * sizeof *y);
+    unsigned long long seed = 29;
+    int limited = 0, bad = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        /* each cloth moved as a whole by a random translation, its vertices jittered */
+        for (int p = 0; p < m.nparts; p++) {
+            double mv[3];
+            for (int k = 0; k < 3; k++) mv[k] = rnd(&seed, -0.3, 0.3);
+            for (int i = m.parts[p].first; i < m.parts[p].first + m.parts[p].nv; i++)
+                for (int k = 0; k < 3; k++) {
+                    x[3 * i + k] = m.x_start[3 * i + k];
+                    dx[3 * i + k] = mv[k] + rnd(&seed, -0.05, 0.05);
+                }
+        }
+        double alpha = -1.0;
+        CHECK(weft_ipc_step_bound(&ipc, &m, x, dx, 0.0, &alpha, &err) == WEFT_OK);
+        CHECK(alpha >= 0.0 && alpha <= 1.0);
+        limited += alpha < 1.0;
+        for (int k = 0; k <= 16; k++) {
+            for (size_t j = 0; j < n3; j++) y[j] = x[j] + alpha * k / 16.0 * dx[j];
+            if (weft_count_intersections(&m.mesh, y, 0, NULL, NULL) != 0 ||
+                !(min_pair_distance(&m.mesh, y) > xi) ||
+                !(min_collider_gap(&m, y) > xi)) {
+                bad++;
+                break;
+            }
+        }
+    }
+    printf("line_search: 300 random motions, %d limited by the filter, %d bad\n", limited, bad);
+    CHECK(bad == 0);
+    CHECK(limited >= 30); /* not vacuous: the motions collide */
+    free(x), free(dx), free(y);
+    weft_ipc_free(&ipc);
+    weft_model_free(&m);
+}
+
+static void refusal(void) {
+    const char *sets[] = {"mesh.nx=6", "mesh.ny=6", "contact.model=ipc", NULL};
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
+    int marked = 0, runs = 0;
+    for (const weft_solver_type *const *s = weft_solver_registry; *s; s++) {
+        weft_model_diff d;
+        weft_model_diff_compute(*s, &m, cfg, &d);
+        bool dropped = false;
+        for (int i = 0; i < d.n; i++)
+            if (!strcmp(d.what[i], "contact.model dropped")) {
+                dropped = true;
+                CHECK(!strcmp(d.fix[i], "contact.model=none"));
+            }
+        const bool newton = *s == &weft_newton_euler || *s == &weft_bdf2_newton;
+        CHECK(dropped != newton);
+        marked += dropped, runs += !dropped;
+    }
+    printf("refusal: %d solvers marked 'contact.model dropped', %d run it\n", marked, runs);
+    CHECK(runs == 2 && marked >= 8);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
+/* Builds drape_sphere with the overrides; expects a failure whose message holds want. */
+static void expect_build_error(const char *scene, const char *const *sets, const char *want) {
+    weft_model m;
+    weft_error err = {{0}};
+    int rc = scene_try_build(scene, sets, weft_energy_registry, &m, &err);
+    fprintf(stderr, "expected: %s\n", err.msg);
+    CHECK(rc != WEFT_OK && strstr(err.msg, want) != NULL);
+    if (rc == WEFT_OK) weft_model_free(&m);
+}
+
+/* Expects newton_euler's create to refuse the scene with a message holding want. */
+static void expect_create_error(const char *const *sets, const char *want) {
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
+    weft_error err = {{0}};
+    void *st = weft_newton_euler.create(&m, cfg, &err);
+    fprintf(stderr, "expected: %s\n", err.msg);
+    CHECK(st == NULL && strstr(err.msg, want) != NULL && !strchr(err.msg, '\n'));
+    if (st) weft_newton_euler.destroy(st);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
+static void bad_settings(void) {
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char path[128], where[160];
+    write_file(&d, "bad.ini",
+               "[scene]\nname = bad\ndt = 0.01\nsteps = 1\n[mesh]\ntype = grid\nnx = 3\n"
+               "ny = 3\n[contact]\nmodel = ipc\nbarrier_distance = 0\n",
+               path, sizeof path);
+    snprintf(where, sizeof where, "%s:11", path);
+    expect_build_error(path, NULL, where);
+    expect_build_error(path, NULL, "contact.barrier_distance");
+    unlink(path);
+    rmdir(d.path);
+    const char *neg[] = {"contact.model=ipc", "contact.friction=-0.1", NULL};
+    expect_build_error("drape_sphere", neg, "contact.friction");
+    const char *adaptive[] = {"contact.model=ipc", "contact.stiffness=adaptive", NULL};
+    expect_build_error("drape_sphere", adaptive, "adaptive");
+    const char *mu[] = {"contact.model=ipc", "contact.friction=0.2",
+                        "collider.ball.friction=0", "collider.ground.friction=0", NULL};
+    expect_create_error(mu, "contact.friction");
+    const char *colf[] = {"contact.model=ipc", NULL}; /* the ball's friction 0.3 */
+    expect_create_error(colf, "collider.ball.friction = 0.3");
+    const char *beta[] = {"contact.model=ipc", "solver.damping_beta=0.01",
+                          "collider.ball.friction=0", "collider.ground.friction=0", NULL};
+    expect_create_error(beta, "solver.damping_beta");
+    /* model = none: an ipc setting given is refused, not ignored */
+    const char *none[] = {"contact.friction=0.2", NULL};
+    expect_create_error(none, "contact.friction");
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg("drape_sphere", NULL, weft_energy_registry, &m, &cfg)) return;
+    weft_error err = {{0}};
+    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    CHECK(st != NULL && st->ipc == NULL);
+    if (st) weft_newton_euler.destroy(st);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+}
+
+static const check_case cases[] = {
+    {"drape", drape},
+    {"drape_bdf2", drape_bdf2},
+    {"cloth_on_cloth", cloth_on_cloth},
+    {"line_search", line_search},
+    {"refusal", refusal},
+    {"bad_settings", bad_settings},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv) { return check_main(argc, argv, cases); }
