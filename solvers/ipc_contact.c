@@ -149,7 +149,7 @@ static bool check_stiffness(const char *text, char *msg, size_t size) {
 
 const weft_param weft_contact_params[] = {
     {.key = "model", .type = WEFT_PARAM_NAME, .offset = offsetof(weft_contact_settings, model),
-     .unit = "", .flags = WEFT_PARAM_MODEL, .dflt_name = "none",
+     .unit = "", .dflt_name = "none",
      .names = weft_contact_model_names,
      .doc = "contact model: none (the solver's own handling of colliders) or ipc (Li 2020 "
             "barrier, CCD-filtered line search; newton_euler, bdf2_newton)"},

@@ -36,8 +36,8 @@ typedef struct weft_contact_settings {
 } weft_contact_settings;
 
 /* The [contact] rows, offsets within a weft_contact_settings: a solver that runs a contact
- * model lists them in its tables (the row `model` adds physics: WEFT_PARAM_MODEL, so a
- * solver whose tables lack it is marked by weft_model_diff_compute). */
+ * model lists them in its tables and names the model in its caps.contact_models (a solver
+ * that does not is refused a scene naming it: weft_solver_check). */
 extern const weft_param weft_contact_params[];
 
 /* The names of [contact] model, NULL-terminated. */
