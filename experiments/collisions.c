@@ -24,8 +24,8 @@
  * iterations/step the solver's inner iterations. Writes OUT/collisions/summary.tsv (through
  * ".partial"), a table on stdout, per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv, its log
  * and collision log, and per scene and solver SCENE/SOLVER.png (gnuplot,
- * experiments/plots/collisions.gp) unless --no-plot. A run that diverges or that the
- * scene refuses is a row with that status. */
+ * experiments/plots/collisions.gp) unless --no-plot. A run that diverges, or that the
+ * scene or the solver's create refuses, is a row with that status. */
 #include "cli.h"
 
 #include "weft_broadphase.h"
