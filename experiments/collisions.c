@@ -20,12 +20,13 @@
  * ("Implementation notes: experiments/collisions.c").
  *
  * Their cost is reported apart (check_ms_per_step); ms/step is solver and pipeline,
- * collision ms/step the pipeline or the contact model alone (its caps.contact_timers),
- * iterations/step the solver's inner iterations. Writes OUT/collisions/summary.tsv (through
- * ".partial"), a table on stdout, per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv, its log
- * and collision log, and per scene and solver SCENE/SOLVER.png (gnuplot,
- * experiments/plots/collisions.gp) unless --no-plot. A run that diverges, or that the
- * scene or the solver's create refuses, is a row with that status. */
+ * collision ms/step the pipeline or the contact model alone (its caps.contact_timers);
+ * also the solver's inner iterations per step and the steps it ended short of its
+ * tolerance. Writes OUT/collisions/summary.tsv (through ".partial"), a table on stdout,
+ * per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv, its log and collision log, and per scene
+ * and solver SCENE/SOLVER.png (gnuplot, experiments/plots/collisions.gp) unless --no-plot.
+ * A run that diverges, or that the scene or the solver's create refuses, is a row with
+ * that status. */
 #include "cli.h"
 
 #include "weft_broadphase.h"
@@ -47,8 +48,9 @@ static const char usage[] =
     "0; a solver that does not run it gets a refused row). Reports per run the steps done,\n"
     "the smallest distance between non-adjacent primitives, the steps that ended with\n"
     "intersecting triangles, the steps the pipeline left unresolved, inner (Newton)\n"
-    "iterations per step, and the time spent in collision handling (the pipeline's or the\n"
-    "contact model's). Writes OUT/collisions/summary.tsv and per-run files.\n"
+    "iterations per step, the steps the solver ended short of its tolerance, and the time\n"
+    "spent in collision handling (the pipeline's or the contact model's). Writes\n"
+    "OUT/collisions/summary.tsv and per-run files.\n"
     "\n"
     "  --scenes A,B,...       built-in scenes or .ini files (default cloth_on_cloth,\n"
     "                         twisting_cloth,fast_drop_through_thin_sheet); --scene A: one\n"
@@ -340,39 +342,40 @@ typedef struct row {
     long max_intersections;
     int unresolved_steps;
     double iterations;  /* inner iterations per step done, mean */
+    int unconverged;    /* steps the solver ended short of its tolerance (cap or stall) */
     double ms_per_step, collision_ms, collision_share, check_ms;
 } row;
 
 static void print_header(FILE *tsv) {
     fprintf(tsv, "scene\tsolver\tconfig\tstatus\tsteps\tsteps_done\tvertices\ttriangles\t"
                  "thickness_m\tmin_dist_m\tintersecting_steps\tmax_intersections\t"
-                 "unresolved_steps\titerations_per_step\tms_per_step\tcollision_ms_per_step\t"
-                 "collision_share\tcheck_ms_per_step\n");
-    printf("%-22s %-17s %-14s %-9s %11s %11s %9s %10s %9s %10s %8s %8s\n", "scene", "solver",
-           "config", "status", "steps", "min dist m", "isect st", "unresolved", "its/step",
-           "coll ms/st", "share", "ms/step");
+                 "unresolved_steps\titerations_per_step\tunconverged_steps\tms_per_step\t"
+                 "collision_ms_per_step\tcollision_share\tcheck_ms_per_step\n");
+    printf("%-22s %-17s %-14s %-9s %11s %11s %9s %10s %9s %9s %10s %8s %8s\n", "scene",
+           "solver", "config", "status", "steps", "min dist m", "isect st", "unresolved",
+           "its/step", "unconv st", "coll ms/st", "share", "ms/step");
 }
 
 static void print_row(FILE *tsv, const row *r) {
     char steps[32];
     snprintf(steps, sizeof steps, "%d/%d", r->steps_done, r->steps);
     if (r->steps_done == 0) {
-        fprintf(tsv, "%s\t%s\t%s\t%s\t%d\t0\t%d\t%d\t%g\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", r->scene,
+        fprintf(tsv, "%s\t%s\t%s\t%s\t%d\t0\t%d\t%d\t%g\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", r->scene,
                 r->solver, r->config, r->status, r->steps, r->vertices, r->triangles, r->thickness);
         printf("%-22s %-17s %-14s %-9s %11s\n", r->scene, r->solver, r->config, r->status, steps);
     } else {
         fprintf(
             tsv,
-            "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%g\t%.6e\t%d\t%ld\t%d\t%.3f\t%.4f\t%.4f\t"
+            "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%g\t%.6e\t%d\t%ld\t%d\t%.3f\t%d\t%.4f\t%.4f\t"
             "%.4f\t%.4f\n",
             r->scene, r->solver, r->config, r->status, r->steps, r->steps_done, r->vertices,
             r->triangles, r->thickness, r->min_dist, r->intersecting_steps, r->max_intersections,
-            r->unresolved_steps, r->iterations, r->ms_per_step, r->collision_ms,
+            r->unresolved_steps, r->iterations, r->unconverged, r->ms_per_step, r->collision_ms,
             r->collision_share, r->check_ms);
-        printf("%-22s %-17s %-14s %-9s %11s %11.3e %9d %10d %9.2f %10.3f %8.3f %8.3f\n",
+        printf("%-22s %-17s %-14s %-9s %11s %11.3e %9d %10d %9.2f %9d %10.3f %8.3f %8.3f\n",
                r->scene, r->solver, r->config, r->status, steps, r->min_dist,
-               r->intersecting_steps, r->unresolved_steps, r->iterations, r->collision_ms,
-               r->collision_share, r->ms_per_step);
+               r->intersecting_steps, r->unresolved_steps, r->iterations, r->unconverged,
+               r->collision_ms, r->collision_share, r->ms_per_step);
     }
     fflush(stdout);
 }
@@ -450,6 +453,7 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
     r->max_intersections = w.max_intersections;
     r->unresolved_steps = res.collision_failures;
     r->iterations = res.steps_done ? (double)res.iterations / res.steps_done : 0.0;
+    r->unconverged = res.steps_capped + res.steps_stalled;
     r->ms_per_step = res.ms_per_step;
     /* Collision handling: the post-step pipeline's, and the solver's contact model's. */
     const double coll_s = res.collision_s + weft_solver_contact_seconds(solver, &res.profile);
@@ -554,8 +558,9 @@ int main(int argc, char **argv) {
             "distance between non-adjacent primitives after any step, capped at 10 x "
             "thickness_m; intersecting_steps: steps that ended with intersecting "
             "triangles; unresolved_steps: steps the pipeline gave up on; "
-            "iterations_per_step: the solver's inner iterations; times are wall time per "
-            "step done, collision_ms_per_step the pipeline's or the contact model's; ipc: "
+            "iterations_per_step: the solver's inner iterations; unconverged_steps: steps "
+            "it ended at its iteration cap or stalled short of its tolerance; times are wall "
+            "time per step done, collision_ms_per_step the pipeline's or the contact model's; ipc: "
             "[contact] model = ipc, barrier_distance " IPC_BARRIER_DISTANCE " m, colliders "
             "frictionless\n",
             WEFT_VERSION);
