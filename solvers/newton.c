@@ -584,7 +584,7 @@ static const weft_param_table newton_tables[] = {
 static int create_ipc(im_state *st, const weft_model *m, const weft_config *cfg,
                       weft_error *err) {
     const weft_contact_settings *c = &((const newton_settings *)st->settings)->contact;
-    if (c->model != WEFT_CONTACT_IPC) return weft_contact_check_none(cfg, err);
+    if (c->model != WEFT_CONTACT_IPC) return weft_contact_check_none(c, cfg, err);
     if (st->set.damping_beta > 0.0) {
         char w[330] = "";
         weft_config_where(cfg, "solver", "damping_beta", w, sizeof w);

@@ -16,7 +16,8 @@
  *                    bdf2_newton and contact.model=none, and no model diff marks it
  *   bad_settings     d̂ ≤ 0, μ < 0 and adaptive κ refused with file:line; μ > 0, a collider
  *                    with friction, damping β > 0, an ipc setting under model = none
- *                    refused by newton_euler's create
+ *                    refused by newton_euler's create; ipc settings at their defaults
+ *                    (empty stiffness included) under model = none accepted
  */
 #include "check.h"
 #include "implicit_internal.h"
@@ -295,15 +296,22 @@ static void bad_settings(void) {
     /* model = none: an ipc setting given is refused, not ignored */
     const char *none[] = {"contact.friction=0.2", NULL};
     expect_create_error(none, "contact.friction");
-    weft_model m;
-    weft_config *cfg = NULL;
-    if (!scene_build_cfg("drape_sphere", NULL, weft_energy_registry, &m, &cfg)) return;
-    weft_error err = {{0}};
-    im_state *st = weft_newton_euler.create(&m, cfg, &err);
-    CHECK(st != NULL && st->ipc == NULL);
-    if (st) weft_newton_euler.destroy(st);
-    weft_model_free(&m);
-    weft_config_free(&cfg);
+    /* ... but one at its default changes nothing (a written config.ini lists them all) */
+    const char *dflt[] = {"contact.barrier_distance=0.001", "contact.thickness=0",
+                          "contact.stiffness=", "contact.friction=0", NULL};
+    for (int k = 0; k < 2; k++) {
+        weft_model m;
+        weft_config *cfg = NULL;
+        if (!scene_build_cfg("drape_sphere", k ? dflt : NULL, weft_energy_registry, &m, &cfg))
+            return;
+        weft_error err = {{0}};
+        im_state *st = weft_newton_euler.create(&m, cfg, &err);
+        CHECK(st != NULL && st->ipc == NULL);
+        if (!st) fprintf(stderr, "defaults under model = none refused: %s\n", err.msg);
+        if (st) weft_newton_euler.destroy(st);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+    }
 }
 
 static const check_case cases[] = {
