@@ -242,7 +242,7 @@ int weft_bench_build(const weft_cli *base, const char *scene, int res, const cha
 
 int weft_bench_solver_steps(const weft_solver_type *s, weft_model *m, weft_config *cfg,
                             int warmup, int steps, weft_bench_steps *out, weft_error *err) {
-    void *st = s->create(m, cfg, err);
+    void *st = weft_solver_create(s, m, cfg, err);
     int rc = st ? WEFT_OK : WEFT_ERR_INPUT;
     for (int i = 0; i < warmup && rc == WEFT_OK; i++) rc = s->step(st, m, NULL, err);
     weft_profile before;

@@ -145,7 +145,7 @@ static int measure_solver(const job *j, result *r) {
     if (build(j, NULL, &m, &cfg) != 0) return -1;
     const weft_solver_type *s = j->solver;
     weft_error err = {{0}};
-    void *st = s->create(&m, cfg, &err);
+    void *st = weft_solver_create(s, &m, cfg, &err);
     weft_monitor *count = weft_monitor_counter();
     int rc = !count ? WEFT_ERR_NOMEM : st ? WEFT_OK : WEFT_ERR_INPUT;
     double t[WEFT_BENCH_MAX_REPEATS];
@@ -357,7 +357,7 @@ static const char *skip_reason(const weft_cli *cli, const weft_solver_type *s, i
     weft_config *cfg = NULL;
     if (build(&j, NULL, &m, &cfg) != 0) return "the scene does not build";
     weft_error err = {{0}};
-    void *st = s->create(&m, cfg, &err);
+    void *st = weft_solver_create(s, &m, cfg, &err);
     const char *reason = NULL;
     if (!st) {
         snprintf(why, sizeof why, "refuses the model: %s", weft_cli_unprefixed(err.msg, s->name));

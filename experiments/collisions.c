@@ -1,12 +1,14 @@
 /* collisions.c — what each stage of the cloth collision pipeline of Bridson, Fedkiw &
- * Anderson 2002 (lib/collision/weft_collision.h) contributes: every scene × solver is run
- * under five pipeline configurations,
+ * Anderson 2002 (lib/collision/weft_collision.h) contributes, beside Incremental Potential
+ * Contact (Li et al. 2020): every scene × solver is run under six configurations,
  *
  *   none           the solver alone (it handles only planes and spheres itself);
  *   bridson        the whole pipeline: repulsions, CCD impulses, rigid impact zones;
  *   no_repulsions  without the repulsions at the step's start;
  *   no_ccd         without CCD, hence without impact zones: repulsions and colliders;
  *   no_zones       without impact zones: what the CCD impulse passes leave is left;
+ *   ipc            no pipeline; [contact] model = ipc, d̂ = 5 mm, colliders frictionless
+ *                  (solvers that do not run it: a refused row);
  *
  * and measured after every step, outside the timed part (weft_run_options.on_step):
  *   intersections  intersecting triangle pairs, cloth–cloth and cloth–obstacle
@@ -18,11 +20,13 @@
  * ("Implementation notes: experiments/collisions.c").
  *
  * Their cost is reported apart (check_ms_per_step); ms/step is solver and pipeline,
- * collision ms/step the pipeline alone. Writes OUT/collisions/summary.tsv (through
- * ".partial"), a table on stdout, per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv, its log
- * and collision log, and per scene and solver SCENE/SOLVER.png (gnuplot,
- * experiments/plots/collisions.gp) unless --no-plot. A run that diverges or that the
- * scene refuses is a row with that status. */
+ * collision ms/step the pipeline or the contact model alone (its caps.contact_timers);
+ * also the solver's inner iterations per step and the steps it ended short of its
+ * tolerance. Writes OUT/collisions/summary.tsv (through ".partial"), a table on stdout,
+ * per run OUT/collisions/SCENE/SOLVER-CONFIG.tsv, its log and collision log, and per scene
+ * and solver SCENE/SOLVER.png (gnuplot, experiments/plots/collisions.gp) unless --no-plot.
+ * A run that diverges, or that the scene or the solver's create refuses, is a row with
+ * that status. */
 #include "cli.h"
 
 #include "weft_broadphase.h"
@@ -38,11 +42,15 @@
 
 static const char usage[] =
     "usage: collisions [options]\n"
-    "Runs each scene with each solver under five collision-pipeline configurations\n"
-    "(none, bridson, no_repulsions, no_ccd, no_zones) and reports per run the steps done,\n"
+    "Runs each scene with each solver under six configurations: five of the collision\n"
+    "pipeline (none, bridson, no_repulsions, no_ccd, no_zones) and ipc (no pipeline;\n"
+    "[contact] model = ipc, barrier_distance 5 mm, the colliders' friction and restitution\n"
+    "0; a solver that does not run it gets a refused row). Reports per run the steps done,\n"
     "the smallest distance between non-adjacent primitives, the steps that ended with\n"
-    "intersecting triangles, the steps the pipeline left unresolved, and the time spent\n"
-    "in collision handling. Writes OUT/collisions/summary.tsv and per-run files.\n"
+    "intersecting triangles, the steps the pipeline left unresolved, inner (Newton)\n"
+    "iterations per step, the steps the solver ended short of its tolerance, and the time\n"
+    "spent in collision handling (the pipeline's or the contact model's). Writes\n"
+    "OUT/collisions/summary.tsv and per-run files.\n"
     "\n"
     "  --scenes A,B,...       built-in scenes or .ini files (default cloth_on_cloth,\n"
     "                         twisting_cloth,fast_drop_through_thin_sheet); --scene A: one\n"
@@ -51,8 +59,9 @@ static const char usage[] =
     "  --iterations N         inner iterations per step (default: each scene's)\n"
     "  --threads N            OpenMP threads for parallel solvers\n"
     "  --set SECTION.KEY=VAL  override a value of every scene (repeatable); the\n"
-    "                         configurations set collision.pipeline, repulsions, ccd and\n"
-    "                         impact_zones themselves\n"
+    "                         configurations set collision.pipeline, repulsions, ccd,\n"
+    "                         impact_zones, contact.model and contact.barrier_distance\n"
+    "                         themselves\n"
     "  --out DIR              results directory (default results)\n"
     "  --no-plot              skip the figures\n"
     "  -h, --help             this text\n";
@@ -65,26 +74,40 @@ static const char usage[] =
  * directory under it, a run's base name, and files named after it. */
 enum { TOP_LEN = 1100, DIR_LEN = 1300, BASE_LEN = 1500, FILE_LEN = 1600 };
 
-/* A pipeline configuration: its name and the overrides that make it. */
+/* A configuration: its name and the overrides that make it; frictionless: it also sets
+ * every analytic collider's friction and restitution to 0 (IPC refuses them: its friction
+ * is [contact] friction). */
 typedef struct config {
     const char *name;
     const char *sets[4];
+    bool frictionless;
 } config;
 
+/* [contact] barrier_distance d̂ of the ipc configuration, m: with the fixed κ, plain Newton
+ * converges at 5 mm where the default 1 mm waits for adaptive κ. */
+#define IPC_BARRIER_DISTANCE "0.005"
+
+/* Most overrides a configuration adds: its sets, two per collider when frictionless. */
+#define MAX_COLLIDER_SETS 16
+
 static const config configs[] = {
-    {"none", {"collision.pipeline=none", NULL}},
-    {"bridson",
-     {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=true",
-      "collision.impact_zones=true"}},
-    {"no_repulsions",
-     {"collision.pipeline=bridson", "collision.repulsions=false", "collision.ccd=true",
-      "collision.impact_zones=true"}},
-    {"no_ccd",
-     {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=false",
-      "collision.impact_zones=true"}},
-    {"no_zones",
-     {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=true",
-      "collision.impact_zones=false"}},
+    {.name = "none", .sets = {"collision.pipeline=none"}},
+    {.name = "bridson",
+     .sets = {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=true",
+              "collision.impact_zones=true"}},
+    {.name = "no_repulsions",
+     .sets = {"collision.pipeline=bridson", "collision.repulsions=false", "collision.ccd=true",
+              "collision.impact_zones=true"}},
+    {.name = "no_ccd",
+     .sets = {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=false",
+              "collision.impact_zones=true"}},
+    {.name = "no_zones",
+     .sets = {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=true",
+              "collision.impact_zones=false"}},
+    {.name = "ipc",
+     .sets = {"collision.pipeline=none", "contact.model=ipc",
+              "contact.barrier_distance=" IPC_BARRIER_DISTANCE},
+     .frictionless = true},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -267,12 +290,45 @@ static int watch_close(watch *w, const weft_model *m, const char *steps_path, bo
 /* Runs and the summary                                                            */
 /* ------------------------------------------------------------------------------ */
 
+/* The overrides that make a scene's analytic colliders frictionless (config.frictionless). */
+typedef struct collider_sets {
+    int n;
+    char set[MAX_COLLIDER_SETS][160];
+} collider_sets;
+
+/* Fills cs from model m: "collider.NAME.friction=0" and "...restitution=0" per collider;
+ * false (with a message) when they do not fit beside n_cli overrides of the command line. */
+static bool collider_sets_make(collider_sets *cs, const weft_model *m, int n_cli) {
+    cs->n = 0;
+    if (2 * m->ncolliders > MAX_COLLIDER_SETS || n_cli + 4 + 2 * m->ncolliders > 64) {
+        fprintf(stderr, "error: %s: %d colliders and %d --set: too many overrides for the "
+                "ipc configuration (at most 64)\n", m->scene_name, m->ncolliders, n_cli);
+        return false;
+    }
+    for (int c = 0; c < m->ncolliders; c++) {
+        snprintf(cs->set[cs->n++], sizeof cs->set[0], "collider.%s.friction=0",
+                 m->colliders[c].name);
+        snprintf(cs->set[cs->n++], sizeof cs->set[0], "collider.%s.restitution=0",
+                 m->colliders[c].name);
+    }
+    return true;
+}
+
+/* The command line of scene `scene` under configuration c: cli's overrides, then c's (and
+ * cs's when c is frictionless; cs may be NULL), into one (pointing into c and cs). */
+static void config_cli(const weft_cli *cli, const char *scene, const config *c,
+                       const collider_sets *cs, weft_cli *one) {
+    *one = *cli;
+    one->scene = scene;
+    for (int i = 0; i < 4 && c->sets[i]; i++) one->set[one->nset++] = c->sets[i];
+    for (int i = 0; cs && c->frictionless && i < cs->n; i++) one->set[one->nset++] = cs->set[i];
+}
+
 /* Builds scene `scene` with the command line's overrides, then the configuration's. */
-static int build(const weft_cli *cli, const char *scene, const config *c, weft_model *m,
-                 weft_config **cfg, weft_error *err) {
-    weft_cli one = *cli;
-    one.scene = scene;
-    for (int i = 0; i < 4 && c->sets[i]; i++) one.set[one.nset++] = c->sets[i];
+static int build(const weft_cli *cli, const char *scene, const config *c, const collider_sets *cs,
+                 weft_model *m, weft_config **cfg, weft_error *err) {
+    weft_cli one;
+    config_cli(cli, scene, c, cs, &one);
     return weft_cli_build(&one, m, cfg, err);
 }
 
@@ -285,35 +341,41 @@ typedef struct row {
     int intersecting_steps;
     long max_intersections;
     int unresolved_steps;
+    double iterations;  /* inner iterations per step done, mean */
+    int unconverged;    /* steps the solver ended short of its tolerance (cap or stall) */
     double ms_per_step, collision_ms, collision_share, check_ms;
 } row;
 
 static void print_header(FILE *tsv) {
     fprintf(tsv, "scene\tsolver\tconfig\tstatus\tsteps\tsteps_done\tvertices\ttriangles\t"
                  "thickness_m\tmin_dist_m\tintersecting_steps\tmax_intersections\t"
-                 "unresolved_steps\tms_per_step\tcollision_ms_per_step\tcollision_share\t"
-                 "check_ms_per_step\n");
-    printf("%-22s %-17s %-14s %-9s %11s %11s %9s %10s %10s %8s %8s\n", "scene", "solver", "config",
-           "status", "steps", "min dist m", "isect st", "unresolved", "coll ms/st", "share",
-           "ms/step");
+                 "unresolved_steps\titerations_per_step\tunconverged_steps\tms_per_step\t"
+                 "collision_ms_per_step\tcollision_share\tcheck_ms_per_step\n");
+    printf("%-22s %-17s %-14s %-9s %11s %11s %9s %10s %9s %9s %10s %8s %8s\n", "scene",
+           "solver", "config", "status", "steps", "min dist m", "isect st", "unresolved",
+           "its/step", "unconv st", "coll ms/st", "share", "ms/step");
 }
 
 static void print_row(FILE *tsv, const row *r) {
     char steps[32];
     snprintf(steps, sizeof steps, "%d/%d", r->steps_done, r->steps);
     if (r->steps_done == 0) {
-        fprintf(tsv, "%s\t%s\t%s\t%s\t%d\t0\t%d\t%d\t%g\t-\t-\t-\t-\t-\t-\t-\t-\n", r->scene,
+        fprintf(tsv, "%s\t%s\t%s\t%s\t%d\t0\t%d\t%d\t%g\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", r->scene,
                 r->solver, r->config, r->status, r->steps, r->vertices, r->triangles, r->thickness);
         printf("%-22s %-17s %-14s %-9s %11s\n", r->scene, r->solver, r->config, r->status, steps);
     } else {
         fprintf(
-            tsv, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%g\t%.6e\t%d\t%ld\t%d\t%.4f\t%.4f\t%.4f\t%.4f\n",
+            tsv,
+            "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%g\t%.6e\t%d\t%ld\t%d\t%.3f\t%d\t%.4f\t%.4f\t"
+            "%.4f\t%.4f\n",
             r->scene, r->solver, r->config, r->status, r->steps, r->steps_done, r->vertices,
             r->triangles, r->thickness, r->min_dist, r->intersecting_steps, r->max_intersections,
-            r->unresolved_steps, r->ms_per_step, r->collision_ms, r->collision_share, r->check_ms);
-        printf("%-22s %-17s %-14s %-9s %11s %11.3e %9d %10d %10.3f %8.3f %8.3f\n", r->scene,
-               r->solver, r->config, r->status, steps, r->min_dist, r->intersecting_steps,
-               r->unresolved_steps, r->collision_ms, r->collision_share, r->ms_per_step);
+            r->unresolved_steps, r->iterations, r->unconverged, r->ms_per_step, r->collision_ms,
+            r->collision_share, r->check_ms);
+        printf("%-22s %-17s %-14s %-9s %11s %11.3e %9d %10d %9.2f %9d %10.3f %8.3f %8.3f\n",
+               r->scene, r->solver, r->config, r->status, steps, r->min_dist,
+               r->intersecting_steps, r->unresolved_steps, r->iterations, r->unconverged,
+               r->collision_ms, r->collision_share, r->ms_per_step);
     }
     fflush(stdout);
 }
@@ -321,14 +383,25 @@ static void print_row(FILE *tsv, const row *r) {
 /* Runs one scene × solver × configuration into row r; returns 0, or 1 when the run
  * failed other than by diverging or by being refused, or WEFT_ERR_INTERRUPTED. */
 static int run_one(const weft_cli *cli, const char *scene, const weft_solver_type *solver,
-                   const config *c, const char *dir, row *r) {
+                   const config *c, const collider_sets *cs, const char *dir, row *r) {
     weft_error err = {{0}};
     weft_model m;
     weft_config *cfg = NULL;
     r->status = "error";
-    if (build(cli, scene, c, &m, &cfg, &err) != WEFT_OK) {
-        /* The scene built as given: what fails now is this configuration (a mesh
-         * obstacle without the pipeline). */
+    int rc = build(cli, scene, c, cs, &m, &cfg, &err);
+    /* The scene built as given: what fails now is this configuration (a mesh obstacle
+     * without the pipeline), or the solver refuses the model at create (a contact model
+     * it does not run, colliders IPC cannot take). */
+    if (rc == WEFT_OK && (rc = weft_run_probe(solver, &m, cfg, &err)) != WEFT_OK) {
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+    }
+    if (rc != WEFT_OK) {
+        if (rc != WEFT_ERR_INPUT) {
+            fprintf(stderr, "error: %s %s %s: %s\n", scene, solver->name, c->name,
+                    weft_cli_unprefixed(err.msg, solver->name));
+            return 1;
+        }
         fprintf(stderr, "note: %s %s %s: refused: %s\n", scene, solver->name, c->name,
                 weft_cli_unprefixed(err.msg, solver->name));
         r->status = "refused";
@@ -356,7 +429,7 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
     opt.user = &w;
     opt.progress = true;
     weft_run_result res;
-    int rc = weft_run(solver, &m, &opt, &res, &err);
+    rc = weft_run(solver, &m, &opt, &res, &err);
     int status = 0;
     if (rc == WEFT_OK) {
         r->status = "complete";
@@ -379,15 +452,18 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
     r->intersecting_steps = w.intersecting_steps;
     r->max_intersections = w.max_intersections;
     r->unresolved_steps = res.collision_failures;
+    r->iterations = res.steps_done ? (double)res.iterations / res.steps_done : 0.0;
+    r->unconverged = res.steps_capped + res.steps_stalled;
     r->ms_per_step = res.ms_per_step;
-    r->collision_ms = res.steps_done ? 1e3 * res.collision_s / res.steps_done : 0.0;
-    r->collision_share = res.wall_s > 0 ? res.collision_s / res.wall_s : 0.0;
+    /* Collision handling: the post-step pipeline's, and the solver's contact model's. */
+    const double coll_s = res.collision_s + weft_solver_contact_seconds(solver, &res.profile);
+    r->collision_ms = res.steps_done ? 1e3 * coll_s / res.steps_done : 0.0;
+    r->collision_share = res.wall_s > 0 ? coll_s / res.wall_s : 0.0;
     r->check_ms = res.steps_done ? 1e3 * w.check_s / res.steps_done : 0.0;
     /* BASE.ini: the run's resolved input and provenance; compare --scene BASE.ini --log
      * steps reruns it (the settings it read are those cfg marks taken). */
-    weft_cli one = *cli;
-    one.scene = scene;
-    for (int i = 0; i < 4 && c->sets[i]; i++) one.set[one.nset++] = c->sets[i];
+    weft_cli one;
+    config_cli(cli, scene, c, cs, &one);
     char ini_path[FILE_LEN];
     snprintf(ini_path, sizeof ini_path, "%s.ini", base);
     weft_error ierr = {{0}};
@@ -436,16 +512,22 @@ int main(int argc, char **argv) {
     }
     /* Every scene must build, with the command line's overrides alone, before anything
      * runs; its name (the model's) names its results directory. */
-    static const config as_given = {"as given", {NULL}};
+    static const config as_given = {.name = "as given"};
     char scene_names[MAX_LIST][128];
     row scene_rows[MAX_LIST]; /* what a refused run's row says of its scene */
+    static collider_sets scene_colliders[MAX_LIST];
     for (int i = 0; i < nscenes; i++) {
         weft_model m;
         weft_config *cfg = NULL;
         weft_error err = {{0}};
-        if (build(&cli, scenes[i], &as_given, &m, &cfg, &err) != WEFT_OK) {
+        if (build(&cli, scenes[i], &as_given, NULL, &m, &cfg, &err) != WEFT_OK) {
             fprintf(stderr, "error: %s\n", err.msg);
             return 1;
+        }
+        if (!collider_sets_make(&scene_colliders[i], &m, cli.nset)) {
+            weft_model_free(&m);
+            weft_config_free(&cfg);
+            return 2;
         }
         snprintf(scene_names[i], sizeof scene_names[i], "%s", m.scene_name);
         scene_rows[i] = (row){.steps = weft_cli_setting(cfg, "scene", "steps", 0),
@@ -475,8 +557,12 @@ int main(int argc, char **argv) {
             "# collisions: weft %s; min_dist_m: smallest vertex-triangle or edge-edge "
             "distance between non-adjacent primitives after any step, capped at 10 x "
             "thickness_m; intersecting_steps: steps that ended with intersecting "
-            "triangles; unresolved_steps: steps the pipeline gave up on; times are wall "
-            "time per step done\n",
+            "triangles; unresolved_steps: steps the pipeline gave up on; "
+            "iterations_per_step: the solver's inner iterations; unconverged_steps: steps "
+            "it ended at its iteration cap or stalled short of its tolerance; times are wall "
+            "time per step done, collision_ms_per_step the pipeline's or the contact model's; ipc: "
+            "[contact] model = ipc, barrier_distance " IPC_BARRIER_DISTANCE " m, colliders "
+            "frictionless\n",
             WEFT_VERSION);
     print_header(tsv);
     int status = 0;
@@ -493,7 +579,8 @@ int main(int argc, char **argv) {
                 row r = scene_rows[i];
                 r.scene = scene_names[i], r.solver = solvers[k]->name;
                 r.config = configs[c].name;
-                int rc = run_one(&cli, scenes[i], solvers[k], &configs[c], dir, &r);
+                int rc = run_one(&cli, scenes[i], solvers[k], &configs[c],
+                                 &scene_colliders[i], dir, &r);
                 if (rc == WEFT_ERR_INTERRUPTED) {
                     interrupted = true;
                     break;
@@ -536,8 +623,12 @@ int main(int argc, char **argv) {
             if (!files[0]) continue;
             snprintf(out, sizeof out, "%s/%s.png", dir, solvers[k]->name);
             char defs[sizeof files + sizeof out + 512];
-            snprintf(defs, sizeof defs, "files='%s'; names='%s'; out='%s'; title='%s, %s'", files,
-                     cnames, out, scene_names[i], solvers[k]->name);
+            snprintf(defs, sizeof defs,
+                     "files='%s'; names='%s'; out='%s'; title='%s, %s'; note='%s'", files,
+                     cnames, out, scene_names[i], solvers[k]->name,
+                     strstr(cnames, "ipc") ? "ipc: no pipeline, [contact] model = ipc "
+                                             "(barrier, d^ = " IPC_BARRIER_DISTANCE " m), "
+                                             "colliders frictionless" : "");
             if (weft_gnuplot(defs, script) != 0) {
                 fprintf(stderr, "error: gnuplot failed on %s\n", script);
                 return 1;

@@ -24,7 +24,7 @@ int weft_cli_default_solvers(const weft_cli *cli, unsigned flags, const weft_sol
             ((flags & WEFT_CLI_NEED_ORDER) && (*s)->caps.order <= 0))
             continue;
         weft_error e = {{0}};
-        void *state = (*s)->create(&m, cfg, &e); /* refuses a model it cannot run */
+        void *state = weft_solver_create(*s, &m, cfg, &e); /* refuses a model it cannot run */
         if (!state) continue;
         (*s)->destroy(state);
         out[n++] = *s;

@@ -361,9 +361,14 @@ static void list_plugins(lister *l, const group *g, const weft_plugin *p, int n)
         const char *nt = NULL;
         if (!strcmp(g->kind, "solver")) {
             const weft_solver_type *s = p[i].type;
-            snprintf(note, sizeof note, "one iteration: %s; order %d%s; contact: %s",
-                     s->iteration, s->caps.order, s->caps.order ? "" : " (none claimed)",
-                     s->caps.contact ? s->caps.contact : "none declared");
+            int len = snprintf(note, sizeof note, "one iteration: %s; order %d%s; contact: %s",
+                               s->iteration, s->caps.order, s->caps.order ? "" : " (none claimed)",
+                               s->caps.contact ? s->caps.contact : "none declared");
+            /* The [contact] models it runs (the others refuse a scene naming one). */
+            const char *const *c = s->caps.contact_models;
+            for (int k = 0; c && c[k] && len >= 0 && (size_t)len < sizeof note; k++)
+                len += snprintf(note + len, sizeof note - (size_t)len, "%s%s",
+                                k ? ", " : "; contact models: ", c[k]);
             nt = note;
         }
         print_plugin(l, g, &p[i], nt);

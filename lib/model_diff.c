@@ -3,9 +3,12 @@
  * switches on (a WEFT_PARAM_MODEL row, such as a balloon's pressure) which the solver's
  * settings tables do not read, so it drops it. The same code for every solver: the
  * printed table, summary.tsv and the log header of a comparison all say what it finds,
- * and compare --same-model refuses a run it finds a difference in. */
+ * and compare --same-model refuses a run it finds a difference in. A contact model ([contact]
+ * model) is not marked but refused: a solver runs one only where its descriptor declares it
+ * (caps.contact_models; weft_solver_check, called by weft_solver_create). */
 #include "weft.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,4 +96,44 @@ bool weft_model_diff_fixes(const weft_model_diff *d, const char *sep, char *buf,
             snprintf(buf + l, size - l, "%s%s", l ? sep : "", d->fix[i]);
         }
     return true;
+}
+
+/* True when the NULL-terminated list names holds name. */
+static bool listed(const char *const *names, const char *name) {
+    for (; names && *names; names++)
+        if (!strcmp(*names, name)) return true;
+    return false;
+}
+
+int weft_solver_check(const weft_solver_type *s, const weft_config *cfg, weft_error *err) {
+    double v;
+    if (!cfg || !weft_config_value(cfg, "contact", "model", &v) || v == 0.0) return WEFT_OK;
+    /* The model's word, from the first plug-in with the row (index 0 is none). */
+    const weft_param_table *tables;
+    const weft_param *p = NULL;
+    for (int i = 0; !p && weft_config_plugin(cfg, "solver", i, &tables); i++)
+        p = weft_param_find(tables, "contact", "model", NULL);
+    const char *name = p ? weft_param_name(p, (int)v) : "?";
+    if (listed(s->caps.contact_models, name)) return WEFT_OK;
+    char by[400] = "", where[340] = "";
+    const weft_solver_type *t;
+    for (int i = 0; (t = weft_config_plugin(cfg, "solver", i, NULL)); i++)
+        if (listed(t->caps.contact_models, name)) {
+            size_t l = strlen(by);
+            snprintf(by + l, sizeof by - l, "%s%s", l ? ", " : "", t->name);
+        }
+    char w[330];
+    if (weft_config_where(cfg, "contact", "model", w, sizeof w))
+        snprintf(where, sizeof where, " (%s)", w);
+    return weft_fail(err, WEFT_ERR_INPUT, "%s: [contact] model = %s%s is run by %s; set "
+                     "contact.model=none", s->name, name, where, by[0] ? by : "no solver");
+}
+
+double weft_solver_contact_seconds(const weft_solver_type *s, const weft_profile *profile) {
+    double sum = 0.0;
+    for (const char *const *t = s->caps.contact_timers; t && *t; t++) {
+        double v = weft_profile_value(profile, *t);
+        if (!isnan(v)) sum += v;
+    }
+    return sum;
 }

@@ -66,6 +66,7 @@ struct weft_monitor {
     char fin_status[64];
     bool fin_pending;
     int capped, stalled; /* steps that ended with status "cap", "stalled" */
+    long iterations;     /* the sum of the ended steps' last iterations */
     int nreasons;        /* the steps per (status, reason word), sorted */
     weft_stop_count reasons[WEFT_STOP_REASONS_MAX];
     char stop_error[200]; /* why the solver's status broke the protocol; "" while it holds */
@@ -227,6 +228,7 @@ static void hold_final(weft_monitor *mon, int iter, double wall, const char *sta
 static void finish_step(weft_monitor *mon, const double *x) {
     if (!mon->fin_pending) return;
     mon->fin_pending = false;
+    mon->iterations += mon->fin_iter;
     count_stop(mon, mon->fin_status);
     emit(mon, x, mon->fin_iter, mon->fin_wall, mon->fin_status);
 }
@@ -344,6 +346,12 @@ bool weft_solver_sets_iterations(const weft_solver_type *s) {
     return s->fixed_iterations > 0 || s->own_iterations != NULL;
 }
 
+void *weft_solver_create(const weft_solver_type *s, const weft_model *m, weft_config *cfg,
+                         weft_error *err) {
+    if (weft_solver_check(s, cfg, err)) return NULL;
+    return s->create(m, cfg, err);
+}
+
 int weft_solver_iterations(const weft_solver_type *s, weft_config *cfg) {
     if (s->fixed_iterations > 0) return s->fixed_iterations;
     if (s->own_iterations) {
@@ -452,7 +460,7 @@ int weft_run_probe(const weft_solver_type *solver, const weft_model *m, weft_con
         weft_config_settings(cfg, t->settings, set);
         free(set);
     }
-    void *state = solver->create(m, cfg, err);
+    void *state = weft_solver_create(solver, m, cfg, err);
     if (!state) return weft_error_code(WEFT_ERR_INPUT);
     solver->destroy(state);
     return WEFT_OK;
@@ -594,7 +602,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         goto done;
     }
     if ((rc = create_stages(cfg, m, st, &nst, err)) != WEFT_OK) goto done;
-    state = solver->create(m, cfg, err);
+    state = weft_solver_create(solver, m, cfg, err);
     if (!state) {
         rc = weft_error_code(WEFT_ERR_INPUT); /* NOMEM stays NOMEM */
         goto done;
@@ -704,6 +712,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
     res->wall_s = weft_now() - mon.t_start - mon.t_excluded;
     if (last_print > 0.0) fprintf(stderr, "\r%*s\r", 70, "");
     res->ms_per_step = res->steps_done ? 1e3 * res->wall_s / res->steps_done : 0.0;
+    res->iterations = mon.iterations;
     res->last = mon.last;
     res->steps_capped = mon.capped;
     res->steps_stalled = mon.stalled;

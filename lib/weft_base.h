@@ -127,7 +127,7 @@ enum { WEFT_PARAM_LO_OPEN = 1, WEFT_PARAM_HI_OPEN = 2 };
 /* Flag of a setting that adds physics to the scene's model (a force, a constraint: the
  * balloon's pressure, self-collision), switched on by any value but 0 / false: a solver
  * whose settings tables lack that key drops the physics, and weft_model_diff_compute
- * says so. A NAME setting is off at its first word (the [contact] model none). */
+ * says so. A NAME setting is off at its first word. */
 enum { WEFT_PARAM_MODEL = 4 };
 
 /* One setting. */

@@ -85,10 +85,11 @@ typedef struct weft_model_change {
     bool energy;    /* `to` is a registered energy a scene's [material] role can name */
 } weft_model_change;
 
-/* What a solver can run, declared on its descriptor (weft_model_diff_compute, the studies'
- * default solver lists). The physics switched on by settings (the balloon's [pbd]
- * k_pressure, [pbd] self_collision: WEFT_PARAM_MODEL rows) it runs exactly when its own
- * settings tables have the key. */
+/* What a solver can run, declared on its descriptor (weft_model_diff_compute,
+ * weft_solver_check, the studies' default solver lists). The physics switched on by
+ * settings (the balloon's [pbd] k_pressure, [pbd] self_collision: WEFT_PARAM_MODEL rows)
+ * it runs exactly when its own settings tables have the key; a contact model only when
+ * contact_models names it (else it is refused, not marked). */
 typedef struct weft_solver_caps {
     /* Order of accuracy in dt of the scheme it solves (1: backward or symplectic Euler,
      * 2: BDF2), for the accuracy study; 0 when it claims none (position-based methods,
@@ -96,6 +97,14 @@ typedef struct weft_solver_caps {
     int order;
     /* Its contact model with colliders, one phrase (listings). */
     const char *contact;
+    /* The contact models a scene may name in [contact] model that it runs, besides none
+     * (NULL-terminated names, e.g. {"ipc", NULL}; NULL: none of them). A run of a scene
+     * naming another is refused at create (weft_solver_check, weft_solver_create). */
+    const char *const *contact_models;
+    /* The timers of its profile (stats hook) that time its contact model's handling
+     * (IPC's pair set and CCD filter), NULL-terminated; NULL: none. Studies report their
+     * sum as the contact handling's share of a step (weft_solver_contact_seconds). */
+    const char *const *contact_timers;
     /* The terms of m it does not run as the scene gives them, into out[max]; returns how
      * many (at most max). NULL: it runs every energy term exactly (or refuses to run). */
     int (*model_changes)(const weft_model *m, weft_model_change *out, int max);
@@ -140,6 +149,22 @@ typedef struct weft_solver_type {
     /* What it can run (order of accuracy, energies, contact). */
     weft_solver_caps caps;
 } weft_solver_type;
+
+/* Fails with WEFT_ERR_INPUT and one line, "NAME: [contact] model = M is run by A, B; set
+ * contact.model=none" (NAME s's name, A, B the solvers of cfg that declare M, and where
+ * cfg took M from in parentheses when it knows), when cfg names a contact model that s's
+ * caps.contact_models lacks; WEFT_OK otherwise (cfg NULL: every default, no model). */
+int weft_solver_check(const weft_solver_type *s, const weft_config *cfg, weft_error *err);
+
+/* s's state for m (s->create) once weft_solver_check passes: the run loop, the studies'
+ * solver lists and the benchmarks create solvers through it, so a solver never runs a
+ * model it does not declare. NULL on failure, with the message in err. */
+void *weft_solver_create(const weft_solver_type *s, const weft_model *m, weft_config *cfg,
+                         weft_error *err);
+
+/* The seconds of profile's timers that s's caps.contact_timers name (0 when it names none
+ * or the profile lacks them). */
+double weft_solver_contact_seconds(const weft_solver_type *s, const weft_profile *profile);
 
 /* Most differences weft_model_diff_compute reports. */
 #define WEFT_MODEL_DIFF_MAX 8
@@ -265,6 +290,8 @@ typedef struct weft_run_result {
     int steps_done;
     double wall_s;            /* solver time excluding metrics and logging, s */
     double ms_per_step;
+    long iterations;          /* inner iterations over the steps done: the sum of each
+                                 step's last iteration (a Newton solver's Newton steps) */
     weft_metrics last;        /* metrics after the last iteration of the last step */
     int collision_failures;   /* steps whose post-step stage (collision pipeline) left work
                                  unresolved */

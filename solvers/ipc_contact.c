@@ -133,6 +133,7 @@ const char *const weft_contact_model_names[] = {"none", "ipc", NULL};
 
 /* [contact] stiffness: a number > 0 (J/m⁴); "adaptive" is refused until it is wired. */
 static bool check_stiffness(const char *text, char *msg, size_t size) {
+    if (!text[0]) return true; /* the default, as a written config.ini gives it */
     if (!strcmp(text, "adaptive")) {
         snprintf(msg, size, "adaptive stiffness (Li 2020 §4.3) is not wired yet; give kappa "
                             "in J/m^4 (default 1e6)");
@@ -149,7 +150,7 @@ static bool check_stiffness(const char *text, char *msg, size_t size) {
 
 const weft_param weft_contact_params[] = {
     {.key = "model", .type = WEFT_PARAM_NAME, .offset = offsetof(weft_contact_settings, model),
-     .unit = "", .flags = WEFT_PARAM_MODEL, .dflt_name = "none",
+     .unit = "", .dflt_name = "none",
      .names = weft_contact_model_names,
      .doc = "contact model: none (the solver's own handling of colliders) or ipc (Li 2020 "
             "barrier, CCD-filtered line search; newton_euler, bdf2_newton)"},
@@ -189,11 +190,19 @@ static int refuse(const weft_config *cfg, const char *key, weft_error *err, cons
     return weft_fail(err, WEFT_ERR_INPUT, "%s%scontact.%s: %s", w, w[0] ? ": " : "", key, what);
 }
 
-int weft_contact_check_none(const weft_config *cfg, weft_error *err) {
-    char w[330];
-    for (const weft_param *p = weft_contact_params + 1; cfg && p->key; p++)
-        if (weft_config_where(cfg, "contact", p->key, w, sizeof w))
+int weft_contact_check_none(const weft_contact_settings *s, const weft_config *cfg,
+                            weft_error *err) {
+    static const weft_param_table table[] = {{"contact", weft_contact_params, 0}, {0}};
+    weft_contact_settings dflt;
+    weft_settings_default(table, &dflt);
+    char a[WEFT_PARAM_STRING_MAX + 64], b[WEFT_PARAM_STRING_MAX + 64];
+    for (const weft_param *p = weft_contact_params + 1; p->key; p++) {
+        /* At its default it changes nothing (a written config.ini lists every key). */
+        weft_param_format(p, 0, s, a, sizeof a);
+        weft_param_format(p, 0, &dflt, b, sizeof b);
+        if (strcmp(a, b) != 0)
             return refuse(cfg, p->key, err, "read only with [contact] model = ipc");
+    }
     return WEFT_OK;
 }
 

@@ -36,8 +36,8 @@ typedef struct weft_contact_settings {
 } weft_contact_settings;
 
 /* The [contact] rows, offsets within a weft_contact_settings: a solver that runs a contact
- * model lists them in its tables (the row `model` adds physics: WEFT_PARAM_MODEL, so a
- * solver whose tables lack it is marked by weft_model_diff_compute). */
+ * model lists them in its tables and names the model in its caps.contact_models (a solver
+ * that does not is refused a scene naming it: weft_solver_check). */
 extern const weft_param weft_contact_params[];
 
 /* The names of [contact] model, NULL-terminated. */
@@ -66,9 +66,11 @@ typedef struct weft_ipc {
     double dx_inf_h_max;     /* its largest value at a step's last Newton iteration, m/s */
 } weft_ipc;
 
-/* Fails (one line, file:line) when cfg gives a [contact] setting besides model while model
- * = none: a setting is never ignored. */
-int weft_contact_check_none(const weft_config *cfg, weft_error *err);
+/* Fails (one line, file:line from cfg) when the [contact] settings s give a value other
+ * than its default to a key besides model while model = none: a setting is never ignored
+ * (one at its default, as a written config.ini lists it, changes nothing). */
+int weft_contact_check_none(const weft_contact_settings *s, const weft_config *cfg,
+                            weft_error *err);
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)

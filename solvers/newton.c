@@ -584,7 +584,7 @@ static const weft_param_table newton_tables[] = {
 static int create_ipc(im_state *st, const weft_model *m, const weft_config *cfg,
                       weft_error *err) {
     const weft_contact_settings *c = &((const newton_settings *)st->settings)->contact;
-    if (c->model != WEFT_CONTACT_IPC) return weft_contact_check_none(cfg, err);
+    if (c->model != WEFT_CONTACT_IPC) return weft_contact_check_none(c, cfg, err);
     if (st->set.damping_beta > 0.0) {
         char w[330] = "";
         weft_config_where(cfg, "solver", "damping_beta", w, sizeof w);
@@ -631,6 +631,11 @@ static void *create_b2n(const weft_model *m, weft_config *cfg, weft_error *err) 
     return create_newton(m, cfg, &weft_bdf2_newton, true, err);
 }
 
+/* The contact models both Newton solvers run ([contact] model) and their profile timers
+ * (implicit_common.c's im_profile). */
+static const char *const newton_contact_models[] = {"ipc", NULL};
+static const char *const newton_contact_timers[] = {"ipc_fill", "ipc_ccd", NULL};
+
 const weft_solver_type weft_newton_euler = {
     .name = "newton_euler",
     .paper = "Kim & Eberle 2020, ch. 8 (backward Euler by Newton on G)",
@@ -646,7 +651,9 @@ const weft_solver_type weft_newton_euler = {
     .linear_log = true,
     .caps = {.order = 1,
              .contact = "active contacts as filtered constraints of each system, or "
-                        "[contact] model = ipc: a barrier with a CCD-filtered line search"},
+                        "[contact] model = ipc: a barrier with a CCD-filtered line search",
+             .contact_models = newton_contact_models,
+             .contact_timers = newton_contact_timers},
 };
 
 const weft_solver_type weft_bdf2_newton = {
@@ -663,5 +670,7 @@ const weft_solver_type weft_bdf2_newton = {
     .linear_log = true,
     .caps = {.order = 2,
              .contact = "active contacts as filtered constraints of each system, or "
-                        "[contact] model = ipc: a barrier with a CCD-filtered line search"},
+                        "[contact] model = ipc: a barrier with a CCD-filtered line search",
+             .contact_models = newton_contact_models,
+             .contact_timers = newton_contact_timers},
 };

@@ -4,10 +4,18 @@
 # CASE is one CTest test (tests/CMakeLists.txt):
 #   summary    collisions on drape_sphere (8 x 8) and a scene file with a mesh obstacle:
 #              a complete summary.tsv with the documented columns, one row per scene x
-#              solver x configuration, the obstacle scene's "none" rows refused, every
-#              other run complete; the full pipeline leaves no intersecting or unresolved
-#              step; per-run step tables complete; figures are PNGs (with gnuplot)
-#   diverged   runs that diverge are rows with status "diverged", not a crash
+#              solver x configuration, the obstacle scene's "none" rows and the PBD
+#              solvers' "ipc" rows refused, every other run complete; the full pipeline
+#              leaves no intersecting or unresolved step; per-run step tables complete;
+#              figures are PNGs (with gnuplot)
+#   diverged   runs that diverge are rows with status "diverged", not a crash (and the
+#              ipc row of a solver that does not run it, "refused")
+#   ipc        the ipc configuration on cloth_on_cloth (8 x 8 and 6 x 6, 30 steps, cap 50
+#              iterations) with newton_euler and pbd_gauss_seidel: Newton's row complete
+#              with no intersecting step, the cloths closer than 10 x thickness yet apart,
+#              Newton iterations per step in (1, 50] with every step converged, and a
+#              contact-model time and share > 0;
+#              pbd_gauss_seidel's row refused, stderr naming the solvers that run it
 #   bad_input  unknown scene or solver, --scene with --scenes, --scenes given to compare:
 #              one-line error, non-zero exit, no summary
 #   bench      bench_collisions on drape_sphere, 1 step: 64^2 and 128^2 rows for bvh and
@@ -26,7 +34,7 @@ compare=${4:?$usage}
 weft_tmpdir collisions-$case_name
 
 
-columns='scene solver config status steps steps_done vertices triangles thickness_m min_dist_m intersecting_steps max_intersections unresolved_steps ms_per_step collision_ms_per_step collision_share check_ms_per_step'
+columns='scene solver config status steps steps_done vertices triangles thickness_m min_dist_m intersecting_steps max_intersections unresolved_steps iterations_per_step unconverged_steps ms_per_step collision_ms_per_step collision_share check_ms_per_step'
 
 # header FILE: the first line of FILE that does not start with '#', tabs as spaces.
 header() {
@@ -87,36 +95,41 @@ EOF
     h=$(header "$s")
     [ "$h" = "$columns" ] || fail "summary header is '$h'"
     rows=$(awk '!/^#/ { n++ } END { print n - 1 }' "$s")
-    [ "$rows" -eq 20 ] || fail "$rows rows, expected 2 scenes x 2 solvers x 5 configurations = 20"
+    [ "$rows" -eq 24 ] || fail "$rows rows, expected 2 scenes x 2 solvers x 6 configurations = 24"
     # Every combination once, in order.
     awk -F '\t' '!/^#/ && n++ { print $1, $2, $3 }' "$s" >"$tmp/got"
     for scene in drape_sphere plate_drop; do
         for solver in pbd_gauss_seidel pbd_jacobi; do
-            for c in none bridson no_repulsions no_ccd no_zones; do
+            for c in none bridson no_repulsions no_ccd no_zones ipc; do
                 echo "$scene $solver $c"
             done
         done
     done >"$tmp/want"
     cmp -s "$tmp/got" "$tmp/want" || fail "rows are not scene x solver x configuration in order"
-    # 17 fields; complete runs did 5 steps with numbers in every column; the plate's
-    # "none" runs are refused (a mesh obstacle needs the pipeline) and say so on stderr.
+    # 19 fields; complete runs did 5 steps with numbers in every column, PBD's 10
+    # iterations per step; the plate's "none" and "ipc" runs are refused (a mesh obstacle
+    # needs the pipeline), as are the PBD solvers' "ipc" runs (they do not run the
+    # contact model), and stderr says why.
     bad=$(awk -F '\t' '!/^#/ && n++ {
-            refused = ($1 == "plate_drop" && $3 == "none")
-            if (NF != 17) { print "fields " NF ": " $0; exit }
+            refused = ($1 == "plate_drop" && $3 == "none") || $3 == "ipc"
+            if (NF != 19) { print "fields " NF ": " $0; exit }
             if (refused && ($4 != "refused" || $5 != 5 || $6 != 0)) { print "not refused: " $0; exit }
             if (!refused && ($4 != "complete" || $5 != 5 || $6 != 5)) { print "not complete: " $0; exit }
-            if (!refused) for (i = 9; i <= 17; i++) if ($i !~ /^[0-9.e+-]+$/) { print "field " i ": " $0; exit }
+            if (!refused) for (i = 9; i <= 19; i++) if ($i !~ /^[0-9.e+-]+$/) { print "field " i ": " $0; exit }
+            if (!refused && ($14 != 10 || $15 != 0)) { print "iterations per step: " $0; exit }
           }' "$s")
     [ -z "$bad" ] || fail "unexpected row: $bad"
     n=$(grep -c 'refused: .*plate_drop.*needs \[collision\] pipeline = bridson' "$tmp/stderr")
-    [ "$n" -eq 2 ] || fail "stderr explains $n refusals, expected 2"
+    [ "$n" -eq 4 ] || fail "stderr explains $n obstacle refusals, expected 4"
+    n=$(grep -c 'drape_sphere pbd_[a-z_]* ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none' "$tmp/stderr")
+    [ "$n" -eq 2 ] || fail "stderr explains $n contact-model refusals, expected 2"
     # The full pipeline (and the configurations that keep CCD) leave nothing crossed and
     # nothing unresolved on these runs; thickness is the default 1 mm, min_dist within
     # [0, 10 x thickness].
     bad=$(awk -F '\t' '!/^#/ && n++ && $4 == "complete" {
             if ($10 < 0 || $10 > 10 * $9 + 1e-15) { print "min_dist: " $0; exit }
             if ($3 != "none" && $3 != "no_ccd" && ($11 != 0 || $13 != 0)) { print "crossed: " $0; exit }
-            if ($3 == "none" && ($13 != 0 || $15 != 0)) { print "pipeline time without it: " $0; exit }
+            if ($3 == "none" && ($13 != 0 || $17 != 0)) { print "pipeline time without it: " $0; exit }
           }' "$s")
     [ -z "$bad" ] || fail "unexpected values: $bad"
     # Not vacuous: on the ramp the cloth comes within 10 x thickness under the full
@@ -141,8 +154,9 @@ EOF
             [ "$r" -eq 5 ] || fail "${t##*/}: $r rows, expected 5"
         done
     done
-    [ -f "$tmp/out/collisions/plate_drop/pbd_jacobi-none.tsv" ] &&
-        fail "a refused run left a step table"
+    for t in plate_drop/pbd_jacobi-none drape_sphere/pbd_jacobi-ipc; do
+        [ -f "$tmp/out/collisions/$t.tsv" ] && fail "a refused run left a step table ($t)"
+    done
     grep -q '^scene  *solver  *config  *status' "$tmp/stdout" || fail "no table on stdout"
     if [ -z "$plot" ]; then
         for p in drape_sphere/pbd_gauss_seidel drape_sphere/pbd_jacobi plate_drop/pbd_jacobi; do
@@ -163,16 +177,57 @@ diverged)
     [ "$rc" -eq 0 ] || fail "exit status $rc: a diverging run is a result, not a failure"
     s="$tmp/out/collisions/summary.tsv"
     if [ -f "$s" ]; then
-        bad=$(awk -F '\t' '!/^#/ && n++ && ($4 != "diverged" || $6 != 0) { print; exit }' "$s")
+        # The five pipeline configurations diverge; symplectic_euler does not run ipc.
+        bad=$(awk -F '\t' '!/^#/ && n++ && $3 != "ipc" && ($4 != "diverged" || $6 != 0) { print; exit }
+                           !/^#/ && $3 == "ipc" && $4 != "refused" { print; exit }' "$s")
         [ -z "$bad" ] || fail "row not diverged: $bad"
         r=$(awk '!/^#/ { n++ } END { print n - 1 }' "$s")
-        [ "$r" -eq 5 ] || fail "$r rows, expected 5"
-        ok "5 diverged rows"
+        [ "$r" -eq 6 ] || fail "$r rows, expected 6"
+        ok "5 diverged rows and ipc refused"
     else
         fail "no summary"
     fi
     n=$(grep -c 'diverged' "$tmp/stderr")
     [ "$n" -eq 5 ] || fail "stderr names $n divergences, expected 5"
+    ;;
+
+ipc)
+    "$collisions" --scenes cloth_on_cloth --solvers newton_euler,pbd_gauss_seidel --steps 30 \
+        --iterations 50 --set mesh.nx=8 --set mesh.ny=8 --set mesh.top.nx=6 --set mesh.top.ny=6 --no-plot \
+        --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        fail "collisions exited with $rc"
+        sed 's/^/    stderr: /' "$tmp/stderr"
+        exit 1
+    fi
+    s="$tmp/out/collisions/summary.tsv"
+    [ -f "$s" ] || { fail "no $s"; exit 1; }
+    [ "$(header "$s")" = "$columns" ] || fail "summary header is '$(header "$s")'"
+    # Newton under ipc: every step done, none ending with intersecting triangles, the two
+    # cloths within 10 x thickness of each other (they met) and apart, converged in at most
+    # every step converged within the cap of 50 Newton steps (the issue's bound), the contact
+    # model's time (the pair set and the CCD filter) in the collision columns. Without
+    # pipeline or contact model: no time.
+    bad=$(awk -F '\t' '!/^#/ && n++ && $2 == "newton_euler" {
+            if ($3 == "ipc") {
+                seen = 1
+                if ($4 != "complete" || $6 != 30) { print "not complete: " $0; exit }
+                if ($11 != 0 || $12 != 0) { print "intersecting: " $0; exit }
+                if (!($10 > 0 && $10 < 10 * $9)) { print "min_dist: " $0; exit }
+                if (!($14 > 1 && $14 <= 50 && $15 == 0)) { print "iterations: " $0; exit }
+                if (!($17 > 0 && $18 > 0 && $18 <= 1)) { print "contact time: " $0; exit }
+            }
+            if ($3 == "none" && ($17 != 0 || $18 != 0)) { print "time without contact: " $0; exit }
+          } END { if (!seen) print "no newton_euler ipc row" }' "$s")
+    [ -z "$bad" ] || fail "newton_euler: $bad"
+    row=$(awk -F '\t' '!/^#/ && $2 == "pbd_gauss_seidel" && $3 == "ipc" { print $4, $6, $14 }' "$s")
+    [ "$row" = "refused 0 -" ] || fail "pbd_gauss_seidel ipc row is '$row', expected refused"
+    grep -q 'pbd_gauss_seidel ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none' \
+        "$tmp/stderr" || fail "stderr does not explain pbd_gauss_seidel's refusal"
+    grep -q '^cloth_on_cloth  *newton_euler  *ipc  *complete ' "$tmp/stdout" ||
+        fail "no ipc row in the table on stdout"
+    [ "$failed" -eq 0 ] && ok "ipc rows: newton_euler intersection-free, pbd_gauss_seidel refused"
     ;;
 
 bad_input)

@@ -8,6 +8,8 @@
 # with that --set applied the same run passes unmarked. On balloon the pressure ([pbd]
 # k_pressure) is dropped by implicit_euler (refused, suggesting pbd.k_pressure=0) and run
 # by xpbd and newton_euler (unmarked), as are PBD's self-collision constraints under xpbd.
+# A contact model is refused rather than marked: vbd on a scene with [contact] model = ipc
+# exits non-zero with one line naming the solvers that run it and contact.model=none.
 # POSIX sh; files live in a private mktemp -d directory. Prints ok/FAIL per check.
 set -u
 compare=${1:?usage: same_model.sh PATH_TO_COMPARE}
@@ -76,4 +78,11 @@ check "xpbd runs pbd.self_collision (same model)" $?
 st=$?
 [ "$st" -ne 0 ] && [ "$st" -lt 128 ] && grep -q 'no scene key changes' "$tmp/g.err"
 check "PBD's own constraints: refused, no --set suggested" $?
+"$compare" --scene drape_sphere --solvers vbd --set contact.model=ipc --steps 1 --no-plot \
+    --out "$tmp/i" >"$tmp/i.out" 2>"$tmp/i.err"
+st=$?
+[ "$st" -ne 0 ] && [ "$st" -lt 128 ] && [ "$(wc -l <"$tmp/i.err")" -eq 1 ] &&
+    grep -q '^error: vbd: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none$' \
+        "$tmp/i.err" && [ ! -e "$tmp/i/drape_sphere/vbd.log" ]
+check "contact model: vbd refused with one line naming newton_euler, bdf2_newton" $?
 exit $failed

@@ -10,11 +10,14 @@
  *                    ξ = 0.5 mm, the Bridson pipeline off)
  *   line_search      the CCD filter on 300 random motions of two small cloths: no
  *                    intersection and every pair > ξ along x + t α dx, t ∈ [0, 1]
- *   refusal          solvers that do not run it are marked by the model diff
- *                    ("contact.model dropped", fix contact.model=none); Newton is not
+ *   refusal          a solver runs it exactly when its descriptor declares it
+ *                    (caps.contact_models, with the [contact] rows in its tables): the
+ *                    others are refused at create with one line naming newton_euler,
+ *                    bdf2_newton and contact.model=none, and no model diff marks it
  *   bad_settings     d̂ ≤ 0, μ < 0 and adaptive κ refused with file:line; μ > 0, a collider
  *                    with friction, damping β > 0, an ipc setting under model = none
- *                    refused by newton_euler's create
+ *                    refused by newton_euler's create; ipc settings at their defaults
+ *                    (empty stiffness included) under model = none accepted
  */
 #include "check.h"
 #include "implicit_internal.h"
@@ -204,26 +207,39 @@ static void line_search(void) {
 }
 
 static void refusal(void) {
-    const char *sets[] = {"mesh.nx=6", "mesh.ny=6", "contact.model=ipc", NULL};
+    const char *sets[] = {"mesh.nx=6", "mesh.ny=6", "contact.model=ipc",
+                          "collider.ball.friction=0", "collider.ground.friction=0", NULL};
     weft_model m;
     weft_config *cfg = NULL;
     if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
-    int marked = 0, runs = 0;
+    int refused = 0, runs = 0;
+    char last[512] = "";
     for (const weft_solver_type *const *s = weft_solver_registry; *s; s++) {
+        const bool newton = *s == &weft_newton_euler || *s == &weft_bdf2_newton;
+        /* Declared on the descriptor, and read by its tables, together. */
+        const bool declared = (*s)->caps.contact_models != NULL;
+        CHECK(declared == newton);
+        CHECK(declared == (weft_param_find((*s)->settings, "contact", "model", NULL) != NULL));
         weft_model_diff d;
         weft_model_diff_compute(*s, &m, cfg, &d);
-        bool dropped = false;
-        for (int i = 0; i < d.n; i++)
-            if (!strcmp(d.what[i], "contact.model dropped")) {
-                dropped = true;
-                CHECK(!strcmp(d.fix[i], "contact.model=none"));
-            }
-        const bool newton = *s == &weft_newton_euler || *s == &weft_bdf2_newton;
-        CHECK(dropped != newton);
-        marked += dropped, runs += !dropped;
+        for (int i = 0; i < d.n; i++) CHECK(!strstr(d.what[i], "contact"));
+        weft_error err = {{0}};
+        void *st = weft_solver_create(*s, &m, cfg, &err);
+        CHECK((st != NULL) == newton);
+        if (st) (*s)->destroy(st), runs++;
+        if (newton) continue;
+        refused++;
+        char want[160];
+        snprintf(want, sizeof want, "%s: [contact] model = ipc", (*s)->name);
+        CHECK(!strncmp(err.msg, want, strlen(want)));
+        CHECK(strstr(err.msg, "is run by newton_euler, bdf2_newton; set contact.model=none"));
+        snprintf(last, sizeof last, "%s", err.msg);
+        CHECK(weft_solver_check(*s, cfg, &err) == WEFT_ERR_INPUT);
+        CHECK(weft_solver_check(*s, NULL, &err) == WEFT_OK);
     }
-    printf("refusal: %d solvers marked 'contact.model dropped', %d run it\n", marked, runs);
-    CHECK(runs == 2 && marked >= 8);
+    printf("refusal: %d solvers refused, %d run it; the last: \"%s\"\n", refused, runs,
+           last);
+    CHECK(runs == 2 && refused >= 8);
     weft_model_free(&m);
     weft_config_free(&cfg);
 }
@@ -280,15 +296,22 @@ static void bad_settings(void) {
     /* model = none: an ipc setting given is refused, not ignored */
     const char *none[] = {"contact.friction=0.2", NULL};
     expect_create_error(none, "contact.friction");
-    weft_model m;
-    weft_config *cfg = NULL;
-    if (!scene_build_cfg("drape_sphere", NULL, weft_energy_registry, &m, &cfg)) return;
-    weft_error err = {{0}};
-    im_state *st = weft_newton_euler.create(&m, cfg, &err);
-    CHECK(st != NULL && st->ipc == NULL);
-    if (st) weft_newton_euler.destroy(st);
-    weft_model_free(&m);
-    weft_config_free(&cfg);
+    /* ... but one at its default changes nothing (a written config.ini lists them all) */
+    const char *dflt[] = {"contact.barrier_distance=0.001", "contact.thickness=0",
+                          "contact.stiffness=", "contact.friction=0", NULL};
+    for (int k = 0; k < 2; k++) {
+        weft_model m;
+        weft_config *cfg = NULL;
+        if (!scene_build_cfg("drape_sphere", k ? dflt : NULL, weft_energy_registry, &m, &cfg))
+            return;
+        weft_error err = {{0}};
+        im_state *st = weft_newton_euler.create(&m, cfg, &err);
+        CHECK(st != NULL && st->ipc == NULL);
+        if (!st) fprintf(stderr, "defaults under model = none refused: %s\n", err.msg);
+        if (st) weft_newton_euler.destroy(st);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+    }
 }
 
 static const check_case cases[] = {

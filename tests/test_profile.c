@@ -5,7 +5,8 @@
  *                 (edges + hinges) on a cloth without colliders; its stage timers are
  *                 non-negative and sum to no more than the steps' wall time
  *   run_result    weft_run hands back the solver's profile over the run: the same exact
- *                 projection count
+ *                 projection count; and its inner iterations: PBD's 10 per step, Newton's
+ *                 its profile's newton_iterations
  *   every_solver  every registered solver has a stats hook whose profile, after two steps,
  *                 has unique names, finite non-negative timers and whole-number counters
  *   assert_macro  WEFT_ASSERT aborts on a false condition where asserts are on, and
@@ -108,6 +109,16 @@ static void test_run_result(void) {
     CHECK(res.steps_done == 4);
     CHECK(weft_profile_value(&res.profile, "projections") == 4.0 * 10 * (m.mesh.ne + m.mesh.nh));
     CHECK(weft_profile_value(&res.profile, "project") <= res.wall_s);
+    CHECK(res.iterations == 4 * 10);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+    if (!small_cloth(&m, &cfg, "scene.steps=4")) return;
+    opt.config = cfg;
+    CHECK(weft_run(&weft_newton_euler, &m, &opt, &res, &err) == WEFT_OK);
+    const double newton = weft_profile_value(&res.profile, "newton_iterations");
+    printf("run_result: newton_euler %ld inner iterations in 4 steps (profile: %g)\n",
+           res.iterations, newton);
+    CHECK(res.iterations > 4 && (double)res.iterations == newton);
     weft_model_free(&m);
     weft_config_free(&cfg);
 }

@@ -1,11 +1,16 @@
-# collisions.gp — one run of each collision-pipeline configuration, per step: the
-# smallest distance between non-adjacent primitives (top, log scale, capped as the
-# experiment caps it) and the number of intersecting triangle pairs (bottom).
+# collisions.gp — one run of each configuration (the collision pipeline's, and ipc: the
+# contact model [contact] model = ipc with no pipeline), per step: the smallest distance
+# between non-adjacent primitives (top, log scale, capped as the experiment caps it) and
+# the number of intersecting triangle pairs (bottom); one curve per configuration, the
+# legend naming it.
 # Usage (experiments/collisions.c calls it for each scene and solver):
-#   gnuplot -e "files='a.tsv b.tsv'; names='A B'; out='f.png'; title='scene, solver'" collisions.gp
+#   gnuplot -e "files='a.tsv b.tsv'; names='A B'; out='f.png'; title='scene, solver'; \
+#               note='...'" collisions.gp
 # Each file is a per-step table of the collisions experiment (columns step, t_s,
-# intersections, min_dist_m, collision_ms, unresolved, after a header line).
+# intersections, min_dist_m, collision_ms, unresolved, after a header line). note
+# (optional) is a second title line: what the ipc curve runs.
 if (!exists("title")) title = ''
+if (exists("note") && strlen(note) > 0) title = title . "\n" . note
 set datafile separator tab
 set datafile columnheaders
 set terminal pngcairo size 1100,900 font ",11"
