@@ -43,8 +43,9 @@ enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2 };
 /* A collider's parameters an element holds (rest[4 .. 4 + COLLIDER_PARAMS − 1]). */
 #define COLLIDER_PARAMS 9
 
-/* κ when [contact] stiffness is empty, J/m⁴: with d̂ = 1 mm it holds about 1e-3 N per
- * vertex at d = d̂/2 (|b'(s)| 2d ≈ 4.3 κ ŝ d), a 32² cloth vertex's weight at 0.1 kg/m². */
+/* κ before adaptive κ's first value (J/m⁴; the step's start replaces it); until adaptive κ
+ * was the default, the default κ: with d̂ = 1 mm it holds about 1e-3 N per vertex at
+ * d = d̂/2 (|b'(s)| 2d ≈ 4.3 κ ŝ d), a 32² cloth vertex's weight at 0.1 kg/m². */
 #define WEFT_IPC_KAPPA_DEFAULT 1e6
 
 /* Fraction of the time of impact a Newton step may take (Li 2020 uses 0.8 – 0.9). */
@@ -195,8 +196,8 @@ const weft_param weft_contact_params[] = {
     {.key = "stiffness", .type = WEFT_PARAM_STRING,
      .offset = offsetof(weft_contact_settings, stiffness), .unit = "J/m^4",
      .check = check_stiffness,
-     .doc = "ipc: barrier stiffness kappa of b(s) = -kappa (s - s^)^2 ln(s/s^), s = d^2 "
-            "(empty: 1e6; adaptive: not wired yet)"},
+     .doc = "ipc: barrier stiffness kappa of b(s) = -kappa (s - s^)^2 ln(s/s^), s = d^2, "
+            "fixed, or adaptive (the default, empty: Li 2020 4.3, bounds in the log header)"},
     {.key = "friction", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, friction), .unit = "1", .lo = 0, .hi = 10,
      .dflt = 0, .doc = "ipc: Coulomb coefficient mu of cloth-cloth contacts (lagged, mollified: "
@@ -280,7 +281,7 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     ipc->lags = s->friction_iterations > 0 ? s->friction_iterations : 1;
     ipc->friction |= s->friction > 0.0;
     ipc->fterm = -1;
-    ipc->adaptive = !strcmp(s->stiffness, "adaptive");
+    ipc->adaptive = !s->stiffness[0] || !strcmp(s->stiffness, "adaptive"); /* the default */
     ipc->p.kappa = s->stiffness[0] && !ipc->adaptive ? strtod(s->stiffness, NULL)
                                                      : WEFT_IPC_KAPPA_DEFAULT;
     ipc->kappa_lo = INFINITY, ipc->kappa_hi = 0.0;

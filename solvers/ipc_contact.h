@@ -7,7 +7,9 @@
  * pairs (d < d̂ + ξ) of the cloth against itself (point–triangle and edge–edge, classified,
  * edge–edge mollified) and of every free vertex against each analytic collider (the
  * collider's gap, distance − [collision] margin, through its distance function). So the
- * common residual (lib/metrics.c) sees ∇B as it sees ∇E. Newton's line search is limited to
+ * common residual (lib/metrics.c) sees ∇B as it sees ∇E. With friction, a second term holds
+ * Li 2020 §5's lagged friction potentials of the close pairs, rebuilt at each lagging
+ * iteration; κ is adaptive (§4.3) unless fixed. Newton's line search is limited to
  * a fraction of the time of impact of its whole motion (weft_ccd_step, separation ξ), so no
  * iterate intersects.
  *
@@ -76,7 +78,8 @@ typedef struct weft_ipc {
     int fterm;               /* index of the friction term in m->terms, -1 before the first */
     int fcap;                /* room in its element array */
     long friction_builds;
-    /* Adaptive κ (Li 2020 §4.3; ipc_stiffness.c): on when [contact] stiffness is adaptive */
+    /* Adaptive κ (Li 2020 §4.3; ipc_stiffness.c): on when [contact] stiffness is adaptive
+     * or empty (the default) */
     bool adaptive;
     double bbox;             /* the cloth's bounding-box diagonal at t = 0, m */
     double m_avg;            /* the free vertices' average mass, kg */
@@ -93,8 +96,9 @@ int weft_contact_check_none(const weft_config *cfg, weft_error *err);
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
- * for what is not supported yet: friction μ > 0, adaptive κ, triangle-mesh obstacles,
- * colliders with friction or restitution. solver names the caller in messages. */
+ * for what is not supported yet: triangle-mesh obstacles, colliders with restitution.
+ * Friction: μ = s->friction between cloth primitives, a collider's own friction against
+ * it. solver names the caller in messages. */
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err);
 
