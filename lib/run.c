@@ -197,9 +197,9 @@ static void emit(weft_monitor *mon, const double *x, int iter, double wall, cons
                          mm.residual > 0.0 ? mm.residual_contact * mm.residual_contact /
                                                  (mm.residual * mm.residual)
                                            : 0.0);
-            weft_log_printf(mon->log, "# step %d iter %d stop=%.*s%s%s%s%s%s\n", mon->step,
-                            iter, wlen, status, mon->fin_note[0] ? " " : "", mon->fin_note,
-                            share, reason ? " reason=" : "", reason ? reason + 1 : "");
+            weft_log_printf(mon->log, "# step %d iter %d stop=%.*s%s%s%s%s%s\n", mon->step, iter,
+                            wlen, status, mon->fin_note[0] ? " " : "", mon->fin_note, share,
+                            reason ? " reason=" : "", reason ? reason + 1 : "");
         }
     }
     if (final) {

@@ -625,8 +625,10 @@ static bool friction_element(const weft_ipc *ipc, const weft_model *m, const wef
                                 mu, &f);
         memcpy(P, f.T, sizeof P);
     } else {
-        const weft_ipc_dist t = kind == KIND_PT ? weft_ipc_classify_pt(xl) : weft_ipc_classify_ee(xl);
-        const double weight = kind == KIND_EE ? weft_ipc_mollifier(xl, b->rest[2], NULL, NULL) : 1.0;
+        const weft_ipc_dist t =
+            kind == KIND_PT ? weft_ipc_classify_pt(xl) : weft_ipc_classify_ee(xl);
+        const double weight =
+            kind == KIND_EE ? weft_ipc_mollifier(xl, b->rest[2], NULL, NULL) : 1.0;
         weft_ipc_friction_pair(xl, xp, t, &p, ipc->mu, weight, &f);
         weft_ipc_closest_weights(xl, t, w);
         weft_ipc_tangent_basis(xl, t, P);

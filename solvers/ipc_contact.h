@@ -72,22 +72,22 @@ typedef struct weft_ipc {
     double dx_inf_h_max;     /* its largest value at a step's last Newton iteration, m/s */
     /* Lagged friction (Li 2020 §5; ipc_friction.c): μ of cloth–cloth pairs ([contact]
      * friction); a cloth–collider pair takes the collider's friction */
-    double mu, eps_v;        /* μ, ε_v (m/s) */
-    int lags;                /* [contact] friction_iterations */
-    bool friction;           /* some μ > 0: the friction term is built */
-    int fterm;               /* index of the friction term in m->terms, -1 before the first */
-    int fcap;                /* room in its element array */
+    double mu, eps_v; /* μ, ε_v (m/s) */
+    int lags;         /* [contact] friction_iterations */
+    bool friction;    /* some μ > 0: the friction term is built */
+    int fterm;        /* index of the friction term in m->terms, -1 before the first */
+    int fcap;         /* room in its element array */
     long friction_builds;
     /* Adaptive κ (Li 2020 §4.3; ipc_stiffness.c): on when [contact] stiffness is adaptive
      * or empty (the default) */
     bool adaptive;
-    double bbox;             /* the cloth's bounding-box diagonal at t = 0, m */
-    double m_avg;            /* the free vertices' average mass, kg */
-    double dt;               /* the model's step, s */
+    double bbox;                 /* the cloth's bounding-box diagonal at t = 0, m */
+    double m_avg;                /* the free vertices' average mass, kg */
+    double dt;                   /* the model's step, s */
     double kappa_min, kappa_max; /* the bounds of the last step, J/m⁴ */
-    double d_prev;           /* the smallest distance at the previous iterate, m */
-    long kappa_raises;       /* times the update rule doubled κ */
-    double kappa_lo, kappa_hi; /* the smallest and largest κ used, J/m⁴ */
+    double d_prev;               /* the smallest distance at the previous iterate, m */
+    long kappa_raises;           /* times the update rule doubled κ */
+    double kappa_lo, kappa_hi;   /* the smallest and largest κ used, J/m⁴ */
 } weft_ipc;
 
 /* Fails (one line, file:line) when cfg gives a [contact] setting besides model while model
@@ -139,8 +139,8 @@ bool weft_ipc_kappa_iterate(weft_ipc *ipc, weft_model *m, const double *x);
  * the model's friction term emptied and refilled, one element per pair with μλ > 0 (λ the
  * barrier's normal force at x_lag). The assembly's pattern is marked changed. Nothing
  * unless ipc->friction. */
-int weft_ipc_friction_build(weft_ipc *ipc, weft_model *m, const double *x_lag,
-                            const double *x_prev, double h, weft_error *err);
+int weft_ipc_friction_build(weft_ipc *ipc, weft_model *m, const double *x_lag, const double *x_prev,
+                            double h, weft_error *err);
 
 /* The log header's line about the model into buf (size bytes): d̂, ξ, and κ, fixed or
  * adaptive with its bounds for a step ĥ = hh (s) (Li 2020 §4.3: the issue asks for them). */

@@ -515,8 +515,8 @@ static void end_step(im_state *st, weft_model *m, double hh, double t1) {
  * rebuilt there (normal forces and tangent bases) and Newton goes on from that point; the
  * row held for the previous iterate is written first, on the terms it was reached with.
  * Until the iterate is converged on the last lag's terms. */
-static int lag_friction(im_state *st, weft_model *m, weft_monitor *mon, newton_step *ns,
-                        int *lag, weft_error *err) {
+static int lag_friction(im_state *st, weft_model *m, weft_monitor *mon, newton_step *ns, int *lag,
+                        weft_error *err) {
     const int lags = st->ipc && st->ipc->friction ? st->ipc->lags : 1;
     while (*lag + 1 < lags && converged(st, m, ns)) {
         weft_monitor_flush(mon);

@@ -131,38 +131,61 @@ static void drape(void) {
     /* d̂ = 5 mm, fixed κ = 1e6 J/m⁴: at the default 1 mm (fixed or adaptive κ) the impact
      * step of this 10² cloth stops at the cap of 50, its cloth buckling on the projected
      * Hessian (papers/li2020-ipc.md) */
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
-                          "contact.barrier_distance=5e-3", "contact.stiffness=1e6",
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "contact.model=ipc",
+                          "contact.barrier_distance=5e-3",
+                          "contact.stiffness=1e6",
                           "collider.ball.friction=0",
-                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
     run_scene(&weft_newton_euler, "drape_sphere", sets, 40, 0.0);
 }
 
 /* The same scene by bdf2_newton, which runs the same contact model. */
 static void drape_bdf2(void) {
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
-                          "contact.barrier_distance=5e-3", "contact.stiffness=1e6",
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "contact.model=ipc",
+                          "contact.barrier_distance=5e-3",
+                          "contact.stiffness=1e6",
                           "collider.ball.friction=0",
-                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
     run_scene(&weft_bdf2_newton, "drape_sphere", sets, 40, 0.0);
 }
 
 static void cloth_on_cloth(void) {
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "mesh.top.nx=8", "mesh.top.ny=8",
-                          "collision.pipeline=none", "contact.model=ipc",
-                          "contact.barrier_distance=5e-3", "contact.thickness=5e-4",
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "mesh.top.nx=8",
+                          "mesh.top.ny=8",
+                          "collision.pipeline=none",
+                          "contact.model=ipc",
+                          "contact.barrier_distance=5e-3",
+                          "contact.thickness=5e-4",
                           "contact.stiffness=1e6",
-                          "collider.ball.friction=0", "collider.ground.friction=0",
-                          "solver.iterations=50", NULL};
+                          "collider.ball.friction=0",
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
     run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 40, 5e-4);
 }
 
 /* Adaptive κ (the default) at the default d̂ on cloth_on_cloth (file comment). */
 static void adaptive(void) {
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "mesh.top.nx=8", "mesh.top.ny=8",
-                          "collision.pipeline=none", "contact.model=ipc",
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "mesh.top.nx=8",
+                          "mesh.top.ny=8",
+                          "collision.pipeline=none",
+                          "contact.model=ipc",
                           "collider.ball.friction=0",
-                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
     run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 60, 0.0);
 }
 
@@ -299,8 +322,9 @@ static void bad_settings(void) {
     expect_create_error(rest, "collider.ball.restitution = 0.5");
     /* friction: [contact] friction for cloth-cloth, each collider's own key for its
      * contacts; adaptive κ: accepted, and the state says so */
-    const char *ok[] = {"contact.model=ipc", "contact.friction=0.2", "collider.ball.friction=0",
-                        "collider.ground.friction=0.4", "contact.stiffness=adaptive", NULL};
+    const char *ok[] = {"contact.model=ipc",          "contact.friction=0.2",
+                        "collider.ball.friction=0",   "collider.ground.friction=0.4",
+                        "contact.stiffness=adaptive", NULL};
     weft_model mo;
     weft_config *co = NULL;
     if (scene_build_cfg("drape_sphere", ok, weft_energy_registry, &mo, &co)) {
@@ -391,11 +415,13 @@ static void tilted_plane(void) {
         tilted_run(0.2, lags, &a, &vmax);
         const double want = g * (sin(th) - 0.2 * cos(th));
         printf("tilted_plane: mu 0.2 < tan 0.5, %d lag(s): a = %.5g m/s^2, g (sin - mu cos) = "
-               "%.5g (%.2f %%)\n", lags, a, want, 100 * (a - want) / want);
+               "%.5g (%.2f %%)\n",
+               lags, a, want, 100 * (a - want) / want);
         CHECK(fabs(a - want) <= 0.03 * want);
         tilted_run(0.7, lags, &a, &vmax);
         printf("tilted_plane: mu 0.7 > tan 0.5, %d lag(s): a = %.3g m/s^2, largest speed %.3g "
-               "m/s (eps_v %.3g)\n", lags, a, vmax, eps_v);
+               "m/s (eps_v %.3g)\n",
+               lags, a, vmax, eps_v);
         CHECK(vmax <= eps_v && fabs(a) <= 0.01 * want);
     }
 }
