@@ -554,31 +554,27 @@ void weft_ipc_header(const weft_ipc *ipc, double hh, char *buf, size_t size) {
 }
 
 bool weft_ipc_kappa_start(weft_ipc *ipc, weft_model *m, const double *x, const double *g,
-                          double hh) {
+                          double hh, double *gB, double *gE) {
     if (!ipc->adaptive) return false;
     /* G = ½ (x − x̃)ᵀM(x − x̃)/ĥ² + E + B: the mass term's Hessian is M/ĥ² */
     const double m_avg = ipc->m_avg / (hh * hh);
     weft_ipc_kappa_bounds(ipc->bbox, m_avg, &ipc->p, &ipc->kappa_min, &ipc->kappa_max);
     const size_t n3 = 3 * (size_t)m->n;
-    double *gB = calloc(n3, sizeof *gB), *gE = malloc(n3 * sizeof *gE);
-    double kappa = ipc->kappa_min;
-    if (gB && gE) {
-        const weft_term *t = &m->terms[ipc->term];
-        double xe[12], ge[12];
-        for (int i = 0; i < t->n; i++) { /* g_B: the barrier's gradient at κ = 1 */
-            weft_element e = t->elem[i];
-            e.k = 1.0;
-            gather(e.v, x, xe);
-            barrier_gradient(&e, xe, ge);
-            const int nv = (int)e.rest[1] == KIND_COLLIDER ? 1 : 4;
-            for (int a = 0; a < nv; a++)
-                if (m->pin[e.v[a]] < 0)
-                    for (int k = 0; k < 3; k++) gB[3 * (size_t)e.v[a] + k] += ge[3 * a + k];
-        }
-        for (size_t j = 0; j < n3; j++) gE[j] = g[j] - ipc->p.kappa * gB[j];
-        kappa = weft_ipc_kappa_initial(gE, gB, (int)n3, ipc->kappa_min, ipc->kappa_max);
+    memset(gB, 0, n3 * sizeof *gB);
+    const weft_term *t = &m->terms[ipc->term];
+    double xe[12], ge[12];
+    for (int i = 0; i < t->n; i++) { /* g_B: the barrier's gradient at κ = 1 */
+        weft_element e = t->elem[i];
+        e.k = 1.0;
+        gather(e.v, x, xe);
+        barrier_gradient(&e, xe, ge);
+        const int nv = (int)e.rest[1] == KIND_COLLIDER ? 1 : 4;
+        for (int a = 0; a < nv; a++)
+            if (m->pin[e.v[a]] < 0)
+                for (int k = 0; k < 3; k++) gB[3 * (size_t)e.v[a] + k] += ge[3 * a + k];
     }
-    free(gB), free(gE);
+    for (size_t j = 0; j < n3; j++) gE[j] = g[j] - ipc->p.kappa * gB[j]; /* the rest of ∇G */
+    const double kappa = weft_ipc_kappa_initial(gE, gB, (int)n3, ipc->kappa_min, ipc->kappa_max);
     ipc->d_prev = weft_ipc_min_distance(ipc, m, x);
     ipc->kappa_lo = fmin(ipc->kappa_lo, kappa), ipc->kappa_hi = fmax(ipc->kappa_hi, kappa);
     if (kappa == ipc->p.kappa) return false;

@@ -125,10 +125,11 @@ int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, con
 /* Adaptive κ at the start of a step (Li 2020 §4.3 and supplement): the bounds for the
  * scene (bbox, the free vertices' average mass in G's Hessian units m̄/ĥ², hh = ĥ in s),
  * then κ = argmin |g_E + κ g_B|² clamped to them, g = ∇G at x (3n, with the current κ) and
- * g_B the barrier's gradient at κ = 1; the barrier's elements take it. Returns true when κ
- * changed (G and ∇G at x are then stale). Nothing unless adaptive. */
-bool weft_ipc_kappa_start(weft_ipc *ipc, weft_model *m, const double *x, const double *g,
-                          double hh);
+ * g_B the barrier's gradient at κ = 1; the barrier's elements take it. gB, gE: scratch of
+ * 3n values. Returns true when κ changed (G and ∇G at x are then stale). Nothing unless
+ * adaptive. */
+bool weft_ipc_kappa_start(weft_ipc *ipc, weft_model *m, const double *x, const double *g, double hh,
+                          double *gB, double *gE);
 
 /* Adaptive κ after a Newton iteration at x: κ ← min(2κ, κ_max) when the smallest distance
  * keeps shrinking below ξ + 1e-9 bbox (weft_ipc_kappa_update). True when κ changed. */

@@ -236,7 +236,8 @@ static int ipc_start_point(im_state *st, const weft_model *m, newton_step *ns, w
                          "%s: step %d: the barrier is infinite at the start point (a pair "
                          "within the thickness, or a vertex inside a collider, at x_n)",
                          st->type->name, st->step);
-    if (weft_ipc_kappa_start(st->ipc, st->ipc_model, st->x, st->g, ns->hh)) /* adaptive κ */
+    /* adaptive κ (st->dx, st->xtrial: scratch here) */
+    if (weft_ipc_kappa_start(st->ipc, st->ipc_model, st->x, st->g, ns->hh, st->dx, st->xtrial))
         ns->G = potential(st, m, st->x, ns->hh, st->g);
     return im_build_filters(st, m, NULL, NULL, err);
 }
