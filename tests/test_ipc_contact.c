@@ -18,7 +18,8 @@
  *                    by newton_euler's create; μ > 0, collider friction and adaptive κ run
  *   tilted_plane     lagged friction (Li 2020 §5): a cloth on an incline of tan θ = 0.5
  *                    slides at g (sin θ − μ cos θ) within 3 % for μ = 0.2 and sticks (speed
- *                    ≤ ε_v) for μ = 0.7, with 1 and 2 lagging iterations
+ *                    ≤ ε_v) for μ = 0.7, with 1 and 2 lagging iterations, and by
+ *                    bdf2_newton
  *   adaptive         adaptive κ (Li 2020 §4.3) at the default d̂ = 1 mm on cloth_on_cloth
  *                    (10² + 8², 60 steps): every step converged within 50 iterations (8
  *                    steps capped with the fixed κ = 1e6 J/m⁴)
@@ -352,14 +353,15 @@ static void bad_settings(void) {
     weft_config_free(&cfg);
 }
 
-/* The tilted-plane friction test (issue 29; Li 2020 §5): a 0.2 m cloth of 5×5 vertices at
+/* The tilted-plane friction test (issue 29; Li 2020 §5), by solver: a 0.2 m cloth of 5×5 vertices at
  * rest on a plane under gravity tilted by θ = atan 0.5, so the plane is an incline, the
  * plane's friction μ (its own [collider] key). After 0.2 s of settling, over the next 0.4
  * s: for μ = 0.2 < tan θ the centre of mass accelerates down the slope at g (sin θ − μ cos θ)
  * within 3 %; for μ = 0.7 > tan θ it creeps at most at ε_v (the mollifier's static
  * regime: a slip of ε_v h per step at most). Every step converged. Returns the measured
  * acceleration (m/s²) and the largest speed (m/s) of the last 0.4 s. */
-static void tilted_run(double mu, int lags, double *accel, double *vmax) {
+static void tilted_run(const weft_solver_type *solver, double mu, int lags, double *accel,
+                       double *vmax) {
     const double g = 9.81, th = atan(0.5), dt = 0.01;
     tmp_dir d;
     *accel = NAN, *vmax = NAN;
@@ -379,7 +381,7 @@ static void tilted_run(double mu, int lags, double *accel, double *vmax) {
     weft_config *cfg = NULL;
     if (!scene_build_cfg(path, NULL, weft_energy_registry, &m, &cfg)) goto clean;
     weft_error err = {{0}};
-    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    im_state *st = solver->create(&m, cfg, &err);
     if (!st) fprintf(stderr, "tilt: %s\n", err.msg);
     CHECK(st != NULL && st->ipc != NULL && st->ipc->friction);
     double v20 = 0.0, mass = 0.0;
@@ -387,7 +389,7 @@ static void tilted_run(double mu, int lags, double *accel, double *vmax) {
     *vmax = 0.0;
     for (int i = 0; i < m.n; i++) mass += m.mass[i];
     for (int step = 1; st && step <= 60; step++) {
-        if (weft_newton_euler.step(st, &m, NULL, &err) != WEFT_OK) {
+        if (solver->step(st, &m, NULL, &err) != WEFT_OK) {
             fprintf(stderr, "tilt step %d: %s\n", step, err.msg);
             bad++;
             break;
@@ -400,7 +402,7 @@ static void tilted_run(double mu, int lags, double *accel, double *vmax) {
         if (step == 60) *accel = (v - v20) / (40 * dt);
     }
     CHECK(bad == 0);
-    if (st) weft_newton_euler.destroy(st);
+    if (st) solver->destroy(st);
     weft_model_free(&m);
     weft_config_free(&cfg);
 clean:
@@ -410,18 +412,21 @@ clean:
 
 static void tilted_plane(void) {
     const double g = 9.81, th = atan(0.5), eps_v = 1e-3; /* [contact] friction_velocity */
-    for (int lags = 1; lags <= 2; lags++) {
+    const weft_solver_type *solvers[] = {&weft_newton_euler, &weft_newton_euler,
+                                         &weft_bdf2_newton};
+    for (int r = 0; r < 3; r++) {
+        const int lags = r == 1 ? 2 : 1;
         double a, vmax;
-        tilted_run(0.2, lags, &a, &vmax);
+        tilted_run(solvers[r], 0.2, lags, &a, &vmax);
         const double want = g * (sin(th) - 0.2 * cos(th));
-        printf("tilted_plane: mu 0.2 < tan 0.5, %d lag(s): a = %.5g m/s^2, g (sin - mu cos) = "
-               "%.5g (%.2f %%)\n",
-               lags, a, want, 100 * (a - want) / want);
+        printf("tilted_plane, %s: mu 0.2 < tan 0.5, %d lag(s): a = %.5g m/s^2, g (sin - mu "
+               "cos) = %.5g (%.2f %%)\n",
+               solvers[r]->name, lags, a, want, 100 * (a - want) / want);
         CHECK(fabs(a - want) <= 0.03 * want);
-        tilted_run(0.7, lags, &a, &vmax);
-        printf("tilted_plane: mu 0.7 > tan 0.5, %d lag(s): a = %.3g m/s^2, largest speed %.3g "
-               "m/s (eps_v %.3g)\n",
-               lags, a, vmax, eps_v);
+        tilted_run(solvers[r], 0.7, lags, &a, &vmax);
+        printf("tilted_plane, %s: mu 0.7 > tan 0.5, %d lag(s): a = %.3g m/s^2, largest speed "
+               "%.3g m/s (eps_v %.3g)\n",
+               solvers[r]->name, lags, a, vmax, eps_v);
         CHECK(vmax <= eps_v && fabs(a) <= 0.01 * want);
     }
 }
