@@ -5,7 +5,7 @@
  * barrier, the edge–edge mollifier and the per-pair barrier energy (ipc_barrier.c), the
  * lagged smoothed friction of §5 (ipc_friction.c) and the adaptive barrier stiffness
  * (ipc_stiffness.c). The contact model `[contact] model = ipc` (solvers/ipc_contact.c)
- * uses the barrier; friction and adaptive κ are not wired yet (papers/li2020-ipc.md).
+ * uses all three (papers/li2020-ipc.md).
  *
  * Layout: a pair is 12 coordinates (m), four points of 3: point–triangle x = (p, t0, t1, t2),
  * edge–edge x = (a0, a1, b0, b1). Gradients are 12 values, Hessians 144 row-major; a NULL

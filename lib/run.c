@@ -65,6 +65,7 @@ struct weft_monitor {
     double fin_wall;
     char fin_status[64];
     bool fin_pending;
+    char note[64], fin_note[64]; /* weft_monitor_step_field's, for the next stop / this one */
     int capped, stalled; /* steps that ended with status "cap", "stalled" */
     long iterations;     /* the sum of the ended steps' last iterations */
     int nreasons;        /* the steps per (status, reason word), sorted */
@@ -197,9 +198,9 @@ static void emit(weft_monitor *mon, const double *x, int iter, double wall, cons
                          mm.residual > 0.0 ? mm.residual_contact * mm.residual_contact /
                                                  (mm.residual * mm.residual)
                                            : 0.0);
-            weft_log_printf(mon->log, "# step %d iter %d stop=%.*s%s%s%s\n", mon->step, iter,
-                            wlen, status, share, reason ? " reason=" : "",
-                            reason ? reason + 1 : "");
+            weft_log_printf(mon->log, "# step %d iter %d stop=%.*s%s%s%s%s%s\n", mon->step, iter,
+                            wlen, status, mon->fin_note[0] ? " " : "", mon->fin_note, share,
+                            reason ? " reason=" : "", reason ? reason + 1 : "");
         }
     }
     if (final) {
@@ -220,6 +221,8 @@ static void flush(weft_monitor *mon) {
 static void hold_final(weft_monitor *mon, int iter, double wall, const char *status) {
     WEFT_ASSERT(!mon->fin_pending); /* one row ends a step */
     snprintf(mon->fin_status, sizeof mon->fin_status, "%s", status);
+    snprintf(mon->fin_note, sizeof mon->fin_note, "%s", mon->note);
+    mon->note[0] = '\0';
     mon->fin_iter = iter, mon->fin_wall = wall, mon->fin_pending = true;
 }
 
@@ -290,6 +293,21 @@ void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char 
         flush(mon);
         hold_final(mon, iter, wall, status);
     }
+    mon->t_excluded += weft_now() - t0;
+}
+
+void weft_monitor_step_field(weft_monitor *mon, const char *field) {
+    if (!mon || mon->counting) return;
+    size_t n = 0;
+    while (field[n] && (isalnum((unsigned char)field[n]) || strchr("_=.+-", field[n]))) n++;
+    WEFT_ASSERT(field[n] == '\0' && n < sizeof mon->note); /* the solver's own words */
+    snprintf(mon->note, sizeof mon->note, "%s", field);
+}
+
+void weft_monitor_flush(weft_monitor *mon) {
+    if (!mon || mon->counting) return;
+    double t0 = weft_now();
+    flush(mon);
     mon->t_excluded += weft_now() - t0;
 }
 
@@ -478,7 +496,7 @@ static void model_line(const weft_solver_type *solver, const weft_model *m,
 
 /* Opens the main log, "<log>.linear" and each stage's log, with the metadata lines: the
  * run, the model, the settings of everything that runs (from the config) and opt->meta. */
-static int open_logs(const weft_solver_type *solver, const weft_model *m,
+static int open_logs(const weft_solver_type *solver, const void *state, const weft_model *m,
                      const weft_run_options *opt, int steps, int iterations, weft_monitor *mon,
                      stage_run *st, int nst, weft_error *err) {
     char lines[5][200];
@@ -493,6 +511,10 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
     /* lines[], the model mark and NULL, the first line of each text, + one a newline */
     int nmeta = 5 + 1 + 1 + 2;
     for (const char *const *e = opt->meta; e && *e; e++) nmeta++;
+    char solver_lines[1024] = ""; /* the solver's own header lines (weft_solver_type.header) */
+    if (solver->header) solver->header(state, solver_lines, sizeof solver_lines);
+    for (const char *q = solver_lines; *q; q++) nmeta += *q == '\n';
+    nmeta += solver_lines[0] != '\0';
     if (model && settings) {
         weft_model_describe(m, model, (size_t)nmodel);
         weft_config_format_taken(opt->config, settings, (size_t)nsettings);
@@ -536,6 +558,9 @@ static int open_logs(const weft_solver_type *solver, const weft_model *m,
     char mark[1400]; /* "model: same" or how this solver's model differs */
     model_line(solver, m, opt->config, mark, sizeof mark);
     meta[k++] = mark;
+    char *ssave = NULL;
+    for (char *l = strtok_r(solver_lines, "\n", &ssave); l; l = strtok_r(NULL, "\n", &ssave))
+        meta[k++] = l;
     for (const char *const *e = opt->meta; e && *e; e++) meta[k++] = *e;
     meta[k] = NULL;
     WEFT_ASSERT(k < nmeta);
@@ -608,7 +633,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         goto done;
     }
     if (opt->log_path && opt->log_level != WEFT_LOG_NONE &&
-        (rc = open_logs(solver, m, opt, steps, iterations, &mon, st, nst, err)) != WEFT_OK) {
+        (rc = open_logs(solver, state, m, opt, steps, iterations, &mon, st, nst, err)) != WEFT_OK) {
         reason = "io-error";
         goto done;
     }

@@ -60,6 +60,17 @@ void weft_monitor_report(weft_monitor *mon, const double *x, int iter, bool fina
  * (status, reason) pair in its stop_reasons. */
 void weft_monitor_stop(weft_monitor *mon, const double *x, int iter, const char *status);
 
+/* Adds one "key=value" field (letters, digits, '_', '=', '.', '+', '-'; at most 63
+ * characters) to the stop line of the step the next weft_monitor_stop ends, after
+ * "stop=WORD" (docs/logs.md): a solver's own per-step figure, such as IPC's criterion. */
+void weft_monitor_step_field(weft_monitor *mon, const char *field);
+
+/* Writes the row held for the iteration reported last now, from its positions and the
+ * model as it stands: a solver calls it before it changes its objective within a step (a
+ * contact model's stiffness or lagged friction), so that row is measured on the objective
+ * it was reached on. */
+void weft_monitor_flush(weft_monitor *mon);
+
 /* Replaces, for the current step, the inertial target x̃ (3n values, m) and step h (s) of
  * the residual metric: BDF2 minimises G with its own x̃ and h = 2/3 dt. Call before
  * reporting iteration 0. */
@@ -132,6 +143,10 @@ typedef struct weft_solver_type {
      * over every step since create; NULL when the method keeps none. Call it through
      * weft_solver_stats. */
     void (*stats)(const void *state, weft_profile *out);
+    /* Writes into buf (size bytes, NUL-terminated) lines the log header adds about this
+     * state, one per '\n' (e.g. a contact model's stiffness bounds); NULL, or "" written,
+     * for none. */
+    void (*header)(const void *state, char *buf, size_t size);
     /* Inner iterations per step when the method fixes their number (an explicit step makes
      * one force evaluation: 1); 0 when its settings' [solver] iterations decides. */
     int fixed_iterations;

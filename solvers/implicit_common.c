@@ -142,6 +142,16 @@ void im_profile(const void *state, weft_profile *out) {
          * the steps, in µm/s (the profile prints counts as integers) */
         weft_profile_add(out, "ipc_final_dx_over_h_um_s", WEFT_PROFILE_COUNT,
                          1e6 * st->ipc->dx_inf_h_max);
+        if (st->ipc->adaptive) { /* κ's range over the run (J/m⁴), and its doublings */
+            weft_profile_add(out, "ipc_kappa_lo", WEFT_PROFILE_COUNT,
+                             isfinite(st->ipc->kappa_lo) ? st->ipc->kappa_lo : 0.0);
+            weft_profile_add(out, "ipc_kappa_hi", WEFT_PROFILE_COUNT, st->ipc->kappa_hi);
+            weft_profile_add(out, "ipc_kappa_raises", WEFT_PROFILE_COUNT,
+                             (double)st->ipc->kappa_raises);
+        }
+        if (st->ipc->friction)
+            weft_profile_add(out, "ipc_friction_builds", WEFT_PROFILE_COUNT,
+                             (double)st->ipc->friction_builds);
     }
     weft_profile_add(out, "setups", WEFT_PROFILE_COUNT, (double)ls.setups);
     weft_profile_label(out, "ordering", ls.ordering ? ls.ordering : "none");

@@ -43,8 +43,9 @@ enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2 };
 /* A collider's parameters an element holds (rest[4 .. 4 + COLLIDER_PARAMS − 1]). */
 #define COLLIDER_PARAMS 9
 
-/* κ when [contact] stiffness is empty, J/m⁴: with d̂ = 1 mm it holds about 1e-3 N per
- * vertex at d = d̂/2 (|b'(s)| 2d ≈ 4.3 κ ŝ d), a 32² cloth vertex's weight at 0.1 kg/m². */
+/* κ before adaptive κ's first value (J/m⁴; the step's start replaces it); until adaptive κ
+ * was the default, the default κ: with d̂ = 1 mm it holds about 1e-3 N per vertex at
+ * d = d̂/2 (|b'(s)| 2d ≈ 4.3 κ ŝ d), a 32² cloth vertex's weight at 0.1 kg/m². */
 #define WEFT_IPC_KAPPA_DEFAULT 1e6
 
 /* Fraction of the time of impact a Newton step may take (Li 2020 uses 0.8 – 0.9). */
@@ -125,20 +126,51 @@ const weft_energy_type weft_ipc_barrier_type = {
     .hessian = barrier_hessian,
 };
 
+/* A friction element (Li 2020 §5): the pair's four points v (a vertex against a collider:
+ * v, v, v, v, its weights 1, 0, 0, 0), k = εᵥh (m); rest[0..3] the closest-point weights
+ * w, rest[4..9] the tangent basis P (3×2 row-major), rest[10..11] c = −Tᵀxⁿ (− Pᵀuₛh),
+ * rest[12] μλ (N), all lagged; T = w ⊗ P. */
+static double friction_eval(const weft_element *e, const double *xe, bool project, double *g,
+                            double *H) {
+    weft_ipc_friction f = {.n = 12, .c = {e->rest[10], e->rest[11]}, .mu_lambda = e->rest[12]};
+    for (int a = 0; a < 12; a++)
+        for (int c = 0; c < 2; c++) f.T[2 * a + c] = e->rest[a / 3] * e->rest[4 + 2 * (a % 3) + c];
+    return weft_ipc_friction_energy(&f, xe, e->k, project, g, H);
+}
+
+static double friction_energy(const weft_element *e, const double *xe) {
+    return friction_eval(e, xe, false, NULL, NULL);
+}
+
+static double friction_gradient(const weft_element *e, const double *xe, double *g) {
+    return friction_eval(e, xe, false, g, NULL);
+}
+
+static double friction_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
+                               double *g, double *H) {
+    return friction_eval(e, xe, mode != WEFT_HESSIAN_EXACT, g, H);
+}
+
+const weft_energy_type weft_ipc_friction_type = {
+    .name = "ipc_friction",
+    .paper = "Li et al. 2020 §5 (lagged smoothed Coulomb friction)",
+    .summary = "mu lambda f0(|T'(x - x_n)|), T and lambda lagged",
+    .kind = WEFT_ELEM_VERTEX_FACE,
+    .nv = 4,
+    .energy = friction_energy,
+    .gradient = friction_gradient,
+    .hessian = friction_hessian,
+};
+
 /* ------------------------------------------------------------------------------ */
 /* Settings                                                                        */
 /* ------------------------------------------------------------------------------ */
 
 const char *const weft_contact_model_names[] = {"none", "ipc", NULL};
 
-/* [contact] stiffness: a number > 0 (J/m⁴); "adaptive" is refused until it is wired. */
+/* [contact] stiffness: a number > 0 (J/m⁴) or "adaptive". */
 static bool check_stiffness(const char *text, char *msg, size_t size) {
-    if (!text[0]) return true; /* the default, as a written config.ini gives it */
-    if (!strcmp(text, "adaptive")) {
-        snprintf(msg, size, "adaptive stiffness (Li 2020 §4.3) is not wired yet; give kappa "
-                            "in J/m^4 (default 1e6)");
-        return false;
-    }
+    if (!text[0] || !strcmp(text, "adaptive")) return true; /* empty: adaptive, the default */
     char *end;
     double k = strtod(text, &end);
     if (end == text || *end != '\0' || !isfinite(k) || !(k > 0.0)) {
@@ -164,11 +196,12 @@ const weft_param weft_contact_params[] = {
     {.key = "stiffness", .type = WEFT_PARAM_STRING,
      .offset = offsetof(weft_contact_settings, stiffness), .unit = "J/m^4",
      .check = check_stiffness,
-     .doc = "ipc: barrier stiffness kappa of b(s) = -kappa (s - s^)^2 ln(s/s^), s = d^2 "
-            "(empty: 1e6; adaptive: not wired yet)"},
+     .doc = "ipc: barrier stiffness kappa of b(s) = -kappa (s - s^)^2 ln(s/s^), s = d^2, "
+            "fixed, or adaptive (the default, empty: Li 2020 4.3, bounds in the log header)"},
     {.key = "friction", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, friction), .unit = "1", .lo = 0, .hi = 10,
-     .dflt = 0, .doc = "ipc: Coulomb coefficient mu of the mollified friction (> 0 not wired yet)"},
+     .dflt = 0, .doc = "ipc: Coulomb coefficient mu of cloth-cloth contacts (lagged, mollified: "
+                       "Li 2020 5); cloth-collider contacts take [collider.NAME] friction"},
     {.key = "friction_velocity", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, friction_velocity), .unit = "m/s", .lo = 0,
      .hi = 100, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-3,
@@ -206,29 +239,41 @@ int weft_contact_check_none(const weft_contact_settings *s, const weft_config *c
     return WEFT_OK;
 }
 
+/* The free vertices' average mass (kg). */
+static double average_mass(const weft_model *m) {
+    double mass = 0.0;
+    int free_v = 0;
+    for (int i = 0; i < m->n; i++)
+        if (m->pin[i] < 0 && m->w[i] > 0.0) mass += m->mass[i], free_v++;
+    return free_v > 0 ? mass / free_v : 0.0;
+}
+
+/* The diagonal (m) of the bounding box of the n points x. */
+static double bbox_diagonal(const double *x, int n) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], x[3 * i + k]), hi[k] = fmax(hi[k], x[3 * i + k]);
+    return n > 0 ? sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                            (hi[2] - lo[2]) * (hi[2] - lo[2]))
+                 : 0.0;
+}
+
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err) {
     memset(ipc, 0, sizeof *ipc);
-    ipc->term = -1;
+    ipc->term = -1, ipc->fterm = -1;
     ipc->npattern = -1; /* the first barrier term is a change of the model's pattern */
-    if (s->friction > 0.0)
-        return refuse(cfg, "friction", err,
-                      "IPC friction is not wired yet (energies/ipc_friction.c); set 0");
-    if (!strcmp(s->stiffness, "adaptive")) /* the table's check refuses it too */
-        return refuse(cfg, "stiffness", err, "adaptive stiffness is not wired yet");
     if (m->nobstacles > 0)
         return refuse(cfg, "model", err,
                       "ipc does not handle triangle-mesh obstacles yet (a mesh collider)");
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *col = &m->colliders[c];
         char what[200];
-        snprintf(what, sizeof what,
-                 col->friction != 0.0 ? "collider.%s.friction = %g: ipc has no collider "
-                                        "friction (IPC's is [contact] friction); set it to 0"
-                                      : "collider.%s.restitution = %g: ipc has no "
-                                        "restitution; set it to 0",
-                 col->name, col->friction != 0.0 ? col->friction : col->restitution);
-        if (col->friction != 0.0 || col->restitution != 0.0) return refuse(cfg, "model", err, what);
+        snprintf(what, sizeof what, "collider.%s.restitution = %g: ipc has no restitution; "
+                 "set it to 0", col->name, col->restitution);
+        if (col->restitution != 0.0) return refuse(cfg, "model", err, what);
+        ipc->friction |= col->friction > 0.0; /* its contacts' μ (weft_ipc_friction_build) */
     }
     for (int c = 0; c < m->ncolliders; c++)
         for (int k = COLLIDER_PARAMS; k < WEFT_COLLIDER_PARAM_MAX; k++)
@@ -240,7 +285,17 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
             return refuse(cfg, "model", err, "ipc runs static colliders only (a moving one "
                                              "would need the CCD of its motion)");
     (void)solver;
-    ipc->p.kappa = s->stiffness[0] ? strtod(s->stiffness, NULL) : WEFT_IPC_KAPPA_DEFAULT;
+    ipc->mu = s->friction, ipc->eps_v = s->friction_velocity;
+    ipc->lags = s->friction_iterations > 0 ? s->friction_iterations : 1;
+    ipc->friction |= s->friction > 0.0;
+    ipc->fterm = -1;
+    ipc->adaptive = !s->stiffness[0] || !strcmp(s->stiffness, "adaptive"); /* the default */
+    ipc->p.kappa = s->stiffness[0] && !ipc->adaptive ? strtod(s->stiffness, NULL)
+                                                     : WEFT_IPC_KAPPA_DEFAULT;
+    ipc->kappa_lo = INFINITY, ipc->kappa_hi = 0.0;
+    ipc->bbox = bbox_diagonal(m->x_start, m->n);
+    ipc->m_avg = average_mass(m);
+    ipc->dt = m->dt;
     ipc->p.dhat = s->barrier_distance;
     ipc->p.xi = s->thickness;
     ipc->margin = m->contact_margin;
@@ -401,6 +456,8 @@ int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err) {
     weft_term *term = &m->terms[ipc->term];
     WEFT_ASSERT(term->type == &weft_ipc_barrier_type);
     term->n = 0;
+    if (ipc->fterm >= 0 && m->terms[ipc->fterm].n > 0) /* last step's friction: gone */
+        m->terms[ipc->fterm].n = 0, ipc->npattern = -1;
     return rehash(ipc, term, err);
 }
 
@@ -452,4 +509,169 @@ int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, con
     ipc->ccd_calls++;
     ipc->ccd_s += weft_now() - t0;
     return rc;
+}
+
+
+/* ------------------------------------------------------------------------------ */
+/* Adaptive stiffness (Li 2020 §4.3; energies/ipc_stiffness.c)                      */
+/* ------------------------------------------------------------------------------ */
+
+/* κ into the model's state and every barrier element (the term's elements carry it). */
+static void set_kappa(weft_ipc *ipc, weft_model *m, double kappa) {
+    ipc->p.kappa = kappa;
+    weft_term *t = &m->terms[ipc->term];
+    for (int i = 0; i < t->n; i++) t->elem[i].k = kappa;
+}
+
+/* The distance (m) of barrier element e at its coordinates xe: the classified distance of a
+ * cloth pair, a vertex's gap beyond the margin to its collider. */
+static double element_distance(const weft_element *e, const double *xe) {
+    switch ((int)e->rest[1]) {
+    case KIND_PT: return sqrt(weft_ipc_d2(xe, weft_ipc_classify_pt(xe), NULL, NULL));
+    case KIND_EE: return sqrt(weft_ipc_d2(xe, weft_ipc_classify_ee(xe), NULL, NULL));
+    default: {
+        const weft_collider col = element_collider(e);
+        return weft_collider_distance(&col, xe, NULL) - e->rest[3];
+    }
+    }
+}
+
+double weft_ipc_min_distance(const weft_ipc *ipc, const weft_model *m, const double *x) {
+    if (ipc->term < 0) return INFINITY;
+    const weft_term *t = &m->terms[ipc->term];
+    double best = INFINITY, xe[12];
+    for (int i = 0; i < t->n; i++) {
+        gather(t->elem[i].v, x, xe);
+        best = fmin(best, element_distance(&t->elem[i], xe));
+    }
+    return best;
+}
+
+void weft_ipc_header(const weft_ipc *ipc, double hh, char *buf, size_t size) {
+    if (!ipc->adaptive) {
+        snprintf(buf, size, "contact: ipc  dhat=%.6g m  thickness=%.6g m  kappa=%.6g J/m^4 "
+                 "(fixed)", ipc->p.dhat, ipc->p.xi, ipc->p.kappa);
+        return;
+    }
+    double lo, hi;
+    const double m_avg = ipc->m_avg;
+    weft_ipc_kappa_bounds(ipc->bbox, m_avg / (hh * hh), &ipc->p, &lo, &hi);
+    snprintf(buf, size, "contact: ipc  dhat=%.6g m  thickness=%.6g m  kappa=adaptive in "
+             "[%.6g, %.6g] J/m^4 (Li 2020 4.3: bbox %.6g m, mean vertex mass %.6g kg, "
+             "h^ %.6g s)", ipc->p.dhat, ipc->p.xi, lo, hi, ipc->bbox, m_avg, hh);
+}
+
+bool weft_ipc_kappa_start(weft_ipc *ipc, weft_model *m, const double *x, const double *g,
+                          double hh, double *gB, double *gE) {
+    if (!ipc->adaptive) return false;
+    /* G = ½ (x − x̃)ᵀM(x − x̃)/ĥ² + E + B: the mass term's Hessian is M/ĥ² */
+    const double m_avg = ipc->m_avg / (hh * hh);
+    weft_ipc_kappa_bounds(ipc->bbox, m_avg, &ipc->p, &ipc->kappa_min, &ipc->kappa_max);
+    const size_t n3 = 3 * (size_t)m->n;
+    memset(gB, 0, n3 * sizeof *gB);
+    const weft_term *t = &m->terms[ipc->term];
+    double xe[12], ge[12];
+    for (int i = 0; i < t->n; i++) { /* g_B: the barrier's gradient at κ = 1 */
+        weft_element e = t->elem[i];
+        e.k = 1.0;
+        gather(e.v, x, xe);
+        barrier_gradient(&e, xe, ge);
+        const int nv = (int)e.rest[1] == KIND_COLLIDER ? 1 : 4;
+        for (int a = 0; a < nv; a++)
+            if (m->pin[e.v[a]] < 0)
+                for (int k = 0; k < 3; k++) gB[3 * (size_t)e.v[a] + k] += ge[3 * a + k];
+    }
+    for (size_t j = 0; j < n3; j++) gE[j] = g[j] - ipc->p.kappa * gB[j]; /* the rest of ∇G */
+    const double kappa = weft_ipc_kappa_initial(gE, gB, (int)n3, ipc->kappa_min, ipc->kappa_max);
+    ipc->d_prev = weft_ipc_min_distance(ipc, m, x);
+    ipc->kappa_lo = fmin(ipc->kappa_lo, kappa), ipc->kappa_hi = fmax(ipc->kappa_hi, kappa);
+    if (kappa == ipc->p.kappa) return false;
+    set_kappa(ipc, m, kappa);
+    return true;
+}
+
+bool weft_ipc_kappa_iterate(weft_ipc *ipc, weft_model *m, const double *x) {
+    if (!ipc->adaptive) return false;
+    const double d = weft_ipc_min_distance(ipc, m, x);
+    const double k = weft_ipc_kappa_update(ipc->p.kappa, ipc->kappa_max, ipc->d_prev, d,
+                                           ipc->bbox, ipc->p.xi);
+    ipc->d_prev = d;
+    if (k == ipc->p.kappa) return false;
+    ipc->kappa_raises++;
+    ipc->kappa_hi = fmax(ipc->kappa_hi, k);
+    set_kappa(ipc, m, k);
+    return true;
+}
+
+
+/* ------------------------------------------------------------------------------ */
+/* Lagged friction (Li 2020 §5; energies/ipc_friction.c)                           */
+/* ------------------------------------------------------------------------------ */
+
+/* The friction element of barrier element b (weights w, basis P, offset c, μλ) at the
+ * lagged coordinates xl and the step's start xp (12 each); false when μλ = 0. */
+static bool friction_element(const weft_ipc *ipc, const weft_model *m, const weft_element *b,
+                             const double *xl, const double *xp, double h, weft_element *e) {
+    double w[4] = {1, 0, 0, 0}, P[6];
+    weft_ipc_friction f;
+    const weft_ipc_params p = {.kappa = b->k, .dhat = b->k2, .xi = b->rest[0]};
+    const int kind = (int)b->rest[1];
+    if (kind == KIND_COLLIDER) {
+        const int c = (int)b->rest[13];
+        const weft_collider col = element_collider(b);
+        double n[3], q[3], us[3];
+        const double d = weft_collider_distance(&col, xl, n) - b->rest[3];
+        const double mu = m->colliders[c].friction;
+        if (!(d > p.xi) || !(mu > 0.0)) return false;
+        for (int k = 0; k < 3; k++) q[k] = xl[k] - (d + b->rest[3]) * n[k]; /* on the surface */
+        const bool moves = weft_collider_surface_velocity(&m->colliders[c], q, m->t, us);
+        weft_ipc_friction_point(n, xp, moves ? us : NULL, h, weft_ipc_normal_force(d * d, &p),
+                                mu, &f);
+        memcpy(P, f.T, sizeof P);
+    } else {
+        const weft_ipc_dist t =
+            kind == KIND_PT ? weft_ipc_classify_pt(xl) : weft_ipc_classify_ee(xl);
+        const double weight =
+            kind == KIND_EE ? weft_ipc_mollifier(xl, b->rest[2], NULL, NULL) : 1.0;
+        weft_ipc_friction_pair(xl, xp, t, &p, ipc->mu, weight, &f);
+        weft_ipc_closest_weights(xl, t, w);
+        weft_ipc_tangent_basis(xl, t, P);
+    }
+    if (!(f.mu_lambda > 0.0)) return false;
+    *e = (weft_element){.v = {b->v[0], b->v[1], b->v[2], b->v[3]}, .k = ipc->eps_v * h};
+    memcpy(e->rest, w, sizeof w);
+    memcpy(e->rest + 4, P, sizeof P);
+    e->rest[10] = f.c[0], e->rest[11] = f.c[1], e->rest[12] = f.mu_lambda;
+    return true;
+}
+
+int weft_ipc_friction_build(weft_ipc *ipc, weft_model *m, const double *x_lag,
+                            const double *x_prev, double h, weft_error *err) {
+    if (!ipc->friction) return WEFT_OK;
+    int rc = weft_ipc_fill(ipc, m, x_lag, err);
+    if (rc) return rc;
+    if (ipc->fterm < 0) {
+        if (m->nterms == WEFT_MAX_TERMS)
+            return weft_fail(err, WEFT_ERR_INPUT, "ipc: the model has %d energy terms already",
+                             m->nterms);
+        ipc->fterm = m->nterms++;
+        m->terms[ipc->fterm] = (weft_term){.type = &weft_ipc_friction_type};
+    }
+    const weft_term *b = &m->terms[ipc->term];
+    weft_term *f = &m->terms[ipc->fterm];
+    f->n = 0;
+    if (b->n > ipc->fcap) {
+        weft_element *p = realloc(f->elem, (size_t)b->n * sizeof *p);
+        if (!p) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+        f->elem = p, ipc->fcap = b->n;
+    }
+    double xl[12], xp[12];
+    for (int i = 0; i < b->n; i++) {
+        gather(b->elem[i].v, x_lag, xl);
+        gather(b->elem[i].v, x_prev, xp);
+        f->n += friction_element(ipc, m, &b->elem[i], xl, xp, h, &f->elem[f->n]);
+    }
+    ipc->npattern = -1; /* the assembly is remade with the friction term's elements */
+    ipc->friction_builds++;
+    return WEFT_OK;
 }

@@ -7,7 +7,9 @@
  * pairs (d < d̂ + ξ) of the cloth against itself (point–triangle and edge–edge, classified,
  * edge–edge mollified) and of every free vertex against each analytic collider (the
  * collider's gap, distance − [collision] margin, through its distance function). So the
- * common residual (lib/metrics.c) sees ∇B as it sees ∇E. Newton's line search is limited to
+ * common residual (lib/metrics.c) sees ∇B as it sees ∇E. With friction, a second term holds
+ * Li 2020 §5's lagged friction potentials of the close pairs, rebuilt at each lagging
+ * iteration; κ is adaptive (§4.3) unless fixed. Newton's line search is limited to
  * a fraction of the time of impact of its whole motion (weft_ccd_step, separation ξ), so no
  * iterate intersects.
  *
@@ -28,9 +30,10 @@ typedef struct weft_contact_settings {
     int model;                  /* weft_contact_model (default none: today's behaviour) */
     double barrier_distance;    /* d̂ > 0, m (default 1e-3) */
     double thickness;           /* ξ ≥ 0, m (default 0) */
-    char stiffness[WEFT_PARAM_STRING_MAX]; /* κ > 0 in J/m⁴ ("": 1e6), or "adaptive"
-                                              (refused until wired) */
-    double friction;            /* μ ≥ 0 (> 0 refused until friction is wired) */
+    char stiffness[WEFT_PARAM_STRING_MAX]; /* κ > 0 in J/m⁴, or "adaptive" (also when
+                                              empty: Li 2020 §4.3, ipc_stiffness.c) */
+    double friction;            /* μ ≥ 0 of cloth–cloth contacts (a collider's contacts
+                                   take its own [collider.NAME] friction) */
     double friction_velocity;   /* ε_v > 0, m/s (default 1e-3) */
     int friction_iterations;    /* lagging iterations per step (default 1) */
 } weft_contact_settings;
@@ -45,6 +48,9 @@ extern const char *const weft_contact_model_names[];
 
 /* The per-step element type of the barrier (not a scene energy: not registered). */
 extern const weft_energy_type weft_ipc_barrier_type;
+
+/* The per-lag element type of the lagged friction (Li 2020 §5; not registered). */
+extern const weft_energy_type weft_ipc_friction_type;
 
 /* The state of the ipc model in one solver. */
 typedef struct weft_ipc {
@@ -64,6 +70,24 @@ typedef struct weft_ipc {
     long ccd_calls;
     double dx_inf_h;         /* IPC's criterion ‖Δx‖∞/ĥ of the last Newton direction, m/s */
     double dx_inf_h_max;     /* its largest value at a step's last Newton iteration, m/s */
+    /* Lagged friction (Li 2020 §5; ipc_friction.c): μ of cloth–cloth pairs ([contact]
+     * friction); a cloth–collider pair takes the collider's friction */
+    double mu, eps_v; /* μ, ε_v (m/s) */
+    int lags;         /* [contact] friction_iterations */
+    bool friction;    /* some μ > 0: the friction term is built */
+    int fterm;        /* index of the friction term in m->terms, -1 before the first */
+    int fcap;         /* room in its element array */
+    long friction_builds;
+    /* Adaptive κ (Li 2020 §4.3; ipc_stiffness.c): on when [contact] stiffness is adaptive
+     * or empty (the default) */
+    bool adaptive;
+    double bbox;                 /* the cloth's bounding-box diagonal at t = 0, m */
+    double m_avg;                /* the free vertices' average mass, kg */
+    double dt;                   /* the model's step, s */
+    double kappa_min, kappa_max; /* the bounds of the last step, J/m⁴ */
+    double d_prev;               /* the smallest distance at the previous iterate, m */
+    long kappa_raises;           /* times the update rule doubled κ */
+    double kappa_lo, kappa_hi;   /* the smallest and largest κ used, J/m⁴ */
 } weft_ipc;
 
 /* Fails (one line, file:line from cfg) when the [contact] settings s give a value other
@@ -74,8 +98,9 @@ int weft_contact_check_none(const weft_contact_settings *s, const weft_config *c
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
- * for what is not supported yet: friction μ > 0, adaptive κ, triangle-mesh obstacles,
- * colliders with friction or restitution. solver names the caller in messages. */
+ * for what is not supported yet: triangle-mesh obstacles, colliders with restitution.
+ * Friction: μ = s->friction between cloth primitives, a collider's own friction against
+ * it. solver names the caller in messages. */
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err);
 
@@ -98,5 +123,34 @@ bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m);
  * apart and every vertex out of the colliders (weft_ccd_step, fraction 0.9). */
 int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, const double *dx,
                         double t, double *alpha, weft_error *err);
+
+/* Adaptive κ at the start of a step (Li 2020 §4.3 and supplement): the bounds for the
+ * scene (bbox, the free vertices' average mass in G's Hessian units m̄/ĥ², hh = ĥ in s),
+ * then κ = argmin |g_E + κ g_B|² clamped to them, g = ∇G at x (3n, with the current κ) and
+ * g_B the barrier's gradient at κ = 1; the barrier's elements take it. gB, gE: scratch of
+ * 3n values. Returns true when κ changed (G and ∇G at x are then stale). Nothing unless
+ * adaptive. */
+bool weft_ipc_kappa_start(weft_ipc *ipc, weft_model *m, const double *x, const double *g, double hh,
+                          double *gB, double *gE);
+
+/* Adaptive κ after a Newton iteration at x: κ ← min(2κ, κ_max) when the smallest distance
+ * keeps shrinking below ξ + 1e-9 bbox (weft_ipc_kappa_update). True when κ changed. */
+bool weft_ipc_kappa_iterate(weft_ipc *ipc, weft_model *m, const double *x);
+
+/* The lagged friction terms (Li 2020 §5.2) of the pairs within ξ + d̂ at x_lag (added to
+ * the step's barrier set first), measured from the step's start x_prev, the step h (s):
+ * the model's friction term emptied and refilled, one element per pair with μλ > 0 (λ the
+ * barrier's normal force at x_lag). The assembly's pattern is marked changed. Nothing
+ * unless ipc->friction. */
+int weft_ipc_friction_build(weft_ipc *ipc, weft_model *m, const double *x_lag, const double *x_prev,
+                            double h, weft_error *err);
+
+/* The log header's line about the model into buf (size bytes): d̂, ξ, and κ, fixed or
+ * adaptive with its bounds for a step ĥ = hh (s) (Li 2020 §4.3: the issue asks for them). */
+void weft_ipc_header(const weft_ipc *ipc, double hh, char *buf, size_t size);
+
+/* The smallest distance (m) of the step's barrier pairs at x (beyond the margin for a
+ * collider's; ∞ when there are none). */
+double weft_ipc_min_distance(const weft_ipc *ipc, const weft_model *m, const double *x);
 
 #endif

@@ -236,6 +236,9 @@ static int ipc_start_point(im_state *st, const weft_model *m, newton_step *ns, w
                          "%s: step %d: the barrier is infinite at the start point (a pair "
                          "within the thickness, or a vertex inside a collider, at x_n)",
                          st->type->name, st->step);
+    /* adaptive κ (st->dx, st->xtrial: scratch here) */
+    if (weft_ipc_kappa_start(st->ipc, st->ipc_model, st->x, st->g, ns->hh, st->dx, st->xtrial))
+        ns->G = potential(st, m, st->x, ns->hh, st->g);
     return im_build_filters(st, m, NULL, NULL, err);
 }
 
@@ -508,11 +511,59 @@ static void end_step(im_state *st, weft_model *m, double hh, double t1) {
  * tolerance_abs) (a step that starts within tolerance_abs, a cloth at rest or a free fall
  * at rounding level, asks for no reduction below that: none of rounding is meaningful),
  * "stalled" when rounding ends it, "cap REASON" at the iteration cap. */
+/* IPC's lagging (Li 2020 §5.2): once the step has converged on the current friction terms
+ * and lagging iterations remain, x_lag ← the converged iterate, the friction terms are
+ * rebuilt there (normal forces and tangent bases) and Newton goes on from that point; the
+ * row held for the previous iterate is written first, on the terms it was reached with.
+ * Until the iterate is converged on the last lag's terms. */
+static int lag_friction(im_state *st, weft_model *m, weft_monitor *mon, newton_step *ns, int *lag,
+                        weft_error *err) {
+    const int lags = st->ipc && st->ipc->friction ? st->ipc->lags : 1;
+    while (*lag + 1 < lags && converged(st, m, ns)) {
+        weft_monitor_flush(mon);
+        int rc = weft_ipc_friction_build(st->ipc, m, st->x, m->x, m->dt, err);
+        if (rc) return rc;
+        ++*lag;
+        ns->G = potential(st, m, st->x, ns->hh, st->g);
+        ns->r = st->r = weft_residual(m, st->x, ns->t1, ns->hh, st->g, NULL);
+    }
+    return WEFT_OK;
+}
+
+/* IPC's own criterion ‖Δx‖∞/ĥ (Li 2020 §4.1) of the step's last Newton direction on its
+ * stop line, ipc_dx_inf_h=V (m/s; docs/logs.md). */
+static void ipc_stop_field(const im_state *st, weft_monitor *mon) {
+    if (!st->ipc) return;
+    char f[48];
+    snprintf(f, sizeof f, "ipc_dx_inf_h=%.3e", st->ipc->dx_inf_h);
+    weft_monitor_step_field(mon, f);
+}
+
+/* Adaptive κ after iteration k's iterate (Li 2020 §4.3): raised while the smallest distance
+ * keeps closing; G, ∇G and the residual at the iterate follow. The row held for the
+ * previous iterate is written first, on the κ it was reached with. */
+static void adapt_kappa(im_state *st, weft_model *m, weft_monitor *mon, newton_step *ns) {
+    if (!st->ipc || !st->ipc->adaptive) return;
+    weft_monitor_flush(mon);
+    if (!weft_ipc_kappa_iterate(st->ipc, m, st->x)) return;
+    ns->G = potential(st, m, st->x, ns->hh, st->g);
+    ns->r = st->r = weft_residual(m, st->x, ns->t1, ns->hh, st->g, NULL);
+}
+
+/* One step: Newton's method on G from the start point, each iteration a direction, a line
+ * search, the new iterate and the stopping test on the residual of the logs
+ * (weft_residual): converged once r ≤ tolerance_abs and r ≤ tolerance · max(r0,
+ * tolerance_abs) (a step that starts within tolerance_abs, a cloth at rest or a free fall
+ * at rounding level, asks for no reduction below that: none of rounding is meaningful),
+ * "stalled" when rounding ends it, "cap REASON" at the iteration cap. Under ipc with
+ * friction, the iterations of every lagging solve count toward the one cap. */
 int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *err) {
     newton_step ns = {.t1 = m->t + m->dt, .last_change = -1};
     ns.hh = im_setup_scheme(st, m);
     st->ipc_model = m;
     int rc = st->ipc ? weft_ipc_begin_step(st->ipc, m, err) : WEFT_OK;
+    if (rc == WEFT_OK && st->ipc) /* the first lag's friction: at x_n (Li 2020 §5.2) */
+        rc = weft_ipc_friction_build(st->ipc, m, m->x, m->x, m->dt, err);
     if (rc) return rc;
     st->r_contact = 0.0, st->contacts_recent = false;
     if (st->bdf2) weft_monitor_set_target(mon, st->xt, ns.hh);
@@ -522,11 +573,16 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
     ns.r0 = ns.r = st->r0 = st->r = weft_residual(m, st->x, ns.t1, ns.hh, st->g, NULL);
     const double tol_abs = st->set.tolerance_abs;
     ns.r_stop = fmin(tol_abs, st->set.tolerance * fmax(ns.r0, tol_abs));
+    int lag = 0;
+    if ((rc = lag_friction(st, m, mon, &ns, &lag, err))) return rc;
     const char *stop = converged(st, m, &ns) ? "converged" : NULL;
-    if (stop)
+    if (st->ipc) st->ipc->dx_inf_h = 0.0; /* no Newton direction yet in this step */
+    if (stop) {
+        ipc_stop_field(st, mon);
         weft_monitor_stop(mon, st->x, 0, stop);
-    else
+    } else {
         weft_monitor_report(mon, st->x, 0, false);
+    }
     const int cap = st->set.common.iterations;
     for (int k = 1; k <= cap && !stop; k++) {
         st->iter = k;
@@ -535,18 +591,23 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
         if ((rc = line_search(st, m, &ns, k, &stalled, err))) return rc;
         if (stalled) {
             stop = "stalled";
+            ipc_stop_field(st, mon);
             weft_monitor_stop(mon, NULL, k - 1, stop);
             break;
         }
         if ((rc = accept_iterate(st, m, &ns, k, err))) return rc;
+        adapt_kappa(st, m, mon, &ns);
+        if ((rc = lag_friction(st, m, mon, &ns, &lag, err))) return rc;
         if (converged(st, m, &ns))
             stop = "converged";
         else if (k == cap)
             stop = cap_reason(st, m, &ns, k);
-        if (stop)
+        if (stop) {
+            ipc_stop_field(st, mon);
             weft_monitor_stop(mon, st->x, k, stop);
-        else
+        } else {
             weft_monitor_report(mon, st->x, k, false);
+        }
     }
     st->stop = stop;
     if (st->ipc) st->ipc->dx_inf_h_max = fmax(st->ipc->dx_inf_h_max, st->ipc->dx_inf_h);
@@ -596,6 +657,13 @@ static int create_ipc(im_state *st, const weft_model *m, const weft_config *cfg,
         return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the %s solver",
                          st->type->name);
     return weft_ipc_create(st->ipc, c, m, cfg, st->type->name, err);
+}
+
+/* The log header's line about the contact model (weft_solver_type.header). */
+static void newton_header(const void *state, char *buf, size_t size) {
+    const im_state *st = state;
+    buf[0] = '\0';
+    if (st->ipc) weft_ipc_header(st->ipc, (st->bdf2 ? 2.0 / 3.0 : 1.0) * st->ipc->dt, buf, size);
 }
 
 /* The state of a Newton solver, with the volume constraint when [pbd] k_pressure > 0
@@ -648,6 +716,7 @@ const weft_solver_type weft_newton_euler = {
     .step = im_step,
     .destroy = im_destroy,
     .stats = im_profile,
+    .header = newton_header,
     .linear_log = true,
     .caps = {.order = 1,
              .contact = "active contacts as filtered constraints of each system, or "
@@ -667,6 +736,7 @@ const weft_solver_type weft_bdf2_newton = {
     .step = im_step,
     .destroy = im_destroy,
     .stats = im_profile,
+    .header = newton_header,
     .linear_log = true,
     .caps = {.order = 2,
              .contact = "active contacts as filtered constraints of each system, or "

@@ -14,10 +14,21 @@
  *                    (caps.contact_models, with the [contact] rows in its tables): the
  *                    others are refused at create with one line naming newton_euler,
  *                    bdf2_newton and contact.model=none, and no model diff marks it
- *   bad_settings     d̂ ≤ 0, μ < 0 and adaptive κ refused with file:line; μ > 0, a collider
- *                    with friction, damping β > 0, an ipc setting under model = none
- *                    refused by newton_euler's create; ipc settings at their defaults
- *                    (empty stiffness included) under model = none accepted
+ *   bad_settings     d̂ ≤ 0, μ < 0, a stiffness neither > 0 nor adaptive, ε_v ≤ 0, 0
+ *                    lagging iterations refused with file:line; a collider with
+ *                    restitution, damping β > 0, an ipc setting under model = none refused
+ *                    by newton_euler's create; μ > 0, collider friction, adaptive κ, and
+ *                    ipc settings at their defaults under model = none (empty stiffness
+ *                    included) accepted
+ *   tilted_plane     lagged friction (Li 2020 §5): a cloth on an incline of tan θ = 0.5
+ *                    slides at g (sin θ − μ cos θ) within 3 % for μ = 0.2 and sticks (speed
+ *                    ≤ ε_v) for μ = 0.7, with 1 and 2 lagging iterations, and by
+ *                    bdf2_newton
+ *   cloth_friction   [contact] friction between two cloths on the incline: the top one
+ *                    slides at g (sin θ − μ cos θ) within 3 %, the bottom one stays
+ *   adaptive         adaptive κ (Li 2020 §4.3) at the default d̂ = 1 mm on cloth_on_cloth
+ *                    (10² + 8², 60 steps): every step converged within 50 iterations (8
+ *                    steps capped with the fixed κ = 1e6 J/m⁴)
  */
 #include "check.h"
 #include "implicit_internal.h"
@@ -124,29 +135,65 @@ out:
 }
 
 static void drape(void) {
-    /* d̂ = 5 mm: with the default 1 mm (κ = 1e6 J/m⁴) the impact step of this 10² cloth
-     * stops at the cap of 50 with r/r0 1.1e-5 (papers/li2020-ipc.md) */
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
-                          "contact.barrier_distance=5e-3", "collider.ball.friction=0",
-                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+    /* d̂ = 5 mm, fixed κ = 1e6 J/m⁴: at the default 1 mm (fixed or adaptive κ) the impact
+     * step of this 10² cloth stops at the cap of 50, its cloth buckling on the projected
+     * Hessian (papers/li2020-ipc.md) */
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "contact.model=ipc",
+                          "contact.barrier_distance=5e-3",
+                          "contact.stiffness=1e6",
+                          "collider.ball.friction=0",
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
     run_scene(&weft_newton_euler, "drape_sphere", sets, 40, 0.0);
 }
 
 /* The same scene by bdf2_newton, which runs the same contact model. */
 static void drape_bdf2(void) {
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
-                          "contact.barrier_distance=5e-3", "collider.ball.friction=0",
-                          "collider.ground.friction=0", "solver.iterations=50", NULL};
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "contact.model=ipc",
+                          "contact.barrier_distance=5e-3",
+                          "contact.stiffness=1e6",
+                          "collider.ball.friction=0",
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
     run_scene(&weft_bdf2_newton, "drape_sphere", sets, 40, 0.0);
 }
 
 static void cloth_on_cloth(void) {
-    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "mesh.top.nx=8", "mesh.top.ny=8",
-                          "collision.pipeline=none", "contact.model=ipc",
-                          "contact.barrier_distance=5e-3", "contact.thickness=5e-4",
-                          "collider.ball.friction=0", "collider.ground.friction=0",
-                          "solver.iterations=50", NULL};
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "mesh.top.nx=8",
+                          "mesh.top.ny=8",
+                          "collision.pipeline=none",
+                          "contact.model=ipc",
+                          "contact.barrier_distance=5e-3",
+                          "contact.thickness=5e-4",
+                          "contact.stiffness=1e6",
+                          "collider.ball.friction=0",
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
     run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 40, 5e-4);
+}
+
+/* Adaptive κ (the default) at the default d̂ on cloth_on_cloth (file comment). */
+static void adaptive(void) {
+    const char *sets[] = {"mesh.nx=10",
+                          "mesh.ny=10",
+                          "mesh.top.nx=8",
+                          "mesh.top.ny=8",
+                          "collision.pipeline=none",
+                          "contact.model=ipc",
+                          "collider.ball.friction=0",
+                          "collider.ground.friction=0",
+                          "solver.iterations=50",
+                          NULL};
+    run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 60, 0.0);
 }
 
 /* A uniform number in [lo, hi) from a 64-bit LCG. */
@@ -283,13 +330,31 @@ static void bad_settings(void) {
     rmdir(d.path);
     const char *neg[] = {"contact.model=ipc", "contact.friction=-0.1", NULL};
     expect_build_error("drape_sphere", neg, "contact.friction");
-    const char *adaptive[] = {"contact.model=ipc", "contact.stiffness=adaptive", NULL};
-    expect_build_error("drape_sphere", adaptive, "adaptive");
-    const char *mu[] = {"contact.model=ipc", "contact.friction=0.2",
-                        "collider.ball.friction=0", "collider.ground.friction=0", NULL};
-    expect_create_error(mu, "contact.friction");
-    const char *colf[] = {"contact.model=ipc", NULL}; /* the ball's friction 0.3 */
-    expect_create_error(colf, "collider.ball.friction = 0.3");
+    const char *soft[] = {"contact.model=ipc", "contact.stiffness=soft", NULL};
+    expect_build_error("drape_sphere", soft, "contact.stiffness");
+    const char *zero_k[] = {"contact.model=ipc", "contact.stiffness=0", NULL};
+    expect_build_error("drape_sphere", zero_k, "not a stiffness");
+    const char *ev[] = {"contact.model=ipc", "contact.friction_velocity=0", NULL};
+    expect_build_error("drape_sphere", ev, "contact.friction_velocity");
+    const char *lags[] = {"contact.model=ipc", "contact.friction_iterations=0", NULL};
+    expect_build_error("drape_sphere", lags, "contact.friction_iterations");
+    const char *rest[] = {"contact.model=ipc", "collider.ball.restitution=0.5", NULL};
+    expect_create_error(rest, "collider.ball.restitution = 0.5");
+    /* friction: [contact] friction for cloth-cloth, each collider's own key for its
+     * contacts; adaptive κ: accepted, and the state says so */
+    const char *ok[] = {"contact.model=ipc",          "contact.friction=0.2",
+                        "collider.ball.friction=0",   "collider.ground.friction=0.4",
+                        "contact.stiffness=adaptive", NULL};
+    weft_model mo;
+    weft_config *co = NULL;
+    if (scene_build_cfg("drape_sphere", ok, weft_energy_registry, &mo, &co)) {
+        weft_error e2 = {{0}};
+        im_state *so = weft_newton_euler.create(&mo, co, &e2);
+        CHECK(so && so->ipc && so->ipc->friction && so->ipc->mu == 0.2 && so->ipc->adaptive);
+        if (so) weft_newton_euler.destroy(so);
+        weft_model_free(&mo);
+        weft_config_free(&co);
+    }
     const char *beta[] = {"contact.model=ipc", "solver.damping_beta=0.01",
                           "collider.ball.friction=0", "collider.ground.friction=0", NULL};
     expect_create_error(beta, "solver.damping_beta");
@@ -314,10 +379,152 @@ static void bad_settings(void) {
     }
 }
 
+/* The tilted-plane friction test (issue 29; Li 2020 §5), by solver: a 0.2 m cloth of 5×5 vertices at
+ * rest on a plane under gravity tilted by θ = atan 0.5, so the plane is an incline, the
+ * plane's friction μ (its own [collider] key). After 0.2 s of settling, over the next 0.4
+ * s: for μ = 0.2 < tan θ the centre of mass accelerates down the slope at g (sin θ − μ cos θ)
+ * within 3 %; for μ = 0.7 > tan θ it creeps at most at ε_v (the mollifier's static
+ * regime: a slip of ε_v h per step at most). Every step converged. Returns the measured
+ * acceleration (m/s²) and the largest speed (m/s) of the last 0.4 s. */
+static void tilted_run(const weft_solver_type *solver, double mu, int lags, double *accel,
+                       double *vmax) {
+    const double g = 9.81, th = atan(0.5), dt = 0.01;
+    tmp_dir d;
+    *accel = NAN, *vmax = NAN;
+    if (!tmp_open(&d)) return;
+    char text[1200], path[128];
+    snprintf(text, sizeof text,
+             "[scene]\nname = tilt\ndt = %.17g\nsteps = 60\ngravity = %.17g %.17g 0\n"
+             "[mesh]\ntype = grid\nwidth = 0.2\nheight = 0.2\nnx = 5\nny = 5\nplane = xz\n"
+             "origin = -0.1 0.0008 0.1\n"
+             "[material]\ndensity = 0.1\nstretch_stiffness = 1000\nbending_stiffness = 1e-5\n"
+             "[solver]\niterations = 50\n[collision]\nmargin = 0\n"
+             "[contact]\nmodel = ipc\nfriction_iterations = %d\n"
+             "[collider.incline]\ntype = plane\npoint = 0 0 0\nnormal = 0 1 0\nfriction = %g\n",
+             dt, g * sin(th), -g * cos(th), lags, mu);
+    write_file(&d, "tilt.ini", text, path, sizeof path);
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg(path, NULL, weft_energy_registry, &m, &cfg)) goto clean;
+    weft_error err = {{0}};
+    im_state *st = solver->create(&m, cfg, &err);
+    if (!st) fprintf(stderr, "tilt: %s\n", err.msg);
+    CHECK(st != NULL && st->ipc != NULL && st->ipc->friction);
+    double v20 = 0.0, mass = 0.0;
+    int bad = 0;
+    *vmax = 0.0;
+    for (int i = 0; i < m.n; i++) mass += m.mass[i];
+    for (int step = 1; st && step <= 60; step++) {
+        if (solver->step(st, &m, NULL, &err) != WEFT_OK) {
+            fprintf(stderr, "tilt step %d: %s\n", step, err.msg);
+            bad++;
+            break;
+        }
+        bad += strcmp(st->stop, "converged") != 0;
+        double v = 0.0; /* the centre of mass's velocity along the slope (+x), m/s */
+        for (int i = 0; i < m.n; i++) v += m.mass[i] * m.v[3 * i] / mass;
+        if (step == 20) v20 = v;
+        if (step >= 20) *vmax = fmax(*vmax, fabs(v));
+        if (step == 60) *accel = (v - v20) / (40 * dt);
+    }
+    CHECK(bad == 0);
+    if (st) solver->destroy(st);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+clean:
+    unlink(path);
+    rmdir(d.path);
+}
+
+static void tilted_plane(void) {
+    const double g = 9.81, th = atan(0.5), eps_v = 1e-3; /* [contact] friction_velocity */
+    const weft_solver_type *solvers[] = {&weft_newton_euler, &weft_newton_euler,
+                                         &weft_bdf2_newton};
+    for (int r = 0; r < 3; r++) {
+        const int lags = r == 1 ? 2 : 1;
+        double a, vmax;
+        tilted_run(solvers[r], 0.2, lags, &a, &vmax);
+        const double want = g * (sin(th) - 0.2 * cos(th));
+        printf("tilted_plane, %s: mu 0.2 < tan 0.5, %d lag(s): a = %.5g m/s^2, g (sin - mu "
+               "cos) = %.5g (%.2f %%)\n",
+               solvers[r]->name, lags, a, want, 100 * (a - want) / want);
+        CHECK(fabs(a - want) <= 0.03 * want);
+        tilted_run(solvers[r], 0.7, lags, &a, &vmax);
+        printf("tilted_plane, %s: mu 0.7 > tan 0.5, %d lag(s): a = %.3g m/s^2, largest speed "
+               "%.3g m/s (eps_v %.3g)\n",
+               solvers[r]->name, lags, a, vmax, eps_v);
+        CHECK(vmax <= eps_v && fabs(a) <= 0.01 * want);
+    }
+}
+
+/* Cloth–cloth friction ([contact] friction, Li 2020 §5 on point–triangle and edge–edge
+ * pairs): on the incline of tilted_run (tan θ = 0.5), a 0.2 m cloth (4×4) rests on a 0.6 m
+ * one (7×4) that the plane's friction 0.9 holds; with μ = 0.2 between the cloths the top
+ * one slides at g (sin θ − μ cos θ) within 3 % over 0.1 – 0.3 s, and the bottom one stays
+ * (its speed ≤ ε_v). */
+static void cloth_friction(void) {
+    const double g = 9.81, th = atan(0.5), dt = 0.01, mu = 0.2;
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char text[1400], path[128];
+    snprintf(text, sizeof text,
+             "[scene]\nname = tilt2\ndt = %.17g\nsteps = 30\ngravity = %.17g %.17g 0\n"
+             "[mesh]\ntype = grid\nwidth = 0.6\nheight = 0.3\nnx = 7\nny = 4\nplane = xz\n"
+             "origin = -0.3 0.0008 0.15\n"
+             "[mesh.top]\ntype = grid\nwidth = 0.2\nheight = 0.2\nnx = 4\nny = 4\nplane = xz\n"
+             "origin = -0.28 0.0025 0.1\n"
+             "[material]\ndensity = 0.1\nstretch_stiffness = 1000\nbending_stiffness = 1e-5\n"
+             "[solver]\niterations = 50\n[collision]\nmargin = 0\n"
+             "[contact]\nmodel = ipc\nfriction = %g\n"
+             "[collider.incline]\ntype = plane\npoint = 0 0 0\nnormal = 0 1 0\nfriction = 0.9\n",
+             dt, g * sin(th), -g * cos(th), mu);
+    write_file(&d, "tilt2.ini", text, path, sizeof path);
+    weft_model m;
+    weft_config *cfg = NULL;
+    if (!scene_build_cfg(path, NULL, weft_energy_registry, &m, &cfg)) goto clean;
+    weft_error err = {{0}};
+    im_state *st = weft_newton_euler.create(&m, cfg, &err);
+    if (!st) fprintf(stderr, "tilt2: %s\n", err.msg);
+    CHECK(st != NULL && m.nparts == 2);
+    int bad = 0;
+    double v10 = 0.0, a = NAN, vbot = 0.0;
+    for (int step = 1; st && step <= 30; step++) {
+        if (weft_newton_euler.step(st, &m, NULL, &err) != WEFT_OK) {
+            fprintf(stderr, "tilt2 step %d: %s\n", step, err.msg);
+            bad++;
+            break;
+        }
+        bad += strcmp(st->stop, "converged") != 0;
+        double v[2] = {0, 0}, mass[2] = {0, 0}; /* each cloth's centre of mass, along +x */
+        for (int p = 0; p < 2; p++)
+            for (int i = m.parts[p].first; i < m.parts[p].first + m.parts[p].nv; i++)
+                v[p] += m.mass[i] * m.v[3 * i], mass[p] += m.mass[i];
+        const double vt = v[1] / mass[1];
+        if (step == 10) v10 = vt;
+        if (step >= 10) vbot = fmax(vbot, fabs(v[0] / mass[0]));
+        if (step == 30) a = (vt - v10) / (20 * dt);
+    }
+    const double want = g * (sin(th) - mu * cos(th));
+    printf("cloth_friction: top cloth a = %.5g m/s^2, g (sin - mu cos) = %.5g (%.2f %%), bottom "
+           "cloth's largest speed %.3g m/s\n", a, want, 100 * (a - want) / want, vbot);
+    CHECK(bad == 0);
+    CHECK(fabs(a - want) <= 0.03 * want);
+    CHECK(vbot <= 1e-3);
+    if (st) weft_newton_euler.destroy(st);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
+clean:
+    unlink(path);
+    rmdir(d.path);
+}
+
 static const check_case cases[] = {
+    {"cloth_friction", cloth_friction},
+    {"tilted_plane", tilted_plane},
     {"drape", drape},
     {"drape_bdf2", drape_bdf2},
     {"cloth_on_cloth", cloth_on_cloth},
+    {"adaptive", adaptive},
     {"line_search", line_search},
     {"refusal", refusal},
     {"bad_settings", bad_settings},
