@@ -390,6 +390,11 @@ static bool stage_enabled(weft_config *cfg, const weft_stage_type *t) {
 
 int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err) {
     if (m->nobstacles == 0) return WEFT_OK;
+    /* A contact model ([contact] model other than none) handles the obstacles inside the
+     * solver (ipc's barrier and CCD); a solver that does not read it is refused by the
+     * model diff. */
+    double model;
+    if (weft_config_value(cfg, "contact", "model", &model) && model != 0.0) return WEFT_OK;
     char hints[300] = "";
     const weft_stage_type *t;
     for (int i = 0; (t = weft_config_plugin(cfg, "stage", i, NULL)); i++) {

@@ -10,8 +10,16 @@
  *     point distance of lib/collision (no derivatives: a third of the fills' cost went to
  *     the classified distance's) is < ξ + d̂ — the same distance up to rounding, where b
  *     vanishes with its first two derivatives;
- *   - a free vertex against an analytic (static) collider: d = its gap, the collider's
- *     distance function less [collision] margin (collider_eval has the derivatives).
+ *   - a cloth vertex against an obstacle triangle, an obstacle vertex against a cloth
+ *     triangle, a cloth edge against an obstacle edge (triangle-mesh obstacles, [collider.X]
+ *     type = mesh), the obstacle at its place at t_{n+1}: the same point–triangle and edge–
+ *     edge barriers with the obstacle's corners held in the element (not degrees of
+ *     freedom: their rows and columns left out), candidates from the cloth's tree against
+ *     the obstacle's;
+ *   - a free vertex against an analytic collider: d = its gap, the collider's distance
+ *     function less [collision] margin (collider_eval has the derivatives), the collider
+ *     where it stands at t_{n+1} (a translating one's offset u t_{n+1} in the element; a
+ *     spinning sphere's distance does not change as it spins).
  * The set of a step only grows: each evaluation point x of the solver adds the pairs close
  * at x that it lacks (a hash of their vertices), and every element is an exact function of
  * the positions (zero beyond ξ + d̂), so B is exact at every point evaluated in the step,
@@ -21,11 +29,27 @@
  * Elements: one type (weft_ipc_barrier_type) of 4 vertices, rest[1] its kind: 0
  * point–triangle (p, t0, t1, t2), 1 edge–edge (a0, a1, b0, b1; rest[2] = ε_x), 2 vertex–
  * collider (v, v, v, v; rest[2] the collider type's registry index, rest[3] the margin,
- * rest[4..12] its parameters, rest[13] its index in the model; only the first slot's rows
- * are non-zero). k = κ, k2 = d̂, rest[0] = ξ.
+ * rest[4..10] its parameters, rest[11..13] its offset u t_{n+1}; only the first slot's
+ * rows are non-zero), 3 obstacle point–triangle (p, p, p, p), 4 obstacle triangle–point
+ * (t0, t0, t1, t2), 5 obstacle edge–edge (a0, a1, a0, a0; rest[2] = ε_x): the obstacle's
+ * slots (3: 1–3, 4: 0, 5: 2–3) hold their positions in rest[3..] in slot order, and their
+ * rows are zero. v[4], v[5]: the collider, or the obstacle and its primitive (the key of
+ * the step's set with the vertices and the kind). k = κ, k2 = d̂, rest[0] = ξ.
  * CCD filter (Li 2020 §4.2, Alg. 1 line 8): α ≤ 0.9 TOI of the whole motion, by
- * weft_ccd_step (lib/collision/ccd_step.c): separation ξ between cloth primitives, ξ +
- * margin between a vertex and a collider's surface.
+ * weft_ccd_step (lib/collision/ccd_step.c): separation ξ between cloth primitives and
+ * against the obstacles (standing at t_{n+1}), ξ + margin between a vertex and a
+ * collider's surface (standing at t_{n+1}).
+ * Moving colliders (weft_ipc_carry): every iterate of a step is measured against the
+ * colliders at t_{n+1}, so the start point must be outside them there, and x_n need not
+ * be (a collider moving at u covers u h in the step). Every free vertex whose distance to
+ * a moving collider at t_n is below d̂ + ξ + margin + |u| h (the only ones the collider's
+ * sweep can come within reach of: the distance is 1-Lipschitz) is carried by u h; in the
+ * collider's frame it does not move, so its gap at t_{n+1} is its gap at t_n (> ξ), and
+ * every other vertex's gap at t_{n+1} is ≥ d̂ + ξ. The carry itself is checked by the CCD
+ * (cloth against itself and the obstacles, separation ξ), so it cannot pass one sheet
+ * through another; the start point then goes from there toward x̃ under the CCD filter
+ * as before. No iterate is ever inside a collider at t_{n+1} and none tunnels: a collider
+ * faster than its own size per step carries the vertices it would pass through.
  */
 #include "ipc_contact.h"
 
@@ -38,14 +62,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2 };
+enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2, KIND_OBS_PT = 3, KIND_OBS_TP = 4,
+       KIND_OBS_EE = 5 };
 
-/* A collider's parameters an element holds (rest[4 .. 4 + COLLIDER_PARAMS − 1]). */
-#define COLLIDER_PARAMS 9
+/* A collider's parameters an element holds (rest[4 .. 4 + COLLIDER_PARAMS − 1]), then its
+ * offset (rest[11..13]). */
+#define COLLIDER_PARAMS 7
+#define COLLIDER_OFFSET 11
 
 /* κ when [contact] stiffness is empty, J/m⁴: with d̂ = 1 mm it holds about 1e-3 N per
  * vertex at d = d̂/2 (|b'(s)| 2d ≈ 4.3 κ ŝ d), a 32² cloth vertex's weight at 0.1 kg/m². */
 #define WEFT_IPC_KAPPA_DEFAULT 1e6
+
+/* Most triangle-mesh obstacles a model under ipc may have. */
+#define IPC_MAX_OBSTACLES 8
 
 /* Fraction of the time of impact a Newton step may take (Li 2020 uses 0.8 – 0.9). */
 #define IPC_TOI_FRACTION 0.9
@@ -55,7 +85,8 @@ enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2 };
 /* ------------------------------------------------------------------------------ */
 
 /* The collider of a vertex–collider element: its type (registry index rest[2]) and its
- * parameters (rest[4..]), standing still. */
+ * parameters (rest[4..]), standing still (where it stands at t = 0: the element's point
+ * goes into its frame by the offset rest[11..13]). */
 static weft_collider element_collider(const weft_element *e) {
     weft_collider c = {.type = weft_collider_registry[(int)e->rest[2]]};
     memcpy(c.param, &e->rest[4], COLLIDER_PARAMS * sizeof(double));
@@ -70,8 +101,9 @@ static weft_collider element_collider(const weft_element *e) {
 static double collider_eval(const weft_element *e, const double *xe, const weft_ipc_params *p,
                             bool project, double *g, double *H) {
     const weft_collider col = element_collider(e);
-    double n[3], S[9] = {0};
-    const double d = weft_collider_distance(&col, xe, n) - e->rest[3];
+    double n[3], S[9] = {0}, q[3];
+    for (int k = 0; k < 3; k++) q[k] = xe[k] - e->rest[COLLIDER_OFFSET + k];
+    const double d = weft_collider_distance(&col, q, n) - e->rest[3];
     if (g) memset(g, 0, 12 * sizeof *g);
     if (H) memset(H, 0, 144 * sizeof *H);
     if (!(d > p->xi)) return INFINITY;
@@ -80,12 +112,40 @@ static double collider_eval(const weft_element *e, const double *xe, const weft_
     /* s = d², ∇s = 2d n̂, ∇²s = 2 n̂ n̂ᵀ: ∇²b = (4 d² b'' + 2 b') n̂ n̂ᵀ */
     double c = 4.0 * d * d * d2b + 2.0 * db;
     if (project && c < 0.0) c = 0.0;
-    if (H && !project && db != 0.0) weft_collider_curvature_at(&col, xe, 0.0, S);
+    if (H && !project && db != 0.0) weft_collider_curvature_at(&col, q, 0.0, S);
     for (int k = 0; k < 3; k++) {
         if (g) g[k] = db * 2.0 * d * n[k];
         if (H)
             for (int l = 0; l < 3; l++)
                 H[12 * k + l] = c * n[k] * n[l] + 2.0 * d * db * S[3 * k + l];
+    }
+    return b;
+}
+
+/* The slots of an obstacle element's kind that the obstacle holds (a bit each). */
+static unsigned obstacle_slots(int kind) {
+    return kind == KIND_OBS_PT ? 0xEu : kind == KIND_OBS_TP ? 0x1u : kind == KIND_OBS_EE ? 0xCu
+                                                                                         : 0u;
+}
+
+/* Ψ of an obstacle element: the cloth's barrier with the obstacle's slots at their stored
+ * positions, their rows and columns zeroed (constants, not degrees of freedom; a principal
+ * block of a PSD matrix is PSD, so the projection carries over). */
+static double obstacle_eval(const weft_element *e, const double *xe, const weft_ipc_params *p,
+                            bool project, double *g, double *H) {
+    const int kind = (int)e->rest[1];
+    const unsigned fixed = obstacle_slots(kind);
+    double y[12];
+    memcpy(y, xe, sizeof y);
+    for (int a = 0, j = 0; a < 4; a++)
+        if (fixed >> a & 1u) memcpy(&y[3 * a], &e->rest[3 + 3 * j++], 3 * sizeof(double));
+    const double b = kind == KIND_OBS_EE ? weft_ipc_ee_energy(y, e->rest[2], p, project, g, H)
+                                         : weft_ipc_pt_energy(y, p, project, g, H);
+    for (int r = 0; r < 12; r++) {
+        const bool out = fixed >> (r / 3) & 1u;
+        if (g && out) g[r] = 0.0;
+        for (int c = 0; H && c < 12; c++)
+            if (out || (fixed >> (c / 3) & 1u)) H[12 * r + c] = 0.0;
     }
     return b;
 }
@@ -97,7 +157,8 @@ static double barrier_eval(const weft_element *e, const double *xe, bool project
     switch ((int)e->rest[1]) {
     case KIND_PT: return weft_ipc_pt_energy(xe, &p, project, g, H);
     case KIND_EE: return weft_ipc_ee_energy(xe, e->rest[2], &p, project, g, H);
-    default: return collider_eval(e, xe, &p, project, g, H);
+    case KIND_COLLIDER: return collider_eval(e, xe, &p, project, g, H);
+    default: return obstacle_eval(e, xe, &p, project, g, H);
     }
 }
 
@@ -207,9 +268,18 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
                       "IPC friction is not wired yet (energies/ipc_friction.c); set 0");
     if (!strcmp(s->stiffness, "adaptive")) /* the table's check refuses it too */
         return refuse(cfg, "stiffness", err, "adaptive stiffness is not wired yet");
-    if (m->nobstacles > 0)
-        return refuse(cfg, "model", err,
-                      "ipc does not handle triangle-mesh obstacles yet (a mesh collider)");
+    if (m->nobstacles > IPC_MAX_OBSTACLES)
+        return refuse(cfg, "model", err, "ipc runs at most 8 triangle-mesh obstacles");
+    for (int k = 0; k < m->nobstacles; k++) {
+        const double *u = m->obstacles[k].velocity;
+        if (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0)
+            return refuse(cfg, "model", err, "ipc runs static triangle-mesh obstacles only "
+                                             "(a moving mesh collider is not carried yet)");
+        if (m->obstacles[k].friction != 0.0)
+            return refuse(cfg, "model", err, "ipc has no obstacle friction (IPC's is "
+                                             "[contact] friction); set the mesh collider's "
+                                             "friction to 0");
+    }
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *col = &m->colliders[c];
         char what[200];
@@ -226,10 +296,6 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
             if (m->colliders[c].param[k] != 0.0)
                 return refuse(cfg, "model", err, "ipc: a collider of this shape has more "
                                                  "parameters than a barrier element holds");
-    for (int c = 0; c < m->ncolliders; c++)
-        if (weft_collider_moving(&m->colliders[c]))
-            return refuse(cfg, "model", err, "ipc runs static colliders only (a moving one "
-                                             "would need the CCD of its motion)");
     (void)solver;
     ipc->p.kappa = s->stiffness[0] ? strtod(s->stiffness, NULL) : WEFT_IPC_KAPPA_DEFAULT;
     ipc->p.dhat = s->barrier_distance;
@@ -237,6 +303,19 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     ipc->margin = m->contact_margin;
     if (m->mesh.nt > 0 && !(ipc->bvh = weft_bvh_create(&m->mesh, m->x, err)))
         return weft_error_code(WEFT_ERR_NOMEM);
+    if (m->nobstacles == 0 || m->mesh.nt == 0) return WEFT_OK;
+    ipc->obs_bvh = calloc((size_t)m->nobstacles, sizeof *ipc->obs_bvh);
+    ipc->obs_x = calloc((size_t)m->nobstacles, sizeof *ipc->obs_x);
+    if (!ipc->obs_bvh || !ipc->obs_x) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    ipc->nobs = m->nobstacles;
+    for (int k = 0; k < m->nobstacles; k++) {
+        const weft_mesh *om = &m->obstacles[k].mesh;
+        if (!(ipc->obs_x[k] = malloc(3 * (size_t)(om->nv + 1) * sizeof(double))))
+            return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+        weft_obstacle_positions(&m->obstacles[k], 0.0, ipc->obs_x[k]);
+        if (om->nt > 0 && !(ipc->obs_bvh[k] = weft_bvh_create(om, ipc->obs_x[k], err)))
+            return weft_error_code(WEFT_ERR_NOMEM);
+    }
     return WEFT_OK;
 }
 
@@ -246,22 +325,25 @@ void weft_ipc_free(weft_ipc *ipc) {
     free(ipc->table);
     weft_bvh_free(&ipc->bvh);
     weft_collision_pairs_free(&ipc->pairs);
+    for (int k = 0; k < ipc->nobs; k++) {
+        if (ipc->obs_bvh) weft_bvh_free(&ipc->obs_bvh[k]);
+        if (ipc->obs_x) free(ipc->obs_x[k]);
+    }
+    free(ipc->obs_bvh);
+    free(ipc->obs_x);
+    weft_collision_pairs_free(&ipc->obs_pairs);
 }
 
-/* The key of an element in the step's set: its vertices and its tag (mesh kind, or 2 +
- * collider index). */
-static unsigned long long key_hash(const int v[4], int tag) {
+/* The key of an element in the step's set: its vertices, v[4], v[5] (collider, or
+ * obstacle and primitive) and its tag (its kind). */
+static unsigned long long key_hash(const int v[WEFT_ELEM_MAXV], int tag) {
     unsigned long long h = 1469598103934665603ull;
-    const int k[5] = {v[0], v[1], v[2], v[3], tag};
-    for (int i = 0; i < 5; i++) h = (h ^ (unsigned)k[i]) * 1099511628211ull;
-    return h;
+    for (int i = 0; i < 6; i++) h = (h ^ (unsigned)v[i]) * 1099511628211ull;
+    return (h ^ (unsigned)tag) * 1099511628211ull;
 }
 
-/* The tag of element e (the part of its key besides its vertices). */
-static int elem_tag(const weft_element *e) {
-    return (int)e->rest[1] == KIND_COLLIDER ? KIND_COLLIDER + (int)e->rest[13]
-                                            : (int)e->rest[1];
-}
+/* The tag of element e (the part of its key besides v). */
+static int elem_tag(const weft_element *e) { return (int)e->rest[1]; }
 
 /* Makes the hash table hold every element of the term (size a power of 2 ≥ 2 n + 64). */
 static int rehash(weft_ipc *ipc, const weft_term *t, weft_error *err) {
@@ -356,6 +438,63 @@ static int fill_mesh(weft_ipc *ipc, weft_model *m, const double *x, weft_error *
     return rc;
 }
 
+/* An obstacle element of kind `kind` on cloth vertices v (the obstacle's slots too, as
+ * placeholders), obstacle k's primitive `prim`, the obstacle's corners q (3 each, slot
+ * order) stored. */
+static weft_element obstacle_element(const weft_ipc *ipc, int kind, const int v[4], int k,
+                                     int prim, const int *q, int nq) {
+    weft_element e = element(ipc, kind, v);
+    e.v[4] = k, e.v[5] = prim;
+    for (int j = 0; j < nq; j++)
+        memcpy(&e.rest[3 + 3 * j], &ipc->obs_x[k][3 * (size_t)q[j]], 3 * sizeof(double));
+    return e;
+}
+
+/* The cloth's close pairs with obstacle k (standing at t1) at x: candidates of the cloth's
+ * tree (refitted at x by fill_mesh) against the obstacle's, then the closest-point
+ * distance. */
+static int fill_obstacle(weft_ipc *ipc, weft_model *m, int k, const double *x, weft_error *err) {
+    const weft_mesh *me = &m->mesh, *om = &m->obstacles[k].mesh;
+    const double reach = ipc->p.xi + ipc->p.dhat, *ox = ipc->obs_x[k];
+    int rc = weft_bvh_pairs(ipc->bvh, ipc->obs_bvh[k], &ipc->obs_pairs, err);
+    const weft_collision_pairs *cp = &ipc->obs_pairs;
+    double bary[3], sa, sb;
+    for (int i = 0; i < cp->vt.n && rc == WEFT_OK; i++) { /* cloth vertex, obstacle triangle */
+        const int p = cp->vt.pair[i].a, *t = &om->tri[3 * cp->vt.pair[i].b];
+        if (!(weft_point_triangle_closest(&x[3 * p], &ox[3 * t[0]], &ox[3 * t[1]], &ox[3 * t[2]],
+                                          bary, NULL) < reach))
+            continue;
+        const int v[4] = {p, p, p, p};
+        weft_element e = obstacle_element(ipc, KIND_OBS_PT, v, k, cp->vt.pair[i].b, t, 3);
+        rc = add(ipc, m, &e, err);
+    }
+    for (int i = 0; i < cp->tv.n && rc == WEFT_OK; i++) { /* cloth triangle, obstacle vertex */
+        const int *t = &me->tri[3 * cp->tv.pair[i].a], q = cp->tv.pair[i].b;
+        if (!(weft_point_triangle_closest(&ox[3 * q], &x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]],
+                                          bary, NULL) < reach))
+            continue;
+        const int v[4] = {t[0], t[0], t[1], t[2]};
+        weft_element e = obstacle_element(ipc, KIND_OBS_TP, v, k, q, &q, 1);
+        rc = add(ipc, m, &e, err);
+    }
+    for (int i = 0; i < cp->ee.n && rc == WEFT_OK; i++) { /* cloth edge, obstacle edge */
+        const int *a = &me->edge[2 * cp->ee.pair[i].a], *b = &om->edge[2 * cp->ee.pair[i].b];
+        if (!(weft_edge_edge_closest(&x[3 * a[0]], &x[3 * a[1]], &ox[3 * b[0]], &ox[3 * b[1]],
+                                     &sa, &sb, NULL) < reach))
+            continue;
+        const int v[4] = {a[0], a[1], a[0], a[0]};
+        weft_element e = obstacle_element(ipc, KIND_OBS_EE, v, k, cp->ee.pair[i].b, b, 2);
+        double xr[12]; /* ε_x from the rest positions: the cloth's at t = 0, the obstacle's */
+        for (int j = 0; j < 2; j++) {
+            memcpy(&xr[3 * j], &m->x_start[3 * (size_t)a[j]], 3 * sizeof(double));
+            memcpy(&xr[6 + 3 * j], &om->x[3 * (size_t)b[j]], 3 * sizeof(double));
+        }
+        e.rest[2] = weft_ipc_mollifier_eps(xr);
+        rc = add(ipc, m, &e, err);
+    }
+    return rc;
+}
+
 /* Every free vertex within reach of an analytic collider at x: an element holding the
  * collider (its type's registry index, the margin and its parameters). */
 static int fill_colliders(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err) {
@@ -365,16 +504,18 @@ static int fill_colliders(weft_ipc *ipc, weft_model *m, const double *x, weft_er
         if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
         for (int c = 0; c < m->ncolliders && rc == WEFT_OK; c++) {
             const weft_collider *col = &m->colliders[c];
-            if (!(weft_contact_gap(col, &x[3 * (size_t)i], 0.0, ipc->margin, NULL) < reach))
+            if (!(weft_contact_gap(col, &x[3 * (size_t)i], ipc->t1, ipc->margin, NULL) < reach))
                 continue;
             const int v[4] = {i, i, i, i};
             weft_element e = element(ipc, KIND_COLLIDER, v);
             int ti = 0;
             while (weft_collider_registry[ti] != col->type) ti++;
+            e.v[4] = c; /* its index: part of the key (not read by the energy) */
             e.rest[2] = ti;
             e.rest[3] = ipc->margin;
             memcpy(&e.rest[4], col->param, COLLIDER_PARAMS * sizeof(double));
-            e.rest[13] = c; /* its index: the key's tag (not read by the energy) */
+            if (weft_collider_moving(col)) /* where it stands at t1 */
+                for (int k = 0; k < 3; k++) e.rest[COLLIDER_OFFSET + k] = col->velocity[k] * ipc->t1;
             rc = add(ipc, m, &e, err);
         }
     }
@@ -392,6 +533,13 @@ int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err) {
     weft_term *term = &m->terms[ipc->term];
     WEFT_ASSERT(term->type == &weft_ipc_barrier_type);
     term->n = 0;
+    ipc->t1 = m->t + m->dt;
+    const double reach = ipc->p.xi + ipc->p.dhat;
+    for (int k = 0; k < ipc->nobs; k++) { /* static: their rest positions, boxes grown */
+        int rc = ipc->obs_bvh[k] ? weft_bvh_refit(ipc->obs_bvh[k], ipc->obs_x[k], NULL, reach, err)
+                                 : WEFT_OK;
+        if (rc) return rc;
+    }
     return rehash(ipc, term, err);
 }
 
@@ -399,6 +547,8 @@ int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err
     double t0 = weft_now();
     WEFT_ASSERT(ipc->term >= 0 && ipc->table); /* weft_ipc_begin_step came first */
     int rc = ipc->bvh ? fill_mesh(ipc, m, x, err) : WEFT_OK;
+    for (int k = 0; k < ipc->nobs && rc == WEFT_OK; k++)
+        if (ipc->obs_bvh[k]) rc = fill_obstacle(ipc, m, k, x, err);
     if (rc == WEFT_OK) rc = fill_colliders(ipc, m, x, err);
     ipc->fills++;
     ipc->fill_s += weft_now() - t0;
@@ -423,6 +573,62 @@ bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m) {
     return true;
 }
 
+/* The velocity of the moving collider that claims free vertex i at x (its distance at t
+ * below reach + |u| h, file comment), or NULL; -1 in *clash when two of different
+ * velocities claim it (the second's index in *clash otherwise unused). */
+static const double *carrier(const weft_ipc *ipc, const weft_model *m, int i, int *clash) {
+    const double reach = ipc->p.xi + ipc->p.dhat, h = m->dt;
+    const double *claim = NULL;
+    for (int c = 0; c < m->ncolliders; c++) {
+        const weft_collider *col = &m->colliders[c];
+        if (!weft_collider_moving(col)) continue;
+        const double *u = col->velocity, len = h * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        if (!(weft_contact_gap(col, &m->x[3 * (size_t)i], m->t, ipc->margin, NULL) < reach + len))
+            continue;
+        if (claim && (claim[0] != u[0] || claim[1] != u[1] || claim[2] != u[2]))
+            return *clash = c, NULL;
+        claim = u;
+    }
+    return claim;
+}
+
+int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    memcpy(xc, m->x, n3 * sizeof *xc);
+    bool any = false;
+    for (int i = 0; i < m->n; i++) {
+        if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
+        int clash = -1;
+        const double *u = carrier(ipc, m, i, &clash);
+        if (clash >= 0)
+            return weft_fail(err, WEFT_ERR_DIVERGED, "ipc: t = %g s: vertex %d is within one "
+                             "step's reach of two colliders moving differently (collider %s); "
+                             "a smaller dt is needed", m->t, i, m->colliders[clash].name);
+        for (int k = 0; u && k < 3; k++) xc[3 * i + k] += u[k] * m->dt;
+        any |= u != NULL;
+    }
+    if (!any || m->mesh.nt == 0) return WEFT_OK;
+    /* the carry is a motion: the CCD says it brings no cloth pair within ξ */
+    double *dx = malloc((n3 + 1) * sizeof *dx);
+    if (!dx) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    for (size_t j = 0; j < n3; j++) dx[j] = xc[j] - m->x[j];
+    weft_ccd_step_options o = weft_ccd_step_options_default();
+    o.fraction = 1.0, o.separation = ipc->p.xi;
+    weft_ccd_step_obstacle obs[IPC_MAX_OBSTACLES];
+    for (int k = 0; k < ipc->nobs; k++)
+        obs[k] = (weft_ccd_step_obstacle){&m->obstacles[k].mesh, ipc->obs_x[k]};
+    weft_ccd_step_stats stats;
+    double alpha;
+    int rc = weft_ccd_step(&m->mesh, m->x, dx, ipc->nobs, obs, 0, NULL, ipc->t1, &o, &alpha,
+                           &stats, err);
+    free(dx);
+    if (rc == WEFT_OK && stats.kind != WEFT_CCD_STEP_NONE)
+        rc = weft_fail(err, WEFT_ERR_DIVERGED, "ipc: t = %g s: carrying the cloth with a moving "
+                       "collider brings two of its primitives within the thickness (pair kind "
+                       "%d: %d, %d); a smaller dt is needed", m->t, stats.kind, stats.a, stats.b);
+    return rc;
+}
+
 int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, const double *dx,
                         double t, double *alpha, weft_error *err) {
     double t0 = weft_now();
@@ -431,7 +637,11 @@ int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, con
     /* the cloth against itself, separation ξ; then its vertices against the colliders,
      * separation ξ + margin (the barrier's d there is the gap beyond the margin) */
     o.separation = ipc->p.xi;
-    int rc = weft_ccd_step(&m->mesh, x, dx, 0, NULL, 0, NULL, t, &o, alpha, NULL, err);
+    weft_ccd_step_obstacle obs[IPC_MAX_OBSTACLES];
+    const int nobs = ipc->nobs;
+    for (int k = 0; k < nobs; k++) obs[k] = (weft_ccd_step_obstacle){&m->obstacles[k].mesh,
+                                                                     ipc->obs_x[k]};
+    int rc = weft_ccd_step(&m->mesh, x, dx, nobs, obs, 0, NULL, t, &o, alpha, NULL, err);
     if (rc == WEFT_OK && m->ncolliders > 0) {
         weft_mesh points = {.nv = m->mesh.nv}; /* no triangles: the vertices alone */
         double ac;

@@ -56,6 +56,12 @@ typedef struct weft_ipc {
     long fills;              /* refills so far; the pattern may change at each */
     weft_bvh *bvh;           /* over the cloth's triangles */
     weft_collision_pairs pairs;
+    double t1;               /* the step's end time t_{n+1}, s: colliders and obstacles
+                                stand where they are then */
+    int nobs;                /* the model's triangle-mesh obstacles, */
+    weft_bvh **obs_bvh;      /* a tree over each one's triangles, */
+    double **obs_x;          /* and its positions at t1 (3 nv each, m) */
+    weft_collision_pairs obs_pairs;
     int *pattern;            /* the pairs' vertices (4 per element) the solver's assembly
                                 was last made for, and their count */
     int npattern, cap_pattern;
@@ -72,16 +78,18 @@ int weft_contact_check_none(const weft_config *cfg, weft_error *err);
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
- * for what is not supported yet: friction μ > 0, adaptive κ, triangle-mesh obstacles,
- * colliders with friction or restitution. solver names the caller in messages. */
+ * for what is not supported yet: friction μ > 0, adaptive κ, moving triangle-mesh
+ * obstacles, colliders with friction or restitution. solver names the caller in
+ * messages. */
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err);
 
 /* Frees what ipc holds (the barrier term stays the model's, which frees it). */
 void weft_ipc_free(weft_ipc *ipc);
 
-/* Starts a step's set: empties the barrier term of m (appending it to m's terms at the
- * first call). */
+/* Starts a step's set for the step from m->t to t1 = m->t + m->dt: empties the barrier
+ * term of m (appending it to m's terms at the first call); colliders and obstacles are
+ * taken where they stand at t1. */
 int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err);
 
 /* Adds to the step's set the pairs within ξ + d̂ at positions x (3n, m) that it lacks. */
@@ -92,8 +100,16 @@ int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err
  * failed allocation answers true (the assembly is remade, never stale). */
 bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m);
 
+/* The start of a step's motion under moving colliders (file comment of ipc_contact.c):
+ * x_n (m->x) with every free vertex that a moving collider's sweep over [t_n, t1] comes
+ * within reach of (d̂ + ξ) carried along by that collider's displacement u h, into xc
+ * (3n, m). Fails when two colliders of different velocities claim one vertex, or when
+ * the carry would bring two cloth primitives within ξ (a smaller step is needed). */
+int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err);
+
 /* The largest step α ∈ [0, 1] of x → x + α dx that keeps every cloth pair more than ξ
- * apart and every vertex out of the colliders (weft_ccd_step, fraction 0.9). */
+ * apart, more than ξ from the obstacles and every vertex out of the colliders, colliders
+ * and obstacles standing where they are at t (weft_ccd_step, fraction 0.9). */
 int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, const double *dx,
                         double t, double *alpha, weft_error *err);
 
