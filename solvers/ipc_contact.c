@@ -271,10 +271,6 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     if (m->nobstacles > IPC_MAX_OBSTACLES)
         return refuse(cfg, "model", err, "ipc runs at most 8 triangle-mesh obstacles");
     for (int k = 0; k < m->nobstacles; k++) {
-        const double *u = m->obstacles[k].velocity;
-        if (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0)
-            return refuse(cfg, "model", err, "ipc runs static triangle-mesh obstacles only "
-                                             "(a moving mesh collider is not carried yet)");
         if (m->obstacles[k].friction != 0.0)
             return refuse(cfg, "model", err, "ipc has no obstacle friction (IPC's is "
                                              "[contact] friction); set the mesh collider's "
@@ -535,7 +531,8 @@ int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err) {
     term->n = 0;
     ipc->t1 = m->t + m->dt;
     const double reach = ipc->p.xi + ipc->p.dhat;
-    for (int k = 0; k < ipc->nobs; k++) { /* static: their rest positions, boxes grown */
+    for (int k = 0; k < ipc->nobs; k++) { /* where they stand at t1, boxes grown */
+        weft_obstacle_positions(&m->obstacles[k], ipc->t1, ipc->obs_x[k]);
         int rc = ipc->obs_bvh[k] ? weft_bvh_refit(ipc->obs_bvh[k], ipc->obs_x[k], NULL, reach, err)
                                  : WEFT_OK;
         if (rc) return rc;
@@ -573,54 +570,105 @@ bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m) {
     return true;
 }
 
-/* The velocity of the moving collider that claims free vertex i at x (its distance at t
- * below reach + |u| h, file comment), or NULL; -1 in *clash when two of different
- * velocities claim it (the second's index in *clash otherwise unused). */
-static const double *carrier(const weft_ipc *ipc, const weft_model *m, int i, int *clash) {
-    const double reach = ipc->p.xi + ipc->p.dhat, h = m->dt;
-    const double *claim = NULL;
-    for (int c = 0; c < m->ncolliders; c++) {
-        const weft_collider *col = &m->colliders[c];
-        if (!weft_collider_moving(col)) continue;
-        const double *u = col->velocity, len = h * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-        if (!(weft_contact_gap(col, &m->x[3 * (size_t)i], m->t, ipc->margin, NULL) < reach + len))
-            continue;
-        if (claim && (claim[0] != u[0] || claim[1] != u[1] || claim[2] != u[2]))
-            return *clash = c, NULL;
-        claim = u;
-    }
-    return claim;
+/* Claims free vertex i for a carry by u (by[i]); false when another velocity claimed it. */
+static bool claim(const weft_model *m, const double **by, int i, const double *u) {
+    if (m->pin[i] >= 0 || m->w[i] == 0.0) return true;
+    const double *o = by[i];
+    if (o && (o[0] != u[0] || o[1] != u[1] || o[2] != u[2])) return false;
+    by[i] = u;
+    return true;
+}
+
+/* Claims for moving collider c every free vertex whose distance to it at t_n is below
+ * reach + |u| h (file comment). */
+static bool claim_collider(const weft_ipc *ipc, const weft_model *m, int c, const double **by) {
+    const weft_collider *col = &m->colliders[c];
+    const double *u = col->velocity, reach = ipc->p.xi + ipc->p.dhat;
+    const double len = m->dt * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int i = 0; i < m->n; i++)
+        if (weft_contact_gap(col, &m->x[3 * (size_t)i], m->t, ipc->margin, NULL) < reach + len &&
+            !claim(m, by, i, u))
+            return false;
+    return true;
+}
+
+/* Claims for moving obstacle k the cloth vertices of every cloth primitive whose box at x_n
+ * meets the obstacle's box swept over [t_n, t1], both grown by reach/2: a primitive not
+ * claimed never comes within reach of the obstacle as it sweeps, and a primitive with
+ * some corners carried stays within that sweep in the obstacle's frame. Leaves the
+ * obstacle's tree fitted at t1 (fill_obstacle's) and the cloth's at x_n. */
+static int claim_obstacle(weft_ipc *ipc, const weft_model *m, int k, const double **by,
+                          bool *clash, weft_error *err) {
+    const weft_obstacle *ob = &m->obstacles[k];
+    const double reach = ipc->p.xi + ipc->p.dhat;
+    double *x0 = malloc(3 * (size_t)(ob->mesh.nv + 1) * sizeof *x0);
+    if (!x0) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    weft_obstacle_positions(ob, m->t, x0);
+    int rc = weft_bvh_refit(ipc->bvh, m->x, NULL, reach, err);
+    if (!rc) rc = weft_bvh_refit(ipc->obs_bvh[k], x0, ipc->obs_x[k], reach, err);
+    if (!rc) rc = weft_bvh_pairs(ipc->bvh, ipc->obs_bvh[k], &ipc->obs_pairs, err);
+    if (!rc) rc = weft_bvh_refit(ipc->obs_bvh[k], ipc->obs_x[k], NULL, reach, err);
+    free(x0);
+    const weft_collision_pairs *cp = &ipc->obs_pairs;
+    const weft_mesh *me = &m->mesh;
+    for (int i = 0; !rc && i < cp->vt.n; i++)
+        *clash |= !claim(m, by, cp->vt.pair[i].a, ob->velocity);
+    for (int i = 0; !rc && i < cp->tv.n; i++)
+        for (int j = 0; j < 3; j++)
+            *clash |= !claim(m, by, me->tri[3 * cp->tv.pair[i].a + j], ob->velocity);
+    for (int i = 0; !rc && i < cp->ee.n; i++)
+        for (int j = 0; j < 2; j++)
+            *clash |= !claim(m, by, me->edge[2 * cp->ee.pair[i].a + j], ob->velocity);
+    return rc;
+}
+
+/* True when obstacle k moves. */
+static bool obstacle_moving(const weft_model *m, int k) {
+    const double *u = m->obstacles[k].velocity;
+    return u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0;
 }
 
 int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err) {
     const size_t n3 = 3 * (size_t)m->n;
     memcpy(xc, m->x, n3 * sizeof *xc);
-    bool any = false;
-    for (int i = 0; i < m->n; i++) {
-        if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
-        int clash = -1;
-        const double *u = carrier(ipc, m, i, &clash);
-        if (clash >= 0)
-            return weft_fail(err, WEFT_ERR_DIVERGED, "ipc: t = %g s: vertex %d is within one "
-                             "step's reach of two colliders moving differently (collider %s); "
-                             "a smaller dt is needed", m->t, i, m->colliders[clash].name);
-        for (int k = 0; u && k < 3; k++) xc[3 * i + k] += u[k] * m->dt;
-        any |= u != NULL;
+    bool moving = false, clash = false, any = false;
+    for (int c = 0; c < m->ncolliders; c++) moving |= weft_collider_moving(&m->colliders[c]);
+    for (int k = 0; k < ipc->nobs; k++) moving |= obstacle_moving(m, k);
+    if (!moving) return WEFT_OK;
+    const double **by = calloc((size_t)m->n + 1, sizeof *by);
+    if (!by) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    int rc = WEFT_OK;
+    for (int c = 0; c < m->ncolliders && !clash; c++)
+        if (weft_collider_moving(&m->colliders[c])) clash = !claim_collider(ipc, m, c, by);
+    for (int k = 0; k < ipc->nobs && !clash && !rc; k++)
+        if (obstacle_moving(m, k) && ipc->obs_bvh[k])
+            rc = claim_obstacle(ipc, m, k, by, &clash, err);
+    for (int i = 0; i < m->n && !clash; i++) {
+        for (int k = 0; by[i] && k < 3; k++) xc[3 * i + k] += by[i][k] * m->dt;
+        any |= by[i] != NULL;
     }
+    free(by);
+    if (rc) return rc;
+    if (clash)
+        return weft_fail(err, WEFT_ERR_DIVERGED, "ipc: t = %g s: a vertex is within one step's "
+                         "reach of two colliders or obstacles moving differently; a smaller dt "
+                         "is needed", m->t);
     if (!any || m->mesh.nt == 0) return WEFT_OK;
-    /* the carry is a motion: the CCD says it brings no cloth pair within ξ */
+    /* the carry is a motion: the CCD says it brings no cloth pair within ξ, nor the cloth
+     * within ξ of a static obstacle (the moving ones: claim_obstacle) */
     double *dx = malloc((n3 + 1) * sizeof *dx);
     if (!dx) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
     for (size_t j = 0; j < n3; j++) dx[j] = xc[j] - m->x[j];
     weft_ccd_step_options o = weft_ccd_step_options_default();
     o.fraction = 1.0, o.separation = ipc->p.xi;
     weft_ccd_step_obstacle obs[IPC_MAX_OBSTACLES];
+    int nobs = 0;
     for (int k = 0; k < ipc->nobs; k++)
-        obs[k] = (weft_ccd_step_obstacle){&m->obstacles[k].mesh, ipc->obs_x[k]};
+        if (!obstacle_moving(m, k))
+            obs[nobs++] = (weft_ccd_step_obstacle){&m->obstacles[k].mesh, ipc->obs_x[k]};
     weft_ccd_step_stats stats;
     double alpha;
-    int rc = weft_ccd_step(&m->mesh, m->x, dx, ipc->nobs, obs, 0, NULL, ipc->t1, &o, &alpha,
-                           &stats, err);
+    rc = weft_ccd_step(&m->mesh, m->x, dx, nobs, obs, 0, NULL, ipc->t1, &o, &alpha, &stats, err);
     free(dx);
     if (rc == WEFT_OK && stats.kind != WEFT_CCD_STEP_NONE)
         rc = weft_fail(err, WEFT_ERR_DIVERGED, "ipc: t = %g s: carrying the cloth with a moving "
