@@ -1,55 +1,30 @@
 /* ipc_contact.c — the contact model `[contact] model = ipc` (ipc_contact.h): Incremental
  * Potential Contact, Li et al. 2020 (ACM TOG 39(4)) §4, with C-IPC's thickness ξ (Li,
- * Kaufman & Jiang 2021, ACM TOG 40(4), §3).
+ * Kaufman & Jiang 2021, ACM TOG 40(4), §3). papers/li2020-ipc.md has the whole.
  *
  * Barrier (Li 2020 eq. 5–6): B(x) = Σ_{k ∈ C(x)} b(d_k²), b of energies/ipc_barrier.c (κ in
  * J/m⁴, zero at d ≥ ξ + d̂, +∞ at d ≤ ξ), over the constraint set C(x) of close pairs:
- *   - cloth point–triangle and edge–edge pairs (d < ξ + d̂), their distance type classified
- *     (ipc_distance.c), the edge–edge ones mollified (§4.3, ε_x from the positions at t = 0);
- *     candidates from a BVH refitted with boxes grown by (ξ + d̂)/2, kept when the closest-
- *     point distance of lib/collision (no derivatives: a third of the fills' cost went to
- *     the classified distance's) is < ξ + d̂ — the same distance up to rounding, where b
- *     vanishes with its first two derivatives;
- *   - a cloth vertex against an obstacle triangle, an obstacle vertex against a cloth
- *     triangle, a cloth edge against an obstacle edge (triangle-mesh obstacles, [collider.X]
- *     type = mesh), the obstacle at its place at t_{n+1}: the same point–triangle and edge–
- *     edge barriers with the obstacle's corners held in the element (not degrees of
- *     freedom: their rows and columns left out), candidates from the cloth's tree against
- *     the obstacle's;
- *   - a free vertex against an analytic collider: d = its gap, the collider's distance
- *     function less [collision] margin (collider_eval has the derivatives), the collider
- *     where it stands at t_{n+1} (a translating one's offset u t_{n+1} in the element; a
- *     spinning sphere's distance does not change as it spins).
- * The set of a step only grows: each evaluation point x of the solver adds the pairs close
- * at x that it lacks (a hash of their vertices), and every element is an exact function of
- * the positions (zero beyond ξ + d̂), so B is exact at every point evaluated in the step,
- * the ones whose log rows the monitor writes later included; and the Hessian's pattern
- * changes only when a pair is added (newton.c then makes a new assembly: the pattern
- * superset of the step, rather than a new symbolic analysis per evaluation).
- * Elements: one type (weft_ipc_barrier_type) of 4 vertices, rest[1] its kind: 0
- * point–triangle (p, t0, t1, t2), 1 edge–edge (a0, a1, b0, b1; rest[2] = ε_x), 2 vertex–
- * collider (v, v, v, v; rest[2] the collider type's registry index, rest[3] the margin,
- * rest[4..10] its parameters, rest[11..13] its offset u t_{n+1}; only the first slot's
- * rows are non-zero), 3 obstacle point–triangle (p, p, p, p), 4 obstacle triangle–point
- * (t0, t0, t1, t2), 5 obstacle edge–edge (a0, a1, a0, a0; rest[2] = ε_x): the obstacle's
- * slots (3: 1–3, 4: 0, 5: 2–3) hold their positions in rest[3..] in slot order, and their
- * rows are zero. v[4], v[5]: the collider, or the obstacle and its primitive (the key of
- * the step's set with the vertices and the kind). k = κ, k2 = d̂, rest[0] = ξ.
+ *   - cloth point–triangle and edge–edge pairs, classified (ipc_distance.c), edge–edge
+ *     mollified (§4.3); candidates from a BVH grown by (ξ + d̂)/2, kept when lib/collision's
+ *     closest-point distance is < ξ + d̂ (b vanishes there with two derivatives);
+ *   - triangle-mesh obstacles ([collider.X] type = mesh) where they stand at t_{n+1}: cloth
+ *     vertex–obstacle triangle, obstacle vertex–cloth triangle, edge–edge, the same
+ *     barriers with the obstacle's corners held in the element (constants: their rows and
+ *     columns left out);
+ *   - a free vertex against an analytic collider where it stands at t_{n+1}: d = its gap
+ *     (distance function − [collision] margin; a spinning sphere's does not change).
+ * The set of a step only grows: each point x the solver evaluates adds the pairs close at
+ * x that it lacks (a hash of their keys), each element exact in the positions, so B is
+ * exact at every point of the step, and the Hessian's pattern changes only when a pair is
+ * added (newton.c then makes a new assembly).
  * CCD filter (Li 2020 §4.2, Alg. 1 line 8): α ≤ 0.9 TOI of the whole motion, by
- * weft_ccd_step (lib/collision/ccd_step.c): separation ξ between cloth primitives and
- * against the obstacles (standing at t_{n+1}), ξ + margin between a vertex and a
- * collider's surface (standing at t_{n+1}).
- * Moving colliders (weft_ipc_carry): every iterate of a step is measured against the
- * colliders at t_{n+1}, so the start point must be outside them there, and x_n need not
- * be (a collider moving at u covers u h in the step). Every free vertex whose distance to
- * a moving collider at t_n is below d̂ + ξ + margin + |u| h (the only ones the collider's
- * sweep can come within reach of: the distance is 1-Lipschitz) is carried by u h; in the
- * collider's frame it does not move, so its gap at t_{n+1} is its gap at t_n (> ξ), and
- * every other vertex's gap at t_{n+1} is ≥ d̂ + ξ. The carry itself is checked by the CCD
- * (cloth against itself and the obstacles, separation ξ), so it cannot pass one sheet
- * through another; the start point then goes from there toward x̃ under the CCD filter
- * as before. No iterate is ever inside a collider at t_{n+1} and none tunnels: a collider
- * faster than its own size per step carries the vertices it would pass through.
+ * weft_ccd_step: separation ξ between cloth primitives and against the obstacles, ξ +
+ * margin from a collider's surface, obstacles and colliders standing at t_{n+1}.
+ * Moving colliders and obstacles (weft_ipc_carry): every iterate is measured against them
+ * at t_{n+1}, where x_n may be inside; the start point carries by u h every vertex (of
+ * every cloth primitive) that the sweep over [t_n, t_{n+1}] can bring within ξ + d̂, so in
+ * the mover's frame it keeps its distance at t_n (> ξ) and every other one ends ≥ ξ + d̂
+ * away: nothing tunnels, whatever the speed; the CCD checks the carry against the cloth.
  */
 #include "ipc_contact.h"
 
@@ -62,6 +37,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Elements: one type (weft_ipc_barrier_type) of 4 vertices; k = κ, k2 = d̂, rest[0] = ξ,
+ * rest[1] the kind: point–triangle (p, t0, t1, t2); edge–edge (a0, a1, b0, b1; rest[2]
+ * ε_x); vertex–collider (v, v, v, v; rest[2] the collider type's registry index, rest[3]
+ * the margin, rest[4..10] its parameters, rest[11..13] its offset u t_{n+1}; only the
+ * first slot's rows non-zero); obstacle point–triangle (p, p, p, p), triangle–point (t0,
+ * t0, t1, t2), edge–edge (a0, a1, a0, a0; rest[2] ε_x): the obstacle's slots (obstacle_
+ * slots) hold their positions in rest[3..] in slot order, their rows zero. v[4], v[5]: the
+ * collider, or the obstacle and its primitive (with the vertices and the kind, the key of
+ * the step's set). */
 enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2, KIND_OBS_PT = 3, KIND_OBS_TP = 4,
        KIND_OBS_EE = 5 };
 
@@ -510,8 +494,8 @@ static int fill_colliders(weft_ipc *ipc, weft_model *m, const double *x, weft_er
             e.rest[2] = ti;
             e.rest[3] = ipc->margin;
             memcpy(&e.rest[4], col->param, COLLIDER_PARAMS * sizeof(double));
-            if (weft_collider_moving(col)) /* where it stands at t1 */
-                for (int k = 0; k < 3; k++) e.rest[COLLIDER_OFFSET + k] = col->velocity[k] * ipc->t1;
+            for (int k = 0; weft_collider_moving(col) && k < 3; k++) /* where it is at t1 */
+                e.rest[COLLIDER_OFFSET + k] = col->velocity[k] * ipc->t1;
             rc = add(ipc, m, &e, err);
         }
     }
@@ -628,6 +612,11 @@ static bool obstacle_moving(const weft_model *m, int k) {
     return u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0;
 }
 
+/* The carry (file comment): a moving collider claims every free vertex within reach + |u| h
+ * of it at t_n (the distance is 1-Lipschitz, so the sweep brings no other vertex within
+ * reach); a moving obstacle claims the corners of every cloth primitive whose box at x_n
+ * meets its swept box (claim_obstacle). A claimed vertex moves by u h: in the mover's
+ * frame it stands still. */
 int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err) {
     const size_t n3 = 3 * (size_t)m->n;
     memcpy(xc, m->x, n3 * sizeof *xc);

@@ -4,9 +4,10 @@
  *
  * The barrier B(x) = Σ_pairs b(d²) of energies/ipc_barrier.c becomes one energy term of the
  * model, grown at every point where the solver evaluates G = inertia + E + B: the close
- * pairs (d < d̂ + ξ) of the cloth against itself (point–triangle and edge–edge, classified,
- * edge–edge mollified) and of every free vertex against each analytic collider (the
- * collider's gap, distance − [collision] margin, through its distance function). So the
+ * pairs (d < d̂ + ξ) of the cloth against itself and against triangle-mesh obstacles
+ * (point–triangle and edge–edge, classified, edge–edge mollified) and of every free vertex
+ * against each analytic collider (its gap, distance − [collision] margin), obstacles and
+ * colliders where they stand at the step's end. So the
  * common residual (lib/metrics.c) sees ∇B as it sees ∇E. Newton's line search is limited to
  * a fraction of the time of impact of its whole motion (weft_ccd_step, separation ξ), so no
  * iterate intersects.
@@ -78,8 +79,8 @@ int weft_contact_check_none(const weft_config *cfg, weft_error *err);
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
- * for what is not supported yet: friction μ > 0, adaptive κ, moving triangle-mesh
- * obstacles, colliders with friction or restitution. solver names the caller in
+ * for what is not supported yet: friction μ > 0, adaptive κ, colliders or obstacles with
+ * friction, colliders with restitution, more than 8 obstacles. solver names the caller in
  * messages. */
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err);
@@ -100,11 +101,11 @@ int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err
  * failed allocation answers true (the assembly is remade, never stale). */
 bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m);
 
-/* The start of a step's motion under moving colliders (file comment of ipc_contact.c):
- * x_n (m->x) with every free vertex that a moving collider's sweep over [t_n, t1] comes
- * within reach of (d̂ + ξ) carried along by that collider's displacement u h, into xc
- * (3n, m). Fails when two colliders of different velocities claim one vertex, or when
- * the carry would bring two cloth primitives within ξ (a smaller step is needed). */
+/* The start of a step's motion under moving colliders and obstacles (file comment of
+ * ipc_contact.c): x_n (m->x) with every free vertex that a mover's sweep over [t_n, t1]
+ * can bring within reach (d̂ + ξ) carried by that mover's displacement u h, into xc (3n,
+ * m). Fails when two movers of different velocities claim one vertex, or when the carry
+ * would bring two cloth primitives within ξ (a smaller step is needed). */
 int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err);
 
 /* The largest step α ∈ [0, 1] of x → x + α dx that keeps every cloth pair more than ξ

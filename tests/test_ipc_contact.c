@@ -252,8 +252,8 @@ static void obstacle(void) {
                "stretch_stiffness = 1000\nbending_stiffness = 1e-5\n[collision]\n"
                "margin = 0.002\n[contact]\nmodel = ipc\nbarrier_distance = 5e-3\n"
                "[solver]\niterations = 50\n[collider.pyramid]\ntype = mesh\n"
-               "path = pyramid.obj\nfriction = 0\n[collider.ground]\ntype = plane\npoint = 0 -0.001 0\n"
-               "normal = 0 1 0\nfriction = 0\n",
+               "path = pyramid.obj\nfriction = 0\n[collider.ground]\ntype = plane\n"
+               "point = 0 -0.001 0\nnormal = 0 1 0\nfriction = 0\n",
                ini, sizeof ini);
     scene_result r;
     run_scene_out(&weft_newton_euler, ini, NULL, 40, 0.0, true, &r);
