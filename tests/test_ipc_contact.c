@@ -13,7 +13,8 @@
  *                    spinning_sphere, sheet_stack (ξ = 0.5 mm), moving colliders (a rising
  *                    ball, a 12 m/s ball through a sheet, a rising mesh plate)
  *   line_search      the CCD filter on 300 random motions of two small cloths: no
- *                    intersection and every pair > ξ along x + t α dx, t ∈ [0, 1]
+ *                    intersection and every pair > ξ along x + t α dx, t ∈ [0, 1]; and
+ *                    (line_search_obstacle) of a cloth toward a pyramid OBJ
  *   refusal          solvers that do not run it are marked by the model diff
  *                    ("contact.model dropped", fix contact.model=none); Newton is not
  *   bad_settings     d̂ ≤ 0, μ < 0 and adaptive κ refused with file:line; μ > 0, a collider
@@ -508,6 +509,67 @@ static void bad_settings(void) {
     weft_config_free(&cfg);
 }
 
+/* The CCD filter against a triangle-mesh obstacle: 300 random motions of a 5² cloth
+ * toward a pyramid OBJ (ξ = 1 mm): along x + t α dx, t ∈ [0, 1], no cloth triangle crosses
+ * an obstacle triangle and every cloth–obstacle distance stays > ξ. */
+static void line_search_obstacle(void) {
+    const double xi = 1e-3;
+    tmp_dir d;
+    if (!tmp_open(&d)) return;
+    char obj[128], ini[128];
+    write_file(&d, "pyramid.obj",
+               "v 0 0.1 0\nv -0.12 0 -0.12\nv 0.12 0 -0.12\nv 0.12 0 0.12\nv -0.12 0 0.12\n"
+               "f 1 3 2\nf 1 4 3\nf 1 5 4\nf 1 2 5\n",
+               obj, sizeof obj);
+    write_file(&d, "pyramid.ini",
+               "[scene]\nname = pyramid\ndt = 0.01\nsteps = 1\n[mesh]\ntype = grid\n"
+               "width = 0.2\nheight = 0.2\nnx = 5\nny = 5\nplane = xz\n"
+               "origin = -0.1 0.13 0.1\n[contact]\nmodel = ipc\n[collider.pyramid]\n"
+               "type = mesh\npath = pyramid.obj\nfriction = 0\n",
+               ini, sizeof ini);
+    weft_model m;
+    if (!scene_build(ini, NULL, weft_energy_registry, &m)) return;
+    weft_contact_settings s = {.model = WEFT_CONTACT_IPC, .barrier_distance = 1e-3,
+                               .thickness = xi, .friction_velocity = 1e-3,
+                               .friction_iterations = 1};
+    weft_ipc ipc;
+    weft_error err = {{0}};
+    CHECK(weft_ipc_create(&ipc, &s, &m, NULL, "test", &err) == WEFT_OK);
+    const size_t n3 = 3 * (size_t)m.n;
+    double *x = malloc(n3 * sizeof *x), *dx = malloc(n3 * sizeof *dx),
+           *y = malloc(n3 * sizeof *y);
+    unsigned long long seed = 31;
+    int limited = 0, bad = 0;
+    for (int trial = 0; trial < 300 && x && dx && y; trial++) {
+        const double mv[3] = {rnd(&seed, -0.15, 0.15), rnd(&seed, -0.3, 0.0),
+                              rnd(&seed, -0.15, 0.15)};
+        for (int i = 0; i < m.n; i++)
+            for (int k = 0; k < 3; k++) {
+                x[3 * i + k] = m.x_start[3 * i + k];
+                dx[3 * i + k] = mv[k] + rnd(&seed, -0.005, 0.005); /* no self-contact */
+            }
+        double alpha = -1.0;
+        CHECK(weft_ipc_step_bound(&ipc, &m, x, dx, 0.0, &alpha, &err) == WEFT_OK);
+        CHECK(alpha >= 0.0 && alpha <= 1.0);
+        limited += alpha < 1.0;
+        for (int k = 0; k <= 16; k++) {
+            for (size_t j = 0; j < n3; j++) y[j] = x[j] + alpha * k / 16.0 * dx[j];
+            if (crossings(&m, y, 0.0) != 0 || !(min_obstacle_distance(&m, y, 0.0) > xi)) {
+                bad++;
+                break;
+            }
+        }
+    }
+    printf("line_search_obstacle: 300 random motions, %d limited by the filter, %d bad\n",
+           limited, bad);
+    CHECK(bad == 0);
+    CHECK(limited >= 30); /* not vacuous: the motions reach the pyramid */
+    free(x), free(dx), free(y);
+    weft_ipc_free(&ipc);
+    weft_model_free(&m);
+    unlink(obj), unlink(ini), rmdir(d.path);
+}
+
 static const check_case cases[] = {
     {"drape", drape},
     {"drape_bdf2", drape_bdf2},
@@ -519,6 +581,7 @@ static const check_case cases[] = {
     {"sheet_stack", sheet_stack},
     {"moving", moving},
     {"line_search", line_search},
+    {"line_search_obstacle", line_search_obstacle},
     {"refusal", refusal},
     {"bad_settings", bad_settings},
     {NULL, NULL},
