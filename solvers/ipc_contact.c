@@ -255,10 +255,11 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     if (m->nobstacles > IPC_MAX_OBSTACLES)
         return refuse(cfg, "model", err, "ipc runs at most 8 triangle-mesh obstacles");
     for (int k = 0; k < m->nobstacles; k++) {
-        if (m->obstacles[k].friction != 0.0)
-            return refuse(cfg, "model", err, "ipc has no obstacle friction (IPC's is "
-                                             "[contact] friction); set the mesh collider's "
-                                             "friction to 0");
+        char what[200];
+        snprintf(what, sizeof what, "collider.%s.friction = %g: ipc has no friction on a mesh "
+                 "collider (IPC's is [contact] friction); set it to 0", m->obstacles[k].name,
+                 m->obstacles[k].friction);
+        if (m->obstacles[k].friction != 0.0) return refuse(cfg, "model", err, what);
     }
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *col = &m->colliders[c];

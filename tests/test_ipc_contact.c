@@ -268,6 +268,18 @@ static void obstacle(void) {
     const int rc = scene_try_build(ini, none, weft_energy_registry, &m, &err);
     CHECK(rc != WEFT_OK && strstr(err.msg, "pipeline = bridson") != NULL);
     if (rc == WEFT_OK) weft_model_free(&m);
+    /* an obstacle with friction is refused by the solver's create (IPC's friction is its
+     * own) */
+    const char *mu[] = {"collider.pyramid.friction=0.2", NULL};
+    weft_config *cfg = NULL;
+    if (scene_build_cfg(ini, mu, weft_energy_registry, &m, &cfg)) {
+        void *st = weft_newton_euler.create(&m, cfg, &err);
+        fprintf(stderr, "expected: %s\n", err.msg);
+        CHECK(st == NULL && strstr(err.msg, "friction") && strstr(err.msg, "mesh collider"));
+        if (st) weft_newton_euler.destroy(st);
+        weft_model_free(&m);
+        weft_config_free(&cfg);
+    }
     unlink(obj), unlink(ini), rmdir(d.path);
 }
 
