@@ -414,8 +414,20 @@ static bool stage_enabled(weft_config *cfg, const weft_stage_type *t) {
     return on;
 }
 
-int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err) {
-    if (m->nobstacles == 0) return WEFT_OK;
+/* True when solver (NULL: any) reads [contact] and cfg gives a contact model there other
+ * than none: the solver handles the obstacles itself (ipc's barrier and CCD). */
+static bool contact_model_runs(const weft_config *cfg, const weft_solver_type *solver) {
+    double model;
+    if (!weft_config_value(cfg, "contact", "model", &model) || model == 0.0) return false;
+    for (const weft_param_table *t = solver ? solver->settings : NULL; t && t->section; t++)
+        if (!strcmp(t->section, "contact")) return true;
+    return solver == NULL;
+}
+
+/* weft_run_check for solver (NULL: any solver that reads [contact]). */
+static int run_check(weft_config *cfg, const weft_model *m, const weft_solver_type *solver,
+                     weft_error *err) {
+    if (m->nobstacles == 0 || contact_model_runs(cfg, solver)) return WEFT_OK;
     char hints[300] = "";
     const weft_stage_type *t;
     for (int i = 0; (t = weft_config_plugin(cfg, "stage", i, NULL)); i++) {
@@ -426,10 +438,15 @@ int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err) {
                      hints[0] ? " or " : "", t->enable_hint);
     }
     return weft_fail(err, WEFT_ERR_INPUT,
-                     "%s: obstacle '%s': a mesh collider needs %s (the solvers' own contact "
-                     "handling knows only the analytic shapes)",
+                     "%s: obstacle '%s': a mesh collider needs %s, or [contact] model = ipc "
+                     "with a solver that runs it (the solvers' own contact handling knows only "
+                     "the analytic shapes)",
                      m->obstacles[0].where, m->obstacles[0].name,
                      hints[0] ? hints : "a post-step stage");
+}
+
+int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err) {
+    return run_check(cfg, m, NULL, err);
 }
 
 /* The enabled post-step stages of a run, in config order. */
@@ -442,10 +459,10 @@ typedef struct stage_run {
 } stage_run;
 
 /* Creates the config's enabled stages into st[*n]. */
-static int create_stages(weft_config *cfg, const weft_model *m, stage_run *st, int *n,
-                         weft_error *err) {
+static int create_stages(weft_config *cfg, const weft_model *m, const weft_solver_type *solver,
+                         stage_run *st, int *n, weft_error *err) {
     *n = 0;
-    int rc = weft_run_check(cfg, m, err);
+    int rc = run_check(cfg, m, solver, err);
     if (rc) return rc;
     const weft_stage_type *t;
     for (int i = 0; (t = weft_config_plugin(cfg, "stage", i, NULL)); i++) {
@@ -626,7 +643,7 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
         rc = weft_fail(err, WEFT_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = create_stages(cfg, m, st, &nst, err)) != WEFT_OK) goto done;
+    if ((rc = create_stages(cfg, m, solver, st, &nst, err)) != WEFT_OK) goto done;
     state = weft_solver_create(solver, m, cfg, err);
     if (!state) {
         rc = weft_error_code(WEFT_ERR_INPUT); /* NOMEM stays NOMEM */

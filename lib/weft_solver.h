@@ -339,8 +339,9 @@ int weft_run(const weft_solver_type *solver, weft_model *m, const weft_run_optio
              weft_run_result *res, weft_error *err);
 
 /* Checks what a run of m with cfg needs before it starts: a model with triangle-mesh
- * obstacles needs an enabled post-step stage that handles them (the error names the
- * obstacle's scene line and how to enable one). weft_run checks it too. */
+ * obstacles needs an enabled post-step stage that handles them, or a contact model
+ * ([contact] model = ipc) that the solver runs (the error names the obstacle's scene line
+ * and how to enable one). weft_run checks it too. */
 int weft_run_check(weft_config *cfg, const weft_model *m, weft_error *err);
 
 /* Marks taken in cfg every plug-in's settings that a run of solver on m reads: the run's

@@ -1,31 +1,30 @@
 /* ipc_contact.c — the contact model `[contact] model = ipc` (ipc_contact.h): Incremental
  * Potential Contact, Li et al. 2020 (ACM TOG 39(4)) §4, with C-IPC's thickness ξ (Li,
- * Kaufman & Jiang 2021, ACM TOG 40(4), §3).
+ * Kaufman & Jiang 2021, ACM TOG 40(4), §3). papers/li2020-ipc.md has the whole.
  *
  * Barrier (Li 2020 eq. 5–6): B(x) = Σ_{k ∈ C(x)} b(d_k²), b of energies/ipc_barrier.c (κ in
  * J/m⁴, zero at d ≥ ξ + d̂, +∞ at d ≤ ξ), over the constraint set C(x) of close pairs:
- *   - cloth point–triangle and edge–edge pairs (d < ξ + d̂), their distance type classified
- *     (ipc_distance.c), the edge–edge ones mollified (§4.3, ε_x from the positions at t = 0);
- *     candidates from a BVH refitted with boxes grown by (ξ + d̂)/2, kept when the closest-
- *     point distance of lib/collision (no derivatives: a third of the fills' cost went to
- *     the classified distance's) is < ξ + d̂ — the same distance up to rounding, where b
- *     vanishes with its first two derivatives;
- *   - a free vertex against an analytic (static) collider: d = its gap, the collider's
- *     distance function less [collision] margin (collider_eval has the derivatives).
- * The set of a step only grows: each evaluation point x of the solver adds the pairs close
- * at x that it lacks (a hash of their vertices), and every element is an exact function of
- * the positions (zero beyond ξ + d̂), so B is exact at every point evaluated in the step,
- * the ones whose log rows the monitor writes later included; and the Hessian's pattern
- * changes only when a pair is added (newton.c then makes a new assembly: the pattern
- * superset of the step, rather than a new symbolic analysis per evaluation).
- * Elements: one type (weft_ipc_barrier_type) of 4 vertices, rest[1] its kind: 0
- * point–triangle (p, t0, t1, t2), 1 edge–edge (a0, a1, b0, b1; rest[2] = ε_x), 2 vertex–
- * collider (v, v, v, v; rest[2] the collider type's registry index, rest[3] the margin,
- * rest[4..12] its parameters, rest[13] its index in the model; only the first slot's rows
- * are non-zero). k = κ, k2 = d̂, rest[0] = ξ.
+ *   - cloth point–triangle and edge–edge pairs, classified (ipc_distance.c), edge–edge
+ *     mollified (§4.3); candidates from a BVH grown by (ξ + d̂)/2, kept when lib/collision's
+ *     closest-point distance is < ξ + d̂ (b vanishes there with two derivatives);
+ *   - triangle-mesh obstacles ([collider.X] type = mesh) where they stand at t_{n+1}: cloth
+ *     vertex–obstacle triangle, obstacle vertex–cloth triangle, edge–edge, the same
+ *     barriers with the obstacle's corners held in the element (constants: their rows and
+ *     columns left out);
+ *   - a free vertex against an analytic collider where it stands at t_{n+1}: d = its gap
+ *     (distance function − [collision] margin; a spinning sphere's does not change).
+ * The set of a step only grows: each point x the solver evaluates adds the pairs close at
+ * x that it lacks (a hash of their keys), each element exact in the positions, so B is
+ * exact at every point of the step, and the Hessian's pattern changes only when a pair is
+ * added (newton.c then makes a new assembly).
  * CCD filter (Li 2020 §4.2, Alg. 1 line 8): α ≤ 0.9 TOI of the whole motion, by
- * weft_ccd_step (lib/collision/ccd_step.c): separation ξ between cloth primitives, ξ +
- * margin between a vertex and a collider's surface.
+ * weft_ccd_step: separation ξ between cloth primitives and against the obstacles, ξ +
+ * margin from a collider's surface, obstacles and colliders standing at t_{n+1}.
+ * Moving colliders and obstacles (weft_ipc_carry): every iterate is measured against them
+ * at t_{n+1}, where x_n may be inside; the start point carries by u h every vertex (of
+ * every cloth primitive) that the sweep over [t_n, t_{n+1}] can bring within ξ + d̂, so in
+ * the mover's frame it keeps its distance at t_n (> ξ) and every other one ends ≥ ξ + d̂
+ * away: nothing tunnels, whatever the speed; the CCD checks the carry against the cloth.
  */
 #include "ipc_contact.h"
 
@@ -38,15 +37,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2 };
+/* Elements: one type (weft_ipc_barrier_type) of 4 vertices; k = κ, k2 = d̂, rest[0] = ξ,
+ * rest[1] the kind: point–triangle (p, t0, t1, t2); edge–edge (a0, a1, b0, b1; rest[2]
+ * ε_x); vertex–collider (v, v, v, v; rest[2] the collider type's registry index, rest[3]
+ * the margin, rest[4..10] its parameters, rest[11..13] its offset u t_{n+1}; only the
+ * first slot's rows non-zero); obstacle point–triangle (p, p, p, p), triangle–point (t0,
+ * t0, t1, t2), edge–edge (a0, a1, a0, a0; rest[2] ε_x): the obstacle's slots (obstacle_
+ * slots) hold their positions in rest[3..] in slot order, their rows zero. v[4], v[5]: the
+ * collider, or the obstacle and its primitive (with the vertices and the kind, the key of
+ * the step's set). */
+enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2, KIND_OBS_PT = 3, KIND_OBS_TP = 4,
+       KIND_OBS_EE = 5 };
 
-/* A collider's parameters an element holds (rest[4 .. 4 + COLLIDER_PARAMS − 1]). */
-#define COLLIDER_PARAMS 9
+/* A collider's parameters an element holds (rest[4 .. 4 + COLLIDER_PARAMS − 1]), then its
+ * offset (rest[11..13]). */
+#define COLLIDER_PARAMS 7
+#define COLLIDER_OFFSET 11
 
 /* κ before adaptive κ's first value (J/m⁴; the step's start replaces it); until adaptive κ
  * was the default, the default κ: with d̂ = 1 mm it holds about 1e-3 N per vertex at
  * d = d̂/2 (|b'(s)| 2d ≈ 4.3 κ ŝ d), a 32² cloth vertex's weight at 0.1 kg/m². */
 #define WEFT_IPC_KAPPA_DEFAULT 1e6
+
+/* Most triangle-mesh obstacles a model under ipc may have. */
+#define IPC_MAX_OBSTACLES 8
 
 /* Fraction of the time of impact a Newton step may take (Li 2020 uses 0.8 – 0.9). */
 #define IPC_TOI_FRACTION 0.9
@@ -56,7 +70,8 @@ enum { KIND_PT = 0, KIND_EE = 1, KIND_COLLIDER = 2 };
 /* ------------------------------------------------------------------------------ */
 
 /* The collider of a vertex–collider element: its type (registry index rest[2]) and its
- * parameters (rest[4..]), standing still. */
+ * parameters (rest[4..]), standing still (where it stands at t = 0: the element's point
+ * goes into its frame by the offset rest[11..13]). */
 static weft_collider element_collider(const weft_element *e) {
     weft_collider c = {.type = weft_collider_registry[(int)e->rest[2]]};
     memcpy(c.param, &e->rest[4], COLLIDER_PARAMS * sizeof(double));
@@ -71,8 +86,9 @@ static weft_collider element_collider(const weft_element *e) {
 static double collider_eval(const weft_element *e, const double *xe, const weft_ipc_params *p,
                             bool project, double *g, double *H) {
     const weft_collider col = element_collider(e);
-    double n[3], S[9] = {0};
-    const double d = weft_collider_distance(&col, xe, n) - e->rest[3];
+    double n[3], S[9] = {0}, q[3];
+    for (int k = 0; k < 3; k++) q[k] = xe[k] - e->rest[COLLIDER_OFFSET + k];
+    const double d = weft_collider_distance(&col, q, n) - e->rest[3];
     if (g) memset(g, 0, 12 * sizeof *g);
     if (H) memset(H, 0, 144 * sizeof *H);
     if (!(d > p->xi)) return INFINITY;
@@ -81,12 +97,40 @@ static double collider_eval(const weft_element *e, const double *xe, const weft_
     /* s = d², ∇s = 2d n̂, ∇²s = 2 n̂ n̂ᵀ: ∇²b = (4 d² b'' + 2 b') n̂ n̂ᵀ */
     double c = 4.0 * d * d * d2b + 2.0 * db;
     if (project && c < 0.0) c = 0.0;
-    if (H && !project && db != 0.0) weft_collider_curvature_at(&col, xe, 0.0, S);
+    if (H && !project && db != 0.0) weft_collider_curvature_at(&col, q, 0.0, S);
     for (int k = 0; k < 3; k++) {
         if (g) g[k] = db * 2.0 * d * n[k];
         if (H)
             for (int l = 0; l < 3; l++)
                 H[12 * k + l] = c * n[k] * n[l] + 2.0 * d * db * S[3 * k + l];
+    }
+    return b;
+}
+
+/* The slots of an obstacle element's kind that the obstacle holds (a bit each). */
+static unsigned obstacle_slots(int kind) {
+    return kind == KIND_OBS_PT ? 0xEu : kind == KIND_OBS_TP ? 0x1u : kind == KIND_OBS_EE ? 0xCu
+                                                                                         : 0u;
+}
+
+/* Ψ of an obstacle element: the cloth's barrier with the obstacle's slots at their stored
+ * positions, their rows and columns zeroed (constants, not degrees of freedom; a principal
+ * block of a PSD matrix is PSD, so the projection carries over). */
+static double obstacle_eval(const weft_element *e, const double *xe, const weft_ipc_params *p,
+                            bool project, double *g, double *H) {
+    const int kind = (int)e->rest[1];
+    const unsigned fixed = obstacle_slots(kind);
+    double y[12];
+    memcpy(y, xe, sizeof y);
+    for (int a = 0, j = 0; a < 4; a++)
+        if (fixed >> a & 1u) memcpy(&y[3 * a], &e->rest[3 + 3 * j++], 3 * sizeof(double));
+    const double b = kind == KIND_OBS_EE ? weft_ipc_ee_energy(y, e->rest[2], p, project, g, H)
+                                         : weft_ipc_pt_energy(y, p, project, g, H);
+    for (int r = 0; r < 12; r++) {
+        const bool out = fixed >> (r / 3) & 1u;
+        if (g && out) g[r] = 0.0;
+        for (int c = 0; H && c < 12; c++)
+            if (out || (fixed >> (c / 3) & 1u)) H[12 * r + c] = 0.0;
     }
     return b;
 }
@@ -98,7 +142,8 @@ static double barrier_eval(const weft_element *e, const double *xe, bool project
     switch ((int)e->rest[1]) {
     case KIND_PT: return weft_ipc_pt_energy(xe, &p, project, g, H);
     case KIND_EE: return weft_ipc_ee_energy(xe, e->rest[2], &p, project, g, H);
-    default: return collider_eval(e, xe, &p, project, g, H);
+    case KIND_COLLIDER: return collider_eval(e, xe, &p, project, g, H);
+    default: return obstacle_eval(e, xe, &p, project, g, H);
     }
 }
 
@@ -264,9 +309,15 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     memset(ipc, 0, sizeof *ipc);
     ipc->term = -1, ipc->fterm = -1;
     ipc->npattern = -1; /* the first barrier term is a change of the model's pattern */
-    if (m->nobstacles > 0)
-        return refuse(cfg, "model", err,
-                      "ipc does not handle triangle-mesh obstacles yet (a mesh collider)");
+    if (m->nobstacles > IPC_MAX_OBSTACLES)
+        return refuse(cfg, "model", err, "ipc runs at most 8 triangle-mesh obstacles");
+    for (int k = 0; k < m->nobstacles; k++) {
+        char what[200];
+        snprintf(what, sizeof what, "collider.%s.friction = %g: ipc has no friction on a mesh "
+                 "collider (IPC's is [contact] friction); set it to 0", m->obstacles[k].name,
+                 m->obstacles[k].friction);
+        if (m->obstacles[k].friction != 0.0) return refuse(cfg, "model", err, what);
+    }
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *col = &m->colliders[c];
         char what[200];
@@ -280,10 +331,6 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
             if (m->colliders[c].param[k] != 0.0)
                 return refuse(cfg, "model", err, "ipc: a collider of this shape has more "
                                                  "parameters than a barrier element holds");
-    for (int c = 0; c < m->ncolliders; c++)
-        if (weft_collider_moving(&m->colliders[c]))
-            return refuse(cfg, "model", err, "ipc runs static colliders only (a moving one "
-                                             "would need the CCD of its motion)");
     (void)solver;
     ipc->mu = s->friction, ipc->eps_v = s->friction_velocity;
     ipc->lags = s->friction_iterations > 0 ? s->friction_iterations : 1;
@@ -301,6 +348,19 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     ipc->margin = m->contact_margin;
     if (m->mesh.nt > 0 && !(ipc->bvh = weft_bvh_create(&m->mesh, m->x, err)))
         return weft_error_code(WEFT_ERR_NOMEM);
+    if (m->nobstacles == 0 || m->mesh.nt == 0) return WEFT_OK;
+    ipc->obs_bvh = calloc((size_t)m->nobstacles, sizeof *ipc->obs_bvh);
+    ipc->obs_x = calloc((size_t)m->nobstacles, sizeof *ipc->obs_x);
+    if (!ipc->obs_bvh || !ipc->obs_x) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    ipc->nobs = m->nobstacles;
+    for (int k = 0; k < m->nobstacles; k++) {
+        const weft_mesh *om = &m->obstacles[k].mesh;
+        if (!(ipc->obs_x[k] = malloc(3 * (size_t)(om->nv + 1) * sizeof(double))))
+            return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+        weft_obstacle_positions(&m->obstacles[k], 0.0, ipc->obs_x[k]);
+        if (om->nt > 0 && !(ipc->obs_bvh[k] = weft_bvh_create(om, ipc->obs_x[k], err)))
+            return weft_error_code(WEFT_ERR_NOMEM);
+    }
     return WEFT_OK;
 }
 
@@ -310,22 +370,25 @@ void weft_ipc_free(weft_ipc *ipc) {
     free(ipc->table);
     weft_bvh_free(&ipc->bvh);
     weft_collision_pairs_free(&ipc->pairs);
+    for (int k = 0; k < ipc->nobs; k++) {
+        if (ipc->obs_bvh) weft_bvh_free(&ipc->obs_bvh[k]);
+        if (ipc->obs_x) free(ipc->obs_x[k]);
+    }
+    free(ipc->obs_bvh);
+    free(ipc->obs_x);
+    weft_collision_pairs_free(&ipc->obs_pairs);
 }
 
-/* The key of an element in the step's set: its vertices and its tag (mesh kind, or 2 +
- * collider index). */
-static unsigned long long key_hash(const int v[4], int tag) {
+/* The key of an element in the step's set: its vertices, v[4], v[5] (collider, or
+ * obstacle and primitive) and its tag (its kind). */
+static unsigned long long key_hash(const int v[WEFT_ELEM_MAXV], int tag) {
     unsigned long long h = 1469598103934665603ull;
-    const int k[5] = {v[0], v[1], v[2], v[3], tag};
-    for (int i = 0; i < 5; i++) h = (h ^ (unsigned)k[i]) * 1099511628211ull;
-    return h;
+    for (int i = 0; i < 6; i++) h = (h ^ (unsigned)v[i]) * 1099511628211ull;
+    return (h ^ (unsigned)tag) * 1099511628211ull;
 }
 
-/* The tag of element e (the part of its key besides its vertices). */
-static int elem_tag(const weft_element *e) {
-    return (int)e->rest[1] == KIND_COLLIDER ? KIND_COLLIDER + (int)e->rest[13]
-                                            : (int)e->rest[1];
-}
+/* The tag of element e (the part of its key besides v). */
+static int elem_tag(const weft_element *e) { return (int)e->rest[1]; }
 
 /* Makes the hash table hold every element of the term (size a power of 2 ≥ 2 n + 64). */
 static int rehash(weft_ipc *ipc, const weft_term *t, weft_error *err) {
@@ -420,6 +483,63 @@ static int fill_mesh(weft_ipc *ipc, weft_model *m, const double *x, weft_error *
     return rc;
 }
 
+/* An obstacle element of kind `kind` on cloth vertices v (the obstacle's slots too, as
+ * placeholders), obstacle k's primitive `prim`, the obstacle's corners q (3 each, slot
+ * order) stored. */
+static weft_element obstacle_element(const weft_ipc *ipc, int kind, const int v[4], int k,
+                                     int prim, const int *q, int nq) {
+    weft_element e = element(ipc, kind, v);
+    e.v[4] = k, e.v[5] = prim;
+    for (int j = 0; j < nq; j++)
+        memcpy(&e.rest[3 + 3 * j], &ipc->obs_x[k][3 * (size_t)q[j]], 3 * sizeof(double));
+    return e;
+}
+
+/* The cloth's close pairs with obstacle k (standing at t1) at x: candidates of the cloth's
+ * tree (refitted at x by fill_mesh) against the obstacle's, then the closest-point
+ * distance. */
+static int fill_obstacle(weft_ipc *ipc, weft_model *m, int k, const double *x, weft_error *err) {
+    const weft_mesh *me = &m->mesh, *om = &m->obstacles[k].mesh;
+    const double reach = ipc->p.xi + ipc->p.dhat, *ox = ipc->obs_x[k];
+    int rc = weft_bvh_pairs(ipc->bvh, ipc->obs_bvh[k], &ipc->obs_pairs, err);
+    const weft_collision_pairs *cp = &ipc->obs_pairs;
+    double bary[3], sa, sb;
+    for (int i = 0; i < cp->vt.n && rc == WEFT_OK; i++) { /* cloth vertex, obstacle triangle */
+        const int p = cp->vt.pair[i].a, *t = &om->tri[3 * cp->vt.pair[i].b];
+        if (!(weft_point_triangle_closest(&x[3 * p], &ox[3 * t[0]], &ox[3 * t[1]], &ox[3 * t[2]],
+                                          bary, NULL) < reach))
+            continue;
+        const int v[4] = {p, p, p, p};
+        weft_element e = obstacle_element(ipc, KIND_OBS_PT, v, k, cp->vt.pair[i].b, t, 3);
+        rc = add(ipc, m, &e, err);
+    }
+    for (int i = 0; i < cp->tv.n && rc == WEFT_OK; i++) { /* cloth triangle, obstacle vertex */
+        const int *t = &me->tri[3 * cp->tv.pair[i].a], q = cp->tv.pair[i].b;
+        if (!(weft_point_triangle_closest(&ox[3 * q], &x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]],
+                                          bary, NULL) < reach))
+            continue;
+        const int v[4] = {t[0], t[0], t[1], t[2]};
+        weft_element e = obstacle_element(ipc, KIND_OBS_TP, v, k, q, &q, 1);
+        rc = add(ipc, m, &e, err);
+    }
+    for (int i = 0; i < cp->ee.n && rc == WEFT_OK; i++) { /* cloth edge, obstacle edge */
+        const int *a = &me->edge[2 * cp->ee.pair[i].a], *b = &om->edge[2 * cp->ee.pair[i].b];
+        if (!(weft_edge_edge_closest(&x[3 * a[0]], &x[3 * a[1]], &ox[3 * b[0]], &ox[3 * b[1]],
+                                     &sa, &sb, NULL) < reach))
+            continue;
+        const int v[4] = {a[0], a[1], a[0], a[0]};
+        weft_element e = obstacle_element(ipc, KIND_OBS_EE, v, k, cp->ee.pair[i].b, b, 2);
+        double xr[12]; /* ε_x from the rest positions: the cloth's at t = 0, the obstacle's */
+        for (int j = 0; j < 2; j++) {
+            memcpy(&xr[3 * j], &m->x_start[3 * (size_t)a[j]], 3 * sizeof(double));
+            memcpy(&xr[6 + 3 * j], &om->x[3 * (size_t)b[j]], 3 * sizeof(double));
+        }
+        e.rest[2] = weft_ipc_mollifier_eps(xr);
+        rc = add(ipc, m, &e, err);
+    }
+    return rc;
+}
+
 /* Every free vertex within reach of an analytic collider at x: an element holding the
  * collider (its type's registry index, the margin and its parameters). */
 static int fill_colliders(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err) {
@@ -429,16 +549,18 @@ static int fill_colliders(weft_ipc *ipc, weft_model *m, const double *x, weft_er
         if (m->pin[i] >= 0 || m->w[i] == 0.0) continue;
         for (int c = 0; c < m->ncolliders && rc == WEFT_OK; c++) {
             const weft_collider *col = &m->colliders[c];
-            if (!(weft_contact_gap(col, &x[3 * (size_t)i], 0.0, ipc->margin, NULL) < reach))
+            if (!(weft_contact_gap(col, &x[3 * (size_t)i], ipc->t1, ipc->margin, NULL) < reach))
                 continue;
             const int v[4] = {i, i, i, i};
             weft_element e = element(ipc, KIND_COLLIDER, v);
             int ti = 0;
             while (weft_collider_registry[ti] != col->type) ti++;
+            e.v[4] = c; /* its index: part of the key (not read by the energy) */
             e.rest[2] = ti;
             e.rest[3] = ipc->margin;
             memcpy(&e.rest[4], col->param, COLLIDER_PARAMS * sizeof(double));
-            e.rest[13] = c; /* its index: the key's tag (not read by the energy) */
+            for (int k = 0; weft_collider_moving(col) && k < 3; k++) /* where it is at t1 */
+                e.rest[COLLIDER_OFFSET + k] = col->velocity[k] * ipc->t1;
             rc = add(ipc, m, &e, err);
         }
     }
@@ -458,6 +580,14 @@ int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err) {
     term->n = 0;
     if (ipc->fterm >= 0 && m->terms[ipc->fterm].n > 0) /* last step's friction: gone */
         m->terms[ipc->fterm].n = 0, ipc->npattern = -1;
+    ipc->t1 = m->t + m->dt;
+    const double reach = ipc->p.xi + ipc->p.dhat;
+    for (int k = 0; k < ipc->nobs; k++) { /* where they stand at t1, boxes grown */
+        weft_obstacle_positions(&m->obstacles[k], ipc->t1, ipc->obs_x[k]);
+        int rc = ipc->obs_bvh[k] ? weft_bvh_refit(ipc->obs_bvh[k], ipc->obs_x[k], NULL, reach, err)
+                                 : WEFT_OK;
+        if (rc) return rc;
+    }
     return rehash(ipc, term, err);
 }
 
@@ -465,6 +595,8 @@ int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err
     double t0 = weft_now();
     WEFT_ASSERT(ipc->term >= 0 && ipc->table); /* weft_ipc_begin_step came first */
     int rc = ipc->bvh ? fill_mesh(ipc, m, x, err) : WEFT_OK;
+    for (int k = 0; k < ipc->nobs && rc == WEFT_OK; k++)
+        if (ipc->obs_bvh[k]) rc = fill_obstacle(ipc, m, k, x, err);
     if (rc == WEFT_OK) rc = fill_colliders(ipc, m, x, err);
     ipc->fills++;
     ipc->fill_s += weft_now() - t0;
@@ -489,6 +621,118 @@ bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m) {
     return true;
 }
 
+/* Claims free vertex i for a carry by u (by[i]); false when another velocity claimed it. */
+static bool claim(const weft_model *m, const double **by, int i, const double *u) {
+    if (m->pin[i] >= 0 || m->w[i] == 0.0) return true;
+    const double *o = by[i];
+    if (o && (o[0] != u[0] || o[1] != u[1] || o[2] != u[2])) return false;
+    by[i] = u;
+    return true;
+}
+
+/* Claims for moving collider c every free vertex whose distance to it at t_n is below
+ * reach + |u| h (file comment). */
+static bool claim_collider(const weft_ipc *ipc, const weft_model *m, int c, const double **by) {
+    const weft_collider *col = &m->colliders[c];
+    const double *u = col->velocity, reach = ipc->p.xi + ipc->p.dhat;
+    const double len = m->dt * sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int i = 0; i < m->n; i++)
+        if (weft_contact_gap(col, &m->x[3 * (size_t)i], m->t, ipc->margin, NULL) < reach + len &&
+            !claim(m, by, i, u))
+            return false;
+    return true;
+}
+
+/* Claims for moving obstacle k the cloth vertices of every cloth primitive whose box at x_n
+ * meets the obstacle's box swept over [t_n, t1], both grown by reach/2: a primitive not
+ * claimed never comes within reach of the obstacle as it sweeps, and a primitive with
+ * some corners carried stays within that sweep in the obstacle's frame. Leaves the
+ * obstacle's tree fitted at t1 (fill_obstacle's) and the cloth's at x_n. */
+static int claim_obstacle(weft_ipc *ipc, const weft_model *m, int k, const double **by,
+                          bool *clash, weft_error *err) {
+    const weft_obstacle *ob = &m->obstacles[k];
+    const double reach = ipc->p.xi + ipc->p.dhat;
+    double *x0 = malloc(3 * (size_t)(ob->mesh.nv + 1) * sizeof *x0);
+    if (!x0) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    weft_obstacle_positions(ob, m->t, x0);
+    int rc = weft_bvh_refit(ipc->bvh, m->x, NULL, reach, err);
+    if (!rc) rc = weft_bvh_refit(ipc->obs_bvh[k], x0, ipc->obs_x[k], reach, err);
+    if (!rc) rc = weft_bvh_pairs(ipc->bvh, ipc->obs_bvh[k], &ipc->obs_pairs, err);
+    if (!rc) rc = weft_bvh_refit(ipc->obs_bvh[k], ipc->obs_x[k], NULL, reach, err);
+    free(x0);
+    const weft_collision_pairs *cp = &ipc->obs_pairs;
+    const weft_mesh *me = &m->mesh;
+    for (int i = 0; !rc && i < cp->vt.n; i++)
+        *clash |= !claim(m, by, cp->vt.pair[i].a, ob->velocity);
+    for (int i = 0; !rc && i < cp->tv.n; i++)
+        for (int j = 0; j < 3; j++)
+            *clash |= !claim(m, by, me->tri[3 * cp->tv.pair[i].a + j], ob->velocity);
+    for (int i = 0; !rc && i < cp->ee.n; i++)
+        for (int j = 0; j < 2; j++)
+            *clash |= !claim(m, by, me->edge[2 * cp->ee.pair[i].a + j], ob->velocity);
+    return rc;
+}
+
+/* True when obstacle k moves. */
+static bool obstacle_moving(const weft_model *m, int k) {
+    const double *u = m->obstacles[k].velocity;
+    return u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0;
+}
+
+/* The carry (file comment): a moving collider claims every free vertex within reach + |u| h
+ * of it at t_n (the distance is 1-Lipschitz, so the sweep brings no other vertex within
+ * reach); a moving obstacle claims the corners of every cloth primitive whose box at x_n
+ * meets its swept box (claim_obstacle). A claimed vertex moves by u h: in the mover's
+ * frame it stands still. */
+int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    memcpy(xc, m->x, n3 * sizeof *xc);
+    bool moving = false, clash = false, any = false;
+    for (int c = 0; c < m->ncolliders; c++) moving |= weft_collider_moving(&m->colliders[c]);
+    for (int k = 0; k < ipc->nobs; k++) moving |= obstacle_moving(m, k);
+    if (!moving) return WEFT_OK;
+    const double **by = calloc((size_t)m->n + 1, sizeof *by);
+    if (!by) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    int rc = WEFT_OK;
+    for (int c = 0; c < m->ncolliders && !clash; c++)
+        if (weft_collider_moving(&m->colliders[c])) clash = !claim_collider(ipc, m, c, by);
+    for (int k = 0; k < ipc->nobs && !clash && !rc; k++)
+        if (obstacle_moving(m, k) && ipc->obs_bvh[k])
+            rc = claim_obstacle(ipc, m, k, by, &clash, err);
+    for (int i = 0; i < m->n && !clash; i++) {
+        for (int k = 0; by[i] && k < 3; k++) xc[3 * i + k] += by[i][k] * m->dt;
+        any |= by[i] != NULL;
+    }
+    free(by);
+    if (rc) return rc;
+    if (clash)
+        return weft_fail(err, WEFT_ERR_DIVERGED, "ipc: t = %g s: a vertex is within one step's "
+                         "reach of two colliders or obstacles moving differently; a smaller dt "
+                         "is needed", m->t);
+    if (!any || m->mesh.nt == 0) return WEFT_OK;
+    /* the carry is a motion: the CCD says it brings no cloth pair within ξ, nor the cloth
+     * within ξ of a static obstacle (the moving ones: claim_obstacle) */
+    double *dx = malloc((n3 + 1) * sizeof *dx);
+    if (!dx) return weft_fail(err, WEFT_ERR_NOMEM, "ipc: out of memory");
+    for (size_t j = 0; j < n3; j++) dx[j] = xc[j] - m->x[j];
+    weft_ccd_step_options o = weft_ccd_step_options_default();
+    o.fraction = 1.0, o.separation = ipc->p.xi;
+    weft_ccd_step_obstacle obs[IPC_MAX_OBSTACLES];
+    int nobs = 0;
+    for (int k = 0; k < ipc->nobs; k++)
+        if (!obstacle_moving(m, k))
+            obs[nobs++] = (weft_ccd_step_obstacle){&m->obstacles[k].mesh, ipc->obs_x[k]};
+    weft_ccd_step_stats stats;
+    double alpha;
+    rc = weft_ccd_step(&m->mesh, m->x, dx, nobs, obs, 0, NULL, ipc->t1, &o, &alpha, &stats, err);
+    free(dx);
+    if (rc == WEFT_OK && stats.kind != WEFT_CCD_STEP_NONE)
+        rc = weft_fail(err, WEFT_ERR_DIVERGED, "ipc: t = %g s: carrying the cloth with a moving "
+                       "collider brings two of its primitives within the thickness (pair kind "
+                       "%d: %d, %d); a smaller dt is needed", m->t, stats.kind, stats.a, stats.b);
+    return rc;
+}
+
 int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, const double *dx,
                         double t, double *alpha, weft_error *err) {
     double t0 = weft_now();
@@ -497,7 +741,11 @@ int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, con
     /* the cloth against itself, separation ξ; then its vertices against the colliders,
      * separation ξ + margin (the barrier's d there is the gap beyond the margin) */
     o.separation = ipc->p.xi;
-    int rc = weft_ccd_step(&m->mesh, x, dx, 0, NULL, 0, NULL, t, &o, alpha, NULL, err);
+    weft_ccd_step_obstacle obs[IPC_MAX_OBSTACLES];
+    const int nobs = ipc->nobs;
+    for (int k = 0; k < nobs; k++) obs[k] = (weft_ccd_step_obstacle){&m->obstacles[k].mesh,
+                                                                     ipc->obs_x[k]};
+    int rc = weft_ccd_step(&m->mesh, x, dx, nobs, obs, 0, NULL, t, &o, alpha, NULL, err);
     if (rc == WEFT_OK && m->ncolliders > 0) {
         weft_mesh points = {.nv = m->mesh.nv}; /* no triangles: the vertices alone */
         double ac;
@@ -616,15 +864,20 @@ static bool friction_element(const weft_ipc *ipc, const weft_model *m, const wef
     weft_ipc_friction f;
     const weft_ipc_params p = {.kappa = b->k, .dhat = b->k2, .xi = b->rest[0]};
     const int kind = (int)b->rest[1];
+    if (kind >= KIND_OBS_PT) return false; /* obstacles: frictionless (others refused) */
     if (kind == KIND_COLLIDER) {
-        const int c = (int)b->rest[13];
+        const int c = b->v[4];
         const weft_collider col = element_collider(b);
-        double n[3], q[3], us[3];
-        const double d = weft_collider_distance(&col, xl, n) - b->rest[3];
+        const double *off = &b->rest[COLLIDER_OFFSET]; /* the collider's frame: x − u t_{n+1} */
+        const double t1 = m->t + m->dt;
+        double n[3], xf[3], q[3], us[3];
+        for (int k = 0; k < 3; k++) xf[k] = xl[k] - off[k];
+        const double d = weft_collider_distance(&col, xf, n) - b->rest[3];
         const double mu = m->colliders[c].friction;
         if (!(d > p.xi) || !(mu > 0.0)) return false;
-        for (int k = 0; k < 3; k++) q[k] = xl[k] - (d + b->rest[3]) * n[k]; /* on the surface */
-        const bool moves = weft_collider_surface_velocity(&m->colliders[c], q, m->t, us);
+        for (int k = 0; k < 3; k++) /* the closest surface point, where it stands at t_{n+1} */
+            q[k] = xf[k] - (d + b->rest[3]) * n[k] + off[k];
+        const bool moves = weft_collider_surface_velocity(&m->colliders[c], q, t1, us);
         weft_ipc_friction_point(n, xp, moves ? us : NULL, h, weft_ipc_normal_force(d * d, &p),
                                 mu, &f);
         memcpy(P, f.T, sizeof P);

@@ -4,9 +4,10 @@
  *
  * The barrier B(x) = Σ_pairs b(d²) of energies/ipc_barrier.c becomes one energy term of the
  * model, grown at every point where the solver evaluates G = inertia + E + B: the close
- * pairs (d < d̂ + ξ) of the cloth against itself (point–triangle and edge–edge, classified,
- * edge–edge mollified) and of every free vertex against each analytic collider (the
- * collider's gap, distance − [collision] margin, through its distance function). So the
+ * pairs (d < d̂ + ξ) of the cloth against itself and against triangle-mesh obstacles
+ * (point–triangle and edge–edge, classified, edge–edge mollified) and of every free vertex
+ * against each analytic collider (its gap, distance − [collision] margin), obstacles and
+ * colliders where they stand at the step's end. So the
  * common residual (lib/metrics.c) sees ∇B as it sees ∇E. With friction, a second term holds
  * Li 2020 §5's lagged friction potentials of the close pairs, rebuilt at each lagging
  * iteration; κ is adaptive (§4.3) unless fixed. Newton's line search is limited to
@@ -62,6 +63,12 @@ typedef struct weft_ipc {
     long fills;              /* refills so far; the pattern may change at each */
     weft_bvh *bvh;           /* over the cloth's triangles */
     weft_collision_pairs pairs;
+    double t1;               /* the step's end time t_{n+1}, s: colliders and obstacles
+                                stand where they are then */
+    int nobs;                /* the model's triangle-mesh obstacles, */
+    weft_bvh **obs_bvh;      /* a tree over each one's triangles, */
+    double **obs_x;          /* and its positions at t1 (3 nv each, m) */
+    weft_collision_pairs obs_pairs;
     int *pattern;            /* the pairs' vertices (4 per element) the solver's assembly
                                 was last made for, and their count */
     int npattern, cap_pattern;
@@ -98,17 +105,18 @@ int weft_contact_check_none(const weft_contact_settings *s, const weft_config *c
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
- * for what is not supported yet: triangle-mesh obstacles, colliders with restitution.
- * Friction: μ = s->friction between cloth primitives, a collider's own friction against
- * it. solver names the caller in messages. */
+ * for what is not supported yet: colliders or obstacles with restitution, obstacles with
+ * friction, more than 8 obstacles. Friction: μ = s->friction between cloth primitives, a
+ * collider's own friction against it. solver names the caller in messages. */
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err);
 
 /* Frees what ipc holds (the barrier term stays the model's, which frees it). */
 void weft_ipc_free(weft_ipc *ipc);
 
-/* Starts a step's set: empties the barrier term of m (appending it to m's terms at the
- * first call). */
+/* Starts a step's set for the step from m->t to t1 = m->t + m->dt: empties the barrier
+ * term of m (appending it to m's terms at the first call); colliders and obstacles are
+ * taken where they stand at t1. */
 int weft_ipc_begin_step(weft_ipc *ipc, weft_model *m, weft_error *err);
 
 /* Adds to the step's set the pairs within ξ + d̂ at positions x (3n, m) that it lacks. */
@@ -119,8 +127,16 @@ int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err
  * failed allocation answers true (the assembly is remade, never stale). */
 bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m);
 
+/* The start of a step's motion under moving colliders and obstacles (file comment of
+ * ipc_contact.c): x_n (m->x) with every free vertex that a mover's sweep over [t_n, t1]
+ * can bring within reach (d̂ + ξ) carried by that mover's displacement u h, into xc (3n,
+ * m). Fails when two movers of different velocities claim one vertex, or when the carry
+ * would bring two cloth primitives within ξ (a smaller step is needed). */
+int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err);
+
 /* The largest step α ∈ [0, 1] of x → x + α dx that keeps every cloth pair more than ξ
- * apart and every vertex out of the colliders (weft_ccd_step, fraction 0.9). */
+ * apart, more than ξ from the obstacles and every vertex out of the colliders, colliders
+ * and obstacles standing where they are at t (weft_ccd_step, fraction 0.9). */
 int weft_ipc_step_bound(weft_ipc *ipc, const weft_model *m, const double *x, const double *dx,
                         double t, double *alpha, weft_error *err);
 

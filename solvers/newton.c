@@ -215,19 +215,21 @@ static int freeze_damping(im_state *st, const weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
-/* The start point under ipc: x_n moved toward x̃ (pins on their paths) as far as the CCD
- * filter allows (ipc_contact.h), so that it is intersection-free and outside the colliders;
+/* The start point under ipc: x_n (with the vertices a moving collider reaches carried
+ * along, weft_ipc_carry) moved toward x̃ (pins on their paths) as far as the CCD filter
+ * allows (ipc_contact.h), so that it is intersection-free and outside the colliders at t1;
  * Li 2020 (Alg. 1) starts from x_n, and going toward x̃ first saves the iterations of a free
  * fall. G and ∇G into ns->G, st->g; no contact filters (the barrier holds the contacts). */
 static int ipc_start_point(im_state *st, const weft_model *m, newton_step *ns, weft_error *err) {
     const size_t n3 = 3 * (size_t)m->n;
     memcpy(st->xtrial, st->xt, n3 * sizeof *st->xtrial);
     weft_model_apply_pins(m, ns->t1, st->xtrial);
-    for (size_t j = 0; j < n3; j++) st->dx[j] = st->xtrial[j] - m->x[j];
-    double alpha;
-    int rc = weft_ipc_step_bound(st->ipc, m, m->x, st->dx, ns->t1, &alpha, err);
+    int rc = weft_ipc_carry(st->ipc, m, st->x, err); /* x_n, moving colliders' carry */
     if (rc) return rc;
-    for (size_t j = 0; j < n3; j++) st->x[j] = m->x[j] + alpha * st->dx[j];
+    for (size_t j = 0; j < n3; j++) st->dx[j] = st->xtrial[j] - st->x[j];
+    double alpha;
+    if ((rc = weft_ipc_step_bound(st->ipc, m, st->x, st->dx, ns->t1, &alpha, err))) return rc;
+    for (size_t j = 0; j < n3; j++) st->x[j] += alpha * st->dx[j];
     weft_model_apply_pins(m, ns->t1, st->x);
     for (int i = 0; i < m->n; i++) st->contact[i] = -1;
     ns->G = potential(st, m, st->x, ns->hh, st->g);
