@@ -13,7 +13,14 @@
  * 32.5 M against 28.1 M; 256², 265: the same, for a 6.7× costlier factorisation;
  * papers/bouaziz2014-projective-dynamics.md). The free rows
  * coupled to pinned vertices are listed at the factorisation, so forming S (b − A z)
- * reads those couplings alone. */
+ * reads those couplings alone.
+ * A simplicial LDLᵀ factor is solved by weft_cholmod_ldl_solve3, not cholmod_solve2:
+ * CHOLMOD stays the orderer and factoriser, and the solve reads its arrays (Perm, Lp,
+ * Lnz, Li, Lx with D on the diagonal). The right-hand side is formed straight into one
+ * n×3 array in the factor's order, x y z of a row side by side, so each factor entry is
+ * read once per triangular sweep for the three coordinates, with no permutation or
+ * workspace copies (cholmod_solve2 permutes and copies B into its own row-wise Y and
+ * back: 5.0 M against 1.x M instructions per solve at 64²; the bouaziz2014 note). */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
 #include "weft_linsolve.h"
@@ -33,6 +40,8 @@ struct weft_cholmod_scalar {
     cholmod_sparse *K;
     cholmod_factor *L;
     cholmod_dense *B, *X, *Y, *E;
+    double *y;          /* 3n: the right-hand side and solution in the factor's order,
+                         * interleaved (weft_cholmod_ldl_solve3) */
     bool factored;
     int analyses;
     long factorisations;
@@ -61,7 +70,8 @@ static void scalar_reset(weft_cholmod_scalar *s) {
     cholmod_free_dense(&s->Y, &s->cc);
     cholmod_free_dense(&s->E, &s->cc);
     free(s->row_ptr), free(s->col), free(s->entry), free(s->pinned);
-    free(s->cpl_ptr), free(s->cpl);
+    free(s->cpl_ptr), free(s->cpl), free(s->y);
+    s->y = NULL;
     s->row_ptr = s->col = s->entry = s->cpl_ptr = s->cpl = NULL, s->pinned = NULL;
     s->n = s->nnzb = 0;
     s->factored = false;
@@ -103,8 +113,9 @@ static weft_solve_status analyse(weft_cholmod_scalar *s, const weft_bsr *A, weft
     s->cpl = malloc(((size_t)A->nnzb + 1) * sizeof(int));
     s->K = cholmod_allocate_sparse(n, n, nnz, 1, 1, 1, CHOLMOD_REAL, &s->cc);
     s->B = cholmod_zeros(n, 3, CHOLMOD_REAL, &s->cc);
+    s->y = malloc((3 * n + 1) * sizeof(double));
     if (!s->row_ptr || !s->col || !s->entry || !s->pinned || !s->cpl_ptr || !s->cpl || !s->K ||
-        !s->B) {
+        !s->B || !s->y) {
         scalar_reset(s);
         weft_fail(err, WEFT_ERR_NOMEM, "cholmod scalar solver: cannot copy a %d-block pattern",
                   A->nnzb);
@@ -215,6 +226,93 @@ weft_solve_status weft_cholmod_scalar_factor(weft_cholmod_scalar *s, const weft_
     return WEFT_SOLVE_CONVERGED;
 }
 
+/* True when L is a factor weft_cholmod_ldl_solve3 reads: simplicial LDLᵀ of doubles with
+ * int indices. */
+static bool ldl_readable(const cholmod_factor *L) {
+    return L && !L->is_super && !L->is_ll && L->xtype == CHOLMOD_REAL &&
+           L->dtype == CHOLMOD_DOUBLE && L->itype == CHOLMOD_INT;
+}
+
+void weft_cholmod_ldl_solve3(const cholmod_factor *L, double *y) {
+    const int n = (int)L->n, *Lp = L->p, *Lnz = L->nz, *Li = L->i;
+    const double *Lx = L->x;
+    for (int j = 0; j < n; j++) { /* L u = y, column by column; then w = D⁻¹ u */
+        const int p0 = Lp[j], pe = p0 + Lnz[j];
+        double *yj = &y[3 * j];
+        const double u0 = yj[0], u1 = yj[1], u2 = yj[2];
+        for (int p = p0 + 1; p < pe; p++) {
+            double *yr = &y[3 * Li[p]];
+            const double l = Lx[p];
+            yr[0] -= l * u0, yr[1] -= l * u1, yr[2] -= l * u2;
+        }
+        const double d = Lx[p0];
+        yj[0] = u0 / d, yj[1] = u1 / d, yj[2] = u2 / d;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* Lᵀ x = w, row j of Lᵀ = column j of L */
+        const int p0 = Lp[j], pe = p0 + Lnz[j];
+        double *yj = &y[3 * j];
+        double x0 = yj[0], x1 = yj[1], x2 = yj[2];
+        for (int p = p0 + 1; p < pe; p++) {
+            const double *yr = &y[3 * Li[p]];
+            const double l = Lx[p];
+            x0 -= l * yr[0], x1 -= l * yr[1], x2 -= l * yr[2];
+        }
+        yj[0] = x0, yj[1] = x1, yj[2] = x2;
+    }
+}
+
+/* The pinned-coupling sum of row i, coordinate k: Σ_q A_q z_col(q) over i's couplings. */
+static inline double coupling(const weft_cholmod_scalar *s, const weft_bsr *A, const double *z,
+                              int i, int k) {
+    double t = 0.0;
+    for (int p = s->cpl_ptr[i]; p < s->cpl_ptr[i + 1]; p++) {
+        int q = s->cpl[p];
+        t += A->val[9 * (size_t)q] * z[3 * A->col[q] + k];
+    }
+    return t;
+}
+
+/* The solve of a simplicial LDLᵀ factor: S (b − A z) gathered into s->y in the factor's
+ * order (row k holds vertex Perm[k]), weft_cholmod_ldl_solve3, the free rows scattered
+ * back into x. */
+static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
+                                   const weft_filter *f, const double *b, double *x,
+                                   weft_error *err) {
+    const int n = A->n, *P = s->L->Perm;
+    double *y = s->y;
+    bool finite = true;
+    for (int k = 0; k < n; k++) {
+        const int i = P[k];
+        double *yk = &y[3 * k];
+        if (s->pinned[i]) {
+            yk[0] = yk[1] = yk[2] = 0.0;
+            continue;
+        }
+        for (int c = 0; c < 3; c++) {
+            yk[c] = s->cpl_ptr[i] == s->cpl_ptr[i + 1] ? b[3 * i + c]
+                                                       : b[3 * i + c] - coupling(s, A, f->z, i, c);
+            finite &= isfinite(yk[c]);
+        }
+    }
+    if (!finite) {
+        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the filtered right-hand "
+                  "side S (b - A z) is not finite (NaN or inf in b, z or A)");
+        return WEFT_SOLVE_NONFINITE;
+    }
+    weft_cholmod_ldl_solve3(s->L, y);
+    for (int k = 0; k < n; k++) {
+        const double *yk = &y[3 * k];
+        finite &= isfinite(yk[0]) & isfinite(yk[1]) & isfinite(yk[2]);
+    }
+    if (!finite) {
+        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the solution is not finite");
+        return WEFT_SOLVE_NONFINITE;
+    }
+    for (int k = 0; k < n; k++)
+        if (!s->pinned[P[k]]) memcpy(&x[3 * P[k]], &y[3 * k], 3 * sizeof(double));
+    return WEFT_SOLVE_CONVERGED;
+}
+
 weft_solve_status weft_cholmod_scalar_apply(weft_cholmod_scalar *s, const weft_bsr *A,
                                             const weft_filter *f, const double *b, double *x,
                                             weft_error *err) {
@@ -227,6 +325,7 @@ weft_solve_status weft_cholmod_scalar_apply(weft_cholmod_scalar *s, const weft_b
                   "matrix to solve with");
         return WEFT_SOLVE_INPUT;
     }
+    if (ldl_readable(s->L)) return apply_ldl(s, A, f, b, x, err);
     /* B (n × 3, column-major) = S (b − A z): the pinned vertices' z moved to the right. */
     double *B = s->B->x;
     bool finite = true;

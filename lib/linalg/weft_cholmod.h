@@ -19,4 +19,11 @@ cholmod_sparse *weft_bsr_cholmod_pattern(const weft_bsr *A, cholmod_common *cc,
  * A's pattern); allocates nothing. Fails if S's shape does not match A. */
 int weft_bsr_cholmod_values(const weft_bsr *A, cholmod_sparse *S, weft_error *err);
 
+/* Solves L D Lᵀ u = y in place for three right-hand sides stored row by row
+ * (y[3k + c], c = x, y, z; k in L's permuted order, row k being original row L->Perm[k]):
+ * forward substitution by columns of the unit lower L, the division by D (L's diagonal
+ * entries), back substitution by rows of Lᵀ. L must be a simplicial LDLᵀ factor of doubles
+ * with int indices (!is_super, !is_ll), as cholmod_factorize leaves it. */
+void weft_cholmod_ldl_solve3(const cholmod_factor *L, double *y);
+
 #endif
