@@ -919,7 +919,7 @@ done:
     weft_model_free(&m);
 }
 
-/* weft_cholmod_ldl_solve3 against cholmod_solve2 on a random SPD scalar matrix (a random
+/* weft_ldl3_solve (of weft_ldl3_from_cholmod's copy) against cholmod_solve2 on a random SPD scalar matrix (a random
  * symmetric pattern, diagonally dominant) factorised as simplicial LDLᵀ: the three
  * interleaved right-hand sides in the factor's order give CHOLMOD's n×3 solution to
  * rounding, and both solve K X = K X* to ~1e-13. */
@@ -954,7 +954,9 @@ static void test_cholmod_ldl3(void) {
     CHECK(L != NULL && cholmod_factorize(K, L, &cc) && cc.status == CHOLMOD_OK);
     CHECK(L && !L->is_super && !L->is_ll);
     cholmod_dense *B = cholmod_zeros(N, 3, CHOLMOD_REAL, &cc), *X = NULL, *Y = NULL, *E = NULL;
-    double xs[N][3], y[3 * N];
+    double xs[N][3], *y = aligned_alloc(32, 32 * N);
+    weft_ldl3 f = {0};
+    CHECK(weft_ldl3_from_cholmod(&f, L) == 0 && f.n == N);
     for (int i = 0; i < N; i++)
         for (int c = 0; c < 3; c++) xs[i][c] = rnd_in(&g, -1.0, 1.0);
     for (int i = 0; i < N; i++) /* B = K X* */
@@ -966,17 +968,17 @@ static void test_cholmod_ldl3(void) {
     CHECK(cholmod_solve2(CHOLMOD_A, L, B, NULL, &X, NULL, &Y, &E, &cc));
     const int *P = L->Perm;
     for (int k = 0; k < N; k++)
-        for (int c = 0; c < 3; c++) y[3 * k + c] = ((double *)B->x)[P[k] + N * c];
-    weft_cholmod_ldl_solve3(L, y);
+        for (int c = 0; c < 4; c++) y[4 * k + c] = c < 3 ? ((double *)B->x)[P[k] + N * c] : 0.0;
+    weft_ldl3_solve(&f, y);
     double dc = 0.0, de = 0.0, dx = 0.0;
     for (int k = 0; k < N; k++)
         for (int c = 0; c < 3; c++) {
             double xc = ((double *)X->x)[P[k] + N * c];
-            dc = fmax(dc, fabs(y[3 * k + c] - xc));
+            dc = fmax(dc, fabs(y[4 * k + c] - xc));
             de = fmax(de, fabs(xc - xs[P[k]][c]));
-            dx = fmax(dx, fabs(y[3 * k + c] - xs[P[k]][c]));
+            dx = fmax(dx, fabs(y[4 * k + c] - xs[P[k]][c]));
         }
-    printf("ldl_solve3: |weft - cholmod_solve2| %.3g, |cholmod - x*| %.3g, |weft - x*| %.3g\n",
+    printf("ldl3: |weft - cholmod_solve2| %.3g, |cholmod - x*| %.3g, |weft - x*| %.3g\n",
            dc, de, dx);
     CHECK(dc <= 1e-13 && de <= 1e-13 && dx <= 1e-13);
     cholmod_free_dense(&X, &cc), cholmod_free_dense(&Y, &cc), cholmod_free_dense(&E, &cc);
@@ -984,6 +986,8 @@ static void test_cholmod_ldl3(void) {
     cholmod_free_factor(&L, &cc);
     cholmod_free_sparse(&K, &cc);
     cholmod_finish(&cc);
+    weft_ldl3_free(&f);
+    free(y);
 }
 
 /* A run (serial or parallel), SpMV and the CHOLMOD refill allocate nothing: the matrix

@@ -14,17 +14,20 @@
  * papers/bouaziz2014-projective-dynamics.md). The free rows
  * coupled to pinned vertices are listed at the factorisation, so forming S (b − A z)
  * reads those couplings alone.
- * A simplicial LDLᵀ factor is solved by weft_cholmod_ldl_solve3, not cholmod_solve2:
- * CHOLMOD stays the orderer and factoriser, and the solve reads its arrays (Perm, Lp,
- * Lnz, Li, Lx with D on the diagonal). The right-hand side is formed straight into one
- * n×3 array in the factor's order, x y z of a row side by side, so each factor entry is
- * read once per triangular sweep for the three coordinates, with no permutation or
- * workspace copies (cholmod_solve2 permutes and copies B into its own row-wise Y and
- * back: 5.0 M against 1.x M instructions per solve at 64²; the bouaziz2014 note). */
+ * A simplicial LDLᵀ factor is solved by weft's own substitution (weft_ldl3_solve), not
+ * cholmod_solve2: CHOLMOD stays the orderer and factoriser, and after each factorisation
+ * its arrays (Lp, Lnz, Li, Lx with D on the diagonal) are copied once into L's strictly
+ * lower part by rows and by columns. The right-hand side S (b − A z) is formed straight
+ * into one array in the factor's order, row k's x, y, z side by side in one SIMD register,
+ * so both sweeps are sums read in order (no scattered stores), each factor entry is read
+ * once for the three coordinates, and nothing is permuted or copied into workspaces
+ * (cholmod_solve2 permutes B into its own row-wise Y and back; instruction counts in
+ * papers/bouaziz2014-projective-dynamics.md). */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
 #include "weft_linsolve.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +43,9 @@ struct weft_cholmod_scalar {
     cholmod_sparse *K;
     cholmod_factor *L;
     cholmod_dense *B, *X, *Y, *E;
-    double *y;          /* 3n: the right-hand side and solution in the factor's order,
-                         * interleaved (weft_cholmod_ldl_solve3) */
+    weft_ldl3 ldl;      /* a copy of a simplicial factor (n = 0: none; solve with CHOLMOD) */
+    double *y;          /* 4n, 32-byte aligned: the right-hand side and solution in the
+                         * factor's order, row k's x y z and an unused lane (weft_ldl3) */
     bool factored;
     int analyses;
     long factorisations;
@@ -71,6 +75,7 @@ static void scalar_reset(weft_cholmod_scalar *s) {
     cholmod_free_dense(&s->E, &s->cc);
     free(s->row_ptr), free(s->col), free(s->entry), free(s->pinned);
     free(s->cpl_ptr), free(s->cpl), free(s->y);
+    weft_ldl3_free(&s->ldl);
     s->y = NULL;
     s->row_ptr = s->col = s->entry = s->cpl_ptr = s->cpl = NULL, s->pinned = NULL;
     s->n = s->nnzb = 0;
@@ -113,7 +118,7 @@ static weft_solve_status analyse(weft_cholmod_scalar *s, const weft_bsr *A, weft
     s->cpl = malloc(((size_t)A->nnzb + 1) * sizeof(int));
     s->K = cholmod_allocate_sparse(n, n, nnz, 1, 1, 1, CHOLMOD_REAL, &s->cc);
     s->B = cholmod_zeros(n, 3, CHOLMOD_REAL, &s->cc);
-    s->y = malloc((3 * n + 1) * sizeof(double));
+    s->y = aligned_alloc(32, 32 * (n + 1));
     if (!s->row_ptr || !s->col || !s->entry || !s->pinned || !s->cpl_ptr || !s->cpl || !s->K ||
         !s->B || !s->y) {
         scalar_reset(s);
@@ -175,9 +180,93 @@ static weft_solve_status check_form(weft_cholmod_scalar *s, const weft_bsr *A,
     return WEFT_SOLVE_CONVERGED;
 }
 
+/* Four doubles in one SIMD register (as weft_energies.h's weft_vd4): a row's x, y, z and
+ * an unused lane. */
+typedef double ldl_vd4 __attribute__((vector_size(32)));
+
+/* Compiled with AVX2 and without, picked at load time (as WEFT_AVX2_CLONE in
+ * weft_energies.h; -ffp-contract=off, so both give the same bits). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LDL_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define LDL_AVX2_CLONE
+#endif
+
+/* True when L is a factor weft_ldl3_from_cholmod reads: simplicial LDLᵀ of doubles with
+ * int indices. */
+static bool ldl_readable(const cholmod_factor *L) {
+    return L && !L->is_super && !L->is_ll && L->xtype == CHOLMOD_REAL &&
+           L->dtype == CHOLMOD_DOUBLE && L->itype == CHOLMOD_INT;
+}
+
+void weft_ldl3_free(weft_ldl3 *f) {
+    free(f->rp), free(f->rj), free(f->rx), free(f->cp), free(f->ci), free(f->cx), free(f->d);
+    memset(f, 0, sizeof *f);
+}
+
+int weft_ldl3_from_cholmod(weft_ldl3 *f, const cholmod_factor *L) {
+    weft_ldl3_free(f);
+    if (!ldl_readable(L) || L->n > INT_MAX / sizeof(ldl_vd4)) return -1;
+    const int n = (int)L->n, *Lp = L->p, *Lnz = L->nz, *Li = L->i;
+    const double *Lx = L->x;
+    size_t nz = 0;
+    for (int j = 0; j < n; j++) nz += (size_t)Lnz[j] - 1;
+    f->n = n;
+    f->rp = calloc((size_t)n + 2, sizeof(int)), f->cp = malloc(((size_t)n + 1) * sizeof(int));
+    f->rj = malloc((nz + 1) * sizeof(int)), f->ci = malloc((nz + 1) * sizeof(int));
+    f->rx = malloc((nz + 1) * sizeof(double)), f->cx = malloc((nz + 1) * sizeof(double));
+    f->d = malloc(((size_t)n + 1) * sizeof(double));
+    if (!f->rp || !f->cp || !f->rj || !f->ci || !f->rx || !f->cx || !f->d) {
+        weft_ldl3_free(f);
+        return -1;
+    }
+    int c = 0;
+    for (int j = 0; j < n; j++) { /* columns: L's strictly lower part, packed */
+        f->cp[j] = c, f->d[j] = Lx[Lp[j]];
+        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) {
+            f->ci[c] = (int)sizeof(ldl_vd4) * Li[p], f->cx[c++] = Lx[p];
+            f->rp[Li[p] + 2]++;
+        }
+    }
+    f->cp[n] = c;
+    for (int i = 0; i < n; i++) f->rp[i + 2] += f->rp[i + 1]; /* rows: the transpose */
+    for (int j = 0; j < n; j++)
+        for (int p = f->cp[j]; p < f->cp[j + 1]; p++) {
+            int q = f->rp[f->ci[p] / (int)sizeof(ldl_vd4) + 1]++;
+            f->rj[q] = (int)sizeof(ldl_vd4) * j, f->rx[q] = f->cx[p];
+        }
+    return 0;
+}
+
+/* y[k] = a − Σ_{p ∈ [p, pe)} x[p] y[j[p]] in order, j as byte offsets into y; four terms
+ * a turn (a by pointer: no vector passed by value, the same ABI in both clones). */
+static inline void ldl_dot(const ldl_vd4 *a, ldl_vd4 *y, int k, const int *j, const double *x,
+                           int p, const int pe) {
+    const char *yb = (const char *)y;
+    ldl_vd4 acc = *a;
+#define Y(q) (*(const ldl_vd4 *)(yb + j[q]))
+    for (; p + 3 < pe; p += 4)
+        acc = acc - x[p] * Y(p) - x[p + 1] * Y(p + 1) - x[p + 2] * Y(p + 2) - x[p + 3] * Y(p + 3);
+    for (; p < pe; p++) acc = acc - x[p] * Y(p);
+#undef Y
+    y[k] = acc;
+}
+
+LDL_AVX2_CLONE void weft_ldl3_solve(const weft_ldl3 *f, double *yd) {
+    ldl_vd4 *y = (ldl_vd4 *)yd;
+    const int n = f->n;
+    for (int k = 0; k < n; k++) /* L u = b by rows: u_k = b_k − Σ_j L_kj u_j */
+        ldl_dot(&y[k], y, k, f->rj, f->rx, f->rp[k], f->rp[k + 1]);
+    for (int k = n - 1; k >= 0; k--) { /* Lᵀ x = D⁻¹ u: x_k = u_k / D_k − Σ_i L_ik x_i */
+        const ldl_vd4 w = y[k] / f->d[k];
+        ldl_dot(&w, y, k, f->ci, f->cx, f->cp[k], f->cp[k + 1]);
+    }
+}
+
 weft_solve_status weft_cholmod_scalar_factor(weft_cholmod_scalar *s, const weft_bsr *A,
                                              const weft_filter *f, weft_error *err) {
     s->factored = false;
+    weft_ldl3_free(&s->ldl);
     if (f->n != A->n) {
         weft_fail(err, WEFT_ERR_INPUT, "cholmod scalar solver: A has %d vertices, filter %d",
                   A->n, f->n);
@@ -222,43 +311,12 @@ weft_solve_status weft_cholmod_scalar_factor(weft_cholmod_scalar *s, const weft_
                   "(status %d)", s->cc.status);
         return s->cc.status == CHOLMOD_OUT_OF_MEMORY ? WEFT_SOLVE_NOMEM : WEFT_SOLVE_INPUT;
     }
+    if (ldl_readable(s->L) && weft_ldl3_from_cholmod(&s->ldl, s->L)) {
+        weft_fail(err, WEFT_ERR_NOMEM, "cholmod scalar solver: cannot copy the factor");
+        return WEFT_SOLVE_NOMEM;
+    }
     s->factored = true;
     return WEFT_SOLVE_CONVERGED;
-}
-
-/* True when L is a factor weft_cholmod_ldl_solve3 reads: simplicial LDLᵀ of doubles with
- * int indices. */
-static bool ldl_readable(const cholmod_factor *L) {
-    return L && !L->is_super && !L->is_ll && L->xtype == CHOLMOD_REAL &&
-           L->dtype == CHOLMOD_DOUBLE && L->itype == CHOLMOD_INT;
-}
-
-void weft_cholmod_ldl_solve3(const cholmod_factor *L, double *y) {
-    const int n = (int)L->n, *Lp = L->p, *Lnz = L->nz, *Li = L->i;
-    const double *Lx = L->x;
-    for (int j = 0; j < n; j++) { /* L u = y, column by column; then w = D⁻¹ u */
-        const int p0 = Lp[j], pe = p0 + Lnz[j];
-        double *yj = &y[3 * j];
-        const double u0 = yj[0], u1 = yj[1], u2 = yj[2];
-        for (int p = p0 + 1; p < pe; p++) {
-            double *yr = &y[3 * Li[p]];
-            const double l = Lx[p];
-            yr[0] -= l * u0, yr[1] -= l * u1, yr[2] -= l * u2;
-        }
-        const double d = Lx[p0];
-        yj[0] = u0 / d, yj[1] = u1 / d, yj[2] = u2 / d;
-    }
-    for (int j = n - 1; j >= 0; j--) { /* Lᵀ x = w, row j of Lᵀ = column j of L */
-        const int p0 = Lp[j], pe = p0 + Lnz[j];
-        double *yj = &y[3 * j];
-        double x0 = yj[0], x1 = yj[1], x2 = yj[2];
-        for (int p = p0 + 1; p < pe; p++) {
-            const double *yr = &y[3 * Li[p]];
-            const double l = Lx[p];
-            x0 -= l * yr[0], x1 -= l * yr[1], x2 -= l * yr[2];
-        }
-        yj[0] = x0, yj[1] = x1, yj[2] = x2;
-    }
 }
 
 /* The pinned-coupling sum of row i, coordinate k: Σ_q A_q z_col(q) over i's couplings. */
@@ -273,7 +331,7 @@ static inline double coupling(const weft_cholmod_scalar *s, const weft_bsr *A, c
 }
 
 /* The solve of a simplicial LDLᵀ factor: S (b − A z) gathered into s->y in the factor's
- * order (row k holds vertex Perm[k]), weft_cholmod_ldl_solve3, the free rows scattered
+ * order (row k holds vertex Perm[k]), weft_ldl3_solve, the free rows scattered
  * back into x. */
 static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
                                    const weft_filter *f, const double *b, double *x,
@@ -283,9 +341,9 @@ static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
     bool finite = true;
     for (int k = 0; k < n; k++) {
         const int i = P[k];
-        double *yk = &y[3 * k];
+        double *yk = &y[4 * k];
         if (s->pinned[i]) {
-            yk[0] = yk[1] = yk[2] = 0.0;
+            yk[0] = yk[1] = yk[2] = yk[3] = 0.0;
             continue;
         }
         for (int c = 0; c < 3; c++) {
@@ -293,15 +351,16 @@ static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
                                                        : b[3 * i + c] - coupling(s, A, f->z, i, c);
             finite &= isfinite(yk[c]);
         }
+        yk[3] = 0.0;
     }
     if (!finite) {
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the filtered right-hand "
                   "side S (b - A z) is not finite (NaN or inf in b, z or A)");
         return WEFT_SOLVE_NONFINITE;
     }
-    weft_cholmod_ldl_solve3(s->L, y);
+    weft_ldl3_solve(&s->ldl, y);
     for (int k = 0; k < n; k++) {
-        const double *yk = &y[3 * k];
+        const double *yk = &y[4 * k];
         finite &= isfinite(yk[0]) & isfinite(yk[1]) & isfinite(yk[2]);
     }
     if (!finite) {
@@ -309,7 +368,7 @@ static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
         return WEFT_SOLVE_NONFINITE;
     }
     for (int k = 0; k < n; k++)
-        if (!s->pinned[P[k]]) memcpy(&x[3 * P[k]], &y[3 * k], 3 * sizeof(double));
+        if (!s->pinned[P[k]]) memcpy(&x[3 * P[k]], &y[4 * k], 3 * sizeof(double));
     return WEFT_SOLVE_CONVERGED;
 }
 
@@ -325,7 +384,7 @@ weft_solve_status weft_cholmod_scalar_apply(weft_cholmod_scalar *s, const weft_b
                   "matrix to solve with");
         return WEFT_SOLVE_INPUT;
     }
-    if (ldl_readable(s->L)) return apply_ldl(s, A, f, b, x, err);
+    if (s->ldl.n == n) return apply_ldl(s, A, f, b, x, err);
     /* B (n × 3, column-major) = S (b − A z): the pinned vertices' z moved to the right. */
     double *B = s->B->x;
     bool finite = true;

@@ -19,11 +19,28 @@ cholmod_sparse *weft_bsr_cholmod_pattern(const weft_bsr *A, cholmod_common *cc,
  * A's pattern); allocates nothing. Fails if S's shape does not match A. */
 int weft_bsr_cholmod_values(const weft_bsr *A, cholmod_sparse *S, weft_error *err);
 
-/* Solves L D Lᵀ u = y in place for three right-hand sides stored row by row
- * (y[3k + c], c = x, y, z; k in L's permuted order, row k being original row L->Perm[k]):
- * forward substitution by columns of the unit lower L, the division by D (L's diagonal
- * entries), back substitution by rows of Lᵀ. L must be a simplicial LDLᵀ factor of doubles
- * with int indices (!is_super, !is_ll), as cholmod_factorize leaves it. */
-void weft_cholmod_ldl_solve3(const cholmod_factor *L, double *y);
+/* A simplicial LDLᵀ factor L D Lᵀ = P K Pᵀ copied from CHOLMOD for three right-hand sides
+ * at once: L's strictly lower part by rows (rp, rj, rx) and by columns (cp, ci, cx), D.
+ * The indices rj and ci are byte offsets of rows of the solve's array (32 × the row). */
+typedef struct weft_ldl3 {
+    int n;
+    int *rp, *rj, *cp, *ci;
+    double *rx, *cx, *d;
+} weft_ldl3;
+
+/* Copies the simplicial LDLᵀ factor L (of doubles, int indices; !is_super, !is_ll, as
+ * cholmod_factorize leaves it) into f, freeing f's previous arrays. Returns 0, or -1 when
+ * L is of another kind or memory runs out (f is then empty). */
+int weft_ldl3_from_cholmod(weft_ldl3 *f, const cholmod_factor *L);
+
+/* Frees f's arrays and empties it (n = 0). */
+void weft_ldl3_free(weft_ldl3 *f);
+
+/* Solves L D Lᵀ u = y in place, y 32-byte aligned with four doubles per row (y[4k + c]:
+ * c = 0, 1, 2 the x, y, z right-hand sides, lane 3 unused; row k in the factor's order, the
+ * original row L->Perm[k]): forward substitution along L's rows, then D⁻¹ and back
+ * substitution along its columns, each a sum read in order, the three coordinates in one
+ * SIMD register. */
+void weft_ldl3_solve(const weft_ldl3 *f, double *y);
 
 #endif
