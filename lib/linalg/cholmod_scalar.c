@@ -3,15 +3,17 @@
  * whole-vertex pins. Projective Dynamics' global matrix M/h² + Σ w AᵀA has this form
  * (Bouaziz et al. 2014 §5), so instead of the 3n×3n K = S A S + (I − S) this factorises
  * the n×n scalar K (9× fewer entries, about 27× fewer factorisation flops) once, and each
- * solve is one cholmod_solve2 with the three coordinates as an n×3 right-hand side.
+ * solve is one pair of triangular sweeps with the three coordinates as three right-hand
+ * sides.
  * The filtered system is the same as weft_cholmod_solver's: a pinned vertex's row and
  * column become the identity's, the right-hand side is S (b − A z), and x = y + z.
  * The matrix is factorised once and solved every iteration, so the factor is simplicial
  * LDLᵀ up to 160 flops per factor entry (CHOLMOD's switch, default 40): on smaller mesh
  * graphs the supernodal solve spends its time in BLAS calls on small supernodes (cloth
- * 64², 81 flops/entry: 7.1 M instructions per 3-column solve against 5.0 M; 128², 149:
- * 32.5 M against 28.1 M; 256², 265: the same, for a 6.7× costlier factorisation;
- * papers/bouaziz2014-projective-dynamics.md). The free rows
+ * 64², 81 flops/entry: 7.1 M instructions per 3-column cholmod_solve2 against 5.0 M;
+ * 128², 149: 32.5 M against 28.1 M; 256², 265: the same, for a 6.7× costlier
+ * factorisation; papers/bouaziz2014-projective-dynamics.md); a supernodal factor is
+ * solved by cholmod_solve2. The free rows
  * coupled to pinned vertices are listed at the factorisation, so forming S (b − A z)
  * reads those couplings alone.
  * A simplicial LDLᵀ factor is solved by weft's own substitution (weft_ldl3_solve), not
