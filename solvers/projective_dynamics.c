@@ -244,7 +244,8 @@ static int build_incidence(pd_state *st, int n, weft_error *err) {
                          "projective_dynamics solver");
     memcpy(fill, st->inc_ptr, (size_t)n * sizeof *fill);
     for (int q = 0; q < st->ne; q++)
-        for (int i = 0; i < st->e[q].nv; i++) st->inc[fill[st->e[q].el.v[i]]++] = PD_SLOT * q + 4 * i;
+        for (int i = 0; i < st->e[q].nv; i++)
+            st->inc[fill[st->e[q].el.v[i]]++] = PD_SLOT * q + 4 * i;
     free(fill);
     return WEFT_OK;
 }

@@ -919,10 +919,10 @@ done:
     weft_model_free(&m);
 }
 
-/* weft_ldl3_solve (of weft_ldl3_from_cholmod's copy) against cholmod_solve2 on a random SPD scalar matrix (a random
- * symmetric pattern, diagonally dominant) factorised as simplicial LDLᵀ: the three
- * interleaved right-hand sides in the factor's order give CHOLMOD's n×3 solution to
- * rounding, and both solve K X = K X* to ~1e-13. */
+/* weft_ldl3_solve (of weft_ldl3_from_cholmod's copy) against cholmod_solve2 on a random
+ * SPD scalar matrix (a random symmetric pattern, diagonally dominant) factorised as
+ * simplicial LDLᵀ: the three interleaved right-hand sides in the factor's order give
+ * CHOLMOD's n×3 solution to rounding, and both solve K X = K X* to ~1e-13. */
 static void test_cholmod_ldl3(void) {
     enum { N = 80, PER_COL = 4 };
     cholmod_common cc;

@@ -202,7 +202,7 @@ static bool ldl_readable(const cholmod_factor *L) {
 }
 
 void weft_ldl3_free(weft_ldl3 *f) {
-    free(f->rp), free(f->rj), free(f->rx), free(f->cp), free(f->ci), free(f->cx), free(f->d);
+    free(f->cp), free(f->ci), free(f->cx), free(f->d);
     memset(f, 0, sizeof *f);
 }
 
@@ -214,11 +214,9 @@ int weft_ldl3_from_cholmod(weft_ldl3 *f, const cholmod_factor *L) {
     size_t nz = 0;
     for (int j = 0; j < n; j++) nz += (size_t)Lnz[j] - 1;
     f->n = n;
-    f->rp = calloc((size_t)n + 2, sizeof(int)), f->cp = malloc(((size_t)n + 1) * sizeof(int));
-    f->rj = malloc((nz + 1) * sizeof(int)), f->ci = malloc((nz + 1) * sizeof(int));
-    f->rx = malloc((nz + 1) * sizeof(double)), f->cx = malloc((nz + 1) * sizeof(double));
-    f->d = malloc(((size_t)n + 1) * sizeof(double));
-    if (!f->rp || !f->cp || !f->rj || !f->ci || !f->rx || !f->cx || !f->d) {
+    f->cp = malloc(((size_t)n + 1) * sizeof(int)), f->ci = malloc((nz + 1) * sizeof(int));
+    f->cx = malloc((nz + 1) * sizeof(double)), f->d = malloc(((size_t)n + 1) * sizeof(double));
+    if (!f->cp || !f->ci || !f->cx || !f->d) {
         weft_ldl3_free(f);
         return -1;
     }
@@ -227,41 +225,45 @@ int weft_ldl3_from_cholmod(weft_ldl3 *f, const cholmod_factor *L) {
         f->cp[j] = c, f->d[j] = Lx[Lp[j]];
         for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) {
             f->ci[c] = (int)sizeof(ldl_vd4) * Li[p], f->cx[c++] = Lx[p];
-            f->rp[Li[p] + 2]++;
         }
     }
     f->cp[n] = c;
-    for (int i = 0; i < n; i++) f->rp[i + 2] += f->rp[i + 1]; /* rows: the transpose */
-    for (int j = 0; j < n; j++)
-        for (int p = f->cp[j]; p < f->cp[j + 1]; p++) {
-            int q = f->rp[f->ci[p] / (int)sizeof(ldl_vd4) + 1]++;
-            f->rj[q] = (int)sizeof(ldl_vd4) * j, f->rx[q] = f->cx[p];
-        }
     return 0;
 }
 
-/* y[k] = a − Σ_{p ∈ [p, pe)} x[p] y[j[p]] in order, j as byte offsets into y; four terms
- * a turn (a by pointer: no vector passed by value, the same ABI in both clones). */
+/* y[k] = a − Σ_{p ∈ [p, pe)} x[p] y[j[p]], j as byte offsets into y: four partial sums
+ * (terms p ≡ 0, 1, 2, 3 mod 4 of the row), so four subtractions are in flight at a time
+ * instead of one chain of dependent ones, added as (s0 + s1) + (s2 + s3); a by pointer: no
+ * vector passed by value, the same ABI in both clones. */
 static inline void ldl_dot(const ldl_vd4 *a, ldl_vd4 *y, int k, const int *j, const double *x,
                            int p, const int pe) {
     const char *yb = (const char *)y;
-    ldl_vd4 acc = *a;
+    ldl_vd4 s0 = *a, s1 = {0.0, 0.0, 0.0, 0.0}, s2 = s1, s3 = s1;
 #define Y(q) (*(const ldl_vd4 *)(yb + j[q]))
-    for (; p + 3 < pe; p += 4)
-        acc = acc - x[p] * Y(p) - x[p + 1] * Y(p + 1) - x[p + 2] * Y(p + 2) - x[p + 3] * Y(p + 3);
-    for (; p < pe; p++) acc = acc - x[p] * Y(p);
+    for (; p + 3 < pe; p += 4) {
+        s0 = s0 - x[p] * Y(p), s1 = s1 - x[p + 1] * Y(p + 1);
+        s2 = s2 - x[p + 2] * Y(p + 2), s3 = s3 - x[p + 3] * Y(p + 3);
+    }
+    for (; p < pe; p++) s0 = s0 - x[p] * Y(p);
 #undef Y
-    y[k] = acc;
+    y[k] = (s0 + s1) + (s2 + s3);
 }
 
 LDL_AVX2_CLONE void weft_ldl3_solve(const weft_ldl3 *f, double *yd) {
     ldl_vd4 *y = (ldl_vd4 *)yd;
-    const int n = f->n;
-    for (int k = 0; k < n; k++) /* L u = b by rows: u_k = b_k − Σ_j L_kj u_j */
-        ldl_dot(&y[k], y, k, f->rj, f->rx, f->rp[k], f->rp[k + 1]);
+    char *yb = (char *)yd;
+    const int n = f->n, *cp = f->cp, *ci = f->ci;
+    const double *cx = f->cx;
+    for (int k = 0; k < n; k++) { /* L u = b by columns: u_i −= L_ik u_k below row k */
+        const ldl_vd4 u = y[k];
+        for (int p = cp[k]; p < cp[k + 1]; p++) {
+            ldl_vd4 *yi = (ldl_vd4 *)(yb + ci[p]);
+            *yi = *yi - cx[p] * u;
+        }
+    }
     for (int k = n - 1; k >= 0; k--) { /* Lᵀ x = D⁻¹ u: x_k = u_k / D_k − Σ_i L_ik x_i */
         const ldl_vd4 w = y[k] / f->d[k];
-        ldl_dot(&w, y, k, f->ci, f->cx, f->cp[k], f->cp[k + 1]);
+        ldl_dot(&w, y, k, ci, cx, cp[k], cp[k + 1]);
     }
 }
 
