@@ -256,7 +256,15 @@ LDL_AVX2_CLONE void weft_ldl3_solve(const weft_ldl3 *f, double *yd) {
     const double *cx = f->cx;
     for (int k = 0; k < n; k++) { /* L u = b by columns: u_i −= L_ik u_k below row k */
         const ldl_vd4 u = y[k];
-        for (int p = cp[k]; p < cp[k + 1]; p++) {
+        int p = cp[k];
+        for (; p + 3 < cp[k + 1]; p += 4) { /* four distinct rows a turn */
+            ldl_vd4 *y0 = (ldl_vd4 *)(yb + ci[p]), *y1 = (ldl_vd4 *)(yb + ci[p + 1]);
+            ldl_vd4 *y2 = (ldl_vd4 *)(yb + ci[p + 2]), *y3 = (ldl_vd4 *)(yb + ci[p + 3]);
+            const ldl_vd4 v0 = *y0 - cx[p] * u, v1 = *y1 - cx[p + 1] * u;
+            const ldl_vd4 v2 = *y2 - cx[p + 2] * u, v3 = *y3 - cx[p + 3] * u;
+            *y0 = v0, *y1 = v1, *y2 = v2, *y3 = v3;
+        }
+        for (; p < cp[k + 1]; p++) {
             ldl_vd4 *yi = (ldl_vd4 *)(yb + ci[p]);
             *yi = *yi - cx[p] * u;
         }
@@ -334,45 +342,55 @@ static inline double coupling(const weft_cholmod_scalar *s, const weft_bsr *A, c
     return t;
 }
 
+/* x = z on the filter's pins (where finite), 0 elsewhere: x until a solve succeeds. */
+static void pins_only(const weft_filter *f, int n, double *x) {
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            x[3 * i + k] = f->ndof[i] == 3 && isfinite(f->z[3 * i + k]) ? f->z[3 * i + k] : 0.0;
+}
+
+/* True when every lane of c (a sum of v·0 over values v) is 0: no v was NaN or ±inf. */
+static bool lanes_finite(ldl_vd4 c) { return c[0] == 0.0 && c[1] == 0.0 && c[2] == 0.0; }
+
 /* The solve of a simplicial LDLᵀ factor: S (b − A z) gathered into s->y in the factor's
- * order (row k holds vertex Perm[k]), weft_ldl3_solve, the free rows scattered
- * back into x. */
+ * order (row k holds vertex Perm[k]), weft_ldl3_solve, then x: the free rows from s->y,
+ * the pinned ones pins_only's values, in one pass. Finiteness is tested by summing v·0. */
 static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
                                    const weft_filter *f, const double *b, double *x,
                                    weft_error *err) {
     const int n = A->n, *P = s->L->Perm;
-    double *y = s->y;
-    bool finite = true;
+    ldl_vd4 *y = (ldl_vd4 *)s->y, chk = {0.0, 0.0, 0.0, 0.0};
     for (int k = 0; k < n; k++) {
         const int i = P[k];
-        double *yk = &y[4 * k];
-        if (s->pinned[i]) {
-            yk[0] = yk[1] = yk[2] = yk[3] = 0.0;
-            continue;
-        }
-        for (int c = 0; c < 3; c++) {
-            yk[c] = s->cpl_ptr[i] == s->cpl_ptr[i + 1] ? b[3 * i + c]
-                                                       : b[3 * i + c] - coupling(s, A, f->z, i, c);
-            finite &= isfinite(yk[c]);
-        }
-        yk[3] = 0.0;
+        const double *bi = &b[3 * i];
+        ldl_vd4 v = {bi[0], bi[1], bi[2], 0.0};
+        if (s->pinned[i])
+            v = (ldl_vd4){0.0, 0.0, 0.0, 0.0};
+        else if (s->cpl_ptr[i] < s->cpl_ptr[i + 1])
+            for (int c = 0; c < 3; c++) v[c] = bi[c] - coupling(s, A, f->z, i, c);
+        y[k] = v, chk = chk + v * 0.0;
     }
-    if (!finite) {
+    if (!lanes_finite(chk)) {
+        pins_only(f, n, x);
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the filtered right-hand "
                   "side S (b - A z) is not finite (NaN or inf in b, z or A)");
         return WEFT_SOLVE_NONFINITE;
     }
-    weft_ldl3_solve(&s->ldl, y);
+    weft_ldl3_solve(&s->ldl, s->y);
     for (int k = 0; k < n; k++) {
-        const double *yk = &y[4 * k];
-        finite &= isfinite(yk[0]) & isfinite(yk[1]) & isfinite(yk[2]);
+        const int i = P[k];
+        chk = chk + y[k] * 0.0;
+        if (!s->pinned[i])
+            memcpy(&x[3 * i], &y[k], 3 * sizeof(double));
+        else
+            for (int c = 0; c < 3; c++)
+                x[3 * i + c] = f->ndof[i] == 3 && isfinite(f->z[3 * i + c]) ? f->z[3 * i + c] : 0.0;
     }
-    if (!finite) {
+    if (!lanes_finite(chk)) {
+        pins_only(f, n, x);
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the solution is not finite");
         return WEFT_SOLVE_NONFINITE;
     }
-    for (int k = 0; k < n; k++)
-        if (!s->pinned[P[k]]) memcpy(&x[3 * P[k]], &y[4 * k], 3 * sizeof(double));
     return WEFT_SOLVE_CONVERGED;
 }
 
@@ -380,15 +398,17 @@ weft_solve_status weft_cholmod_scalar_apply(weft_cholmod_scalar *s, const weft_b
                                             const weft_filter *f, const double *b, double *x,
                                             weft_error *err) {
     const int n = A->n;
-    for (int i = 0; i < n; i++) /* x = z on pins, 0 elsewhere, until the solve succeeds */
-        for (int k = 0; k < 3; k++)
-            x[3 * i + k] = f->ndof[i] == 3 && isfinite(f->z[3 * i + k]) ? f->z[3 * i + k] : 0.0;
     if (!s->factored || f->n != n || !same_pattern(s, A)) {
+        if (f->n == n)
+            pins_only(f, n, x);
+        else
+            memset(x, 0, 3 * (size_t)n * sizeof *x);
         weft_fail(err, WEFT_ERR_INPUT, "cholmod scalar solver: no factorisation of this "
                   "matrix to solve with");
         return WEFT_SOLVE_INPUT;
     }
     if (s->ldl.n == n) return apply_ldl(s, A, f, b, x, err);
+    pins_only(f, n, x);
     /* B (n × 3, column-major) = S (b − A z): the pinned vertices' z moved to the right. */
     double *B = s->B->x;
     bool finite = true;
