@@ -67,13 +67,15 @@ static const weft_param_table pd_tables[] = {
 };
 // clang-format on
 
-/* One projective element: ½ w ‖A x − p‖² over its nv vertices and `rows` rows. */
+/* One projective element: ½ w ‖A x − p‖² over its nv vertices and `rows` rows. The fields
+ * a one-row element reads every iteration come first (pj, nv, rows, w, A's first row: one
+ * cache line), then the element, whose vertices and rest data the projection reads. */
 typedef struct pd_elem {
     const weft_projective *pj;
-    weft_element el;                                    /* a copy (a substitute's own) */
     int nv, rows;
-    double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
     double w;
+    double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
+    weft_element el;                                    /* a copy (a substitute's own) */
 } pd_elem;
 
 /* Doubles of an element's slot: w Aᵀp, 4 per vertex (x, y, z and an unused lane, one
@@ -188,7 +190,8 @@ static void make_elem(pd_elem *p, const weft_element *e, const weft_projective *
 static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
     int ne = 0;
     for (int t = 0; t < m->nterms; t++) ne += m->terms[t].n;
-    st->e = calloc((size_t)(ne > 0 ? ne : 1), sizeof *st->e);
+    size_t bytes = ((size_t)(ne > 0 ? ne : 1) * sizeof *st->e + 63) / 64 * 64;
+    if ((st->e = aligned_alloc(64, bytes))) memset(st->e, 0, bytes); /* elements on lines */
     if (!st->e) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
                                  "projective_dynamics solver");
     for (int t = 0; t < m->nterms; t++) {
