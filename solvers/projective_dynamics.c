@@ -73,14 +73,15 @@ static const weft_param_table pd_tables[] = {
 typedef struct pd_elem {
     const weft_projective *pj;
     int nv, rows;
+    int slot; /* its slot's first double in pd_state.slot */
     double w;
     double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
     weft_element el;                                    /* a copy (a substitute's own) */
 } pd_elem;
 
-/* Doubles of an element's slot: w Aᵀp, 4 per vertex (x, y, z and an unused lane, one
- * weft_vd4: slots are 32-byte aligned). */
-#define PD_SLOT (4 * WEFT_ELEM_MAXV)
+/* Doubles of an element's slot per vertex: w Aᵀp's x, y, z and an unused lane, one
+ * weft_vd4 (slots are 32-byte aligned and packed: element q's starts at e[q].slot). */
+#define PD_SLOT_V 4
 
 typedef struct pd_counters {
     long iterations, solves, refactors;
@@ -92,7 +93,7 @@ typedef struct pd_state {
     pd_settings set;
     int n, ne;
     pd_elem *e;
-    double *slot;      /* PD_SLOT per element: its w Aᵀp (32-byte aligned) */
+    double *slot;      /* PD_SLOT_V per element vertex: its w Aᵀp (32-byte aligned) */
     int *inc_ptr, *inc; /* per vertex (n + 1 / Σ nv): its slots' offsets, in element order */
     weft_bsr A;        /* M/h² + Σ w AᵀA, every block a multiple of I₃, constant */
     double h;          /* the dt A was built for, s */
@@ -226,11 +227,15 @@ static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
-/* Per vertex, the offsets of its slots (element q's vertex i: PD_SLOT q + 4 i) in element
+/* The slots' places, and per vertex the offsets of its slots (element q's vertex i:
+ * e[q].slot + PD_SLOT_V i) in element
  * order, which is the order the serial loop added them in. */
 static int build_incidence(pd_state *st, int n, weft_error *err) {
     st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
-    size_t slot_bytes = (size_t)(st->ne > 0 ? st->ne : 1) * PD_SLOT * sizeof *st->slot;
+    size_t nslot = 0;
+    for (int q = 0; q < st->ne; q++)
+        st->e[q].slot = (int)nslot, nslot += PD_SLOT_V * (size_t)st->e[q].nv;
+    size_t slot_bytes = (nslot + PD_SLOT_V) * sizeof *st->slot;
     if ((st->slot = aligned_alloc(32, slot_bytes))) memset(st->slot, 0, slot_bytes);
     size_t total = 0;
     for (int q = 0; q < st->ne; q++) total += (size_t)st->e[q].nv;
@@ -248,7 +253,7 @@ static int build_incidence(pd_state *st, int n, weft_error *err) {
     memcpy(fill, st->inc_ptr, (size_t)n * sizeof *fill);
     for (int q = 0; q < st->ne; q++)
         for (int i = 0; i < st->e[q].nv; i++)
-            st->inc[fill[st->e[q].el.v[i]]++] = PD_SLOT * q + 4 * i;
+            st->inc[fill[st->e[q].el.v[i]]++] = st->e[q].slot + PD_SLOT_V * i;
     free(fill);
     return WEFT_OK;
 }
@@ -301,7 +306,7 @@ static void project_nv(pd_state *st, int q, const double *x, const int nv, const
         y[3 * r] = y0, y[3 * r + 1] = y1, y[3 * r + 2] = y2;
     }
     e->pj->project(&e->el, y, p);
-    double *out = &st->slot[PD_SLOT * (size_t)q];
+    double *out = &st->slot[e->slot];
     for (int i = 0; i < nv; i++) {
         double s0 = 0.0, s1 = 0.0, s2 = 0.0;
         for (int r = 0; r < rows; r++) {
@@ -326,8 +331,12 @@ static inline void project_row1(pd_state *st, int q, const double *x, const int 
     double yb[4], p[3 * WEFT_PROJECTIVE_MAXROWS];
     memcpy(yb, &y, sizeof yb);
     e->pj->project(&e->el, yb, p);
-    const weft_vd4 pv = {p[0], p[1], p[2], 0.0};
-    weft_vd4 *out = (weft_vd4 *)&st->slot[PD_SLOT * (size_t)q];
+    /* p's entries read one by one (volatile): the hook has just stored them one by one, and
+     * a load spanning two of those stores (the compiler's merge of p[0], p[1]) cannot be
+     * forwarded from the store buffer, a stall of every element. */
+    const volatile double *pr = p;
+    const weft_vd4 pv = {pr[0], pr[1], pr[2], 0.0};
+    weft_vd4 *out = (weft_vd4 *)&st->slot[e->slot];
     for (int i = 0; i < nv; i++) out[i] = e->w * (e->A[i] * pv);
 }
 
