@@ -68,8 +68,8 @@ static const weft_param_table pd_tables[] = {
 // clang-format on
 
 /* One projective element: ½ w ‖A x − p‖² over its nv vertices and `rows` rows. The fields
- * a one-row element reads every iteration come first (pj, nv, rows, w, A's first row: one
- * cache line), then the element, whose vertices and rest data the projection reads. */
+ * a one-row element reads every iteration come first (pj, nv, rows, slot, w, A's first
+ * row: one cache line), then the element, whose vertices and rest data the hook reads. */
 typedef struct pd_elem {
     const weft_projective *pj;
     int nv, rows;
@@ -228,8 +228,7 @@ static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
 }
 
 /* The slots' places, and per vertex the offsets of its slots (element q's vertex i:
- * e[q].slot + PD_SLOT_V i) in element
- * order, which is the order the serial loop added them in. */
+ * e[q].slot + PD_SLOT_V i) in element order, the order the serial loop added them in. */
 static int build_incidence(pd_state *st, int n, weft_error *err) {
     st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
     size_t nslot = 0;
