@@ -19,12 +19,12 @@
  * A simplicial LDLᵀ factor is solved by weft's own substitution (weft_ldl3_solve), not
  * cholmod_solve2: CHOLMOD stays the orderer and factoriser, and after each factorisation
  * its arrays (Lp, Lnz, Li, Lx with D on the diagonal) are copied once into L's strictly
- * lower part by rows and by columns. The right-hand side S (b − A z) is formed straight
- * into one array in the factor's order, row k's x, y, z side by side in one SIMD register,
- * so both sweeps are sums read in order (no scattered stores), each factor entry is read
- * once for the three coordinates, and nothing is permuted or copied into workspaces
- * (cholmod_solve2 permutes B into its own row-wise Y and back; instruction counts in
- * papers/bouaziz2014-projective-dynamics.md). */
+ * lower part by columns. The right-hand side S (b − A z) is formed straight into one
+ * array in the factor's order, row k's x, y, z side by side in one SIMD register, so each
+ * factor entry is read once for the three coordinates and nothing is permuted or copied
+ * into workspaces (cholmod_solve2 permutes B into its own row-wise Y and back); forward
+ * by column updates, back by dot products in four partial sums (instruction counts and
+ * wall times in papers/bouaziz2014-projective-dynamics.md). */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
 #include "weft_linsolve.h"
