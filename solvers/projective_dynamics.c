@@ -67,17 +67,21 @@ static const weft_param_table pd_tables[] = {
 };
 // clang-format on
 
-/* One projective element: ½ w ‖A x − p‖² over its nv vertices and `rows` rows. */
+/* One projective element: ½ w ‖A x − p‖² over its nv vertices and `rows` rows. The fields
+ * a one-row element reads every iteration come first (pj, nv, rows, slot, w, A's first
+ * row: one cache line), then the element, whose vertices and rest data the hook reads. */
 typedef struct pd_elem {
     const weft_projective *pj;
-    weft_element el;                                    /* a copy (a substitute's own) */
     int nv, rows;
-    double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
+    int slot; /* its slot's first double in pd_state.slot */
     double w;
+    double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
+    weft_element el;                                    /* a copy (a substitute's own) */
 } pd_elem;
 
-/* Doubles of an element's slot: w Aᵀp, 3 per vertex. */
-#define PD_SLOT (3 * WEFT_ELEM_MAXV)
+/* Doubles of an element's slot per vertex: w Aᵀp's x, y, z and an unused lane, one
+ * weft_vd4 (slots are 32-byte aligned and packed: element q's starts at e[q].slot). */
+#define PD_SLOT_V 4
 
 typedef struct pd_counters {
     long iterations, solves, refactors;
@@ -89,7 +93,7 @@ typedef struct pd_state {
     pd_settings set;
     int n, ne;
     pd_elem *e;
-    double *slot;      /* PD_SLOT per element: its w Aᵀp */
+    double *slot;      /* PD_SLOT_V per element vertex: its w Aᵀp (32-byte aligned) */
     int *inc_ptr, *inc; /* per vertex (n + 1 / Σ nv): its slots' offsets, in element order */
     weft_bsr A;        /* M/h² + Σ w AᵀA, every block a multiple of I₃, constant */
     double h;          /* the dt A was built for, s */
@@ -187,7 +191,8 @@ static void make_elem(pd_elem *p, const weft_element *e, const weft_projective *
 static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
     int ne = 0;
     for (int t = 0; t < m->nterms; t++) ne += m->terms[t].n;
-    st->e = calloc((size_t)(ne > 0 ? ne : 1), sizeof *st->e);
+    size_t bytes = ((size_t)(ne > 0 ? ne : 1) * sizeof *st->e + 63) / 64 * 64;
+    if ((st->e = aligned_alloc(64, bytes))) memset(st->e, 0, bytes); /* elements on lines */
     if (!st->e) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
                                  "projective_dynamics solver");
     for (int t = 0; t < m->nterms; t++) {
@@ -222,11 +227,15 @@ static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
     return WEFT_OK;
 }
 
-/* Per vertex, the offsets of its slots (element q's vertex i: PD_SLOT q + 3 i) in element
- * order, which is the order the serial loop added them in. */
+/* The slots' places, and per vertex the offsets of its slots (element q's vertex i:
+ * e[q].slot + PD_SLOT_V i) in element order, the order the serial loop added them in. */
 static int build_incidence(pd_state *st, int n, weft_error *err) {
     st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
-    st->slot = calloc((size_t)(st->ne > 0 ? st->ne : 1) * PD_SLOT, sizeof *st->slot);
+    size_t nslot = 0;
+    for (int q = 0; q < st->ne; q++)
+        st->e[q].slot = (int)nslot, nslot += PD_SLOT_V * (size_t)st->e[q].nv;
+    size_t slot_bytes = (nslot + PD_SLOT_V) * sizeof *st->slot;
+    if ((st->slot = aligned_alloc(32, slot_bytes))) memset(st->slot, 0, slot_bytes);
     size_t total = 0;
     for (int q = 0; q < st->ne; q++) total += (size_t)st->e[q].nv;
     st->inc = malloc((total + 1) * sizeof *st->inc);
@@ -242,7 +251,8 @@ static int build_incidence(pd_state *st, int n, weft_error *err) {
                          "projective_dynamics solver");
     memcpy(fill, st->inc_ptr, (size_t)n * sizeof *fill);
     for (int q = 0; q < st->ne; q++)
-        for (int i = 0; i < st->e[q].nv; i++) st->inc[fill[st->e[q].el.v[i]]++] = PD_SLOT * q + 3 * i;
+        for (int i = 0; i < st->e[q].nv; i++)
+            st->inc[fill[st->e[q].el.v[i]]++] = st->e[q].slot + PD_SLOT_V * i;
     free(fill);
     return WEFT_OK;
 }
@@ -261,7 +271,7 @@ static void *pd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     double **v[] = {&st->xt, &st->x, &st->xprev, &st->xhat, &st->b, &st->g, &st->x0, &st->cn,
                     &st->bm};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (!(*v[i] = calloc(n3, sizeof(double)))) goto nomem;
+        if (!(*v[i] = calloc(n3 + 1, sizeof(double)))) goto nomem; /* +1: read 4 wide */
     if (!(st->vnb = calloc(n, sizeof(double))) || !(st->pinned = calloc(n, sizeof(bool))) ||
         !(st->contact = malloc(n * sizeof(int))))
         goto nomem;
@@ -280,10 +290,9 @@ fail:
 /* Local step                                                                      */
 /* ------------------------------------------------------------------------------ */
 
-/* Element q's slot = w Aᵀ P(A x) (3 per vertex): each row's three sums over the vertices
- * in vertex order, the slot's over the rows in row order (the sums of the plain loops). */
-static inline void project_nv(pd_state *st, int q, const double *x, const int nv,
-                              const int rows) {
+/* Element q's slot = w Aᵀ P(A x) (4 per vertex, the last 0): each row's three sums over the
+ * vertices in vertex order, the slot's over the rows in row order (the plain loops). */
+static void project_nv(pd_state *st, int q, const double *x, const int nv, const int rows) {
     const pd_elem *e = &st->e[q];
     double y[3 * WEFT_PROJECTIVE_MAXROWS], p[3 * WEFT_PROJECTIVE_MAXROWS];
     for (int r = 0; r < rows; r++) {
@@ -296,48 +305,80 @@ static inline void project_nv(pd_state *st, int q, const double *x, const int nv
         y[3 * r] = y0, y[3 * r + 1] = y1, y[3 * r + 2] = y2;
     }
     e->pj->project(&e->el, y, p);
-    double *out = &st->slot[PD_SLOT * (size_t)q];
+    double *out = &st->slot[e->slot];
     for (int i = 0; i < nv; i++) {
         double s0 = 0.0, s1 = 0.0, s2 = 0.0;
         for (int r = 0; r < rows; r++) {
             const double a = e->A[nv * r + i];
             s0 += a * p[3 * r], s1 += a * p[3 * r + 1], s2 += a * p[3 * r + 2];
         }
-        out[3 * i] = e->w * s0, out[3 * i + 1] = e->w * s1, out[3 * i + 2] = e->w * s2;
+        out[4 * i] = e->w * s0, out[4 * i + 1] = e->w * s1, out[4 * i + 2] = e->w * s2;
+        out[4 * i + 3] = 0.0;
     }
 }
 
-/* project_nv with the vertex and row counts constants for the one-row edges and hinges
- * (springs, quadratic bending: the loops unrolled). */
-static void project_element(pd_state *st, int q, const double *x) {
+/* project_nv for a one-row element of nv vertices (springs, quadratic bending), the three
+ * coordinates in the lanes of one weft_vd4: y = Σ_i a_i x_i in vertex order, slot_i =
+ * w (a_i p), the same sums (x is read four doubles wide: its array has one more). */
+static inline void project_row1(pd_state *st, int q, const double *x, const int nv) {
     const pd_elem *e = &st->e[q];
-    if (e->rows == 1 && e->nv == 2)
-        project_nv(st, q, x, 2, 1);
-    else if (e->rows == 1 && e->nv == 4)
-        project_nv(st, q, x, 4, 1);
-    else
-        project_nv(st, q, x, e->nv, e->rows);
+    weft_vd4 y = {0.0, 0.0, 0.0, 0.0}, xi;
+    for (int i = 0; i < nv; i++) {
+        memcpy(&xi, &x[3 * e->el.v[i]], sizeof xi);
+        y = y + e->A[i] * xi;
+    }
+    double yb[4], p[3 * WEFT_PROJECTIVE_MAXROWS];
+    memcpy(yb, &y, sizeof yb);
+    e->pj->project(&e->el, yb, p);
+    /* p's entries read one by one (volatile): the hook has just stored them one by one, and
+     * a load spanning two of those stores (the compiler's merge of p[0], p[1]) cannot be
+     * forwarded from the store buffer, a stall of every element. */
+    const volatile double *pr = p;
+    const weft_vd4 pv = {pr[0], pr[1], pr[2], 0.0};
+    weft_vd4 *out = (weft_vd4 *)&st->slot[e->slot];
+    for (int i = 0; i < nv; i++) out[i] = e->w * (e->A[i] * pv);
+}
+
+/* The slots of elements [q0, q1): the one-row edges and hinges unrolled, others by the
+ * general loops. */
+WEFT_AVX2_CLONE static void project_range(pd_state *st, int q0, int q1, const double *x) {
+    for (int q = q0; q < q1; q++) {
+        const pd_elem *e = &st->e[q];
+        if (e->rows == 1 && e->nv == 2)
+            project_row1(st, q, x, 2);
+        else if (e->rows == 1 && e->nv == 4)
+            project_row1(st, q, x, 4);
+        else
+            project_nv(st, q, x, e->nv, e->rows);
+    }
+}
+
+/* b_i = M x̃ / h² + its slots in element order, for vertices [i0, i1) (bm is read four
+ * wide: its array has one more double). */
+WEFT_AVX2_CLONE static void gather_range(pd_state *st, int i0, int i1) {
+    for (int i = i0; i < i1; i++) {
+        weft_vd4 b;
+        memcpy(&b, &st->bm[3 * i], sizeof b);
+        for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++)
+            b = b + *(const weft_vd4 *)&st->slot[st->inc[j]];
+        memcpy(&st->b[3 * i], &b, 3 * sizeof(double));
+    }
 }
 
 /* b = M x̃ / h² (st->bm, formed once per step) + Σ_e w_e A_eᵀ P(A_e x): the projections in
- * parallel, then per vertex its slots in element order (the same sums for any thread
- * count). */
+ * parallel, each thread a range of elements, then per vertex its slots in element order
+ * (the same sums for any thread count). */
 static void local_step(pd_state *st, const weft_model *m, const double *x) {
     const int threads = st->set.common.threads;
+    const long ne = st->ne, n = m->n;
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
-        for (int q = 0; q < st->ne; q++) project_element(st, q, x);
+        for (int t = 0; t < threads; t++)
+            project_range(st, (int)(ne * t / threads), (int)(ne * (t + 1) / threads), x);
 #pragma omp for schedule(static)
-        for (int i = 0; i < m->n; i++) {
-            const double *bm = &st->bm[3 * i];
-            double b0 = bm[0], b1 = bm[1], b2 = bm[2];
-            for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++) {
-                const double *sl = &st->slot[st->inc[j]];
-                b0 += sl[0], b1 += sl[1], b2 += sl[2];
-            }
-            st->b[3 * i] = b0, st->b[3 * i + 1] = b1, st->b[3 * i + 2] = b2;
-        }
+        for (int t = 0; t < threads; t++)
+            gather_range(st, (int)(n * t / threads), (int)(n * (t + 1) / threads));
     }
 }
 

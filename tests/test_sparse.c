@@ -1,5 +1,5 @@
 /* test_sparse.c — the block-sparse Hessian (lib/linalg/sparse.c, weft_sparse.h): pattern,
- * assembly, products, CHOLMOD export and RCM ordering.
+ * assembly, products, CHOLMOD export, the interleaved LDLᵀ solve and RCM ordering.
  *
  * The energies here are test-local types with hand-derived exact Hessians, so the
  * assembly is tested independently of the energies/ folder:
@@ -919,6 +919,77 @@ done:
     weft_model_free(&m);
 }
 
+/* weft_ldl3_solve (of weft_ldl3_from_cholmod's copy) against cholmod_solve2 on a random
+ * SPD scalar matrix (a random symmetric pattern, diagonally dominant) factorised as
+ * simplicial LDLᵀ: the three interleaved right-hand sides in the factor's order give
+ * CHOLMOD's n×3 solution to rounding, and both solve K X = K X* to ~1e-13. */
+static void test_cholmod_ldl3(void) {
+    enum { N = 80, PER_COL = 4 };
+    cholmod_common cc;
+    cholmod_start(&cc);
+    cc.supernodal = CHOLMOD_SIMPLICIAL;
+    lcg g = {77};
+    double Kd[N][N] = {{0}};
+    for (int j = 0; j < N; j++)
+        for (int r = 0; r < PER_COL; r++) {
+            int i = (int)rnd_in(&g, 0.0, N - 0.5);
+            double v = rnd_in(&g, -1.0, 1.0);
+            Kd[i][j] += v, Kd[j][i] += i == j ? 0.0 : v;
+        }
+    for (int i = 0; i < N; i++) {
+        double rs = 0.0;
+        for (int j = 0; j < N; j++) rs += i == j ? 0.0 : fabs(Kd[i][j]);
+        Kd[i][i] = rs + rnd_in(&g, 0.5, 2.0);
+    }
+    cholmod_sparse *K = cholmod_allocate_sparse(N, N, N * N, 1, 1, 1, CHOLMOD_REAL, &cc);
+    int *Kp = K->p, *Ki = K->i, nz = 0;
+    double *Kx = K->x;
+    for (int j = 0; j < N; j++) {
+        Kp[j] = nz;
+        for (int i = 0; i <= j; i++)
+            if (Kd[i][j] != 0.0) Ki[nz] = i, Kx[nz++] = Kd[i][j];
+    }
+    Kp[N] = nz;
+    cholmod_factor *L = cholmod_analyze(K, &cc);
+    CHECK(L != NULL && cholmod_factorize(K, L, &cc) && cc.status == CHOLMOD_OK);
+    CHECK(L && !L->is_super && !L->is_ll);
+    cholmod_dense *B = cholmod_zeros(N, 3, CHOLMOD_REAL, &cc), *X = NULL, *Y = NULL, *E = NULL;
+    double xs[N][3], *y = aligned_alloc(32, 32 * N);
+    weft_ldl3 f = {0};
+    CHECK(weft_ldl3_from_cholmod(&f, L) == 0 && f.n == N);
+    for (int i = 0; i < N; i++)
+        for (int c = 0; c < 3; c++) xs[i][c] = rnd_in(&g, -1.0, 1.0);
+    for (int i = 0; i < N; i++) /* B = K X* */
+        for (int c = 0; c < 3; c++) {
+            double t = 0.0;
+            for (int j = 0; j < N; j++) t += Kd[i][j] * xs[j][c];
+            ((double *)B->x)[i + N * c] = t;
+        }
+    CHECK(cholmod_solve2(CHOLMOD_A, L, B, NULL, &X, NULL, &Y, &E, &cc));
+    const int *P = L->Perm;
+    for (int k = 0; k < N; k++)
+        for (int c = 0; c < 4; c++) y[4 * k + c] = c < 3 ? ((double *)B->x)[P[k] + N * c] : 0.0;
+    weft_ldl3_solve(&f, y);
+    double dc = 0.0, de = 0.0, dx = 0.0;
+    for (int k = 0; k < N; k++)
+        for (int c = 0; c < 3; c++) {
+            double xc = ((double *)X->x)[P[k] + N * c];
+            dc = fmax(dc, fabs(y[4 * k + c] - xc));
+            de = fmax(de, fabs(xc - xs[P[k]][c]));
+            dx = fmax(dx, fabs(y[4 * k + c] - xs[P[k]][c]));
+        }
+    printf("ldl3: |weft - cholmod_solve2| %.3g, |cholmod - x*| %.3g, |weft - x*| %.3g\n",
+           dc, de, dx);
+    CHECK(dc <= 1e-13 && de <= 1e-13 && dx <= 1e-13);
+    cholmod_free_dense(&X, &cc), cholmod_free_dense(&Y, &cc), cholmod_free_dense(&E, &cc);
+    cholmod_free_dense(&B, &cc);
+    cholmod_free_factor(&L, &cc);
+    cholmod_free_sparse(&K, &cc);
+    cholmod_finish(&cc);
+    weft_ldl3_free(&f);
+    free(y);
+}
+
 /* A run (serial or parallel), SpMV and the CHOLMOD refill allocate nothing: the matrix
  * and CHOLMOD arrays keep their addresses, and the wrapped allocator counts no call. */
 static void test_no_allocation(void) {
@@ -1267,6 +1338,7 @@ int main(int argc, char **argv) {
         {"colouring", test_colouring},
         {"cholmod_multiply", test_cholmod_multiply},
         {"cholmod_solve", test_cholmod_solve},
+        {"cholmod_ldl3", test_cholmod_ldl3},
         {"no_allocation", test_no_allocation},
         {"nonfinite", test_nonfinite},
         {"bad_input", test_bad_input},

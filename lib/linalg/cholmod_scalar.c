@@ -3,21 +3,33 @@
  * whole-vertex pins. Projective Dynamics' global matrix M/h² + Σ w AᵀA has this form
  * (Bouaziz et al. 2014 §5), so instead of the 3n×3n K = S A S + (I − S) this factorises
  * the n×n scalar K (9× fewer entries, about 27× fewer factorisation flops) once, and each
- * solve is one cholmod_solve2 with the three coordinates as an n×3 right-hand side.
+ * solve is one pair of triangular sweeps with the three coordinates as three right-hand
+ * sides.
  * The filtered system is the same as weft_cholmod_solver's: a pinned vertex's row and
  * column become the identity's, the right-hand side is S (b − A z), and x = y + z.
  * The matrix is factorised once and solved every iteration, so the factor is simplicial
  * LDLᵀ up to 160 flops per factor entry (CHOLMOD's switch, default 40): on smaller mesh
  * graphs the supernodal solve spends its time in BLAS calls on small supernodes (cloth
- * 64², 81 flops/entry: 7.1 M instructions per 3-column solve against 5.0 M; 128², 149:
- * 32.5 M against 28.1 M; 256², 265: the same, for a 6.7× costlier factorisation;
- * papers/bouaziz2014-projective-dynamics.md). The free rows
+ * 64², 81 flops/entry: 7.1 M instructions per 3-column cholmod_solve2 against 5.0 M;
+ * 128², 149: 32.5 M against 28.1 M; 256², 265: the same, for a 6.7× costlier
+ * factorisation; papers/bouaziz2014-projective-dynamics.md); a supernodal factor is
+ * solved by cholmod_solve2. The free rows
  * coupled to pinned vertices are listed at the factorisation, so forming S (b − A z)
- * reads those couplings alone. */
+ * reads those couplings alone.
+ * A simplicial LDLᵀ factor is solved by weft's own substitution (weft_ldl3_solve), not
+ * cholmod_solve2: CHOLMOD stays the orderer and factoriser, and after each factorisation
+ * its arrays (Lp, Lnz, Li, Lx with D on the diagonal) are copied once into L's strictly
+ * lower part by columns. The right-hand side S (b − A z) is formed straight into one
+ * array in the factor's order, row k's x, y, z side by side in one SIMD register, so each
+ * factor entry is read once for the three coordinates and nothing is permuted or copied
+ * into workspaces (cholmod_solve2 permutes B into its own row-wise Y and back); forward
+ * by column updates, back by dot products in four partial sums (instruction counts and
+ * wall times in papers/bouaziz2014-projective-dynamics.md). */
 #include "linalg_internal.h"
 #include "weft_cholmod.h"
 #include "weft_linsolve.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +45,9 @@ struct weft_cholmod_scalar {
     cholmod_sparse *K;
     cholmod_factor *L;
     cholmod_dense *B, *X, *Y, *E;
+    weft_ldl3 ldl;      /* a copy of a simplicial factor (n = 0: none; solve with CHOLMOD) */
+    double *y;          /* 4n, 32-byte aligned: the right-hand side and solution in the
+                         * factor's order, row k's x y z and an unused lane (weft_ldl3) */
     bool factored;
     int analyses;
     long factorisations;
@@ -61,7 +76,9 @@ static void scalar_reset(weft_cholmod_scalar *s) {
     cholmod_free_dense(&s->Y, &s->cc);
     cholmod_free_dense(&s->E, &s->cc);
     free(s->row_ptr), free(s->col), free(s->entry), free(s->pinned);
-    free(s->cpl_ptr), free(s->cpl);
+    free(s->cpl_ptr), free(s->cpl), free(s->y);
+    weft_ldl3_free(&s->ldl);
+    s->y = NULL;
     s->row_ptr = s->col = s->entry = s->cpl_ptr = s->cpl = NULL, s->pinned = NULL;
     s->n = s->nnzb = 0;
     s->factored = false;
@@ -103,8 +120,9 @@ static weft_solve_status analyse(weft_cholmod_scalar *s, const weft_bsr *A, weft
     s->cpl = malloc(((size_t)A->nnzb + 1) * sizeof(int));
     s->K = cholmod_allocate_sparse(n, n, nnz, 1, 1, 1, CHOLMOD_REAL, &s->cc);
     s->B = cholmod_zeros(n, 3, CHOLMOD_REAL, &s->cc);
+    s->y = aligned_alloc(32, 32 * (n + 1));
     if (!s->row_ptr || !s->col || !s->entry || !s->pinned || !s->cpl_ptr || !s->cpl || !s->K ||
-        !s->B) {
+        !s->B || !s->y) {
         scalar_reset(s);
         weft_fail(err, WEFT_ERR_NOMEM, "cholmod scalar solver: cannot copy a %d-block pattern",
                   A->nnzb);
@@ -164,9 +182,103 @@ static weft_solve_status check_form(weft_cholmod_scalar *s, const weft_bsr *A,
     return WEFT_SOLVE_CONVERGED;
 }
 
+/* Four doubles in one SIMD register (as weft_energies.h's weft_vd4): a row's x, y, z and
+ * an unused lane. */
+typedef double ldl_vd4 __attribute__((vector_size(32)));
+
+/* Compiled with AVX2 and without, picked at load time (as WEFT_AVX2_CLONE in
+ * weft_energies.h; -ffp-contract=off, so both give the same bits). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LDL_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define LDL_AVX2_CLONE
+#endif
+
+/* True when L is a factor weft_ldl3_from_cholmod reads: simplicial LDLᵀ of doubles with
+ * int indices. */
+static bool ldl_readable(const cholmod_factor *L) {
+    return L && !L->is_super && !L->is_ll && L->xtype == CHOLMOD_REAL &&
+           L->dtype == CHOLMOD_DOUBLE && L->itype == CHOLMOD_INT;
+}
+
+void weft_ldl3_free(weft_ldl3 *f) {
+    free(f->cp), free(f->ci), free(f->cx), free(f->d);
+    memset(f, 0, sizeof *f);
+}
+
+int weft_ldl3_from_cholmod(weft_ldl3 *f, const cholmod_factor *L) {
+    weft_ldl3_free(f);
+    if (!ldl_readable(L) || L->n > INT_MAX / sizeof(ldl_vd4)) return -1;
+    const int n = (int)L->n, *Lp = L->p, *Lnz = L->nz, *Li = L->i;
+    const double *Lx = L->x;
+    size_t nz = 0;
+    for (int j = 0; j < n; j++) nz += (size_t)Lnz[j] - 1;
+    f->n = n;
+    f->cp = malloc(((size_t)n + 1) * sizeof(int)), f->ci = malloc((nz + 1) * sizeof(int));
+    f->cx = malloc((nz + 1) * sizeof(double)), f->d = malloc(((size_t)n + 1) * sizeof(double));
+    if (!f->cp || !f->ci || !f->cx || !f->d) {
+        weft_ldl3_free(f);
+        return -1;
+    }
+    int c = 0;
+    for (int j = 0; j < n; j++) { /* columns: L's strictly lower part, packed */
+        f->cp[j] = c, f->d[j] = Lx[Lp[j]];
+        for (int p = Lp[j] + 1; p < Lp[j] + Lnz[j]; p++) {
+            f->ci[c] = (int)sizeof(ldl_vd4) * Li[p], f->cx[c++] = Lx[p];
+        }
+    }
+    f->cp[n] = c;
+    return 0;
+}
+
+/* y[k] = a − Σ_{p ∈ [p, pe)} x[p] y[j[p]], j as byte offsets into y: four partial sums
+ * (terms p ≡ 0, 1, 2, 3 mod 4 of the row), so four subtractions are in flight at a time
+ * instead of one chain of dependent ones, added as (s0 + s1) + (s2 + s3); a by pointer: no
+ * vector passed by value, the same ABI in both clones. */
+static inline void ldl_dot(const ldl_vd4 *a, ldl_vd4 *y, int k, const int *j, const double *x,
+                           int p, const int pe) {
+    const char *yb = (const char *)y;
+    ldl_vd4 s0 = *a, s1 = {0.0, 0.0, 0.0, 0.0}, s2 = s1, s3 = s1;
+#define Y(q) (*(const ldl_vd4 *)(yb + j[q]))
+    for (; p + 3 < pe; p += 4) {
+        s0 = s0 - x[p] * Y(p), s1 = s1 - x[p + 1] * Y(p + 1);
+        s2 = s2 - x[p + 2] * Y(p + 2), s3 = s3 - x[p + 3] * Y(p + 3);
+    }
+    for (; p < pe; p++) s0 = s0 - x[p] * Y(p);
+#undef Y
+    y[k] = (s0 + s1) + (s2 + s3);
+}
+
+LDL_AVX2_CLONE void weft_ldl3_solve(const weft_ldl3 *f, double *yd) {
+    ldl_vd4 *y = (ldl_vd4 *)yd;
+    char *yb = (char *)yd;
+    const int n = f->n, *cp = f->cp, *ci = f->ci;
+    const double *cx = f->cx;
+    for (int k = 0; k < n; k++) { /* L u = b by columns: u_i −= L_ik u_k below row k */
+        const ldl_vd4 u = y[k];
+        int p = cp[k];
+        for (; p + 3 < cp[k + 1]; p += 4) { /* four distinct rows a turn */
+            ldl_vd4 *y0 = (ldl_vd4 *)(yb + ci[p]), *y1 = (ldl_vd4 *)(yb + ci[p + 1]);
+            ldl_vd4 *y2 = (ldl_vd4 *)(yb + ci[p + 2]), *y3 = (ldl_vd4 *)(yb + ci[p + 3]);
+            const ldl_vd4 v0 = *y0 - cx[p] * u, v1 = *y1 - cx[p + 1] * u;
+            const ldl_vd4 v2 = *y2 - cx[p + 2] * u, v3 = *y3 - cx[p + 3] * u;
+            *y0 = v0, *y1 = v1, *y2 = v2, *y3 = v3;
+        }
+        for (; p < cp[k + 1]; p++) {
+            ldl_vd4 *yi = (ldl_vd4 *)(yb + ci[p]);
+            *yi = *yi - cx[p] * u;
+        }
+    }
+    for (int k = n - 1; k >= 0; k--) { /* Lᵀ x = D⁻¹ u: x_k = u_k / D_k − Σ_i L_ik x_i */
+        const ldl_vd4 w = y[k] / f->d[k];
+        ldl_dot(&w, y, k, ci, cx, cp[k], cp[k + 1]);
+    }
+}
+
 weft_solve_status weft_cholmod_scalar_factor(weft_cholmod_scalar *s, const weft_bsr *A,
                                              const weft_filter *f, weft_error *err) {
     s->factored = false;
+    weft_ldl3_free(&s->ldl);
     if (f->n != A->n) {
         weft_fail(err, WEFT_ERR_INPUT, "cholmod scalar solver: A has %d vertices, filter %d",
                   A->n, f->n);
@@ -211,7 +323,74 @@ weft_solve_status weft_cholmod_scalar_factor(weft_cholmod_scalar *s, const weft_
                   "(status %d)", s->cc.status);
         return s->cc.status == CHOLMOD_OUT_OF_MEMORY ? WEFT_SOLVE_NOMEM : WEFT_SOLVE_INPUT;
     }
+    if (ldl_readable(s->L) && weft_ldl3_from_cholmod(&s->ldl, s->L)) {
+        weft_fail(err, WEFT_ERR_NOMEM, "cholmod scalar solver: cannot copy the factor");
+        return WEFT_SOLVE_NOMEM;
+    }
     s->factored = true;
+    return WEFT_SOLVE_CONVERGED;
+}
+
+/* The pinned-coupling sum of row i, coordinate k: Σ_q A_q z_col(q) over i's couplings. */
+static inline double coupling(const weft_cholmod_scalar *s, const weft_bsr *A, const double *z,
+                              int i, int k) {
+    double t = 0.0;
+    for (int p = s->cpl_ptr[i]; p < s->cpl_ptr[i + 1]; p++) {
+        int q = s->cpl[p];
+        t += A->val[9 * (size_t)q] * z[3 * A->col[q] + k];
+    }
+    return t;
+}
+
+/* x = z on the filter's pins (where finite), 0 elsewhere: x until a solve succeeds. */
+static void pins_only(const weft_filter *f, int n, double *x) {
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            x[3 * i + k] = f->ndof[i] == 3 && isfinite(f->z[3 * i + k]) ? f->z[3 * i + k] : 0.0;
+}
+
+/* True when every lane of c (a sum of v·0 over values v) is 0: no v was NaN or ±inf. */
+static bool lanes_finite(ldl_vd4 c) { return c[0] == 0.0 && c[1] == 0.0 && c[2] == 0.0; }
+
+/* The solve of a simplicial LDLᵀ factor: S (b − A z) gathered into s->y in the factor's
+ * order (row k holds vertex Perm[k]), weft_ldl3_solve, then x: the free rows from s->y,
+ * the pinned ones pins_only's values, in one pass. Finiteness is tested by summing v·0. */
+static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
+                                   const weft_filter *f, const double *b, double *x,
+                                   weft_error *err) {
+    const int n = A->n, *P = s->L->Perm;
+    ldl_vd4 *y = (ldl_vd4 *)s->y, chk = {0.0, 0.0, 0.0, 0.0};
+    for (int k = 0; k < n; k++) {
+        const int i = P[k];
+        const double *bi = &b[3 * i];
+        ldl_vd4 v = {bi[0], bi[1], bi[2], 0.0};
+        if (s->pinned[i])
+            v = (ldl_vd4){0.0, 0.0, 0.0, 0.0};
+        else if (s->cpl_ptr[i] < s->cpl_ptr[i + 1])
+            for (int c = 0; c < 3; c++) v[c] = bi[c] - coupling(s, A, f->z, i, c);
+        y[k] = v, chk = chk + v * 0.0;
+    }
+    if (!lanes_finite(chk)) {
+        pins_only(f, n, x);
+        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the filtered right-hand "
+                  "side S (b - A z) is not finite (NaN or inf in b, z or A)");
+        return WEFT_SOLVE_NONFINITE;
+    }
+    weft_ldl3_solve(&s->ldl, s->y);
+    for (int k = 0; k < n; k++) {
+        const int i = P[k];
+        chk = chk + y[k] * 0.0;
+        if (!s->pinned[i])
+            memcpy(&x[3 * i], &y[k], 3 * sizeof(double));
+        else
+            for (int c = 0; c < 3; c++)
+                x[3 * i + c] = f->ndof[i] == 3 && isfinite(f->z[3 * i + c]) ? f->z[3 * i + c] : 0.0;
+    }
+    if (!lanes_finite(chk)) {
+        pins_only(f, n, x);
+        weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the solution is not finite");
+        return WEFT_SOLVE_NONFINITE;
+    }
     return WEFT_SOLVE_CONVERGED;
 }
 
@@ -219,14 +398,17 @@ weft_solve_status weft_cholmod_scalar_apply(weft_cholmod_scalar *s, const weft_b
                                             const weft_filter *f, const double *b, double *x,
                                             weft_error *err) {
     const int n = A->n;
-    for (int i = 0; i < n; i++) /* x = z on pins, 0 elsewhere, until the solve succeeds */
-        for (int k = 0; k < 3; k++)
-            x[3 * i + k] = f->ndof[i] == 3 && isfinite(f->z[3 * i + k]) ? f->z[3 * i + k] : 0.0;
     if (!s->factored || f->n != n || !same_pattern(s, A)) {
+        if (f->n == n)
+            pins_only(f, n, x);
+        else
+            memset(x, 0, 3 * (size_t)n * sizeof *x);
         weft_fail(err, WEFT_ERR_INPUT, "cholmod scalar solver: no factorisation of this "
                   "matrix to solve with");
         return WEFT_SOLVE_INPUT;
     }
+    if (s->ldl.n == n) return apply_ldl(s, A, f, b, x, err);
+    pins_only(f, n, x);
     /* B (n × 3, column-major) = S (b − A z): the pinned vertices' z moved to the right. */
     double *B = s->B->x;
     bool finite = true;

@@ -19,4 +19,29 @@ cholmod_sparse *weft_bsr_cholmod_pattern(const weft_bsr *A, cholmod_common *cc,
  * A's pattern); allocates nothing. Fails if S's shape does not match A. */
 int weft_bsr_cholmod_values(const weft_bsr *A, cholmod_sparse *S, weft_error *err);
 
+/* A simplicial LDLᵀ factor L D Lᵀ = P K Pᵀ copied from CHOLMOD for three right-hand sides
+ * at once: L's strictly lower part by columns (cp, ci, cx, packed), and D. The row indices
+ * ci are byte offsets of rows of the solve's array (32 × the row). */
+typedef struct weft_ldl3 {
+    int n;
+    int *cp, *ci;
+    double *cx, *d;
+} weft_ldl3;
+
+/* Copies the simplicial LDLᵀ factor L (of doubles, int indices; !is_super, !is_ll, as
+ * cholmod_factorize leaves it) into f, freeing f's previous arrays. Returns 0, or -1 when
+ * L is of another kind or memory runs out (f is then empty). */
+int weft_ldl3_from_cholmod(weft_ldl3 *f, const cholmod_factor *L);
+
+/* Frees f's arrays and empties it (n = 0). */
+void weft_ldl3_free(weft_ldl3 *f);
+
+/* Solves L D Lᵀ u = y in place, y 32-byte aligned with four doubles per row (y[4k + c]:
+ * c = 0, 1, 2 the x, y, z right-hand sides, lane 3 unused; row k in the factor's order, the
+ * original row L->Perm[k]): forward substitution by L's columns (each column's updates
+ * independent of each other), then D⁻¹ and back substitution by the same columns read as
+ * rows of Lᵀ (dot products in four partial sums), the three coordinates in one SIMD
+ * register; the factor's arrays are streamed once per sweep. */
+void weft_ldl3_solve(const weft_ldl3 *f, double *y);
+
 #endif
