@@ -19,49 +19,10 @@
  *   energy_psd       the projected Hessian is PSD, and differs from an indefinite exact one
  */
 #include "check.h"
+#include "fd12.h"
 #include "fem.h"
 #include "ipc.h"
 #include "test_util.h"
-
-typedef double (*fd_fn)(const double *x, const void *ctx, double *g, double *H);
-
-/* Fourth-order central difference of f (value) or of the gradient, coordinate i. */
-static void fd_column(fd_fn f, const void *ctx, const double *x, int n, int i, double h,
-                      double *dv, double *dg) {
-    double y[12], v[4], g[4][12];
-    static const double off[4] = {-2, -1, 1, 2};
-    for (int k = 0; k < 4; k++) {
-        for (int j = 0; j < n; j++) y[j] = x[j];
-        y[i] += off[k] * h;
-        v[k] = f(y, ctx, g[k], NULL);
-    }
-    *dv = (v[0] - 8 * v[1] + 8 * v[2] - v[3]) / (12 * h);
-    for (int j = 0; j < n; j++) dg[j] = (g[0][j] - 8 * g[1][j] + 8 * g[2][j] - g[3][j]) / (12 * h);
-}
-
-/* Checks f's gradient and Hessian at x against differences, relative tol to their largest
- * entries. Returns the worst relative error seen. */
-static double fd_check(fd_fn f, const void *ctx, const double *x, int n, double h, double tol) {
-    double g[12], H[144], worst = 0;
-    f(x, ctx, g, H);
-    double gs = max_abs(g, n), Hs = max_abs(H, n * n);
-    if (gs == 0) gs = 1;
-    if (Hs == 0) Hs = 1;
-    for (int i = 0; i < n; i++) {
-        double dv, dg[12];
-        fd_column(f, ctx, x, n, i, h, &dv, dg);
-        double e = fabs(dv - g[i]) / gs;
-        CHECK_NEAR(g[i] / gs, dv / gs, tol);
-        worst = fmax(worst, e);
-        for (int j = 0; j < n; j++) {
-            CHECK_NEAR(H[j * n + i] / Hs, dg[j] / Hs, tol);
-            worst = fmax(worst, fabs(H[j * n + i] - dg[j]) / Hs);
-        }
-    }
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < i; j++) CHECK(H[i * n + j] == H[j * n + i] || fabs(H[i * n + j] - H[j * n + i]) <= 1e-12 * Hs);
-    return worst;
-}
 
 static double d2_fixed(const double *x, const void *ctx, double *g, double *H) {
     return weft_ipc_d2(x, *(const weft_ipc_dist *)ctx, g, H);

@@ -17,44 +17,10 @@
  *                   |g_E + κ g_B| and is clamped, the doubling update and its conditions
  */
 #include "check.h"
+#include "fd12.h"
 #include "fem.h"
 #include "ipc.h"
 #include "test_util.h"
-
-typedef double (*fd_fn)(const double *x, const void *ctx, double *g, double *H);
-
-/* Fourth-order central difference of f's value and gradient along coordinate i. */
-static void fd_column(fd_fn f, const void *ctx, const double *x, int n, int i, double h, double *dv,
-                      double *dg) {
-    double y[12], v[4], g[4][12];
-    static const double off[4] = {-2, -1, 1, 2};
-    for (int k = 0; k < 4; k++) {
-        for (int j = 0; j < n; j++) y[j] = x[j];
-        y[i] += off[k] * h;
-        v[k] = f(y, ctx, g[k], NULL);
-    }
-    *dv = (v[0] - 8 * v[1] + 8 * v[2] - v[3]) / (12 * h);
-    for (int j = 0; j < n; j++) dg[j] = (g[0][j] - 8 * g[1][j] + 8 * g[2][j] - g[3][j]) / (12 * h);
-}
-
-/* f's gradient and Hessian at x against differences, relative tol; the worst error. */
-static double fd_check(fd_fn f, const void *ctx, const double *x, int n, double h, double tol) {
-    double g[12], H[144], worst = 0;
-    f(x, ctx, g, H);
-    double gs = fmax(max_abs(g, n), 1e-300), Hs = fmax(max_abs(H, n * n), 1e-300);
-    for (int i = 0; i < n; i++) {
-        double dv, dg[12];
-        fd_column(f, ctx, x, n, i, h, &dv, dg);
-        CHECK_NEAR(g[i] / gs, dv / gs, tol);
-        worst = fmax(worst, fabs(dv - g[i]) / gs);
-        for (int j = 0; j < n; j++) {
-            CHECK_NEAR(H[j * n + i] / Hs, dg[j] / Hs, tol);
-            worst = fmax(worst, fabs(H[j * n + i] - dg[j]) / Hs);
-            CHECK(fabs(H[i * n + j] - H[j * n + i]) <= 1e-12 * Hs);
-        }
-    }
-    return worst;
-}
 
 static void mollifier(void) {
     const double e = 2e-3;
