@@ -350,7 +350,9 @@ static void pins_only(const weft_filter *f, int n, double *x) {
 }
 
 /* True when every lane of c (a sum of v·0 over values v) is 0: no v was NaN or ±inf. */
-static bool lanes_finite(ldl_vd4 c) { return c[0] == 0.0 && c[1] == 0.0 && c[2] == 0.0; }
+static bool lanes_finite(const ldl_vd4 *c) {
+    return (*c)[0] == 0.0 && (*c)[1] == 0.0 && (*c)[2] == 0.0;
+}
 
 /* The solve of a simplicial LDLᵀ factor: S (b − A z) gathered into s->y in the factor's
  * order (row k holds vertex Perm[k]), weft_ldl3_solve, then x: the free rows from s->y,
@@ -370,7 +372,7 @@ static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
             for (int c = 0; c < 3; c++) v[c] = bi[c] - coupling(s, A, f->z, i, c);
         y[k] = v, chk = chk + v * 0.0;
     }
-    if (!lanes_finite(chk)) {
+    if (!lanes_finite(&chk)) {
         pins_only(f, n, x);
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the filtered right-hand "
                   "side S (b - A z) is not finite (NaN or inf in b, z or A)");
@@ -386,7 +388,7 @@ static weft_solve_status apply_ldl(weft_cholmod_scalar *s, const weft_bsr *A,
             for (int c = 0; c < 3; c++)
                 x[3 * i + c] = f->ndof[i] == 3 && isfinite(f->z[3 * i + c]) ? f->z[3 * i + c] : 0.0;
     }
-    if (!lanes_finite(chk)) {
+    if (!lanes_finite(&chk)) {
         pins_only(f, n, x);
         weft_fail(err, WEFT_ERR_DIVERGED, "cholmod scalar solver: the solution is not finite");
         return WEFT_SOLVE_NONFINITE;
