@@ -73,7 +73,7 @@ static const weft_param_table pd_tables[] = {
 typedef struct pd_elem {
     const weft_projective *pj;
     int nv, rows;
-    int slot; /* its slot's first double in pd_state.slot */
+    int slot; /* its slot's first double in pd_state.slot (< 0 in thread range 0: none) */
     double w;
     double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
     weft_element el;                                    /* a copy (a substitute's own) */
@@ -96,7 +96,8 @@ typedef struct pd_run {
 } pd_run;
 
 /* Doubles of an element's slot per vertex: w Aᵀp's x, y, z and an unused lane, one
- * weft_vd4 (slots are 32-byte aligned and packed: element q's starts at e[q].slot). */
+ * weft_vd4 (slots are 32-byte aligned and packed: element q's starts at e[q].slot; the
+ * elements of local_step's thread range 0 have none, their offsets are negative). */
 #define PD_SLOT_V 4
 
 typedef struct pd_counters {
@@ -112,7 +113,8 @@ typedef struct pd_state {
     pd_sphere *sph;    /* ne (64-byte aligned): element q's hot copy where its run has nv > 0 */
     pd_run *run;       /* nrun: the elements by term */
     int nrun;
-    double *slot;      /* PD_SLOT_V per element vertex: its w Aᵀp (32-byte aligned) */
+    double *slot;      /* PD_SLOT_V per element vertex past thread range 0: its w Aᵀp
+                          (32-byte aligned) */
     int *inc_ptr, *inc; /* per vertex (n + 1 / Σ nv): its slots' offsets, in element order */
     int *inc_from;     /* n: per vertex, its first slot in inc past thread range 0 */
     weft_bsr A;        /* M/h² + Σ w AᵀA, every block a multiple of I₃, constant */
@@ -270,15 +272,19 @@ static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
 }
 
 /* The slots' places, and per vertex the offsets of its slots (element q's vertex i:
- * e[q].slot + PD_SLOT_V i) in element order, the order the serial loop added them in. */
+ * e[q].slot + PD_SLOT_V i) in element order, the order the serial loop added them in;
+ * local_step's thread range 0 (the elements below ne / threads) adds into acc instead, so
+ * its offsets count back from the first slot (negative, never read). */
 static int build_incidence(pd_state *st, int n, weft_error *err) {
     st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
-    size_t nslot = 0;
+    const int q1 = (int)((long)st->ne / st->set.common.threads); /* threads ≥ 1 */
+    long nslot = 0;
+    for (int q = 0; q < q1; q++) nslot -= PD_SLOT_V * (long)st->e[q].nv;
     for (int q = 0; q < st->ne; q++)
-        st->e[q].slot = (int)nslot, nslot += PD_SLOT_V * (size_t)st->e[q].nv;
+        st->e[q].slot = (int)nslot, nslot += PD_SLOT_V * (long)st->e[q].nv;
     for (int k = 0; k < st->nrun; k++)
         if (st->run[k].q0 < st->run[k].q1) st->run[k].slot0 = st->e[st->run[k].q0].slot;
-    size_t slot_bytes = (nslot + PD_SLOT_V) * sizeof *st->slot;
+    size_t slot_bytes = ((size_t)nslot + PD_SLOT_V) * sizeof *st->slot;
     if ((st->slot = aligned_alloc(32, slot_bytes))) memset(st->slot, 0, slot_bytes);
     size_t total = 0;
     for (int q = 0; q < st->ne; q++) total += (size_t)st->e[q].nv;
@@ -298,15 +304,12 @@ static int build_incidence(pd_state *st, int n, weft_error *err) {
         for (int i = 0; i < st->e[q].nv; i++)
             st->inc[fill[st->e[q].el.v[i]]++] = st->e[q].slot + PD_SLOT_V * i;
     free(fill);
-    /* local_step's thread range 0 (elements below q1) adds into acc, not into slots. */
-    const int q1 = (int)((long)st->ne / st->set.common.threads); /* threads ≥ 1 */
-    const int first = q1 < st->ne ? st->e[q1].slot : (int)nslot;
     if (!(st->inc_from = malloc(((size_t)n + 1) * sizeof *st->inc_from)))
         return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
                          "projective_dynamics solver");
     for (int i = 0; i < n; i++) {
         int j = st->inc_ptr[i];
-        while (j < st->inc_ptr[i + 1] && st->inc[j] < first) j++;
+        while (j < st->inc_ptr[i + 1] && st->inc[j] < 0) j++;
         st->inc_from[i] = j;
     }
     return WEFT_OK;
@@ -423,18 +426,28 @@ static inline void project_sphere(const pd_sphere *s, const double *x, weft_vd4 
     }
 }
 
+/* The sphere elements [q0, q1) of a run of nv vertices each: added to acc, or into their
+ * slots, packed from out on. */
+static inline void project_spheres(const pd_state *st, int q0, int q1, const double *x,
+                                   weft_vd4 *out, weft_vd4 *acc, const int nv) {
+    if (acc)
+        for (int q = q0; q < q1; q++) project_sphere(&st->sph[q], x, NULL, acc, nv);
+    else
+        for (int q = q0; q < q1; q++, out += nv) project_sphere(&st->sph[q], x, out, NULL, nv);
+}
+
 /* The contributions of elements [q0, q1) (within one run): into their slots, or, with acc,
  * added to acc per vertex in element order (the gather's sums, done as the elements go). */
 WEFT_AVX2_CLONE static void project_elems(pd_state *st, const pd_run *run, int q0, int q1,
                                           const double *x, weft_vd4 *acc) {
     const int nv = run->nv;
-    weft_vd4 *out = (weft_vd4 *)&st->slot[run->slot0];
     if (nv == 2 || nv == 4) { /* packed slots: element q's at slot0 + nv (q − run's q0) */
-        out += (size_t)nv * (q0 - run->q0);
+        const int at = run->slot0 + PD_SLOT_V * nv * (q0 - run->q0); /* ≥ 0 past range 0 */
+        weft_vd4 *out = acc ? NULL : (weft_vd4 *)&st->slot[at];
         if (nv == 2)
-            for (int q = q0; q < q1; q++, out += 2) project_sphere(&st->sph[q], x, out, acc, 2);
+            project_spheres(st, q0, q1, x, out, acc, 2);
         else
-            for (int q = q0; q < q1; q++, out += 4) project_sphere(&st->sph[q], x, out, acc, 4);
+            project_spheres(st, q0, q1, x, out, acc, 4);
         return;
     }
     weft_vd4 own[WEFT_ELEM_MAXV];
