@@ -441,7 +441,7 @@ static inline void project_spheres(const pd_state *st, int q0, int q1, const dou
 WEFT_AVX2_CLONE static void project_elems(pd_state *st, const pd_run *run, int q0, int q1,
                                           const double *x, weft_vd4 *acc) {
     const int nv = run->nv;
-    if (nv == 2 || nv == 4) { /* packed slots: element q's at slot0 + nv (q − run's q0) */
+    if (nv == 2 || nv == 4) { /* packed: element q's slot at slot0 + PD_SLOT_V nv (q − q0) */
         const int at = run->slot0 + PD_SLOT_V * nv * (q0 - run->q0); /* ≥ 0 past range 0 */
         weft_vd4 *out = acc ? NULL : (weft_vd4 *)&st->slot[at];
         if (nv == 2)
