@@ -31,6 +31,7 @@ typedef struct vbd_ipc {
     double gamma;          /* [vbd] ipc_gamma: Chen's γ_p, in (0, 0.5) */
     double radius;         /* [vbd] ipc_radius, m (0: per step, from the motion) */
     double r_step;         /* this step's query radius R, m */
+    double edge;           /* the mesh's mean edge length at its start positions, m */
     int n;
     int *inc_ptr;          /* vertex → contact elements, CSR (rebuilt at each refresh) */
     vbd_ipc_entry *inc;
