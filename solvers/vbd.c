@@ -17,12 +17,12 @@
  * ω_k = 4/(4 − ρ² ω_{k−1}). Colliders: the initial guess stops where x_n → x⁰ enters one,
  * trials are projected out, and touching vertices get the shared contact response. The
  * balloon's volume constraint (Müller 2006 §4.4) is held as a multiplier λ in the vertex
- * steps and updated after each sweep, from λ = 0 at each step's start.
- *
+ * steps and updated after each sweep, from λ = 0 at each step's start. [contact] model =
+ * ipc (vbd_ipc.c, Chen §3.7): Li 2020's barrier elements in G_i, each step clipped to a
+ * conservative bound in place of the collider handling.
  * Settings: [solver] iterations (sweeps per step), threads; [vbd] initial_guess (adaptive,
- * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_rho,
- * chebyshev_delay, chebyshev_gamma (solvers/chebyshev.c); [pbd] k_pressure.
- *
+ * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_*
+ * (solvers/chebyshev.c), ipc_interval, ipc_gamma, ipc_radius; [pbd] k_pressure; [contact].
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
  * vertices, each evaluating the gradient and Hessian of each incident element (an element
  * of nv vertices nv times per sweep) and its energy once per line-search trial; one pass to
