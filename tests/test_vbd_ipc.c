@@ -10,6 +10,7 @@
  *                    y = 0.55 m, the ball's top at 0.6 m)
  *   cloth_on_cloth   the same on two cloths dropped on the sphere (10² and 8², ξ = 0.5 mm,
  *                    the Bridson pipeline off), with adaptive κ
+ *   defaults         drape at the model's defaults (d̂ = 1 mm, adaptive κ): the same checks
  *   friction         drape with the ball's friction 0.5 (lagged friction, Li 2020 §5):
  *                    the same checks
  *   moving           the ball rising at 0.3 m/s under the drape; a mesh plate (OBJ) rising
@@ -210,6 +211,14 @@ static void drape(void) {
     run_vbd("drape_sphere", sets, 40, 0.0, NULL);
 }
 
+/* The model's defaults: d̂ = 1 mm, adaptive κ (Li 2020 §4.3). */
+static void defaults(void) {
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
+                          "collider.ground.friction=0", "collider.ball.friction=0",
+                          "solver.iterations=20", NULL};
+    run_vbd("drape_sphere", sets, 40, 0.0, NULL);
+}
+
 static void friction(void) {
     const char *sets[] = {DRAPE_SETS, "contact.stiffness=1e6", "collider.ball.friction=0.5",
                           NULL};
@@ -301,6 +310,7 @@ static void refusal(void) {
 
 static const check_case cases[] = {
     {"drape", drape},   {"cloth_on_cloth", cloth_on_cloth}, {"friction", friction},
+    {"defaults", defaults},
     {"threads", threads}, {"moving", moving},             {"refusal", refusal},
     {NULL, NULL},
 };
