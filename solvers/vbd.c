@@ -173,6 +173,14 @@ static int create_ipc(vbd_state *st, const weft_model *m, const weft_config *cfg
         return weft_fail(err, WEFT_ERR_INPUT, "%s%svbd.%s: read only with [contact] model = ipc",
                          w, w[0] ? ": " : "", key);
     }
+    if (st->balloon) { /* papers/chen2024-vbd.md, "Contact: ipc" */
+        char w[330] = "";
+        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: vbd runs [contact] model = "
+                         "ipc without the volume constraint (its projection after each sweep "
+                         "pushes vertices into the barrier); set 0, or use newton_euler",
+                         w, w[0] ? ": " : "");
+    }
     if (!(st->ipc = calloc(1, sizeof *st->ipc)))
         return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
     return vbd_ipc_create(st->ipc, &s->contact, s->ipc_gamma, s->ipc_radius, m, cfg, err);

@@ -18,8 +18,9 @@
  *                    obstacle distances > ξ too, the cloth ends on the plate
  *   threads          cloth_on_cloth, 25 steps, with 1, 2 and 3 threads: bitwise the same
  *                    positions (contact partners in one colour read the colour's start)
- *   refusal          friction_iterations = 2, and a [vbd] ipc_* key under model = none,
- *                    refused at create with one line naming the key
+ *   refusal          friction_iterations = 2, the balloon's volume constraint under ipc,
+ *                    and a [vbd] ipc_* key under model = none, refused at create with one
+ *                    line naming the key
  */
 #include "check.h"
 #include "ipc_contact.h"
@@ -286,11 +287,11 @@ static void moving(void) {
     unlink(obj), unlink(ini), rmdir(d.path);
 }
 
-/* vbd's create refuses the overrides with a message holding want. */
-static void expect_refused(const char *const *sets, const char *want) {
+/* vbd's create refuses scene with the overrides, with a message holding want. */
+static void expect_refused_in(const char *scene, const char *const *sets, const char *want) {
     weft_model m;
     weft_config *cfg = NULL;
-    if (!scene_build_cfg("drape_sphere", sets, weft_energy_registry, &m, &cfg)) return;
+    if (!scene_build_cfg(scene, sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
     void *st = weft_solver_create(VBD, &m, cfg, &err);
     printf("refused: %s\n", st ? "(created)" : err.msg);
@@ -300,10 +301,19 @@ static void expect_refused(const char *const *sets, const char *want) {
     weft_config_free(&cfg);
 }
 
+/* expect_refused_in on drape_sphere. */
+static void expect_refused(const char *const *sets, const char *want) {
+    expect_refused_in("drape_sphere", sets, want);
+}
+
 static void refusal(void) {
     const char *lags[] = {"mesh.nx=6", "mesh.ny=6", "contact.model=ipc",
                           "contact.friction_iterations=2", NULL};
     expect_refused(lags, "contact.friction_iterations = 2: vbd runs one lagging iteration");
+    const char *pressure[] = {"mesh.subdivisions=1", "contact.model=ipc",
+                              "collider.ground.restitution=0", "pbd.k_pressure=1", NULL};
+    expect_refused_in("balloon", pressure, "pbd.k_pressure: vbd runs [contact] model = ipc "
+                                           "without the volume constraint");
     const char *none[] = {"mesh.nx=6", "mesh.ny=6", "vbd.ipc_gamma=0.3", NULL};
     expect_refused(none, "vbd.ipc_gamma: read only with [contact] model = ipc");
 }
