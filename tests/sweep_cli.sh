@@ -19,7 +19,7 @@
 #   defaults   --list-solvers: with no --solvers every study runs every registered solver
 #              that can run its scene (vbd, projective_dynamics, xpbd among them;
 #              stability the explicit ones too), and none that refuses the model (PBD
-#              on tetrahedra; with [contact] model = ipc, all but the Newton solvers)
+#              on tetrahedra; with [contact] model = ipc, all but the Newton solvers and vbd)
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure. POSIX sh (dash); all
 # files live under a private mktemp -d.
 set -u
