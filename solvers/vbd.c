@@ -86,7 +86,7 @@ static const weft_param vbd_params[] = {
     {.key = "ipc_radius", .type = WEFT_PARAM_DOUBLE, .offset = F(ipc_radius), .unit = "m",
      .lo = 0, .hi = 100, .dflt = 0,
      .doc = "[contact] model = ipc: query radius of d_min (0: xi + d^ + the largest motion "
-            "of the initial guess / gamma, at most one mean edge length, per step)"},
+            "of the initial guess / gamma, at most half a mean edge length, per step)"},
     {0},
 };
 #undef F
