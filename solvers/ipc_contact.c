@@ -230,7 +230,7 @@ const weft_param weft_contact_params[] = {
      .unit = "", .dflt_name = "none",
      .names = weft_contact_model_names,
      .doc = "contact model: none (the solver's own handling of colliders) or ipc (Li 2020 "
-            "barrier, CCD-filtered line search; newton_euler, bdf2_newton)"},
+            "barrier; newton_euler, bdf2_newton: CCD-filtered line search, vbd: Chen 2024 bound)"},
     {.key = "barrier_distance", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, barrier_distance), .unit = "m", .lo = 0,
      .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-3,

@@ -129,7 +129,7 @@ EOF
     [ -z "$bad" ] || fail "unexpected row: $bad"
     n=$(grep -c 'plate_drop.* none: refused: .*needs \[collision\] pipeline = bridson, or \[contact\] model = ipc' "$tmp/stderr")
     [ "$n" -eq 3 ] || fail "stderr explains $n obstacle refusals, expected 3"
-    n=$(grep -c ' pbd_[a-z_]* ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none' "$tmp/stderr")
+    n=$(grep -c ' pbd_[a-z_]* ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton, vbd; set contact.model=none' "$tmp/stderr")
     [ "$n" -eq 4 ] || fail "stderr explains $n contact-model refusals, expected 4"
     # The full pipeline (and the configurations that keep CCD) leave nothing crossed and
     # nothing unresolved on these runs; thickness is the default 1 mm, min_dist within
@@ -232,7 +232,7 @@ ipc)
     [ -z "$bad" ] || fail "newton_euler: $bad"
     row=$(awk -F '\t' '!/^#/ && $2 == "pbd_gauss_seidel" && $3 == "ipc" { print $4, $6, $14 }' "$s")
     [ "$row" = "refused 0 -" ] || fail "pbd_gauss_seidel ipc row is '$row', expected refused"
-    grep -q 'pbd_gauss_seidel ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none' \
+    grep -q 'pbd_gauss_seidel ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton, vbd; set contact.model=none' \
         "$tmp/stderr" || fail "stderr does not explain pbd_gauss_seidel's refusal"
     grep -q '^cloth_on_cloth  *newton_euler  *ipc  *complete ' "$tmp/stdout" ||
         fail "no ipc row in the table on stdout"

@@ -16,9 +16,10 @@
  *                    intersection and every pair > ξ along x + t α dx, t ∈ [0, 1]; and
  *                    (line_search_obstacle) of a cloth toward a pyramid OBJ
  *   refusal          a solver runs it exactly when its descriptor declares it
- *                    (caps.contact_models, with the [contact] rows in its tables): the
- *                    others are refused at create with one line naming newton_euler,
- *                    bdf2_newton and contact.model=none, and no model diff marks it
+ *                    (caps.contact_models, with the [contact] rows in its tables:
+ *                    newton_euler, bdf2_newton and vbd, test_vbd_ipc.c): the others are
+ *                    refused at create with one line naming those three and
+ *                    contact.model=none, and no model diff marks it
  *   bad_settings     d̂ ≤ 0, μ < 0, a stiffness neither > 0 nor adaptive, ε_v ≤ 0, 0
  *                    lagging iterations refused with file:line; a collider with
  *                    restitution, damping β > 0, an ipc setting under model = none refused
@@ -47,6 +48,7 @@
 #include "tmp_files.h"
 #include "weft_energies.h"
 #include "weft_geometry.h"
+#include "weft_solvers.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -535,7 +537,8 @@ static void refusal(void) {
     int refused = 0, runs = 0;
     char last[512] = "";
     for (const weft_solver_type *const *s = weft_solver_registry; *s; s++) {
-        const bool newton = *s == &weft_newton_euler || *s == &weft_bdf2_newton;
+        const bool newton =
+            *s == &weft_newton_euler || *s == &weft_bdf2_newton || *s == weft_solver_find("vbd");
         /* Declared on the descriptor, and read by its tables, together. */
         const bool declared = (*s)->caps.contact_models != NULL;
         CHECK(declared == newton);
@@ -552,14 +555,14 @@ static void refusal(void) {
         char want[160];
         snprintf(want, sizeof want, "%s: [contact] model = ipc", (*s)->name);
         CHECK(!strncmp(err.msg, want, strlen(want)));
-        CHECK(strstr(err.msg, "is run by newton_euler, bdf2_newton; set contact.model=none"));
+        CHECK(strstr(err.msg, "is run by newton_euler, bdf2_newton, vbd; set contact.model=none"));
         snprintf(last, sizeof last, "%s", err.msg);
         CHECK(weft_solver_check(*s, cfg, &err) == WEFT_ERR_INPUT);
         CHECK(weft_solver_check(*s, NULL, &err) == WEFT_OK);
     }
     printf("refusal: %d solvers refused, %d run it; the last: \"%s\"\n", refused, runs,
            last);
-    CHECK(runs == 2 && refused >= 8);
+    CHECK(runs == 3 && refused >= 8);
     weft_model_free(&m);
     weft_config_free(&cfg);
 }
