@@ -19,7 +19,7 @@
  *                    (caps.contact_models, with the [contact] rows in its tables): the
  *                    others are refused at create with one line naming newton_euler,
  *                    bdf2_newton and contact.model=none, and no model diff marks it
- *   bad_settings     d̂ ≤ 0, μ < 0, a stiffness neither > 0 nor adaptive, ε_v ≤ 0, 0
+ *   bad_settings     d̂ ≤ 0 or > 1 m, μ < 0, a stiffness neither > 0 nor adaptive, ε_v ≤ 0, 0
  *                    lagging iterations refused with file:line; a collider with
  *                    restitution, damping β > 0, an ipc setting under model = none refused
  *                    by newton_euler's create; μ > 0, collider friction, adaptive κ, and
@@ -138,6 +138,7 @@ static long crossings(const weft_model *m, const double *x, double t) {
 /* What run_scene saw (for a case's own checks). */
 typedef struct scene_result {
     int kinds[6];       /* barrier elements of each kind at the end (rest[1]) */
+    long shifts;        /* not-SPD systems shifted (newton.c shifted_solve) */
     double dmin, gmin, omin; /* smallest cloth, collider and obstacle distance, m */
     bool ran;           /* every step ran */
 } scene_result;
@@ -151,7 +152,7 @@ static void run_scene_out(const weft_solver_type *solver, const char *scene,
                           scene_result *out) {
     weft_model m;
     weft_config *cfg = NULL;
-    scene_result res = {{0}, INFINITY, INFINITY, INFINITY, false};
+    scene_result res = {{0}, 0, INFINITY, INFINITY, INFINITY, false};
     if (out) *out = res;
     if (!scene_build_cfg(scene, sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
@@ -178,8 +179,12 @@ static void run_scene_out(const weft_solver_type *solver, const char *scene,
         res.dmin = fmin(res.dmin, d), res.gmin = fmin(res.gmin, g), worst_r = fmax(worst_r, r);
         res.omin = fmin(res.omin, o);
         contacts += m.terms[st->ipc->term].n > 0;
-        if (crossing != 0 || !(d > xi) || !(g > xi) || !(o > xi) ||
-            strcmp(st->stop, "converged") || !(r <= 1e-6) || iters > 50) {
+        /* converged (r ≤ 1e-6 max(r0, tol_abs)), or at rounding: "stalled" (G cannot
+         * resolve the Newton decrease) within 10 times that (issue 29: "or at rounding";
+         * seen at 1.5e-6 on settled steps of cloth_on_cloth and fast_drop) */
+        const bool done = !strcmp(st->stop, "converged") ? r <= 1e-6
+                          : !strcmp(st->stop, "stalled") && r <= 1e-5;
+        if (crossing != 0 || !(d > xi) || !(g > xi) || !(o > xi) || !done || iters > 50) {
             fprintf(stderr, "%s step %d: %ld crossing, d %.3g m, gap %.3g m, obstacle %.3g m, "
                             "%s, r/r0 %.3g, %d iterations\n",
                     scene, step, crossing, d, g, o, st->stop, r, iters);
@@ -208,6 +213,7 @@ static void run_scene_out(const weft_solver_type *solver, const char *scene,
            scene, Eb, bt->n, res.kinds[0], res.kinds[1], res.kinds[2], res.kinds[3],
            res.kinds[4], res.kinds[5]);
     CHECK(Eb > 0.0 || !rests);
+    res.shifts = st->ipc->shifts;
     solver->destroy(st);
     if (out) *out = res;
 out:
@@ -222,32 +228,21 @@ static void run_scene(const weft_solver_type *solver, const char *scene, const c
 }
 
 static void drape(void) {
-    /* d̂ = 5 mm, fixed κ = 1e6 J/m⁴: at the default 1 mm (fixed or adaptive κ) the impact
-     * step of this 10² cloth stops at the cap of 50, its cloth buckling on the projected
-     * Hessian (papers/li2020-ipc.md) */
-    const char *sets[] = {"mesh.nx=10",
-                          "mesh.ny=10",
-                          "contact.model=ipc",
-                          "contact.barrier_distance=5e-3",
-                          "contact.stiffness=1e6",
-                          "collider.ball.friction=0",
-                          "collider.ground.friction=0",
-                          "solver.iterations=50",
-                          NULL};
-    run_scene(&weft_newton_euler, "drape_sphere", sets, 40, 0.0);
+    /* The shipped settings (d̂ = 1 mm, adaptive κ, the colliders' own friction): the impact
+     * step's exact system is not SPD (the cloth buckles over the sphere) and is shifted
+     * ([contact] indefinite = shift); with indefinite = project it stops at the cap of 50
+     * (papers/li2020-ipc.md) */
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
+                          "solver.iterations=50", NULL};
+    scene_result r;
+    run_scene_out(&weft_newton_euler, "drape_sphere", sets, 40, 0.0, true, &r);
+    CHECK(r.shifts > 0); /* the shifted systems were exercised */
 }
 
 /* The same scene by bdf2_newton, which runs the same contact model. */
 static void drape_bdf2(void) {
-    const char *sets[] = {"mesh.nx=10",
-                          "mesh.ny=10",
-                          "contact.model=ipc",
-                          "contact.barrier_distance=5e-3",
-                          "contact.stiffness=1e6",
-                          "collider.ball.friction=0",
-                          "collider.ground.friction=0",
-                          "solver.iterations=50",
-                          NULL};
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
+                          "solver.iterations=50", NULL};
     run_scene(&weft_bdf2_newton, "drape_sphere", sets, 40, 0.0);
 }
 
@@ -258,11 +253,7 @@ static void cloth_on_cloth(void) {
                           "mesh.top.ny=8",
                           "collision.pipeline=none",
                           "contact.model=ipc",
-                          "contact.barrier_distance=5e-3",
                           "contact.thickness=5e-4",
-                          "contact.stiffness=1e6",
-                          "collider.ball.friction=0",
-                          "collider.ground.friction=0",
                           "solver.iterations=50",
                           NULL};
     run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 40, 5e-4);
@@ -371,44 +362,23 @@ static void balloon(void) {
     run_scene(&weft_newton_euler, "balloon", sets, 45, 0.0);
 }
 
-/* spinning_sphere (10²; frictionless, so the spin is not seen: only friction would). */
+/* spinning_sphere (10², the pipeline off) at the shipped contact settings: the sphere's
+ * friction 0.9 carries the cloth round. */
 static void spinning_sphere(void) {
-    const char *sets[] = {"mesh.nx=10",
-                          "mesh.ny=10",
-                          "collision.pipeline=none",
-                          "contact.model=ipc",
-                          "contact.barrier_distance=5e-3",
-                          "contact.stiffness=1e6",
-                          "collider.ball.friction=0",
-                          "collider.ground.friction=0",
-                          "solver.iterations=50",
-                          NULL};
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "collision.pipeline=none",
+                          "contact.model=ipc", "solver.iterations=50", NULL};
     run_scene(&weft_newton_euler, "spinning_sphere", sets, 40, 0.0);
 }
 
-/* sheet_stack (six sheets of 5², thickness 0.5 mm) on a frictionless box. */
+/* sheet_stack (six sheets of 5², thickness 0.5 mm) on the box, the other contact settings
+ * shipped. */
 static void sheet_stack(void) {
-    const char *sets[] = {"mesh.nx=5",
-                          "mesh.ny=5",
-                          "mesh.s2.nx=5",
-                          "mesh.s2.ny=5",
-                          "mesh.s3.nx=5",
-                          "mesh.s3.ny=5",
-                          "mesh.s4.nx=5",
-                          "mesh.s4.ny=5",
-                          "mesh.s5.nx=5",
-                          "mesh.s5.ny=5",
-                          "mesh.s6.nx=5",
-                          "mesh.s6.ny=5",
-                          "collision.pipeline=none",
-                          "contact.model=ipc",
-                          "contact.barrier_distance=5e-3",
-                          "contact.stiffness=1e6",
-                          "contact.thickness=5e-4",
-                          "collider.block.friction=0",
-                          "collider.ground.friction=0",
-                          "solver.iterations=50",
-                          NULL};
+    const char *sets[] = {"mesh.nx=5",    "mesh.ny=5",    "mesh.s2.nx=5",
+                          "mesh.s2.ny=5", "mesh.s3.nx=5", "mesh.s3.ny=5",
+                          "mesh.s4.nx=5", "mesh.s4.ny=5", "mesh.s5.nx=5",
+                          "mesh.s5.ny=5", "mesh.s6.nx=5", "mesh.s6.ny=5",
+                          "collision.pipeline=none", "contact.model=ipc",
+                          "contact.thickness=5e-4", "solver.iterations=50", NULL};
     run_scene(&weft_newton_euler, "sheet_stack", sets, 45, 5e-4);
 }
 
@@ -478,7 +448,7 @@ static void line_search(void) {
                           "collision.pipeline=none", NULL};
     weft_model m;
     if (!scene_build("cloth_on_cloth", sets, weft_energy_registry, &m)) return;
-    weft_contact_settings s = {.model = WEFT_CONTACT_IPC, .barrier_distance = 1e-3,
+    weft_contact_settings s = {.model = WEFT_CONTACT_IPC, .barrier_distance = "1e-3",
                                .thickness = xi, .friction_velocity = 1e-3,
                                .friction_iterations = 1};
     for (int c = 0; c < m.ncolliders; c++) m.colliders[c].friction = 0.0;
@@ -625,6 +595,22 @@ static void bad_settings(void) {
         weft_model_free(&mo);
         weft_config_free(&co);
     }
+    /* d̂: 1 mm when empty (the default); relative: 1e-3 of the cloth's bounding-box
+     * diagonal (drape_sphere's 1 m square: √2 mm); shift the default for not-SPD systems */
+    const char *far[] = {"contact.model=ipc", "contact.barrier_distance=2", NULL};
+    expect_build_error("drape_sphere", far, "not a barrier distance");
+    for (int k = 0; k < 2; k++) {
+        const char *rel[] = {"contact.model=ipc", k ? "contact.barrier_distance=relative" : NULL,
+                             NULL};
+        if (!scene_build_cfg("drape_sphere", rel, weft_energy_registry, &mo, &co)) break;
+        weft_error e2 = {{0}};
+        im_state *so = weft_newton_euler.create(&mo, co, &e2);
+        const double want = k ? 1e-3 * sqrt(2.0) : 1e-3;
+        CHECK(so && so->ipc && fabs(so->ipc->p.dhat - want) <= 1e-12 && so->ipc->shift);
+        if (so) weft_newton_euler.destroy(so);
+        weft_model_free(&mo);
+        weft_config_free(&co);
+    }
     const char *beta[] = {"contact.model=ipc", "solver.damping_beta=0.01",
                           "collider.ball.friction=0", "collider.ground.friction=0", NULL};
     expect_create_error(beta, "solver.damping_beta");
@@ -632,7 +618,7 @@ static void bad_settings(void) {
     const char *none[] = {"contact.friction=0.2", NULL};
     expect_create_error(none, "contact.friction");
     /* ... but one at its default changes nothing (a written config.ini lists them all) */
-    const char *dflt[] = {"contact.barrier_distance=0.001", "contact.thickness=0",
+    const char *dflt[] = {"contact.barrier_distance=", "contact.thickness=0",
                           "contact.stiffness=", "contact.friction=0", NULL};
     for (int k = 0; k < 2; k++) {
         weft_model m;
@@ -808,7 +794,7 @@ static void line_search_obstacle(void) {
                ini, sizeof ini);
     weft_model m;
     if (!scene_build(ini, NULL, weft_energy_registry, &m)) return;
-    weft_contact_settings s = {.model = WEFT_CONTACT_IPC, .barrier_distance = 1e-3,
+    weft_contact_settings s = {.model = WEFT_CONTACT_IPC, .barrier_distance = "1e-3",
                                .thickness = xi, .friction_velocity = 1e-3,
                                .friction_iterations = 1};
     weft_ipc ipc;
