@@ -1,17 +1,21 @@
 /* test_ipc_contact.c — the contact model [contact] model = ipc (solvers/ipc_contact.c,
  * Li et al. 2020 with C-IPC's thickness) run by newton_euler on small scenes.
  *
- *   drape            drape_sphere (10², d̂ = 5 mm, colliders' friction 0): at the end of
- *                    every step no intersecting triangle pair, every non-adjacent cloth
+ *   drape            drape_sphere (10², the shipped contact settings: d̂ = 1 mm, adaptive κ,
+ *                    [contact] indefinite = shift, the colliders' own friction): at the end
+ *                    of every step no intersecting triangle pair, every non-adjacent cloth
  *                    pair and every vertex–collider gap > ξ, Newton converged (r ≤ 1e-6
- *                    max(r0, tol_abs)) within 50 iterations, and the barrier term live
+ *                    max(r0, tol_abs); or stopped by rounding within 1e-5) within 50
+ *                    iterations, the barrier term live, and some system shifted
  *   drape_bdf2       the same by bdf2_newton
- *   cloth_on_cloth   the same on two cloths dropped on the sphere (10² and 8², d̂ = 5 mm,
- *                    ξ = 0.5 mm, the Bridson pipeline off)
+ *   cloth_on_cloth   the same on two cloths dropped on the sphere (10² and 8², ξ = 0.5 mm,
+ *                    the Bridson pipeline off, the other contact settings shipped)
  *   obstacle,        the same (distances to triangle-mesh obstacles too) on a pyramid OBJ
  *   fast_drop, ...   obstacle, fast_drop_through_thin_sheet (120 Hz), balloon (d̂ = 2 mm),
- *                    spinning_sphere, sheet_stack (ξ = 0.5 mm), moving colliders (a rising
- *                    ball, a 12 m/s ball through a sheet, a rising mesh plate)
+ *                    moving colliders (a rising ball, a 12 m/s ball through a sheet, a
+ *                    rising mesh plate), with d̂ = 5 mm and κ = 1e6 J/m⁴ fixed;
+ *                    spinning_sphere (10²) and sheet_stack (ξ = 0.5 mm) at the shipped
+ *                    contact settings and the scenes' friction
  *   line_search      the CCD filter on 300 random motions of two small cloths: no
  *                    intersection and every pair > ξ along x + t α dx, t ∈ [0, 1]; and
  *                    (line_search_obstacle) of a cloth toward a pyramid OBJ
@@ -24,7 +28,8 @@
  *                    restitution, damping β > 0, an ipc setting under model = none refused
  *                    by newton_euler's create; μ > 0, collider friction, adaptive κ, and
  *                    ipc settings at their defaults under model = none (empty stiffness
- *                    included) accepted
+ *                    and d̂ included) accepted; d̂ 1 mm by default, 1e-3 of the cloth's
+ *                    bounding-box diagonal with barrier_distance = relative
  *   tilted_plane     lagged friction (Li 2020 §5): a cloth on an incline of tan θ = 0.5
  *                    slides at g (sin θ − μ cos θ) within 3 % for μ = 0.2 and sticks (speed
  *                    ≤ ε_v) for μ = 0.7, with 1 and 2 lagging iterations, and by
@@ -274,9 +279,9 @@ static void adaptive(void) {
     run_scene(&weft_newton_euler, "cloth_on_cloth", sets, 60, 0.0);
 }
 
-/* The scene cases below run the fixed κ = 1e6 J/m⁴ they were measured with (with the
- * adaptive default the balloon's step 25 stalls and the 12 m/s ball's impact step caps:
- * papers/li2020-ipc.md, "Observed on the scenes").
+/* obstacle, fast_drop, balloon and moving run the fixed κ = 1e6 J/m⁴ they were measured
+ * with (with the adaptive default the balloon's step 25 stalls and the 12 m/s ball's
+ * impact step caps: papers/li2020-ipc.md, "Observed on the scenes").
  *
  * A triangle-mesh obstacle: a 0.3 m cloth (8²) dropped over a four-sided pyramid (an OBJ,
  * apex 0.1 m up, no base) standing on a frictionless ground: the cloth's vertices meet
