@@ -345,13 +345,8 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     ipc->npattern = -1; /* the first barrier term is a change of the model's pattern */
     if (m->nobstacles > IPC_MAX_OBSTACLES)
         return refuse(cfg, "model", err, "ipc runs at most 8 triangle-mesh obstacles");
-    for (int k = 0; k < m->nobstacles; k++) {
-        char what[200];
-        snprintf(what, sizeof what, "collider.%s.friction = %g: ipc has no friction on a mesh "
-                 "collider (IPC's is [contact] friction); set it to 0", m->obstacles[k].name,
-                 m->obstacles[k].friction);
-        if (m->obstacles[k].friction != 0.0) return refuse(cfg, "model", err, what);
-    }
+    for (int k = 0; k < m->nobstacles; k++) /* its contacts' μ, as a collider's */
+        ipc->friction |= m->obstacles[k].friction > 0.0;
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *col = &m->colliders[c];
         char what[200];
@@ -903,6 +898,39 @@ bool weft_ipc_kappa_iterate(weft_ipc *ipc, weft_model *m, const double *x) {
 /* Lagged friction (Li 2020 §5; energies/ipc_friction.c)                           */
 /* ------------------------------------------------------------------------------ */
 
+/* The friction of obstacle element b (the obstacle's own μ) at the lagged coordinates xl
+ * and the step's start xp: its corners where the element holds them (t_{n+1}) in the lag,
+ * where they stood at t_n (those minus u h) in the start, so the slip is the cloth's
+ * relative to the obstacle's surface (weft_ipc_friction_obstacle); w with the obstacle's
+ * slots zeroed, P, and f. False without friction or inside ξ. */
+static bool obstacle_friction(const weft_model *m, const weft_element *b, const double *xl,
+                              const double *xp, double h, const weft_ipc_params *p, double w[4],
+                              double P[6], weft_ipc_friction *f) {
+    const int kind = (int)b->rest[1];
+    const weft_obstacle *ob = &m->obstacles[b->v[4]];
+    const unsigned fixed = obstacle_slots(kind);
+    if (!(ob->friction > 0.0)) return false;
+    double yl[12], yp[12];
+    memcpy(yl, xl, sizeof yl);
+    memcpy(yp, xp, sizeof yp);
+    for (int a = 0, j = 0; a < 4; a++) {
+        if (!(fixed >> a & 1u)) continue;
+        for (int k = 0; k < 3; k++)
+            yl[3 * a + k] = b->rest[3 + 3 * j + k],
+            yp[3 * a + k] = yl[3 * a + k] - ob->velocity[k] * h;
+        j++;
+    }
+    const weft_ipc_dist t = kind == KIND_OBS_EE ? weft_ipc_classify_ee(yl) : weft_ipc_classify_pt(yl);
+    if (!(weft_ipc_d2(yl, t, NULL, NULL) > p->xi * p->xi)) return false;
+    const double weight = kind == KIND_OBS_EE ? weft_ipc_mollifier(yl, b->rest[2], NULL, NULL) : 1.0;
+    weft_ipc_friction_obstacle(yl, yp, t, p, ob->friction, weight, fixed, f);
+    weft_ipc_closest_weights(yl, t, w);
+    weft_ipc_tangent_basis(yl, t, P);
+    for (int a = 0; a < 4; a++)
+        if (fixed >> a & 1u) w[a] = 0.0; /* T = w ⊗ P: f's rows */
+    return true;
+}
+
 /* The friction element of barrier element b (weights w, basis P, offset c, μλ) at the
  * lagged coordinates xl and the step's start xp (12 each); false when μλ = 0. */
 static bool friction_element(const weft_ipc *ipc, const weft_model *m, const weft_element *b,
@@ -911,8 +939,9 @@ static bool friction_element(const weft_ipc *ipc, const weft_model *m, const wef
     weft_ipc_friction f;
     const weft_ipc_params p = {.kappa = b->k, .dhat = b->k2, .xi = b->rest[0]};
     const int kind = (int)b->rest[1];
-    if (kind >= KIND_OBS_PT) return false; /* obstacles: frictionless (others refused) */
-    if (kind == KIND_COLLIDER) {
+    if (kind >= KIND_OBS_PT) {
+        if (!obstacle_friction(m, b, xl, xp, h, &p, w, P, &f)) return false;
+    } else if (kind == KIND_COLLIDER) {
         const int c = b->v[4];
         const weft_collider col = element_collider(b);
         const double *off = &b->rest[COLLIDER_OFFSET]; /* the collider's frame: x − u t_{n+1} */

@@ -90,7 +90,7 @@ typedef struct weft_ipc {
     double dx_inf_h;         /* IPC's criterion ‖Δx‖∞/ĥ of the last Newton direction, m/s */
     double dx_inf_h_max;     /* its largest value at a step's last Newton iteration, m/s */
     /* Lagged friction (Li 2020 §5; ipc_friction.c): μ of cloth–cloth pairs ([contact]
-     * friction); a cloth–collider pair takes the collider's friction */
+     * friction); a pair against a collider or a mesh obstacle takes its friction */
     double mu, eps_v; /* μ, ε_v (m/s) */
     int lags;         /* [contact] friction_iterations */
     bool friction;    /* some μ > 0: the friction term is built */
@@ -124,9 +124,9 @@ int weft_contact_check_none(const weft_contact_settings *s, const weft_config *c
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
- * for what is not supported yet: colliders or obstacles with restitution, obstacles with
- * friction, more than 8 obstacles. Friction: μ = s->friction between cloth primitives, a
- * collider's own friction against it. solver names the caller in messages. */
+ * for what is not supported yet: colliders with restitution, more than 8 obstacles.
+ * Friction: μ = s->friction between cloth primitives, a collider's or a mesh obstacle's own
+ * friction against it. solver names the caller in messages. */
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err);
 

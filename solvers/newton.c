@@ -418,6 +418,17 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
     }
 }
 
+/* G's rounding (J): G_ROUNDING of |G|; under ipc with the volume constraint, of the
+ * merit's λV too: λC = λV − λkV0 is a difference of terms of size |λ| k V0, so at C ≈ 0 it
+ * carries their rounding, which |G| alone does not bound (papers/li2020-ipc.md, "balloon":
+ * a full KKT step that cut r a million-fold was refused for a rise of G of 1.4e-12 |G|).
+ * model = none keeps G_ROUNDING |G|, so that the reference runs stay as they were. */
+static double g_rounding(const im_state *st, const weft_model *m, double G) {
+    double scale = fabs(G);
+    if (st->pressure && st->ipc) scale += fabs(st->lambda) * st->k_pressure * m->rest_volume;
+    return G_ROUNDING * scale;
+}
+
 /* Backtracking line search on G along st->dx (halving from 1, Armijo constant ARMIJO),
  * each trial projected onto the colliders (project_trial); the accepted point goes to
  * st->xtrial. Near the solution, where the predicted decrease is below G's rounding, the
@@ -452,11 +463,11 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
                              "pair is already within the thickness)",
                              st->type->name, st->step, k);
     }
-    if (-slope <= G_ROUNDING * fabs(G)) { /* G cannot resolve the step: see above */
+    if (-slope <= g_rounding(st, m, G)) { /* G cannot resolve the step: see above */
         for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
         if (own_contacts(st, m)) project_trial(st, m, ns->t1, st->xtrial);
         Gt = potential(st, m, st->xtrial, ns->hh, st->rhs); /* rhs: scratch after the solve */
-        *stalled = !(Gt <= G + G_ROUNDING * fabs(G) &&
+        *stalled = !(Gt <= G + g_rounding(st, m, G) &&
                      weft_residual(m, st->xtrial, ns->t1, ns->hh, st->rhs, NULL) <= 0.5 * r);
         st->stats.line_search_s += weft_now() - t0;
         return WEFT_OK;
@@ -474,7 +485,7 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
     }
     /* G cannot decrease along a descent direction: rounding has taken over, or the
      * Hessian does not describe the energy. */
-    if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G))
+    if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= g_rounding(st, m, G))
         return *stalled = true, WEFT_OK;
     return weft_fail(err, WEFT_ERR_DIVERGED,
                      "%s: step %d, iteration %d: the line search could not decrease G "
