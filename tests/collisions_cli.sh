@@ -249,7 +249,11 @@ ipc)
     # d^ as the model gives it: what the "none" run's config lists as the default
     dhat=$(ini_value "$ini" contact barrier_distance)
     want=$(ini_value "${ini%-ipc.ini}-none.ini" contact barrier_distance)
-    [ -n "$dhat" ] && [ "$dhat" = "$want" ] || fail "ipc run's d^ is '$dhat', the default '$want'"
+    # (the key is written; its default is empty: 1 mm, or relative to the scene's size)
+    listed=$(awk '/^\[/ { in_s = ($1 == "[contact]"); next }
+        in_s && $1 == "barrier_distance" { print "yes"; exit }' "$ini")
+    [ "$listed" = yes ] && [ "$dhat" = "$want" ] ||
+        fail "ipc run's d^ is '$dhat' (listed: '$listed'), the default '$want'"
     [ "$failed" -eq 0 ] && ok "ipc rows: newton_euler intersection-free, pbd_gauss_seidel refused"
     ;;
 
