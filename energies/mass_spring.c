@@ -41,14 +41,16 @@ static double ms_constraint(const weft_element *e, const double *xe, double *gra
 
 /* The compliant projection (weft_energy.h) in closed form: |∇C|² = 1 at each end, so
  * Σ w |∇C|² = w0 + w1, and with s = Δλ/ℓ (one division) p0 += w0 s d, p1 −= w1 s d,
- * d = p0 − p1. Coincident ends have no gradient: λ alone moves, as in the generic step. */
-static double ms_compliant_step(const weft_element *e, const double *w, double at,
-                                double lambda, double *p) {
+ * d = p0 − p1. Coincident ends have no gradient: λ alone moves, as in the generic step.
+ * Without `with_lambda`, λ = 0 and the term α̃λ (+0) is not subtracted: the same bits. */
+static inline double ms_step(const weft_element *e, const double *w, double at, double lambda,
+                             bool with_lambda, double *p) {
     double *p0 = &p[3 * e->v[0]], *p1 = &p[3 * e->v[1]];
     const double w0 = w[e->v[0]], w1 = w[e->v[1]];
     double d[3] = {p0[0] - p1[0], p0[1] - p1[1], p0[2] - p1[2]};
     double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    double r = -(l - e->rest[0]) - at * lambda; /* −C − α̃ λ */
+    double r = -(l - e->rest[0]); /* −C − α̃ λ */
+    if (with_lambda) r -= at * lambda;
     if (!(l > 0.0)) return at > 0.0 ? r / at : 0.0;
     double denom = w0 + w1 + at;
     if (!(denom > 0.0)) return 0.0;
@@ -57,6 +59,23 @@ static double ms_compliant_step(const weft_element *e, const double *w, double a
     for (int k = 0; k < 3; k++) p0[k] += d0[k]; /* one end at a time: no aliasing test */
     for (int k = 0; k < 3; k++) p1[k] -= d1[k];
     return s * l;
+}
+
+static double ms_compliant_step(const weft_element *e, const double *w, double at,
+                                double lambda, double *p) {
+    return ms_step(e, w, at, lambda, true, p);
+}
+
+/* ms_compliant_step on e[0 .. n − 1] in turn (weft_energy.h's compliant_steps): one loop
+ * with the step inlined, no call per spring; a loop of its own without λ. */
+WEFT_AVX2_CLONE static void ms_compliant_steps(const weft_element *e, int n, const double *alpha,
+                                               double ih2, const double *w, double *lambda,
+                                               double *p) {
+    if (!lambda) {
+        for (int j = 0; j < n; j++) ms_step(&e[j], w, alpha[j] * ih2, 0.0, false, p);
+        return;
+    }
+    for (int j = 0; j < n; j++) lambda[j] += ms_step(&e[j], w, alpha[j] * ih2, lambda[j], true, p);
 }
 
 static double ms_energy(const weft_element *e, const double *xe) {
@@ -168,6 +187,7 @@ const weft_energy_type weft_mass_spring = {
     .analytic_psd = true,
     .constraint = ms_constraint,
     .compliant_step = ms_compliant_step,
+    .compliant_steps = ms_compliant_steps,
     .projective = &ms_projective,
     .default_for = WEFT_DEFAULT_MEMBRANE,
 };

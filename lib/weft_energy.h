@@ -138,6 +138,12 @@ typedef struct weft_energy_type {
     bool (*compliant_step4)(const weft_element *const e[4], const double *w,
                             const double alpha_tilde[4], const double lambda[4], double *p,
                             double dl[4]);
+    /* Optional, with compliant_step: compliant_step on e[0 .. n − 1] in turn (each sees the
+     * corrections before it), the same bits as n calls, with α̃_j = alpha[j] · ih2 and
+     * λ_j = lambda[j] (then λ_j + Δλ_j stored there), or 0 (nothing stored) when lambda is
+     * NULL: one call for a run of elements, the step inlined in the energy's loop. */
+    void (*compliant_steps)(const weft_element *e, int n, const double *alpha, double ih2,
+                            const double *w, double *lambda, double *p);
     /* Optional, for per-vertex solvers (vertex block descent): vertex v's (0 .. nv − 1)
      * gradient dΨ/dp_v (3, N) and diagonal block (3×3, N/m) of `hessian`'s matrix in the
      * same mode, equal to those of the full call bit for bit, at less cost where the type
