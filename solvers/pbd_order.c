@@ -7,6 +7,10 @@
  * Gauss-Seidel (every correction is applied at once and seen by later constraints),
  * with a fixed, deterministic order, while consecutive projections are independent
  * and the CPU overlaps them. Within a colour, mesh order is kept for memory locality.
+ * The wavefront levels (pbd_level_order) keep a given order's result bit for bit instead:
+ * each constraint one level after the last earlier one it shares a vertex with, so the
+ * constraints of a level are independent and sharing ones keep their order (xpbd's
+ * stretch springs, whose mesh order matters to its energy on swinging_cloth).
  */
 #include "pbd_internal.h"
 

@@ -10,8 +10,9 @@
  *   λ_j += Δλ_j,   Δp_i = w_i ∇_i C_j Δλ_j,                                          (eq. 17)
  * λ = 0 at each (sub)step's start. Its fixed point is backward Euler's optimality
  * condition M (p − x̃)/h² + ∇E(p) = 0 (test xpbd.single_spring); α → 0 gives PBD
- * (test xpbd.hard_limit). Order: terms in model order, stretch in mesh order, the others
- * colour by colour as PBD's; an energy's `compliant_step` (its closed form) does eq. 18.
+ * (test xpbd.hard_limit). Order: terms in model order, stretch in mesh order (its bits, run
+ * as wavefront levels), the others colour by colour as PBD's; the energies' closed forms
+ * (`compliant_step`, per lane `compliant_step4`, per run `compliant_steps`) do eq. 18.
  *
  * Damping (eq. 26, γ_j = α̃_j β̃_j / h = β/h, β̃_j = h² β k_j, β the Rayleigh damping_beta in
  * s) is solved in a sweep of its own before each substep's elastic sweeps, on p = x + h v:
@@ -23,10 +24,9 @@
  * constraints every iteration, velocity update with restitution and friction) with few
  * iterations (test xpbd.small_steps_win). [pbd] k_pressure (balloon, Müller 2006 §4.4) and
  * self_collision (§4.3) run as hard constraints (α = 0) after each sweep; PBD's own
- * stiffnesses and damping are not read. Monitor: iterations numbered across substeps,
- * 1 … n·iterations, the residual that of backward Euler over Δt. Passes per step:
- * n × (iterations over constraints, + 1 with damping) + n + 2 over vertices (3n with
- * collision constraints).
+ * stiffnesses and damping are not read. Monitor: iterations numbered across substeps, the
+ * residual that of backward Euler over Δt. Passes per step: n × (iterations over
+ * constraints, + 1 with damping) + n + 2 over vertices (3n with collision constraints).
  */
 #include "pbd_internal.h"
 

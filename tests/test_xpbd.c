@@ -20,7 +20,7 @@
  *                    compliant_steps gives the bits of compliant_step on each element of
  *                    a run in turn (elements sharing vertices, pinned and degenerate ones,
  *                    with and without λ);
- *   level_order      pbd_level_order, xpbd's order of the stretch springs, on a 16 × 16
+ *   level_order      pbd_level_order, xpbd's order of the stretch springs, on a 64 × 64
  *                    cloth: a permutation whose levels share no vertex, which keeps the
  *                    mesh order of every two springs that share one, and whose sweep ends
  *                    bitwise where the mesh-order sweep does, with levels of 4 springs
@@ -503,7 +503,7 @@ static bool keeps_shared_order(int nc, const int *v, const int *perm, int nv) {
 }
 
 static void test_level_order(void) {
-    const char *sets[] = {"mesh.nx=16", "mesh.ny=16", NULL};
+    const char *sets[] = {"mesh.nx=64", "mesh.ny=64", NULL};
     weft_model m = {0};
     weft_config *cfg = NULL;
     int *perm = NULL, *starts = NULL, *v = NULL, *seen = NULL, nl = 0;
