@@ -71,7 +71,8 @@ typedef struct xpbd_batch {
     const weft_energy_type *type;
     int first, n;
     int ngroup;
-    int *end; /* into xpbd_state's ends */
+    int *end;     /* into xpbd_state's ends */
+    void *packed; /* records first .. by the type's compliant_pack, when it has one */
 } xpbd_batch;
 
 typedef struct xpbd_state {
@@ -92,6 +93,7 @@ typedef struct xpbd_state {
 static void xpbd_destroy(void *state) {
     xpbd_state *st = state;
     if (!st) return;
+    for (int b = 0; st->batch && b < st->nbatch; b++) free(st->batch[b].packed);
     pbd_state_free(&st->pbd);
     free(st->alpha), free(st->elem), free(st->batch), free(st->ends), free(st->lambda);
     free(st);
@@ -105,7 +107,8 @@ static void xpbd_destroy(void *state) {
  * substep (coloured, swinging_cloth's peak energy rose from 1.025 to 1.056 times the
  * start: papers/macklin2016-xpbd.md). Its springs go level by level in mesh order's
  * wavefront order (pbd_level_order), the same bits with independent projections. Fills
- * st->elem, st->alpha (the elements with k > 0), st->batch and st->ends (n + 64 a term). */
+ * st->elem, st->alpha (the elements with k > 0), st->batch (with the packed records of a
+ * type that has compliant_pack) and st->ends (n + 64 a term). */
 static int xpbd_order(xpbd_state *st, const weft_model *m) {
     int nmax = 1;
     for (int t = 0; t < m->nterms; t++) nmax = m->terms[t].n > nmax ? m->terms[t].n : nmax;
@@ -133,8 +136,16 @@ static int xpbd_order(xpbd_state *st, const weft_model *m) {
             st->alpha[j++] = 1.0 / e->k;
         }
         while (g < b->ngroup) b->end[g++] = j;
-        b->type = term->type, b->n = j - b->first;
-        if (b->n > 0) st->nbatch++, ends += b->ngroup;
+        b->type = term->type, b->n = j - b->first, b->packed = NULL;
+        if (b->n == 0) continue; /* the slot is reused */
+        st->nbatch++, ends += b->ngroup;
+        if (rc == WEFT_OK && b->type->compliant_pack) { /* packed copies for compliant_steps */
+            const size_t size = b->type->compliant_size;
+            if (!(b->packed = malloc((size_t)b->n * size))) rc = WEFT_ERR_NOMEM;
+            for (int i = 0; i < b->n && rc == WEFT_OK; i++)
+                b->type->compliant_pack(&st->elem[b->first + i], st->alpha[b->first + i],
+                                        (char *)b->packed + (size_t)i * size);
+        }
     }
     free(perm), free(starts);
     return rc;
@@ -293,23 +304,38 @@ static void step_four(const xpbd_state *st, const xpbd_batch *b, int j, double i
         for (int k = 0; k < 4; k++) lambda[j + k] = l[k] + dl[k];
 }
 
+/* Records j .. j + n − 1 of batch b through the energy's compliant_steps on its packed
+ * records (`lanes` and `lambda` as there). */
+static void run(const xpbd_state *st, const xpbd_batch *b, int j, int n, bool lanes, double ih2,
+                double *lambda, double *p) {
+    const char *rec = (const char *)b->packed + (size_t)(j - b->first) * b->type->compliant_size;
+    b->type->compliant_steps(rec, n, lanes, ih2, st->pbd.w, lambda ? &lambda[j] : NULL, p);
+}
+
 /* project_batch through the energy's own compliant projection (its closed form, no
- * gradient stored): within each group (colour or level) four at a time where the energy
- * has compliant_step4 (the same numbers as one after the other), else the whole batch in
- * one call where it has compliant_steps, else one at a time. */
+ * gradient stored). On packed records (compliant_steps) in one call per run: with lanes
+ * where the energy has them (compliant_step4), each group's (colour's or level's) fours in
+ * one call and its rest in another, else the whole batch in one. Unpacked: within each
+ * group four at a time where the energy has compliant_step4 (the same numbers as one after
+ * the other), else one at a time. */
 static void step_batch(const xpbd_state *st, const xpbd_batch *b, double ih2, double *lambda,
                        double *p) {
     int j = b->first;
     const int end = b->first + b->n;
-    if (b->type->compliant_step4)
-        for (int g = 0; g < b->ngroup; g++) {
-            for (; j + 4 <= b->end[g]; j += 4) step_four(st, b, j, ih2, lambda, p);
-            for (; j < b->end[g]; j++) step_one(st, b, j, ih2, lambda, p);
+    const bool lanes = b->type->compliant_step4 != NULL;
+    if (b->packed) {
+        for (int g = 0; lanes && g < b->ngroup; g++) {
+            const int n4 = (b->end[g] - j) & ~3;
+            if (n4 > 0) run(st, b, j, n4, true, ih2, lambda, p);
+            if (j + n4 < b->end[g]) run(st, b, j + n4, b->end[g] - j - n4, false, ih2, lambda, p);
+            j = b->end[g];
         }
-    if (b->type->compliant_steps && j < end) {
-        b->type->compliant_steps(&st->elem[j], end - j, &st->alpha[j], ih2, st->pbd.w,
-                                 lambda ? &lambda[j] : NULL, p);
+        if (j < end) run(st, b, j, end - j, false, ih2, lambda, p);
         return;
+    }
+    for (int g = 0; lanes && g < b->ngroup; g++) {
+        for (; j + 4 <= b->end[g]; j += 4) step_four(st, b, j, ih2, lambda, p);
+        for (; j < b->end[g]; j++) step_one(st, b, j, ih2, lambda, p);
     }
     for (; j < end; j++) step_one(st, b, j, ih2, lambda, p);
 }

@@ -17,9 +17,10 @@
  *                    vertices and degenerate elements included; its four-lane
  *                    compliant_step4 gives the bits of four compliant_step calls, and
  *                    declines, touching nothing, when a lane is degenerate; its
- *                    compliant_steps gives the bits of compliant_step on each element of
- *                    a run in turn (elements sharing vertices, pinned and degenerate ones,
- *                    with and without λ);
+ *                    compliant_steps on compliant_pack's records gives the bits of
+ *                    compliant_step on each element of a run in turn (elements sharing
+ *                    vertices, pinned and degenerate ones, with and without λ; with lanes
+ *                    on four disjoint ones, a degenerate lane included);
  *   level_order      pbd_level_order, xpbd's order of the stretch springs, on a 64 × 64
  *                    cloth: a permutation whose levels share no vertex, which keeps the
  *                    mesh order of every two springs that share one, and whose sweep ends
@@ -406,6 +407,18 @@ static void compare_lanes(const weft_energy_type *type, const double *rest, cons
     }
     for (int i = 0; i < n; i++) w[i] = i % 5 == 0 ? 0.0 : 1.0 + 0.5 * unit_rand(seed);
     memcpy(q, p, 3 * (size_t)n * sizeof *p);
+    double s[3 * 4 * WEFT_ELEM_MAXV], r[3 * 4 * WEFT_ELEM_MAXV], lr[4], ls[4], rec[4 * 8];
+    if (type->compliant_steps && type->compliant_size <= 64) {
+        /* the packed run with lanes (ih2 = 1: α̃ = α), against one after the other, λ
+         * stored: the same bits, where a lane declines too */
+        memcpy(s, p, sizeof s), memcpy(r, p, sizeof r), memcpy(lr, lam, sizeof lr);
+        for (int l = 0; l < 4; l++) {
+            type->compliant_pack(ep[l], at[l], (char *)rec + (size_t)l * type->compliant_size);
+            ls[l] = lam[l] + type->compliant_step(ep[l], w, at[l], lam[l], s);
+        }
+        type->compliant_steps(rec, 4, true, 1.0, w, lr, r);
+        CHECK(!memcmp(r, s, 3 * (size_t)n * sizeof *r) && !memcmp(lr, ls, sizeof ls));
+    }
     bool done = type->compliant_step4(ep, w, at, lam, p, dl);
     CHECK(done == !degenerate);
     if (done)
@@ -416,7 +429,7 @@ static void compare_lanes(const weft_energy_type *type, const double *rest, cons
     CHECK(!memcmp(p, q, 3 * (size_t)n * sizeof *p)); /* after the scalar steps, or untouched */
 }
 
-/* compliant_steps of type on a run of n = 12 elements, element j on vertices j .. j + nv − 1
+/* compliant_steps of type on a run of n = 12 elements (compliant_pack's records), element j on vertices j .. j + nv − 1
  * (each shares vertices with its neighbours), at rest shape rest deformed by up to 0.05 m,
  * element 5 degenerate (shape bad, undeformed), vertices 0 and 7 pinned; with λ and
  * without (lambda NULL: λ = 0, nothing stored), against compliant_step on each in turn:
@@ -440,6 +453,11 @@ static void compare_run(const weft_energy_type *type, const double *rest, const 
     }
     for (int i = 0; i < 3 * nv; i++) p[15 + i] = bad[i]; /* element 5 exactly degenerate */
     const double ih2 = 3600.0;
+    double rec[N * 8]; /* the packed run: up to 64 bytes a record */
+    CHECK(type->compliant_pack && type->compliant_size % 8 == 0 && type->compliant_size <= 64);
+    if (!(type->compliant_size <= 64)) return;
+    for (int j = 0; j < N; j++)
+        type->compliant_pack(&el[j], alpha[j], (char *)rec + (size_t)j * type->compliant_size);
     for (int with = 0; with < 2; with++) {
         memcpy(q, p, sizeof p), memcpy(lq, lam, sizeof lam);
         for (int j = 0; j < N; j++) {
@@ -447,7 +465,7 @@ static void compare_run(const weft_energy_type *type, const double *rest, const 
             const double dl = type->compliant_step(&el[j], w, alpha[j] * ih2, l, q);
             if (with) lq[j] = l + dl;
         }
-        type->compliant_steps(el, N, alpha, ih2, w, with ? lam : NULL, p);
+        type->compliant_steps(rec, N, false, ih2, w, with ? lam : NULL, p);
         CHECK(!memcmp(p, q, sizeof p));
         if (with) CHECK(!memcmp(lam, lq, sizeof lam));
     }
