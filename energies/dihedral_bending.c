@@ -238,7 +238,8 @@ WEFT_AVX2_CLONE static bool db_compliant_step4(const weft_element *const el[4], 
                                                const double at[4], const double lambda[4],
                                                double *p, double dl[4]) {
     const int *const v[4] = {el[0]->v, el[1]->v, el[2]->v, el[3]->v};
-    const double *const cs[4] = {&el[0]->rest[1], &el[1]->rest[1], &el[2]->rest[1], &el[3]->rest[1]};
+    const double *const cs[4] = {&el[0]->rest[1], &el[1]->rest[1], &el[2]->rest[1],
+                                 &el[3]->rest[1]};
     return db_lanes(v, cs, w, at, lambda, p, dl);
 }
 

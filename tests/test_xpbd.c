@@ -429,11 +429,11 @@ static void compare_lanes(const weft_energy_type *type, const double *rest, cons
     CHECK(!memcmp(p, q, 3 * (size_t)n * sizeof *p)); /* after the scalar steps, or untouched */
 }
 
-/* compliant_steps of type on a run of n = 12 elements (compliant_pack's records), element j on vertices j .. j + nv − 1
- * (each shares vertices with its neighbours), at rest shape rest deformed by up to 0.05 m,
- * element 5 degenerate (shape bad, undeformed), vertices 0 and 7 pinned; with λ and
- * without (lambda NULL: λ = 0, nothing stored), against compliant_step on each in turn:
- * the same bits. */
+/* compliant_steps of type on a run of n = 12 elements (compliant_pack's records), element j
+ * on vertices j .. j + nv − 1 (each shares vertices with its neighbours), positions from the
+ * rest shape rest shaken by up to 0.05 m, element 5 exactly the degenerate shape bad,
+ * vertices 0 and 7 pinned; with λ and without (lambda NULL: λ = 0, nothing stored), against
+ * compliant_step on each in turn: the same bits. */
 static void compare_run(const weft_energy_type *type, const double *rest, const double *bad,
                         unsigned long *seed) {
     enum { N = 12, NV = N + WEFT_ELEM_MAXV };
@@ -489,7 +489,8 @@ static void test_compliant_step(void) {
         cases += compare_steps(*t, is_edge ? edge0 : hinge0, 0.0, &seed);
         types++;
         if ((*t)->compliant_steps) {
-            for (int r = 0; r < 10; r++) compare_run(*t, is_edge ? edge : hinge, is_edge ? edge0 : hinge0, &seed);
+            for (int r = 0; r < 10; r++)
+                compare_run(*t, is_edge ? edge : hinge, is_edge ? edge0 : hinge0, &seed);
             runs++;
         }
         if (!(*t)->compliant_step4) continue;
