@@ -41,14 +41,16 @@ static double ms_constraint(const weft_element *e, const double *xe, double *gra
 
 /* The compliant projection (weft_energy.h) in closed form: |∇C|² = 1 at each end, so
  * Σ w |∇C|² = w0 + w1, and with s = Δλ/ℓ (one division) p0 += w0 s d, p1 −= w1 s d,
- * d = p0 − p1. Coincident ends have no gradient: λ alone moves, as in the generic step. */
-static double ms_compliant_step(const weft_element *e, const double *w, double at,
-                                double lambda, double *p) {
-    double *p0 = &p[3 * e->v[0]], *p1 = &p[3 * e->v[1]];
-    const double w0 = w[e->v[0]], w1 = w[e->v[1]];
+ * d = p0 − p1. Coincident ends have no gradient: λ alone moves, as in the generic step.
+ * Without `with_lambda`, λ = 0 and the term α̃λ (+0) is not subtracted: the same bits. */
+static inline double ms_step(const int v[2], double rest, const double *w, double at,
+                             double lambda, bool with_lambda, double *p) {
+    double *p0 = &p[3 * v[0]], *p1 = &p[3 * v[1]];
+    const double w0 = w[v[0]], w1 = w[v[1]];
     double d[3] = {p0[0] - p1[0], p0[1] - p1[1], p0[2] - p1[2]};
     double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    double r = -(l - e->rest[0]) - at * lambda; /* −C − α̃ λ */
+    double r = -(l - rest); /* −C − α̃ λ */
+    if (with_lambda) r -= at * lambda;
     if (!(l > 0.0)) return at > 0.0 ? r / at : 0.0;
     double denom = w0 + w1 + at;
     if (!(denom > 0.0)) return 0.0;
@@ -57,6 +59,38 @@ static double ms_compliant_step(const weft_element *e, const double *w, double a
     for (int k = 0; k < 3; k++) p0[k] += d0[k]; /* one end at a time: no aliasing test */
     for (int k = 0; k < 3; k++) p1[k] -= d1[k];
     return s * l;
+}
+
+static double ms_compliant_step(const weft_element *e, const double *w, double at,
+                                double lambda, double *p) {
+    return ms_step(e->v, e->rest[0], w, at, lambda, true, p);
+}
+
+/* A spring packed for ms_compliant_steps: what its step reads, 24 bytes (weft_element:
+ * 152). */
+typedef struct ms_packed {
+    int v[2];
+    double rest, alpha; /* ℓ0 (m), compliance (m/N) */
+} ms_packed;
+
+/* weft_energy.h's compliant_pack. */
+static void ms_compliant_pack(const weft_element *e, double alpha, void *rec) {
+    *(ms_packed *)rec = (ms_packed){{e->v[0], e->v[1]}, e->rest[0], alpha};
+}
+
+/* ms_compliant_step on the packed springs r[0 .. n − 1] in turn (weft_energy.h's
+ * compliant_steps, `lanes` not taken): one loop with the step inlined, no call per spring,
+ * 24 bytes read a spring; a loop of its own without λ. */
+WEFT_AVX2_CLONE static void ms_compliant_steps(const void *rec, int n, bool lanes, double ih2,
+                                               const double *w, double *lambda, double *p) {
+    (void)lanes; /* a spring's few operations do not pay for the lanes' gather and scatter */
+    const ms_packed *r = rec;
+    if (!lambda) {
+        for (int j = 0; j < n; j++) ms_step(r[j].v, r[j].rest, w, r[j].alpha * ih2, 0.0, false, p);
+        return;
+    }
+    for (int j = 0; j < n; j++)
+        lambda[j] += ms_step(r[j].v, r[j].rest, w, r[j].alpha * ih2, lambda[j], true, p);
 }
 
 static double ms_energy(const weft_element *e, const double *xe) {
@@ -171,6 +205,9 @@ const weft_energy_type weft_mass_spring = {
     .analytic_psd = true,
     .constraint = ms_constraint,
     .compliant_step = ms_compliant_step,
+    .compliant_size = sizeof(ms_packed),
+    .compliant_pack = ms_compliant_pack,
+    .compliant_steps = ms_compliant_steps,
     .projective = &ms_projective,
     .default_for = WEFT_DEFAULT_MEMBRANE,
 };

@@ -142,6 +142,19 @@ typedef struct weft_energy_type {
     bool (*compliant_step4)(const weft_element *const e[4], const double *w,
                             const double alpha_tilde[4], const double lambda[4], double *p,
                             double dl[4]);
+    /* Optional, with compliant_step, all three or none: compliant_step on a run of n
+     * elements in turn (each sees the corrections before it), the same bits as n calls,
+     * with α̃_j = α_j · ih2 and λ_j = lambda[j] (then λ_j + Δλ_j stored there), or 0
+     * (nothing stored) when lambda is NULL: one call for the run, the step inlined in the
+     * energy's loop. The run is n records of compliant_size bytes (a multiple of 8), each
+     * filled by compliant_pack from an element and its compliance α (1/k): what the step
+     * reads, packed, so that a sweep streams less than the elements. With `lanes`, n is
+     * a multiple of 4 and the records 4i .. 4i + 3 share no vertex: the energy may project
+     * them one per SIMD lane (as compliant_step4), with the same bits. */
+    size_t compliant_size;
+    void (*compliant_pack)(const weft_element *e, double alpha, void *rec);
+    void (*compliant_steps)(const void *rec, int n, bool lanes, double ih2, const double *w,
+                            double *lambda, double *p);
     /* Optional, for per-vertex solvers (vertex block descent): vertex v's (0 .. nv − 1)
      * gradient dΨ/dp_v (3, N) and diagonal block (3×3, N/m) of `hessian`'s matrix in the
      * same mode, equal to those of the full call bit for bit, at less cost where the type

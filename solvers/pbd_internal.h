@@ -116,6 +116,17 @@ int pbd_colour_constraints(pbd_state *st);
 int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
                      int *starts);
 
+/* The wavefront order of nc constraints (as pbd_colour_order's arguments) projected in
+ * the order given: constraint c's level is one more than the highest level of the
+ * earlier constraints that share a vertex with it (0 if none), and perm (nc) sorts them
+ * by level, stably. Two constraints that share a vertex keep their relative order and a
+ * level shares no vertex, so a Gauss-Seidel sweep in this order gives the given order's
+ * result bit for bit (projections of disjoint vertices commute), with each level's
+ * projections independent. Level l is perm[starts[l] .. starts[l+1] − 1], l < *nlevel;
+ * starts holds nc + 2 ints. */
+int pbd_level_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
+                    int *starts, int *nlevel);
+
 /* Frees what pbd_state_init allocated. */
 void pbd_state_free(pbd_state *st);
 

@@ -7,6 +7,10 @@
  * Gauss-Seidel (every correction is applied at once and seen by later constraints),
  * with a fixed, deterministic order, while consecutive projections are independent
  * and the CPU overlaps them. Within a colour, mesh order is kept for memory locality.
+ * The wavefront levels (pbd_level_order) keep a given order's result bit for bit instead:
+ * each constraint one level after the last earlier one it shares a vertex with, so the
+ * constraints of a level are independent and sharing ones keep their order (xpbd's
+ * stretch springs, whose mesh order matters to its energy on swinging_cloth).
  */
 #include "pbd_internal.h"
 
@@ -83,4 +87,34 @@ int pbd_colour_constraints(pbd_state *st) {
 int pbd_colour_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
                      int *starts) {
     return colour_order(nc, arity, verts, stride, nv, perm, starts);
+}
+
+int pbd_level_order(int nc, int arity, const int *verts, int stride, int nv, int *perm,
+                    int *starts, int *nlevel) {
+    int *last = calloc((size_t)nv + 1, sizeof *last); /* 1 + level of v's latest constraint */
+    int *level = malloc((size_t)(nc > 0 ? nc : 1) * sizeof *level);
+    if (!last || !level) {
+        free(last), free(level);
+        return WEFT_ERR_NOMEM;
+    }
+    int nl = 0;
+    memset(starts, 0, ((size_t)nc + 2) * sizeof *starts);
+    for (int c = 0; c < nc; c++) {
+        const int *v = &verts[(size_t)c * stride];
+        int l = 0;
+        for (int a = 0; a < arity; a++) {
+            WEFT_ASSERT(v[a] >= 0 && v[a] < nv); /* constraints come from the mesh */
+            l = last[v[a]] > l ? last[v[a]] : l;
+        }
+        for (int a = 0; a < arity; a++) last[v[a]] = l + 1;
+        level[c] = l, starts[l + 1]++;
+        nl = l + 1 > nl ? l + 1 : nl;
+    }
+    for (int l = 0; l < nl; l++) starts[l + 1] += starts[l];
+    for (int c = 0; c < nc; c++) perm[starts[level[c]]++] = c; /* starts[l] → end of l */
+    for (int l = nl; l > 0; l--) starts[l] = starts[l - 1];
+    starts[0] = 0;
+    *nlevel = nl;
+    free(last), free(level);
+    return WEFT_OK;
 }

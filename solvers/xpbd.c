@@ -10,8 +10,9 @@
  *   λ_j += Δλ_j,   Δp_i = w_i ∇_i C_j Δλ_j,                                          (eq. 17)
  * λ = 0 at each (sub)step's start. Its fixed point is backward Euler's optimality
  * condition M (p − x̃)/h² + ∇E(p) = 0 (test xpbd.single_spring); α → 0 gives PBD
- * (test xpbd.hard_limit). Order: terms in model order, stretch in mesh order, the others
- * colour by colour as PBD's; an energy's `compliant_step` (its closed form) does eq. 18.
+ * (test xpbd.hard_limit). Order: terms in model order, stretch in mesh order (its bits, run
+ * as wavefront levels), the others colour by colour as PBD's; the energies' closed forms
+ * (`compliant_step`, per lane `compliant_step4`, per run `compliant_steps`) do eq. 18.
  *
  * Damping (eq. 26, γ_j = α̃_j β̃_j / h = β/h, β̃_j = h² β k_j, β the Rayleigh damping_beta in
  * s) is solved in a sweep of its own before each substep's elastic sweeps, on p = x + h v:
@@ -23,10 +24,9 @@
  * constraints every iteration, velocity update with restitution and friction) with few
  * iterations (test xpbd.small_steps_win). [pbd] k_pressure (balloon, Müller 2006 §4.4) and
  * self_collision (§4.3) run as hard constraints (α = 0) after each sweep; PBD's own
- * stiffnesses and damping are not read. Monitor: iterations numbered across substeps,
- * 1 … n·iterations, the residual that of backward Euler over Δt. Passes per step:
- * n × (iterations over constraints, + 1 with damping) + n + 2 over vertices (3n with
- * collision constraints).
+ * stiffnesses and damping are not read. Monitor: iterations numbered across substeps, the
+ * residual that of backward Euler over Δt. Passes per step: n × (iterations over
+ * constraints, + 1 with damping) + n + 2 over vertices (3n with collision constraints).
  */
 #include "pbd_internal.h"
 
@@ -64,31 +64,28 @@ static const weft_param xpbd_params[] = {
 static const weft_param_table xpbd_tables[] = {
     {"xpbd", xpbd_params, 0}, {"pbd", pbd_model_params, offsetof(xpbd_settings, pbd)}, {0}};
 
-/* One compliant constraint: an element of a term whose energy is ½ k C², copied into
- * xpbd_state's elem, so that records and elements lie contiguously in projection order
- * (xpbd_order) and a sweep reads them front to back. */
-typedef struct xpbd_constraint {
-    const weft_element *e;
-    double alpha; /* compliance 1/k, in the inverse of the energy's k unit */
-} xpbd_constraint;
-
-/* The constraints of one energy term: records first .. first + n − 1, one hook. When
- * coloured, colour k < 63 (no vertex twice) ends before record end[k], and the records
- * from end[62] on are the shared last bucket. */
+/* The constraints of one energy term: records first .. first + n − 1, one hook, in groups
+ * that share no vertex: group g < ngroup ends before record end[g], and the records from
+ * end[ngroup − 1] on (the colouring's shared last bucket) go one at a time. */
 typedef struct xpbd_batch {
     const weft_energy_type *type;
     int first, n;
-    bool coloured;
-    int end[63];
+    int ngroup;
+    int *end;     /* into xpbd_state's ends */
+    void *packed; /* records first .. by the type's compliant_pack, when it has one */
 } xpbd_batch;
 
 typedef struct xpbd_state {
     pbd_state pbd; /* first: pbd_stats reads the shared timers through it */
     xpbd_settings set;
     int nc, nbatch;
-    xpbd_constraint *c;
-    weft_element *elem; /* the constraints' elements, copied at create, projection order */
+    /* Constraint j (an element of a term whose energy is ½ k C²): its element, copied, and
+     * its compliance 1/k (the inverse of the energy's k unit), both in projection order
+     * (xpbd_order), so that a sweep reads them front to back. */
+    weft_element *elem;
+    double *alpha;
     xpbd_batch *batch;
+    int *ends;      /* the batches' group ends */
     double *lambda; /* λ_j of the current substep, in the unit of k_j C_j (iterations > 1) */
     long substeps;  /* substeps taken, all steps */
 } xpbd_state;
@@ -96,49 +93,61 @@ typedef struct xpbd_state {
 static void xpbd_destroy(void *state) {
     xpbd_state *st = state;
     if (!st) return;
+    for (int b = 0; st->batch && b < st->nbatch; b++) free(st->batch[b].packed);
     pbd_state_free(&st->pbd);
-    free(st->c), free(st->elem), free(st->batch), free(st->lambda);
+    free(st->alpha), free(st->elem), free(st->batch), free(st->ends), free(st->lambda);
     free(st);
 }
 
 /* The Gauss-Seidel order: terms in model order; within a term, its elements colour by
  * colour (pbd_colour_order, the order pbd_gauss_seidel projects its constraints in), so
  * that consecutive projections touch disjoint vertices and the CPU overlaps them, except
- * the stretch term, which keeps the mesh order: one sweep then carries a correction
- * across the cloth, which its stiff constraints need with one sweep per substep
- * (coloured, swinging_cloth's peak energy rose from 1.025 to 1.056 times the start:
- * papers/macklin2016-xpbd.md). Fills st->c (the elements with k > 0) and st->batch. */
+ * the stretch term, which keeps the result of the mesh order: one sweep then carries a
+ * correction across the cloth, which its stiff constraints need with one sweep per
+ * substep (coloured, swinging_cloth's peak energy rose from 1.025 to 1.056 times the
+ * start: papers/macklin2016-xpbd.md). Its springs go level by level in mesh order's
+ * wavefront order (pbd_level_order), the same bits with independent projections. Fills
+ * st->elem, st->alpha (the elements with k > 0), st->batch (with the packed records of a
+ * type that has compliant_pack) and st->ends (n + 64 a term). */
 static int xpbd_order(xpbd_state *st, const weft_model *m) {
     int nmax = 1;
     for (int t = 0; t < m->nterms; t++) nmax = m->terms[t].n > nmax ? m->terms[t].n : nmax;
     int *perm = malloc((size_t)nmax * sizeof *perm);
-    if (!perm) return WEFT_ERR_NOMEM;
-    int j = 0, rc = WEFT_OK;
+    int *starts = malloc(((size_t)nmax + 2) * sizeof *starts);
+    int j = 0, rc = perm && starts ? WEFT_OK : WEFT_ERR_NOMEM, *ends = st->ends;
     st->nbatch = 0;
     for (int t = 0; t < m->nterms && rc == WEFT_OK; t++) {
         const weft_term *term = &m->terms[t];
+        const int stride = (int)(sizeof(weft_element) / sizeof(int)), nv = term->type->nv;
         xpbd_batch *b = &st->batch[st->nbatch];
-        int starts[65], col = 0;
-        b->coloured = t != m->stretch_term;
-        if (!b->coloured)
-            for (int i = 0; i < term->n; i++) perm[i] = i;
+        int g = 0;
+        b->ngroup = 63; /* colours 0 .. 62, then the shared last bucket */
+        if (t == m->stretch_term)
+            rc = pbd_level_order(term->n, nv, term->elem[0].v, stride, m->n, perm, starts,
+                                 &b->ngroup);
         else /* every element coloured, as PBD colours every hinge */
-            rc = pbd_colour_order(term->n, term->type->nv, term->elem[0].v,
-                                  (int)(sizeof(weft_element) / sizeof(int)), m->n, perm, starts);
-        b->first = j;
+            rc = pbd_colour_order(term->n, nv, term->elem[0].v, stride, m->n, perm, starts);
+        b->first = j, b->end = ends;
         for (int i = 0; i < term->n && rc == WEFT_OK; i++) {
-            while (b->coloured && col < 63 && i >= starts[col + 1]) b->end[col++] = j;
+            while (g < b->ngroup && i >= starts[g + 1]) b->end[g++] = j;
             const weft_element *e = &term->elem[perm[i]];
             if (!(e->k > 0.0)) continue;
             st->elem[j] = *e;
-            st->c[j] = (xpbd_constraint){&st->elem[j], 1.0 / e->k};
-            j++;
+            st->alpha[j++] = 1.0 / e->k;
         }
-        while (col < 63) b->end[col++] = j;
-        b->type = term->type, b->n = j - b->first;
-        if (b->n > 0) st->nbatch++;
+        while (g < b->ngroup) b->end[g++] = j;
+        b->type = term->type, b->n = j - b->first, b->packed = NULL;
+        if (b->n == 0) continue; /* the slot is reused */
+        st->nbatch++, ends += b->ngroup;
+        if (rc == WEFT_OK && b->type->compliant_pack) { /* packed copies for compliant_steps */
+            const size_t size = b->type->compliant_size;
+            if (!(b->packed = malloc((size_t)b->n * size))) rc = WEFT_ERR_NOMEM;
+            for (int i = 0; i < b->n && rc == WEFT_OK; i++)
+                b->type->compliant_pack(&st->elem[b->first + i], st->alpha[b->first + i],
+                                        (char *)b->packed + (size_t)i * size);
+        }
     }
-    free(perm);
+    free(perm), free(starts);
     return rc;
 }
 
@@ -174,11 +183,15 @@ static void *xpbd_create(const weft_model *m, weft_config *cfg, weft_error *err)
         return NULL;
     }
     st->pbd.set.common.iterations = st->set.iterations;
-    st->c = malloc((size_t)(st->nc + 1) * sizeof *st->c);
+    st->alpha = malloc((size_t)(st->nc + 1) * sizeof *st->alpha);
     st->elem = malloc((size_t)(st->nc + 1) * sizeof *st->elem);
     st->batch = malloc((size_t)(m->nterms + 1) * sizeof *st->batch);
     st->lambda = malloc((size_t)(st->nc + 1) * sizeof *st->lambda);
-    if (!st->c || !st->elem || !st->batch || !st->lambda || xpbd_order(st, m) != WEFT_OK) {
+    size_t nends = 1;
+    for (int t = 0; t < m->nterms; t++) nends += (size_t)m->terms[t].n + 64;
+    st->ends = malloc(nends * sizeof *st->ends);
+    if (!st->alpha || !st->elem || !st->batch || !st->ends || !st->lambda ||
+        xpbd_order(st, m) != WEFT_OK) {
         xpbd_destroy(st);
         weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the xpbd solver");
         return NULL;
@@ -224,7 +237,7 @@ static void damp(xpbd_state *st, const double *x, double h, double *p) {
         const xpbd_batch *bt = &st->batch[b];
         const int nv = bt->type->nv;
         for (int j = bt->first; j < bt->first + bt->n; j++) {
-            const weft_element *e = st->c[j].e;
+            const weft_element *e = &st->elem[j];
             double xe[3 * WEFT_ELEM_MAXV] = {0}, g[3 * WEFT_ELEM_MAXV], wa[WEFT_ELEM_MAXV], wgg;
             double gdx = 0.0; /* xe zeroed as in project_batch */
             evaluate(bt->type->constraint, e, nv, st->pbd.w, p, xe, g, wa, &wgg);
@@ -232,7 +245,7 @@ static void damp(xpbd_state *st, const double *x, double h, double *p) {
                 const double *xa = &x[3 * e->v[a]];
                 for (int k = 0; k < 3; k++) gdx += g[3 * a + k] * (xe[3 * a + k] - xa[k]);
             }
-            const double denom = gamma * wgg + st->c[j].alpha * ih2;
+            const double denom = gamma * wgg + st->alpha[j] * ih2;
             if (!(wgg > 0.0) || !(denom > 0.0)) continue; /* all pinned, or degenerate */
             apply(e, nv, wa, g, -gamma * gdx / denom, p);
         }
@@ -240,21 +253,21 @@ static void damp(xpbd_state *st, const double *x, double h, double *p) {
 }
 
 /* Projects batch b's constraints (eq. 18), of nv vertices each, at 1/h² = ih2 (1/s²):
- * λ = 0 on entry when `first` (a substep's first sweep), else λ from `lambda`; λ is
- * stored into `lambda` unless it is NULL (no later sweep reads it). */
+ * λ from `lambda` and λ + Δλ stored there, or λ = 0 and nothing stored when it is NULL
+ * (one sweep per substep: no later sweep reads it). */
 static inline void project_batch(const xpbd_state *st, const xpbd_batch *b, int nv, double ih2,
-                                 bool first, double *lambda, double *p) {
+                                 double *lambda, double *p) {
     double (*const constraint)(const weft_element *, const double *, double *) =
         b->type->constraint;
     const double *w = st->pbd.w;
     for (int j = b->first; j < b->first + b->n; j++) {
-        const weft_element *e = st->c[j].e;
+        const weft_element *e = &st->elem[j];
         /* zeroed: evaluate fills 3 nv of them, and GCC 12 cannot tell that this is all the
          * constraint reads (-Wmaybe-uninitialized since WEFT_ELEM_MAXV = 6) */
         double xe[3 * WEFT_ELEM_MAXV] = {0}, g[3 * WEFT_ELEM_MAXV], wa[WEFT_ELEM_MAXV], denom;
         const double C = evaluate(constraint, e, nv, w, p, xe, g, wa, &denom);
-        const double at = st->c[j].alpha * ih2; /* α̃ (eq. 4) */
-        const double l = first ? 0.0 : lambda[j];
+        const double at = st->alpha[j] * ih2; /* α̃ (eq. 4) */
+        const double l = lambda ? lambda[j] : 0.0;
         double dl = 0.0;
         denom += at;
         if (denom > 0.0) { /* else every vertex pinned, or a degenerate gradient */
@@ -265,63 +278,84 @@ static inline void project_batch(const xpbd_state *st, const xpbd_batch *b, int 
     }
 }
 
-/* Record j through the energy's own compliant projection (`first`, `lambda` as for
- * project_batch). */
+/* Record j through the energy's own compliant projection (`lambda` as for project_batch). */
 static inline void step_one(const xpbd_state *st, const xpbd_batch *b, int j, double ih2,
-                            bool first, double *lambda, double *p) {
-    const double l = first ? 0.0 : lambda[j];
-    const double dl = b->type->compliant_step(st->c[j].e, st->pbd.w, st->c[j].alpha * ih2, l, p);
+                            double *lambda, double *p) {
+    const double l = lambda ? lambda[j] : 0.0;
+    const double dl = b->type->compliant_step(&st->elem[j], st->pbd.w, st->alpha[j] * ih2, l, p);
     if (lambda) lambda[j] = l + dl;
 }
 
-/* Records j .. j + 3 (one colour) through the energy's compliant_step4, one per SIMD lane,
+/* Records j .. j + 3 (one group) through the energy's compliant_step4, one per SIMD lane,
  * or one by one where it declines. */
-static void step_four(const xpbd_state *st, const xpbd_batch *b, int j, double ih2, bool first,
+static void step_four(const xpbd_state *st, const xpbd_batch *b, int j, double ih2,
                       double *lambda, double *p) {
     const weft_element *e[4];
     double at[4], l[4], dl[4];
     for (int k = 0; k < 4; k++) {
-        e[k] = st->c[j + k].e, at[k] = st->c[j + k].alpha * ih2;
-        l[k] = first ? 0.0 : lambda[j + k];
+        e[k] = &st->elem[j + k], at[k] = st->alpha[j + k] * ih2;
+        l[k] = lambda ? lambda[j + k] : 0.0;
     }
     if (!b->type->compliant_step4(e, st->pbd.w, at, l, p, dl)) {
-        for (int k = 0; k < 4; k++) step_one(st, b, j + k, ih2, first, lambda, p);
+        for (int k = 0; k < 4; k++) step_one(st, b, j + k, ih2, lambda, p);
         return;
     }
     if (lambda)
         for (int k = 0; k < 4; k++) lambda[j + k] = l[k] + dl[k];
 }
 
+/* Records j .. j + n − 1 of batch b through the energy's compliant_steps on its packed
+ * records (`lanes` and `lambda` as there). */
+static void run(const xpbd_state *st, const xpbd_batch *b, int j, int n, bool lanes, double ih2,
+                double *lambda, double *p) {
+    const char *rec = (const char *)b->packed + (size_t)(j - b->first) * b->type->compliant_size;
+    b->type->compliant_steps(rec, n, lanes, ih2, st->pbd.w, lambda ? &lambda[j] : NULL, p);
+}
+
 /* project_batch through the energy's own compliant projection (its closed form, no
- * gradient stored): within each colour four at a time where the energy has
- * compliant_step4 (the same numbers as one after the other), else one at a time. */
-static void step_batch(const xpbd_state *st, const xpbd_batch *b, double ih2, bool first,
-                       double *lambda, double *p) {
+ * gradient stored). On packed records (compliant_steps) in one call per run: with lanes
+ * where the energy has them (compliant_step4), each group's (colour's or level's) fours in
+ * one call and its rest in another, else the whole batch in one. Unpacked: within each
+ * group four at a time where the energy has compliant_step4 (the same numbers as one after
+ * the other), else one at a time. */
+static void step_batch(const xpbd_state *st, const xpbd_batch *b, double ih2, double *lambda,
+                       double *p) {
     int j = b->first;
-    if (b->coloured && b->type->compliant_step4)
-        for (int col = 0; col < 63; col++) {
-            for (; j + 4 <= b->end[col]; j += 4) step_four(st, b, j, ih2, first, lambda, p);
-            for (; j < b->end[col]; j++) step_one(st, b, j, ih2, first, lambda, p);
+    const int end = b->first + b->n;
+    const bool lanes = b->type->compliant_step4 != NULL;
+    if (b->packed) {
+        for (int g = 0; lanes && g < b->ngroup; g++) {
+            const int n4 = (b->end[g] - j) & ~3;
+            if (n4 > 0) run(st, b, j, n4, true, ih2, lambda, p);
+            if (j + n4 < b->end[g]) run(st, b, j + n4, b->end[g] - j - n4, false, ih2, lambda, p);
+            j = b->end[g];
         }
-    for (; j < b->first + b->n; j++) step_one(st, b, j, ih2, first, lambda, p);
+        if (j < end) run(st, b, j, end - j, false, ih2, lambda, p);
+        return;
+    }
+    for (int g = 0; lanes && g < b->ngroup; g++) {
+        for (; j + 4 <= b->end[g]; j += 4) step_four(st, b, j, ih2, lambda, p);
+        for (; j < b->end[g]; j++) step_one(st, b, j, ih2, lambda, p);
+    }
+    for (; j < end; j++) step_one(st, b, j, ih2, lambda, p);
 }
 
 /* One Gauss-Seidel sweep of eq. 18 over every constraint at substep h (s), batch by batch;
- * `first` and `lambda` as for project_batch. An energy's compliant_step does the
+ * `lambda` as for project_batch. An energy's compliant_step does the
  * projection where it has one; otherwise edges (2 vertices) and hinges (4) take unrolled
  * copies of the generic operations. */
-static void sweep(const xpbd_state *st, double h, bool first, double *lambda, double *p) {
+static void sweep(const xpbd_state *st, double h, double *lambda, double *p) {
     const double ih2 = 1.0 / (h * h);
     for (int b = 0; b < st->nbatch; b++) {
         const xpbd_batch *bt = &st->batch[b];
         if (bt->type->compliant_step)
-            step_batch(st, bt, ih2, first, lambda, p);
+            step_batch(st, bt, ih2, lambda, p);
         else if (bt->type->nv == 2)
-            project_batch(st, bt, 2, ih2, first, lambda, p);
+            project_batch(st, bt, 2, ih2, lambda, p);
         else if (bt->type->nv == 4)
-            project_batch(st, bt, 4, ih2, first, lambda, p);
+            project_batch(st, bt, 4, ih2, lambda, p);
         else
-            project_batch(st, bt, bt->type->nv, ih2, first, lambda, p);
+            project_batch(st, bt, bt->type->nv, ih2, lambda, p);
     }
 }
 
@@ -362,9 +396,11 @@ static void advance(xpbd_state *st, weft_model *m) {
 static void substep_sweeps(xpbd_state *st, weft_model *m, weft_monitor *mon, int s) {
     const int ni = st->set.iterations;
     double *p = st->pbd.p;
+    /* λ = 0 at the substep's start; with one sweep it is neither read nor stored */
+    if (ni > 1) memset(st->lambda, 0, (size_t)st->nc * sizeof *st->lambda);
     for (int it = 1; it <= ni; it++) {
         double t0 = weft_now();
-        sweep(st, m->dt, it == 1, ni > 1 ? st->lambda : NULL, p);
+        sweep(st, m->dt, ni > 1 ? st->lambda : NULL, p);
         if (st->pbd.balloon) pbd_project_balloon(&st->pbd, m, p, NULL);
         if (st->pbd.self) pbd_project_self(&st->pbd, p);
         pbd_project_contacts(&st->pbd, p);

@@ -16,7 +16,16 @@
  *                    `constraint`: the same Δλ and positions to rounding, pinned
  *                    vertices and degenerate elements included; its four-lane
  *                    compliant_step4 gives the bits of four compliant_step calls, and
- *                    declines, touching nothing, when a lane is degenerate.
+ *                    declines, touching nothing, when a lane is degenerate; its
+ *                    compliant_steps on compliant_pack's records gives the bits of
+ *                    compliant_step on each element of a run in turn (elements sharing
+ *                    vertices, pinned and degenerate ones, with and without λ; with lanes
+ *                    on four disjoint ones, a degenerate lane included);
+ *   level_order      pbd_level_order, xpbd's order of the stretch springs, on a 64 × 64
+ *                    cloth: a permutation whose levels share no vertex, which keeps the
+ *                    mesh order of every two springs that share one, and whose sweep ends
+ *                    bitwise where the mesh-order sweep does, with levels of 4 springs
+ *                    or more on average (room for the CPU's overlap).
  */
 #include "check.h"
 #include "pbd_internal.h"
@@ -398,6 +407,18 @@ static void compare_lanes(const weft_energy_type *type, const double *rest, cons
     }
     for (int i = 0; i < n; i++) w[i] = i % 5 == 0 ? 0.0 : 1.0 + 0.5 * unit_rand(seed);
     memcpy(q, p, 3 * (size_t)n * sizeof *p);
+    double s[3 * 4 * WEFT_ELEM_MAXV], r[3 * 4 * WEFT_ELEM_MAXV], lr[4], ls[4], rec[4 * 8];
+    if (type->compliant_steps && type->compliant_size <= 64) {
+        /* the packed run with lanes (ih2 = 1: α̃ = α), against one after the other, λ
+         * stored: the same bits, where a lane declines too */
+        memcpy(s, p, sizeof s), memcpy(r, p, sizeof r), memcpy(lr, lam, sizeof lr);
+        for (int l = 0; l < 4; l++) {
+            type->compliant_pack(ep[l], at[l], (char *)rec + (size_t)l * type->compliant_size);
+            ls[l] = lam[l] + type->compliant_step(ep[l], w, at[l], lam[l], s);
+        }
+        type->compliant_steps(rec, 4, true, 1.0, w, lr, r);
+        CHECK(!memcmp(r, s, 3 * (size_t)n * sizeof *r) && !memcmp(lr, ls, sizeof ls));
+    }
     bool done = type->compliant_step4(ep, w, at, lam, p, dl);
     CHECK(done == !degenerate);
     if (done)
@@ -408,6 +429,48 @@ static void compare_lanes(const weft_energy_type *type, const double *rest, cons
     CHECK(!memcmp(p, q, 3 * (size_t)n * sizeof *p)); /* after the scalar steps, or untouched */
 }
 
+/* compliant_steps of type on a run of n = 12 elements (compliant_pack's records), element j
+ * on vertices j .. j + nv − 1 (each shares vertices with its neighbours), positions from the
+ * rest shape rest shaken by up to 0.05 m, element 5 exactly the degenerate shape bad,
+ * vertices 0 and 7 pinned; with λ and without (lambda NULL: λ = 0, nothing stored), against
+ * compliant_step on each in turn: the same bits. */
+static void compare_run(const weft_energy_type *type, const double *rest, const double *bad,
+                        unsigned long *seed) {
+    enum { N = 12, NV = N + WEFT_ELEM_MAXV };
+    const int nv = type->nv;
+    weft_element el[N];
+    double p[3 * NV] = {0}, q[3 * NV], w[NV], alpha[N], lam[N], lq[N];
+    weft_energy_params par = {.stiffness = 2.0, .area = 0.5};
+    for (int j = 0; j < N; j++) {
+        memset(&el[j], 0, sizeof el[j]);
+        for (int a = 0; a < nv; a++) el[j].v[a] = j + a;
+        type->init(&el[j], j == 5 ? bad : rest, &par);
+        alpha[j] = j % 3 == 0 ? 0.0 : 1e-3 * j, lam[j] = 0.1 * unit_rand(seed);
+    }
+    for (int i = 0; i < NV; i++) { /* corner i mod nv of the rest shape, shaken */
+        for (int k = 0; k < 3; k++) p[3 * i + k] = rest[3 * (i % nv) + k] + 0.05 * unit_rand(seed);
+        w[i] = i == 0 || i == 7 ? 0.0 : 1.0 + 0.5 * unit_rand(seed);
+    }
+    for (int i = 0; i < 3 * nv; i++) p[15 + i] = bad[i]; /* element 5 exactly degenerate */
+    const double ih2 = 3600.0;
+    double rec[N * 8]; /* the packed run: up to 64 bytes a record */
+    CHECK(type->compliant_pack && type->compliant_size % 8 == 0 && type->compliant_size <= 64);
+    if (!(type->compliant_size <= 64)) return;
+    for (int j = 0; j < N; j++)
+        type->compliant_pack(&el[j], alpha[j], (char *)rec + (size_t)j * type->compliant_size);
+    for (int with = 0; with < 2; with++) {
+        memcpy(q, p, sizeof p), memcpy(lq, lam, sizeof lam);
+        for (int j = 0; j < N; j++) {
+            const double l = with ? lq[j] : 0.0;
+            const double dl = type->compliant_step(&el[j], w, alpha[j] * ih2, l, q);
+            if (with) lq[j] = l + dl;
+        }
+        type->compliant_steps(rec, N, false, ih2, w, with ? lam : NULL, p);
+        CHECK(!memcmp(p, q, sizeof p));
+        if (with) CHECK(!memcmp(lam, lq, sizeof lam));
+    }
+}
+
 static void test_compliant_step(void) {
     /* an edge, and a hinge: shared edge p0 p1, wings p2 and p3 (m) */
     static const double edge[6] = {0.1, 0.2, -0.1, 0.9, 0.1, 0.3};
@@ -416,7 +479,7 @@ static void test_compliant_step(void) {
     static const double edge0[6] = {0.3, 0.3, 0.3, 0.3, 0.3, 0.3};
     static const double hinge0[12] = {0, 0, 0, 1, 0, 0, 0.5, 0, 0, 0.6, -0.7, 0.2};
     unsigned long seed = 12345;
-    int types = 0, cases = 0, lanes = 0;
+    int types = 0, cases = 0, lanes = 0, runs = 0;
     for (const weft_energy_type *const *t = weft_energy_registry; *t; t++) {
         if (!(*t)->compliant_step) continue;
         CHECK((*t)->constraint != NULL); /* the step is defined by it */
@@ -425,15 +488,81 @@ static void test_compliant_step(void) {
         cases += compare_steps(*t, is_edge ? edge : hinge, 0.05, &seed);
         cases += compare_steps(*t, is_edge ? edge0 : hinge0, 0.0, &seed);
         types++;
+        if ((*t)->compliant_steps) {
+            for (int r = 0; r < 10; r++)
+                compare_run(*t, is_edge ? edge : hinge, is_edge ? edge0 : hinge0, &seed);
+            runs++;
+        }
         if (!(*t)->compliant_step4) continue;
         for (int r = 0; r < 20; r++) compare_lanes(*t, is_edge ? edge : hinge, NULL, false, &seed);
         compare_lanes(*t, is_edge ? edge : hinge, is_edge ? edge0 : hinge0, true, &seed);
         lanes++;
     }
     fprintf(stderr, "compliant_step: %d energies, %d cases against eq. 18 on their constraint; "
-            "%d with four lanes\n", types, cases, lanes);
+            "%d with four lanes, %d with runs\n", types, cases, lanes, runs);
     CHECK(types >= 3); /* mass_spring, dihedral_bending, discrete_shells */
     CHECK(lanes >= 2); /* the two hinges */
+    CHECK(runs >= 1);  /* mass_spring */
+}
+
+/* ------------------------------------------------------------------------------ */
+
+/* True when the nc springs (vertex pairs at v[2 c]) in the order perm (NULL: 0 .. nc − 1)
+ * keep every two that share a vertex in mesh order; marks into last (nv ints). */
+static bool keeps_shared_order(int nc, const int *v, const int *perm, int nv) {
+    int *last = malloc((size_t)nv * sizeof *last);
+    bool ok = last != NULL;
+    for (int i = 0; ok && i < nv; i++) last[i] = -1;
+    for (int i = 0; ok && i < nc; i++) {
+        const int c = perm[i];
+        for (int a = 0; a < 2; a++) ok = ok && last[v[2 * c + a]] < c, last[v[2 * c + a]] = c;
+    }
+    free(last);
+    return ok;
+}
+
+static void test_level_order(void) {
+    const char *sets[] = {"mesh.nx=64", "mesh.ny=64", NULL};
+    weft_model m = {0};
+    weft_config *cfg = NULL;
+    int *perm = NULL, *starts = NULL, *v = NULL, *seen = NULL, nl = 0;
+    double *p = NULL, *q = NULL;
+    if (!scene_build_cfg("hanging_cloth", sets, weft_energy_registry, &m, &cfg)) goto done;
+    const weft_term *t = &m.terms[m.stretch_term];
+    const int nc = t->n, stride = (int)(sizeof(weft_element) / sizeof(int));
+    perm = malloc((size_t)nc * sizeof *perm), starts = malloc(((size_t)nc + 2) * sizeof *starts);
+    v = malloc(2 * (size_t)nc * sizeof *v), seen = calloc((size_t)(nc + m.n), sizeof *seen);
+    p = malloc(3 * (size_t)m.n * sizeof *p), q = malloc(3 * (size_t)m.n * sizeof *q);
+    if (!perm || !starts || !v || !seen || !p || !q) goto done;
+    CHECK(pbd_level_order(nc, 2, t->elem[0].v, stride, m.n, perm, starts, &nl) == WEFT_OK);
+    for (int c = 0; c < nc; c++) v[2 * c] = t->elem[c].v[0], v[2 * c + 1] = t->elem[c].v[1];
+    CHECK(starts[0] == 0 && starts[nl] == nc);
+    for (int i = 0; i < nc; i++) seen[perm[i]]++;
+    for (int c = 0; c < nc; c++) CHECK(seen[c] == 1); /* a permutation */
+    memset(seen, 0, (size_t)m.n * sizeof *seen);
+    for (int l = 0; l < nl; l++) /* a level touches a vertex once: seen[] holds level + 1 */
+        for (int i = starts[l]; i < starts[l + 1]; i++)
+            for (int a = 0; a < 2; a++) {
+                CHECK(seen[v[2 * perm[i] + a]] != l + 1);
+                seen[v[2 * perm[i] + a]] = l + 1;
+            }
+    CHECK(keeps_shared_order(nc, v, perm, m.n));
+    /* a spring sweep in both orders from one perturbed state: the same bits */
+    unsigned long seed = 777;
+    for (int i = 0; i < 3 * m.n; i++) p[i] = q[i] = m.x[i] + 0.01 * unit_rand(&seed);
+    for (int i = 0; i < nc; i++) {
+        const weft_element *ea = &t->elem[i], *eb = &t->elem[perm[i]];
+        t->type->compliant_step(ea, m.w, 1e-3 / ea->k, 0.0, p);
+        t->type->compliant_step(eb, m.w, 1e-3 / eb->k, 0.0, q);
+    }
+    CHECK(!memcmp(p, q, 3 * (size_t)m.n * sizeof *p));
+    fprintf(stderr, "level_order: %d springs in %d levels (%.1f a level); the sweep in level "
+            "order is bitwise the mesh order's\n", nc, nl, (double)nc / nl);
+    CHECK(nl > 0 && 4 * nl <= nc);
+done:
+    free(perm), free(starts), free(v), free(seen), free(p), free(q);
+    weft_model_free(&m);
+    weft_config_free(&cfg);
 }
 
 int main(int argc, char **argv) {
@@ -444,6 +573,7 @@ int main(int argc, char **argv) {
         {"residual_logged", test_residual_logged},
         {"refuses", test_refuses},
         {"compliant_step", test_compliant_step},
+        {"level_order", test_level_order},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);
