@@ -35,7 +35,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -188,7 +187,7 @@ static int run_child(const job *j, figures *f) {
     if (pid == 0) {
         close(fd[0]);
         figures c = {.status = 1};
-        omp_set_num_threads(j->threads);
+        weft_bench_pin_threads(j->threads); /* OpenMP's and OpenBLAS's (CHOLMOD) */
         measure(j, &c);
         fflush(NULL);
         ssize_t wr = write(fd[1], &c, sizeof c);
