@@ -27,7 +27,8 @@
  *                        CPU time)
  * Under valgrind --tool=callgrind --toggle-collect='timed_steps*' only the timed steps are
  * counted (each child writes its own callgrind.out.PID).
- * Writes <out>/bench_ipc.tsv (through ".partial", renamed when complete). */
+ * Writes <out>/bench_ipc.tsv (through ".partial", renamed when complete) and, unless
+ * --no-plot, <out>/bench_ipc.png (experiments/plots/bench_ipc.gp: stacked bars). */
 #define _DEFAULT_SOURCE /* wait4: a child's own rusage (its peak RSS) */
 #include "bench.h"
 
@@ -49,7 +50,8 @@ static const char usage[] =
     "solver with model = none on the same steps of drape_sphere, with the breakdown of an\n"
     "iteration from the solver's profile timers and the ratio ipc/none; each measurement in\n"
     "its own process, the repeats alternating none and ipc.\n"
-    "Writes DIR/bench_ipc.tsv (default results/); columns: see experiments/bench_ipc.c.\n"
+    "Writes DIR/bench_ipc.tsv and DIR/bench_ipc.png (default results/); columns: see\n"
+    "experiments/bench_ipc.c.\n"
     "  --sizes N,...      cloth vertices per side, 2..2048 (default 32)\n"
     "  --repeats N        measurements per configuration, median kept (default 3)\n"
     "  --warmup N         untimed steps first (default 10; the cloth lands in step 12)\n"
@@ -57,7 +59,7 @@ static const char usage[] =
     "  --threads N        threads (default 1)\n"
     "  --iterations N     Newton iteration cap (default 50)\n"
     "  --keep-friction    keep the colliders' friction (default: 0 in both configurations)\n"
-    "  --no-plot          accepted; this bench draws no figure\n"
+    "  --no-plot          no figure (bench_ipc.png: the breakdown as stacked bars)\n"
     "  --set applies to the scene in both configurations\n"
     "                     (e.g. --set contact.barrier_distance=2e-3)\n";
 
@@ -377,5 +379,16 @@ int main(int argc, char **argv) {
         job j = {&cli, NULL, sizes[si], threads, (int)warmup, steps};
         if (bench_size(&t, j, cset, (int)repeats) != 0) failed = 1;
     }
-    return weft_bench_close(&t, failed ? "a measurement failed" : NULL);
+    int rc = weft_bench_close(&t, failed ? "a measurement failed" : NULL);
+    if (rc != 0 || cli.no_plot) return rc;
+    char script[1100], defs[2400], png[1200];
+    snprintf(script, sizeof script, "%s/bench_ipc.gp", weft_plots_dir());
+    snprintf(png, sizeof png, "%s/bench_ipc.png", cli.out);
+    snprintf(defs, sizeof defs, "file='%s'; out='%s'", t.path, png);
+    if (weft_gnuplot(defs, script) != 0) {
+        fprintf(stderr, "error: gnuplot failed on %s\n", script);
+        return 1;
+    }
+    printf("wrote %s\n", png);
+    return 0;
 }

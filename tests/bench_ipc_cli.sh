@@ -1,15 +1,17 @@
 #!/bin/sh
-# bench_ipc_cli.sh BENCH_IPC — runs bench_ipc (experiments/bench_ipc.c) at 8², 11 warm-up
-# and three timed steps (around the landing: a free fall takes no Newton iteration), one
-# repeat, and checks bench_ipc.tsv: renamed into place complete (no ".partial", no
+# bench_ipc_cli.sh BENCH_IPC PLOTS — runs bench_ipc (experiments/bench_ipc.c) at 8², 11
+# warm-up and three timed steps (around the landing: a free fall takes no Newton
+# iteration), one repeat, and checks bench_ipc.tsv: renamed into place complete (no ".partial", no
 # incomplete status); its header, column by column; one row per configuration (none, ipc)
 # in that order; whole positive iteration counts and positive finite times; the ipc timers
 # in the ipc row only; the breakdown adding up to the time per iteration; none's ratios 1;
-# the friction choice stated. Also: a bad --sizes value (exit 2, one line, nothing
+# the friction choice stated; --no-plot draws nothing, and plots/bench_ipc.gp draws the
+# table (skipped without gnuplot). Also: a bad --sizes value (exit 2, one line, nothing
 # written), an interrupted run (only the ".partial" file) and --help. No timing is
 # asserted. POSIX sh; files live in a private mktemp -d directory.
 set -u
-bench=${1:?usage: bench_ipc_cli.sh PATH_TO_BENCH_IPC}
+bench=${1:?usage: bench_ipc_cli.sh PATH_TO_BENCH_IPC PLOTS_DIR}
+plots=${2:?usage: bench_ipc_cli.sh PATH_TO_BENCH_IPC PLOTS_DIR}
 . "$(dirname "$0")/lib.sh"
 weft_tmpdir bench-ipc
 
@@ -21,6 +23,16 @@ check "runs (exit $rc)" $rc
 t="$tmp/out/bench_ipc.tsv"
 [ -f "$t" ] && [ ! -e "$t.partial" ] && ! grep -q 'status=incomplete' "$t"
 check "bench_ipc.tsv complete and renamed into place" $?
+
+[ ! -e "$tmp/out/bench_ipc.png" ]
+check "--no-plot draws no figure" $?
+if command -v gnuplot >/dev/null 2>&1; then
+    gnuplot -e "file='$t'; out='$tmp/fig.png'" "$plots/bench_ipc.gp" 2>"$tmp/gp.err" &&
+        [ -s "$tmp/fig.png" ]
+    check "bench_ipc.gp draws the table" $?
+else
+    echo "skip: no gnuplot for bench_ipc.gp"
+fi
 
 want="contact n vertices threads warmup steps iterations ms_per_iteration cpu_ms_per_iteration"
 want="$want ms_per_step assemble_ms system_ms linear_ms line_search_ms other_ms ipc_fill_ms"
