@@ -106,7 +106,7 @@ static void arap_pd_project(const weft_element *e, const double *y, double *p) {
         for (int c = 0; c < 2; c++) p[3 * c + r] = U[3 * r] * V[2 * c] + U[3 * r + 1] * V[2 * c + 1];
 }
 
-static const weft_projective arap_projective = {2, arap_pd_form, arap_pd_project};
+static const weft_projective arap_projective = {2, arap_pd_form, arap_pd_project, NULL};
 
 const weft_energy_type weft_arap_membrane = {
     .name = "arap",

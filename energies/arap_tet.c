@@ -109,7 +109,7 @@ static void arap_pd_project(const weft_element *e, const double *y, double *p) {
         }
 }
 
-static const weft_projective arap_projective = {3, arap_pd_form, arap_pd_project};
+static const weft_projective arap_projective = {3, arap_pd_form, arap_pd_project, NULL};
 
 const weft_energy_type weft_arap_tet = {
     .name = "arap",

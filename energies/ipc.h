@@ -141,6 +141,17 @@ void weft_ipc_friction_pair(const double x_lag[12], const double x_prev[12], wef
                             const weft_ipc_params *p, double mu, double weight,
                             weft_ipc_friction *f);
 
+/* The friction term of a pair against a triangle-mesh obstacle: the slots whose bit is set
+ * in `fixed` (bit a: slot a) hold the obstacle's corners, constants of the step, in x_lag
+ * where the barrier takes them (t_{n+1}) and in x_prev where they were at the step's start;
+ * T and λ as weft_ipc_friction_pair, T's rows of those slots zero and their part of the
+ * closest points' displacement in c: u = Pᵀ(Σ_free wₐ(xₐ − x_prevₐ) + Σ_fixed wₐ(x_lagₐ −
+ * x_prevₐ)). For an obstacle translating by u_o h this is Pᵀ Σ_free wₐ(xₐ − x_prevₐ − u_o h)
+ * (Σ wₐ = 0): the slip relative to the obstacle's surface. */
+void weft_ipc_friction_obstacle(const double x_lag[12], const double x_prev[12],
+                                weft_ipc_dist t, const weft_ipc_params *p, double mu,
+                                double weight, unsigned fixed, weft_ipc_friction *f);
+
 /* The friction term of a point against an analytic collider's surface: n the outward unit
  * normal at the closest point on the lagged surface, lambda the lagged normal force (N,
  * e.g. weft_ipc_normal_force of the squared signed distance), us the collider's surface

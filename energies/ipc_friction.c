@@ -22,7 +22,9 @@
  * Normal force (§5.2): λ = −∂b/∂d at xˡ; in squared distances, −2√s b′(s).
  * A point against an analytic collider: P spans the collider's tangent plane at the
  * closest point, and the collider's surface velocity there (translation plus rotation) is
- * subtracted, u = Pᵀ(x − xⁿ − uₛh).
+ * subtracted, u = Pᵀ(x − xⁿ − uₛh). A pair against a triangle-mesh obstacle: the same pair
+ * term with the obstacle's corners constants (their rows of T zero), their motion over the
+ * step (at xⁿ where they were at t_n, at the lag where they are at t_{n+1}) in the offset.
  */
 #include "ipc.h"
 
@@ -168,6 +170,15 @@ void weft_ipc_friction_pair(const double x_lag[12], const double x_prev[12], wef
             f->c[c] -= f->T[2 * a + c] * x_prev[a];
         }
     f->mu_lambda = mu * weight * weft_ipc_normal_force(weft_ipc_d2(x_lag, t, NULL, NULL), p);
+}
+
+void weft_ipc_friction_obstacle(const double x_lag[12], const double x_prev[12],
+                                weft_ipc_dist t, const weft_ipc_params *p, double mu,
+                                double weight, unsigned fixed, weft_ipc_friction *f) {
+    weft_ipc_friction_pair(x_lag, x_prev, t, p, mu, weight, f);
+    for (int a = 0; a < 12; a++) /* an obstacle's slot: at x_lag all step long, a constant */
+        if (fixed >> (a / 3) & 1u)
+            for (int c = 0; c < 2; c++) f->c[c] += f->T[2 * a + c] * x_lag[a], f->T[2 * a + c] = 0;
 }
 
 void weft_ipc_friction_point(const double n[3], const double x_prev[3], const double *us, double h,

@@ -151,7 +151,10 @@ static void ms_pd_project(const weft_element *e, const double *y, double *p) {
     for (int k = 0; k < 3; k++) p[k] = s * y[k];
 }
 
-static const weft_projective ms_projective = {1, ms_pd_form, ms_pd_project};
+/* C's radius ℓ0 (project is the sphere's projection). */
+static double ms_pd_radius(const weft_element *e) { return e->rest[0]; }
+
+static const weft_projective ms_projective = {1, ms_pd_form, ms_pd_project, ms_pd_radius};
 
 const weft_energy_type weft_mass_spring = {
     .name = "mass_spring",

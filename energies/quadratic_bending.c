@@ -186,7 +186,10 @@ static void qb_pd_project(const weft_element *e, const double *y, double *p) {
     for (int k = 0; k < 3; k++) p[k] = s * y[k];
 }
 
-static const weft_projective qb_projective = {1, qb_pd_form, qb_pd_project};
+/* C's radius r0 (project is the sphere's projection). */
+static double qb_pd_radius(const weft_element *e) { return e->rest[4]; }
+
+static const weft_projective qb_projective = {1, qb_pd_form, qb_pd_project, qb_pd_radius};
 
 const weft_energy_type weft_quadratic_bending = {
     .name = "quadratic_bending",

@@ -7,8 +7,9 @@
  *   no_repulsions  without the repulsions at the step's start;
  *   no_ccd         without CCD, hence without impact zones: repulsions and colliders;
  *   no_zones       without impact zones: what the CCD impulse passes leave is left;
- *   ipc            no pipeline; [contact] model = ipc, d̂ = 5 mm, colliders frictionless
- *                  (solvers that do not run it: a refused row);
+ *   ipc            no pipeline; [contact] model = ipc at its own d̂, the colliders' friction
+ *                  and the pipeline's cloth–cloth μ ([collision] friction) kept, restitution
+ *                  refused (IPC is inelastic); solvers that do not run it: a refused row;
  *
  * and measured after every step, outside the timed part (weft_run_options.on_step):
  *   intersections  intersecting triangle pairs, cloth–cloth and cloth–obstacle
@@ -44,51 +45,48 @@ static const char usage[] =
     "usage: collisions [options]\n"
     "Runs each scene with each solver under six configurations: five of the collision\n"
     "pipeline (none, bridson, no_repulsions, no_ccd, no_zones) and ipc (no pipeline;\n"
-    "[contact] model = ipc, barrier_distance 5 mm, the colliders' friction and restitution\n"
-    "0; a solver that does not run it gets a refused row). Reports per run the steps done,\n"
-    "the smallest distance between non-adjacent primitives, the steps that ended with\n"
-    "intersecting triangles, the steps the pipeline left unresolved, inner (Newton)\n"
-    "iterations per step, the steps the solver ended short of its tolerance, and the time\n"
-    "spent in collision handling (the pipeline's or the contact model's). Writes\n"
-    "OUT/collisions/summary.tsv and per-run files.\n"
+    "[contact] model = ipc at its own barrier_distance, the colliders' friction as the\n"
+    "scene gives it and cloth-cloth friction the pipeline's [collision] friction; IPC is\n"
+    "inelastic: a scene with restitution gets a refused row, as does a solver that does not\n"
+    "run the model). Reports per run the steps done, the smallest distance between\n"
+    "non-adjacent primitives, the steps that ended with intersecting triangles, the steps the\n"
+    "pipeline left unresolved, inner (Newton) iterations per step, the steps the solver\n"
+    "ended short of its tolerance, and the time spent in collision handling (the pipeline's\n"
+    "or the contact model's). Writes OUT/collisions/summary.tsv and per-run files.\n"
     "\n"
     "  --scenes A,B,...       built-in scenes or .ini files (default cloth_on_cloth,\n"
-    "                         twisting_cloth,fast_drop_through_thin_sheet); --scene A: one\n"
-    "  --solvers A,B,...      solvers (default pbd_gauss_seidel,pbd_jacobi)\n"
+    "                         twisting_cloth,fast_drop_through_thin_sheet,spinning_sphere,\n"
+    "                         sheet_stack); --scene A: one\n"
+    "  --solvers A,B,...      solvers (default pbd_gauss_seidel,pbd_jacobi,newton_euler:\n"
+    "                         newton_euler runs ipc)\n"
     "  --steps N              time steps (default: each scene's)\n"
     "  --iterations N         inner iterations per step (default: each scene's)\n"
     "  --threads N            OpenMP threads for parallel solvers\n"
     "  --set SECTION.KEY=VAL  override a value of every scene (repeatable); the\n"
     "                         configurations set collision.pipeline, repulsions, ccd,\n"
-    "                         impact_zones, contact.model and contact.barrier_distance\n"
-    "                         themselves\n"
+    "                         impact_zones and contact.model themselves (ipc also\n"
+    "                         contact.friction, unless given here)\n"
     "  --out DIR              results directory (default results)\n"
     "  --no-plot              skip the figures\n"
     "  -h, --help             this text\n";
 
-#define DEFAULT_SCENES "cloth_on_cloth,twisting_cloth,fast_drop_through_thin_sheet"
-#define DEFAULT_SOLVERS "pbd_gauss_seidel,pbd_jacobi"
+#define DEFAULT_SCENES \
+    "cloth_on_cloth,twisting_cloth,fast_drop_through_thin_sheet,spinning_sphere,sheet_stack"
+#define DEFAULT_SOLVERS "pbd_gauss_seidel,pbd_jacobi,newton_euler"
 #define MAX_LIST 16
 #define CAP_PER_THICKNESS 10.0 /* D = 10 η */
 /* Path buffers: the results directory (--out is at most 1000 characters), a scene's
  * directory under it, a run's base name, and files named after it. */
 enum { TOP_LEN = 1100, DIR_LEN = 1300, BASE_LEN = 1500, FILE_LEN = 1600 };
 
-/* A configuration: its name and the overrides that make it; frictionless: it also sets
- * every analytic collider's friction and restitution to 0 (IPC refuses them: its friction
- * is [contact] friction). */
+/* A configuration: its name and the overrides that make it; cloth_friction: it also sets
+ * [contact] friction to the scene's [collision] friction (the pipeline's cloth–cloth μ),
+ * so its contacts have the scene's friction as the pipeline's do (scene_friction). */
 typedef struct config {
     const char *name;
     const char *sets[4];
-    bool frictionless;
+    bool cloth_friction;
 } config;
-
-/* [contact] barrier_distance d̂ of the ipc configuration, m: with the fixed κ, plain Newton
- * converges at 5 mm where the default 1 mm waits for adaptive κ. */
-#define IPC_BARRIER_DISTANCE "0.005"
-
-/* Most overrides a configuration adds: its sets, two per collider when frictionless. */
-#define MAX_COLLIDER_SETS 16
 
 static const config configs[] = {
     {.name = "none", .sets = {"collision.pipeline=none"}},
@@ -105,9 +103,8 @@ static const config configs[] = {
      .sets = {"collision.pipeline=bridson", "collision.repulsions=true", "collision.ccd=true",
               "collision.impact_zones=false"}},
     {.name = "ipc",
-     .sets = {"collision.pipeline=none", "contact.model=ipc",
-              "contact.barrier_distance=" IPC_BARRIER_DISTANCE},
-     .frictionless = true},
+     .sets = {"collision.pipeline=none", "contact.model=ipc"},
+     .cloth_friction = true},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -290,45 +287,40 @@ static int watch_close(watch *w, const weft_model *m, const char *steps_path, bo
 /* Runs and the summary                                                            */
 /* ------------------------------------------------------------------------------ */
 
-/* The overrides that make a scene's analytic colliders frictionless (config.frictionless). */
-typedef struct collider_sets {
-    int n;
-    char set[MAX_COLLIDER_SETS][160];
-} collider_sets;
+/* What the ipc configuration takes from a scene (config.cloth_friction): the override
+ * "contact.friction=μ", μ the scene's [collision] friction, the pipeline's cloth–cloth
+ * coefficient; empty when the command line sets contact.friction itself. */
+typedef struct scene_sets {
+    char friction[64];
+} scene_sets;
 
-/* Fills cs from model m: "collider.NAME.friction=0" and "...restitution=0" per collider;
- * false (with a message) when they do not fit beside n_cli overrides of the command line. */
-static bool collider_sets_make(collider_sets *cs, const weft_model *m, int n_cli) {
-    cs->n = 0;
-    if (2 * m->ncolliders > MAX_COLLIDER_SETS || n_cli + 4 + 2 * m->ncolliders > 64) {
-        fprintf(stderr, "error: %s: %d colliders and %d --set: too many overrides for the "
-                "ipc configuration (at most 64)\n", m->scene_name, m->ncolliders, n_cli);
-        return false;
-    }
-    for (int c = 0; c < m->ncolliders; c++) {
-        snprintf(cs->set[cs->n++], sizeof cs->set[0], "collider.%s.friction=0",
-                 m->colliders[c].name);
-        snprintf(cs->set[cs->n++], sizeof cs->set[0], "collider.%s.restitution=0",
-                 m->colliders[c].name);
-    }
-    return true;
+/* Fills ss from the scene's config cfg (built with the command line's overrides and the
+ * pipeline on, so its [collision] keys are read). */
+static void scene_sets_make(scene_sets *ss, const weft_cli *cli, const weft_config *cfg) {
+    ss->friction[0] = '\0';
+    for (int i = 0; i < cli->nset; i++)
+        if (!strncmp(cli->set[i], "contact.friction=", 17)) return;
+    double mu;
+    if (weft_config_value(cfg, "collision", "friction", &mu))
+        snprintf(ss->friction, sizeof ss->friction, "contact.friction=%.17g", mu);
 }
 
 /* The command line of scene `scene` under configuration c: cli's overrides, then c's (and
- * cs's when c is frictionless; cs may be NULL), into one (pointing into c and cs). */
+ * ss's when c takes the scene's cloth friction; ss may be NULL), into one (pointing into c
+ * and ss). */
 static void config_cli(const weft_cli *cli, const char *scene, const config *c,
-                       const collider_sets *cs, weft_cli *one) {
+                       const scene_sets *ss, weft_cli *one) {
     *one = *cli;
     one->scene = scene;
     for (int i = 0; i < 4 && c->sets[i]; i++) one->set[one->nset++] = c->sets[i];
-    for (int i = 0; cs && c->frictionless && i < cs->n; i++) one->set[one->nset++] = cs->set[i];
+    if (ss && c->cloth_friction && ss->friction[0]) one->set[one->nset++] = ss->friction;
 }
 
 /* Builds scene `scene` with the command line's overrides, then the configuration's. */
-static int build(const weft_cli *cli, const char *scene, const config *c, const collider_sets *cs,
+static int build(const weft_cli *cli, const char *scene, const config *c, const scene_sets *ss,
                  weft_model *m, weft_config **cfg, weft_error *err) {
     weft_cli one;
-    config_cli(cli, scene, c, cs, &one);
+    config_cli(cli, scene, c, ss, &one);
     return weft_cli_build(&one, m, cfg, err);
 }
 
@@ -383,12 +375,12 @@ static void print_row(FILE *tsv, const row *r) {
 /* Runs one scene × solver × configuration into row r; returns 0, or 1 when the run
  * failed other than by diverging or by being refused, or WEFT_ERR_INTERRUPTED. */
 static int run_one(const weft_cli *cli, const char *scene, const weft_solver_type *solver,
-                   const config *c, const collider_sets *cs, const char *dir, row *r) {
+                   const config *c, const scene_sets *ss, const char *dir, row *r) {
     weft_error err = {{0}};
     weft_model m;
     weft_config *cfg = NULL;
     r->status = "error";
-    int rc = build(cli, scene, c, cs, &m, &cfg, &err);
+    int rc = build(cli, scene, c, ss, &m, &cfg, &err);
     /* The scene built as given: what fails now is this configuration (a mesh obstacle
      * without the pipeline), or the solver refuses the model at create (a contact model
      * it does not run, colliders IPC cannot take). */
@@ -463,7 +455,7 @@ static int run_one(const weft_cli *cli, const char *scene, const weft_solver_typ
     /* BASE.ini: the run's resolved input and provenance; compare --scene BASE.ini --log
      * steps reruns it (the settings it read are those cfg marks taken). */
     weft_cli one;
-    config_cli(cli, scene, c, cs, &one);
+    config_cli(cli, scene, c, ss, &one);
     char ini_path[FILE_LEN];
     snprintf(ini_path, sizeof ini_path, "%s.ini", base);
     weft_error ierr = {{0}};
@@ -515,7 +507,7 @@ int main(int argc, char **argv) {
     static const config as_given = {.name = "as given"};
     char scene_names[MAX_LIST][128];
     row scene_rows[MAX_LIST]; /* what a refused run's row says of its scene */
-    static collider_sets scene_colliders[MAX_LIST];
+    static scene_sets scene_ss[MAX_LIST];
     for (int i = 0; i < nscenes; i++) {
         weft_model m;
         weft_config *cfg = NULL;
@@ -524,11 +516,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "error: %s\n", err.msg);
             return 1;
         }
-        if (!collider_sets_make(&scene_colliders[i], &m, cli.nset)) {
-            weft_model_free(&m);
-            weft_config_free(&cfg);
-            return 2;
-        }
+        scene_sets_make(&scene_ss[i], &cli, cfg);
         snprintf(scene_names[i], sizeof scene_names[i], "%s", m.scene_name);
         scene_rows[i] = (row){.steps = weft_cli_setting(cfg, "scene", "steps", 0),
                               .vertices = m.n,
@@ -561,8 +549,9 @@ int main(int argc, char **argv) {
             "iterations_per_step: the solver's inner iterations; unconverged_steps: steps "
             "it ended at its iteration cap or stalled short of its tolerance; times are wall "
             "time per step done, collision_ms_per_step the pipeline's or the contact model's; ipc: "
-            "[contact] model = ipc, barrier_distance " IPC_BARRIER_DISTANCE " m, colliders "
-            "frictionless\n",
+            "[contact] model = ipc at its default barrier_distance, colliders' friction as "
+            "the scene's, cloth-cloth friction the scene's [collision] friction, restitution "
+            "refused (IPC is inelastic)\n",
             WEFT_VERSION);
     print_header(tsv);
     int status = 0;
@@ -580,7 +569,7 @@ int main(int argc, char **argv) {
                 r.scene = scene_names[i], r.solver = solvers[k]->name;
                 r.config = configs[c].name;
                 int rc = run_one(&cli, scenes[i], solvers[k], &configs[c],
-                                 &scene_colliders[i], dir, &r);
+                                 &scene_ss[i], dir, &r);
                 if (rc == WEFT_ERR_INTERRUPTED) {
                     interrupted = true;
                     break;
@@ -627,8 +616,7 @@ int main(int argc, char **argv) {
                      "files='%s'; names='%s'; out='%s'; title='%s, %s'; note='%s'", files,
                      cnames, out, scene_names[i], solvers[k]->name,
                      strstr(cnames, "ipc") ? "ipc: no pipeline, [contact] model = ipc "
-                                             "(barrier, d^ = " IPC_BARRIER_DISTANCE " m), "
-                                             "colliders frictionless" : "");
+                                             "(barrier; friction as the scene gives it)" : "");
             if (weft_gnuplot(defs, script) != 0) {
                 fprintf(stderr, "error: gnuplot failed on %s\n", script);
                 return 1;

@@ -85,6 +85,10 @@ typedef struct weft_projective {
     double (*form)(const weft_element *e, double *A);
     /* p = P_C(y): y and p are rows × 3 (y[3*r + k]: row r, coordinate k). */
     void (*project)(const weft_element *e, const double *y, double *p);
+    /* Optional (NULL: none), one-row forms only: when C is the sphere |p| = r about 0 and
+     * project is exactly p = (|y| > 0 ? r/|y| : 0) y, |y| = sqrt(y₀y₀ + y₁y₁ + y₂y₂) in
+     * that order, r of element e; a solver may then project without calling project. */
+    double (*sphere_radius)(const weft_element *e);
 } weft_projective;
 /* The [material] role whose default an energy is: the energy a scene gets when it leaves
  * that key out. Each role is declared by exactly one registered energy. */

@@ -149,6 +149,13 @@ void im_profile(const void *state, weft_profile *out) {
             weft_profile_add(out, "ipc_kappa_raises", WEFT_PROFILE_COUNT,
                              (double)st->ipc->kappa_raises);
         }
+        if (st->ipc->shift) { /* not-SPD systems shifted (newton.c shifted_solve) */
+            weft_profile_add(out, "ipc_shifts", WEFT_PROFILE_COUNT, (double)st->ipc->shifts);
+            weft_profile_add(out, "ipc_shift_solves", WEFT_PROFILE_COUNT,
+                             (double)st->ipc->shift_solves);
+            weft_profile_add(out, "ipc_shift_tau_max_x1000", WEFT_PROFILE_COUNT,
+                             1e3 * st->ipc->tau_max);
+        }
         if (st->ipc->friction)
             weft_profile_add(out, "ipc_friction_builds", WEFT_PROFILE_COUNT,
                              (double)st->ipc->friction_builds);

@@ -155,9 +155,14 @@ static double barrier_gradient(const weft_element *e, const double *xe, double *
     return barrier_eval(e, xe, false, g, NULL);
 }
 
+/* The pair's Hessian PSD-projected in every mode, as Li 2020 (Alg. 1) assembles it: its
+ * exact curvature b′ ∇²d (b′ < 0) grows without bound as d → 0 (against a sphere of radius
+ * R, 2 d b′(d²)/R across the normal), where a shift of the whole system would have to
+ * follow it; the elastic terms stay exact ([solver] hessian). */
 static double barrier_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                               double *g, double *H) {
-    return barrier_eval(e, xe, mode != WEFT_HESSIAN_EXACT, g, H);
+    (void)mode;
+    return barrier_eval(e, xe, true, g, H);
 }
 
 const weft_energy_type weft_ipc_barrier_type = {
@@ -212,6 +217,27 @@ const weft_energy_type weft_ipc_friction_type = {
 /* ------------------------------------------------------------------------------ */
 
 const char *const weft_contact_model_names[] = {"none", "ipc", NULL};
+static const char *const indefinite_names[] = {"shift", "project", NULL};
+
+/* d̂ of [contact] barrier_distance = relative, as a fraction of the cloth's bounding-box
+ * diagonal at t = 0: IPC's own default (Li et al. 2020, d̂ = 1e-3 l). */
+#define WEFT_IPC_DHAT_RELATIVE 1e-3
+
+/* d̂ when [contact] barrier_distance is empty (the default), m. */
+#define WEFT_IPC_DHAT_DEFAULT 1e-3
+
+/* [contact] barrier_distance: a number in (0, 1] (m), "relative", or empty (1 mm). */
+static bool check_dhat(const char *text, char *msg, size_t size) {
+    if (!text[0] || !strcmp(text, "relative")) return true; /* empty: 1 mm */
+    char *end;
+    double d = strtod(text, &end);
+    if (end == text || *end != '\0' || !(d > 0.0 && d <= 1.0)) {
+        snprintf(msg, size, "'%s' is not a barrier distance: a number in (0, 1] m (or relative)",
+                 text);
+        return false;
+    }
+    return true;
+}
 
 /* [contact] stiffness: a number > 0 (J/m⁴) or "adaptive". */
 static bool check_stiffness(const char *text, char *msg, size_t size) {
@@ -230,11 +256,13 @@ const weft_param weft_contact_params[] = {
      .unit = "", .dflt_name = "none",
      .names = weft_contact_model_names,
      .doc = "contact model: none (the solver's own handling of colliders) or ipc (Li 2020 "
-            "barrier, CCD-filtered line search; newton_euler, bdf2_newton)"},
-    {.key = "barrier_distance", .type = WEFT_PARAM_DOUBLE,
-     .offset = offsetof(weft_contact_settings, barrier_distance), .unit = "m", .lo = 0,
-     .hi = 1, .flags = WEFT_PARAM_LO_OPEN, .dflt = 1e-3,
-     .doc = "ipc: activation distance d^ of the barrier (beyond the thickness)"},
+            "barrier; newton_euler, bdf2_newton: CCD-filtered line search, vbd: Chen 2024 bound)"},
+    {.key = "barrier_distance", .type = WEFT_PARAM_STRING,
+     .offset = offsetof(weft_contact_settings, barrier_distance), .unit = "m",
+     .check = check_dhat,
+     .doc = "ipc: activation distance d^ of the barrier (beyond the thickness), in (0, 1]; "
+            "relative: 1e-3 of the cloth's bounding-box diagonal at t = 0 (IPC's default); "
+            "empty (the default): 0.001 (the value in the log header)"},
     {.key = "thickness", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, thickness), .unit = "m", .lo = 0, .hi = 1,
      .dflt = 0, .doc = "ipc: C-IPC thickness xi, the distance the barrier keeps (infinite at xi)"},
@@ -254,6 +282,12 @@ const weft_param weft_contact_params[] = {
     {.key = "friction_iterations", .type = WEFT_PARAM_INT,
      .offset = offsetof(weft_contact_settings, friction_iterations), .unit = "", .lo = 1,
      .hi = 100, .dflt = 1, .doc = "ipc: friction's lagging iterations per step"},
+    {.key = "indefinite", .type = WEFT_PARAM_NAME,
+     .offset = offsetof(weft_contact_settings, indefinite), .unit = "", .dflt_name = "shift",
+     .names = indefinite_names,
+     .doc = "ipc: Newton's system where the exact Hessian is not SPD ([solver] hessian = "
+            "adaptive): shift (exact + least tau M/h^2 that factorises, Nocedal & Wright "
+            "3.4) or project (every element PSD-projected)"},
     {0},
 };
 
@@ -311,13 +345,8 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     ipc->npattern = -1; /* the first barrier term is a change of the model's pattern */
     if (m->nobstacles > IPC_MAX_OBSTACLES)
         return refuse(cfg, "model", err, "ipc runs at most 8 triangle-mesh obstacles");
-    for (int k = 0; k < m->nobstacles; k++) {
-        char what[200];
-        snprintf(what, sizeof what, "collider.%s.friction = %g: ipc has no friction on a mesh "
-                 "collider (IPC's is [contact] friction); set it to 0", m->obstacles[k].name,
-                 m->obstacles[k].friction);
-        if (m->obstacles[k].friction != 0.0) return refuse(cfg, "model", err, what);
-    }
+    for (int k = 0; k < m->nobstacles; k++) /* its contacts' μ, as a collider's */
+        ipc->friction |= m->obstacles[k].friction > 0.0;
     for (int c = 0; c < m->ncolliders; c++) {
         const weft_collider *col = &m->colliders[c];
         char what[200];
@@ -334,6 +363,7 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     (void)solver;
     ipc->mu = s->friction, ipc->eps_v = s->friction_velocity;
     ipc->lags = s->friction_iterations > 0 ? s->friction_iterations : 1;
+    ipc->shift = s->indefinite == WEFT_CONTACT_SHIFT;
     ipc->friction |= s->friction > 0.0;
     ipc->fterm = -1;
     ipc->adaptive = !s->stiffness[0] || !strcmp(s->stiffness, "adaptive"); /* the default */
@@ -343,7 +373,13 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     ipc->bbox = bbox_diagonal(m->x_start, m->n);
     ipc->m_avg = average_mass(m);
     ipc->dt = m->dt;
-    ipc->p.dhat = s->barrier_distance;
+    ipc->dhat_relative = !strcmp(s->barrier_distance, "relative");
+    ipc->p.dhat = ipc->dhat_relative      ? WEFT_IPC_DHAT_RELATIVE * ipc->bbox
+                  : s->barrier_distance[0] ? strtod(s->barrier_distance, NULL)
+                                           : WEFT_IPC_DHAT_DEFAULT;
+    if (!(ipc->p.dhat > 0.0))
+        return refuse(cfg, "barrier_distance", err, "relative: the cloth's bounding box is a "
+                                                    "point; give d^ in m");
     ipc->p.xi = s->thickness;
     ipc->margin = m->contact_margin;
     if (m->mesh.nt > 0 && !(ipc->bvh = weft_bvh_create(&m->mesh, m->x, err)))
@@ -796,17 +832,23 @@ double weft_ipc_min_distance(const weft_ipc *ipc, const weft_model *m, const dou
 }
 
 void weft_ipc_header(const weft_ipc *ipc, double hh, char *buf, size_t size) {
+    char dhat[96];
+    if (ipc->dhat_relative)
+        snprintf(dhat, sizeof dhat, "dhat=%.6g m (relative: 1e-3 of bbox %.6g m)", ipc->p.dhat,
+                 ipc->bbox);
+    else
+        snprintf(dhat, sizeof dhat, "dhat=%.6g m", ipc->p.dhat);
     if (!ipc->adaptive) {
-        snprintf(buf, size, "contact: ipc  dhat=%.6g m  thickness=%.6g m  kappa=%.6g J/m^4 "
-                 "(fixed)", ipc->p.dhat, ipc->p.xi, ipc->p.kappa);
+        snprintf(buf, size, "contact: ipc  %s  thickness=%.6g m  kappa=%.6g J/m^4 (fixed)", dhat,
+                 ipc->p.xi, ipc->p.kappa);
         return;
     }
     double lo, hi;
     const double m_avg = ipc->m_avg;
     weft_ipc_kappa_bounds(ipc->bbox, m_avg / (hh * hh), &ipc->p, &lo, &hi);
-    snprintf(buf, size, "contact: ipc  dhat=%.6g m  thickness=%.6g m  kappa=adaptive in "
+    snprintf(buf, size, "contact: ipc  %s  thickness=%.6g m  kappa=adaptive in "
              "[%.6g, %.6g] J/m^4 (Li 2020 4.3: bbox %.6g m, mean vertex mass %.6g kg, "
-             "h^ %.6g s)", ipc->p.dhat, ipc->p.xi, lo, hi, ipc->bbox, m_avg, hh);
+             "h^ %.6g s)", dhat, ipc->p.xi, lo, hi, ipc->bbox, m_avg, hh);
 }
 
 bool weft_ipc_kappa_start(weft_ipc *ipc, weft_model *m, const double *x, const double *g,
@@ -856,6 +898,39 @@ bool weft_ipc_kappa_iterate(weft_ipc *ipc, weft_model *m, const double *x) {
 /* Lagged friction (Li 2020 §5; energies/ipc_friction.c)                           */
 /* ------------------------------------------------------------------------------ */
 
+/* The friction of obstacle element b (the obstacle's own μ) at the lagged coordinates xl
+ * and the step's start xp: its corners where the element holds them (t_{n+1}) in the lag,
+ * where they stood at t_n (those minus u h) in the start, so the slip is the cloth's
+ * relative to the obstacle's surface (weft_ipc_friction_obstacle); w with the obstacle's
+ * slots zeroed, P, and f. False without friction or inside ξ. */
+static bool obstacle_friction(const weft_model *m, const weft_element *b, const double *xl,
+                              const double *xp, double h, const weft_ipc_params *p, double w[4],
+                              double P[6], weft_ipc_friction *f) {
+    const int kind = (int)b->rest[1];
+    const weft_obstacle *ob = &m->obstacles[b->v[4]];
+    const unsigned fixed = obstacle_slots(kind);
+    if (!(ob->friction > 0.0)) return false;
+    double yl[12], yp[12];
+    memcpy(yl, xl, sizeof yl);
+    memcpy(yp, xp, sizeof yp);
+    for (int a = 0, j = 0; a < 4; a++) {
+        if (!(fixed >> a & 1u)) continue;
+        for (int k = 0; k < 3; k++)
+            yl[3 * a + k] = b->rest[3 + 3 * j + k],
+            yp[3 * a + k] = yl[3 * a + k] - ob->velocity[k] * h;
+        j++;
+    }
+    const weft_ipc_dist t = kind == KIND_OBS_EE ? weft_ipc_classify_ee(yl) : weft_ipc_classify_pt(yl);
+    if (!(weft_ipc_d2(yl, t, NULL, NULL) > p->xi * p->xi)) return false;
+    const double weight = kind == KIND_OBS_EE ? weft_ipc_mollifier(yl, b->rest[2], NULL, NULL) : 1.0;
+    weft_ipc_friction_obstacle(yl, yp, t, p, ob->friction, weight, fixed, f);
+    weft_ipc_closest_weights(yl, t, w);
+    weft_ipc_tangent_basis(yl, t, P);
+    for (int a = 0; a < 4; a++)
+        if (fixed >> a & 1u) w[a] = 0.0; /* T = w ⊗ P: f's rows */
+    return true;
+}
+
 /* The friction element of barrier element b (weights w, basis P, offset c, μλ) at the
  * lagged coordinates xl and the step's start xp (12 each); false when μλ = 0. */
 static bool friction_element(const weft_ipc *ipc, const weft_model *m, const weft_element *b,
@@ -864,8 +939,9 @@ static bool friction_element(const weft_ipc *ipc, const weft_model *m, const wef
     weft_ipc_friction f;
     const weft_ipc_params p = {.kappa = b->k, .dhat = b->k2, .xi = b->rest[0]};
     const int kind = (int)b->rest[1];
-    if (kind >= KIND_OBS_PT) return false; /* obstacles: frictionless (others refused) */
-    if (kind == KIND_COLLIDER) {
+    if (kind >= KIND_OBS_PT) {
+        if (!obstacle_friction(m, b, xl, xp, h, &p, w, P, &f)) return false;
+    } else if (kind == KIND_COLLIDER) {
         const int c = b->v[4];
         const weft_collider col = element_collider(b);
         const double *off = &b->rest[COLLIDER_OFFSET]; /* the collider's frame: x − u t_{n+1} */

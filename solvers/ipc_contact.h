@@ -29,7 +29,10 @@ typedef enum { WEFT_CONTACT_NONE = 0, WEFT_CONTACT_IPC = 1 } weft_contact_model;
 /* The [contact] settings (rows weft_contact_params). */
 typedef struct weft_contact_settings {
     int model;                  /* weft_contact_model (default none: today's behaviour) */
-    double barrier_distance;    /* d̂ > 0, m (default 1e-3) */
+    char barrier_distance[WEFT_PARAM_STRING_MAX]; /* d̂ in m, a number in (0, 1];
+                                                     "relative": 1e-3 of the cloth's
+                                                     bounding-box diagonal at t = 0 (IPC's
+                                                     default); empty (the default): 1 mm */
     double thickness;           /* ξ ≥ 0, m (default 0) */
     char stiffness[WEFT_PARAM_STRING_MAX]; /* κ > 0 in J/m⁴, or "adaptive" (also when
                                               empty: Li 2020 §4.3, ipc_stiffness.c) */
@@ -37,7 +40,16 @@ typedef struct weft_contact_settings {
                                    take its own [collider.NAME] friction) */
     double friction_velocity;   /* ε_v > 0, m/s (default 1e-3) */
     int friction_iterations;    /* lagging iterations per step (default 1) */
+    int indefinite;             /* a weft_contact_indefinite: Newton's system where the exact
+                                   Hessian is not SPD (default shift) */
 } weft_contact_settings;
+
+/* [contact] indefinite: what Newton ([solver] hessian = adaptive) solves under ipc where
+ * the exact system is not SPD. */
+typedef enum weft_contact_indefinite {
+    WEFT_CONTACT_SHIFT = 0,  /* the exact one plus the least τ M/ĥ² found (N&W 2006 §3.4) */
+    WEFT_CONTACT_PROJECT = 1 /* every element's Hessian PSD-projected (model = none's rule) */
+} weft_contact_indefinite;
 
 /* The [contact] rows, offsets within a weft_contact_settings: a solver that runs a contact
  * model lists them in its tables and names the model in its caps.contact_models (a solver
@@ -78,7 +90,7 @@ typedef struct weft_ipc {
     double dx_inf_h;         /* IPC's criterion ‖Δx‖∞/ĥ of the last Newton direction, m/s */
     double dx_inf_h_max;     /* its largest value at a step's last Newton iteration, m/s */
     /* Lagged friction (Li 2020 §5; ipc_friction.c): μ of cloth–cloth pairs ([contact]
-     * friction); a cloth–collider pair takes the collider's friction */
+     * friction); a pair against a collider or a mesh obstacle takes its friction */
     double mu, eps_v; /* μ, ε_v (m/s) */
     int lags;         /* [contact] friction_iterations */
     bool friction;    /* some μ > 0: the friction term is built */
@@ -88,6 +100,8 @@ typedef struct weft_ipc {
     /* Adaptive κ (Li 2020 §4.3; ipc_stiffness.c): on when [contact] stiffness is adaptive
      * or empty (the default) */
     bool adaptive;
+    bool dhat_relative;          /* d̂ = 1e-3 bbox ([contact] barrier_distance =
+                                    relative) */
     double bbox;                 /* the cloth's bounding-box diagonal at t = 0, m */
     double m_avg;                /* the free vertices' average mass, kg */
     double dt;                   /* the model's step, s */
@@ -95,6 +109,11 @@ typedef struct weft_ipc {
     double d_prev;               /* the smallest distance at the previous iterate, m */
     long kappa_raises;           /* times the update rule doubled κ */
     double kappa_lo, kappa_hi;   /* the smallest and largest κ used, J/m⁴ */
+    /* Not-SPD exact systems ([contact] indefinite; newton.c's shifted_solve) */
+    bool shift;                  /* shift by τ M/ĥ² (else project) */
+    double tau;                  /* the last shift that made the system SPD (0: none yet) */
+    long shifts, shift_solves;   /* shifted systems, and the factorisations they took */
+    double tau_max;              /* the largest τ used */
 } weft_ipc;
 
 /* Fails (one line, file:line from cfg) when the [contact] settings s give a value other
@@ -105,9 +124,9 @@ int weft_contact_check_none(const weft_contact_settings *s, const weft_config *c
 
 /* The ipc model's state for m from the [contact] settings s (model = ipc) of config cfg,
  * into *ipc; fails with one line naming the setting (file:line where the config knows it)
- * for what is not supported yet: colliders or obstacles with restitution, obstacles with
- * friction, more than 8 obstacles. Friction: μ = s->friction between cloth primitives, a
- * collider's own friction against it. solver names the caller in messages. */
+ * for what is not supported yet: colliders with restitution, more than 8 obstacles.
+ * Friction: μ = s->friction between cloth primitives, a collider's or a mesh obstacle's own
+ * friction against it. solver names the caller in messages. */
 int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_model *m,
                     const weft_config *cfg, const char *solver, weft_error *err);
 

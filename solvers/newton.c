@@ -23,7 +23,8 @@
  * im_state.after_step.
  *
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
- * linear solve (two when hessian = adaptive finds the exact system not SPD), one energy
+ * linear solve (two when hessian = adaptive finds the exact system not SPD; under ipc's
+ * shift one more per doubling of τ, usually two in all), one energy
  * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate. Per
  * step: two E, ∇E passes to choose the start point.
  */
@@ -324,10 +325,42 @@ static int kkt_direction(im_state *st, const weft_model *m, newton_step *ns, int
     return WEFT_OK;
 }
 
+/* Smallest and largest shift factor τ (of M/ĥ²) shifted_solve tries. */
+#define SHIFT_MIN 1e-3
+#define SHIFT_MAX 1e6
+
+/* Hessian modification (Nocedal & Wright 2006 §3.4, Alg. 3.3, the mass matrix M/ĥ² in
+ * place of the identity) for ipc's not-SPD exact systems ([contact] indefinite = shift):
+ * A = M/ĥ² + K is assembled exact and is not SPD; solves (A + τ M/ĥ²) Δx = rhs with τ
+ * doubled from half the last τ that worked (SHIFT_MIN at the first) until the Cholesky
+ * factorisation succeeds. Unlike the per-element projection it keeps K's exact
+ * curvature in every direction where A is positive, only lifting the whole spectrum by
+ * τ M/ĥ²: where the iterates approach a stationary point with an indefinite Hessian (a
+ * buckling cloth held symmetric, papers/li2020-ipc.md) the tail stays fast. */
+static weft_solve_status shifted_solve(im_state *st, const weft_model *m, weft_error *err) {
+    weft_ipc *ipc = st->ipc;
+    double tau = fmax(0.5 * ipc->tau, SHIFT_MIN), added = 0.0;
+    weft_solve_status s = WEFT_SOLVE_INDEFINITE;
+    double *d = st->xtrial; /* scratch (n of 3n): the line search writes it next */
+    for (; tau <= SHIFT_MAX && s == WEFT_SOLVE_INDEFINITE; tau *= 2.0) {
+        for (int i = 0; i < m->n; i++) d[i] = (tau - added) * st->dmass[i];
+        weft_bsr_add_diagonal(st->A, d);
+        added = tau;
+        s = im_linear_solve(st, st->rhs, st->dx, err);
+        ipc->shift_solves++;
+    }
+    if (s != WEFT_SOLVE_INDEFINITE) {
+        ipc->tau = added, ipc->shifts++;
+        ipc->tau_max = fmax(ipc->tau_max, added);
+    }
+    return s;
+}
+
 /* The Newton direction st->dx: solves (K + (β/ĥ) K_n + M (1/ĥ² + α/ĥ)) Δx = −∇G on the
  * filtered subspace, K per [solver] hessian; a not-SPD exact system is solved again with
  * the projected Hessian (adaptive: for this iteration, counted; exact: for the rest of
- * the step, reported once). */
+ * the step, reported once), or under ipc with [contact] indefinite = shift (its default)
+ * shifted by τ M/ĥ² (shifted_solve; counted too). */
 static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, int k,
                             weft_error *err) {
     const int n = m->n;
@@ -356,6 +389,12 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
         for (size_t j = 0; j < 3 * (size_t)n; j++) st->rhs[j] = -st->g[j];
         st->stats.filter_s += weft_now() - t0;
         weft_solve_status s = im_linear_solve(st, st->rhs, st->dx, err);
+        if (s == WEFT_SOLVE_INDEFINITE && !ns->projected && adaptive && st->ipc &&
+            st->ipc->shift) { /* ipc: shift rather than project (shifted_solve) */
+            st->stats.fallbacks++;
+            ns->indefinite = true;
+            s = shifted_solve(st, m, err);
+        }
         if (s == WEFT_SOLVE_INDEFINITE && !ns->projected &&
             (st->set.hessian == WEFT_SOLVER_HESSIAN_EXACT || adaptive)) {
             if (adaptive)
@@ -377,6 +416,17 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
         }
         return st->pressure ? kkt_direction(st, m, ns, k, err) : WEFT_OK;
     }
+}
+
+/* G's rounding (J): G_ROUNDING of |G|; under ipc with the volume constraint, of the
+ * merit's λV too: λC = λV − λkV0 is a difference of terms of size |λ| k V0, so at C ≈ 0 it
+ * carries their rounding, which |G| alone does not bound (papers/li2020-ipc.md, "balloon":
+ * a full KKT step that cut r a million-fold was refused for a rise of G of 1.4e-12 |G|).
+ * model = none keeps G_ROUNDING |G|, so that the reference runs stay as they were. */
+static double g_rounding(const im_state *st, const weft_model *m, double G) {
+    double scale = fabs(G);
+    if (st->pressure && st->ipc) scale += fabs(st->lambda) * st->k_pressure * m->rest_volume;
+    return G_ROUNDING * scale;
 }
 
 /* Backtracking line search on G along st->dx (halving from 1, Armijo constant ARMIJO),
@@ -413,11 +463,11 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
                              "pair is already within the thickness)",
                              st->type->name, st->step, k);
     }
-    if (-slope <= G_ROUNDING * fabs(G)) { /* G cannot resolve the step: see above */
+    if (-slope <= g_rounding(st, m, G)) { /* G cannot resolve the step: see above */
         for (size_t j = 0; j < n3; j++) st->xtrial[j] = st->x[j] + alpha * st->dx[j];
         if (own_contacts(st, m)) project_trial(st, m, ns->t1, st->xtrial);
         Gt = potential(st, m, st->xtrial, ns->hh, st->rhs); /* rhs: scratch after the solve */
-        *stalled = !(Gt <= G + G_ROUNDING * fabs(G) &&
+        *stalled = !(Gt <= G + g_rounding(st, m, G) &&
                      weft_residual(m, st->xtrial, ns->t1, ns->hh, st->rhs, NULL) <= 0.5 * r);
         st->stats.line_search_s += weft_now() - t0;
         return WEFT_OK;
@@ -435,7 +485,7 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
     }
     /* G cannot decrease along a descent direction: rounding has taken over, or the
      * Hessian does not describe the energy. */
-    if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= G_ROUNDING * fabs(G))
+    if (r <= 1e3 * tol * r0 || fabs(Gt - G) <= g_rounding(st, m, G))
         return *stalled = true, WEFT_OK;
     return weft_fail(err, WEFT_ERR_DIVERGED,
                      "%s: step %d, iteration %d: the line search could not decrease G "

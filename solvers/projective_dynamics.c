@@ -7,9 +7,9 @@
  * Each element's energy gives its projective form through its `projective` hook
  * (weft_energy.h): Ψ_e(x) = min_{p ∈ C_e} ½ w_e ‖A_e x − p‖². One iteration is one pass of
  * block-coordinate descent on G(x, p) = ½‖x − x̃‖²_M/h² + Σ_e ½ w_e ‖A_e x − p_e‖²:
- *   local step   p_e = P_{C_e}(A_e x), each element on its own, in parallel, into its own
- *                slot; the gather into the right-hand side adds the slots in element order,
- *                so the result is the same bit for bit for any thread count;
+ *   local step   p_e = P_{C_e}(A_e x) per element, in parallel: thread range 0 adds into
+ *                the right-hand side, the others into slots gathered per vertex in element
+ *                order: the same bits for any thread count (one thread: no slots);
  *   global step  (M/h² + Σ_e w_e A_eᵀA_e) x = M x̃/h² + Σ_e w_e A_eᵀ p_e.
  * A_e acts on x, y and z alike, so the matrix is one n×n scalar matrix for the three
  * coordinates (Bouaziz §5): factorised once (the linear solver's factor_scalar; CHOLMOD on
@@ -73,14 +73,31 @@ static const weft_param_table pd_tables[] = {
 typedef struct pd_elem {
     const weft_projective *pj;
     int nv, rows;
-    int slot; /* its slot's first double in pd_state.slot */
+    int slot; /* its slot's first double in pd_state.slot (< 0 in thread range 0: none) */
     double w;
     double A[WEFT_PROJECTIVE_MAXROWS * WEFT_ELEM_MAXV]; /* A[nv*r + i] */
     weft_element el;                                    /* a copy (a substitute's own) */
 } pd_elem;
 
+/* The hot copy of a one-row element whose C is a sphere (weft_projective.sphere_radius):
+ * all that its projection reads, one cache line, so that the local step streams 64 bytes
+ * per element instead of the lines of pd_elem that A, the vertices and the rest data span. */
+typedef struct pd_sphere {
+    int v[4];    /* its vertices (nv of them) */
+    double a[4]; /* A's one row */
+    double w, r; /* the weight and C's radius */
+} pd_sphere;
+_Static_assert(sizeof(pd_sphere) == 64, "pd_sphere: one cache line");
+
+/* A run of elements [q0, q1) of one term: nv = 2 or 4 when each is a pd_sphere of nv
+ * vertices, 0 when they go through pd_elem and the hook; slot0 = e[q0].slot. */
+typedef struct pd_run {
+    int q0, q1, nv, slot0;
+} pd_run;
+
 /* Doubles of an element's slot per vertex: w Aᵀp's x, y, z and an unused lane, one
- * weft_vd4 (slots are 32-byte aligned and packed: element q's starts at e[q].slot). */
+ * weft_vd4 (slots are 32-byte aligned and packed: element q's starts at e[q].slot; the
+ * elements of local_step's thread range 0 have none, their offsets are negative). */
 #define PD_SLOT_V 4
 
 typedef struct pd_counters {
@@ -93,8 +110,13 @@ typedef struct pd_state {
     pd_settings set;
     int n, ne;
     pd_elem *e;
-    double *slot;      /* PD_SLOT_V per element vertex: its w Aᵀp (32-byte aligned) */
+    pd_sphere *sph;    /* ne (64-byte aligned): element q's hot copy where its run has nv > 0 */
+    pd_run *run;       /* nrun: the elements by term */
+    int nrun;
+    double *slot;      /* PD_SLOT_V per element vertex past thread range 0: its w Aᵀp
+                          (32-byte aligned) */
     int *inc_ptr, *inc; /* per vertex (n + 1 / Σ nv): its slots' offsets, in element order */
+    int *inc_from;     /* n: per vertex, its first slot in inc past thread range 0 */
     weft_bsr A;        /* M/h² + Σ w AᵀA, every block a multiple of I₃, constant */
     double h;          /* the dt A was built for, s */
     weft_filter f;
@@ -103,7 +125,9 @@ typedef struct pd_state {
     const weft_linear_type *linear;
     void *lin;
     double *xt, *x, *xprev, *xhat, *b, *g, *x0; /* 3n each */
-    double *bm;                 /* 3n: M x̃ / h², the constant part of b in a step */
+    double *bm;                 /* 4n: M x̃ / h², the constant part of b in a step (x, y, z, 0
+                                   per vertex, 32-byte aligned) */
+    double *acc;                /* 4n: bm + thread range 0's contributions (32-byte aligned) */
     int *contact;               /* n: collider index touched after the iterations, −1 if none */
     double *cn, *vnb;           /* 3n normals, n normal velocities before the projection */
     const char *substituted[3]; /* names of replaced terms: membrane, bending, volume */
@@ -117,10 +141,9 @@ static void pd_destroy(void *state) {
     if (st->lin) st->linear->destroy(st->lin);
     weft_bsr_free(&st->A);
     weft_filter_destroy(&st->f);
-    free(st->e), free(st->slot), free(st->inc_ptr), free(st->inc);
-    free(st->pinned), free(st->contact);
-    double *v[] = {st->xt, st->x, st->xprev, st->xhat, st->b, st->g, st->x0, st->cn, st->vnb,
-                   st->bm};
+    free(st->e), free(st->sph), free(st->run), free(st->slot), free(st->inc_ptr), free(st->inc);
+    free(st->pinned), free(st->contact), free(st->inc_from), free(st->acc), free(st->bm);
+    double *v[] = {st->xt, st->x, st->xprev, st->xhat, st->b, st->g, st->x0, st->cn, st->vnb};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);
     free(st);
 }
@@ -186,6 +209,18 @@ static void make_elem(pd_elem *p, const weft_element *e, const weft_projective *
     p->w = pj->form(&p->el, p->A);
 }
 
+/* nv when an element of this form and nv vertices runs as a pd_sphere (one row, C a
+ * sphere, 2 or 4 vertices), else 0. */
+static int sphere_nv(const weft_projective *pj, int nv) {
+    return pj->rows == 1 && pj->sphere_radius && (nv == 2 || nv == 4) ? nv : 0;
+}
+
+/* Fills s, the hot copy of p (a sphere_nv element). */
+static void make_sphere(pd_sphere *s, const pd_elem *p) {
+    for (int i = 0; i < p->nv; i++) s->v[i] = p->el.v[i], s->a[i] = p->A[i];
+    s->w = p->w, s->r = p->pj->sphere_radius(&p->el);
+}
+
 /* The elements, term by term: each term's own projective form, or its role's substitute
  * built from the rest mesh (m->mesh.x) with the scene's material. */
 static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
@@ -193,8 +228,12 @@ static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
     for (int t = 0; t < m->nterms; t++) ne += m->terms[t].n;
     size_t bytes = ((size_t)(ne > 0 ? ne : 1) * sizeof *st->e + 63) / 64 * 64;
     if ((st->e = aligned_alloc(64, bytes))) memset(st->e, 0, bytes); /* elements on lines */
-    if (!st->e) return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
-                                 "projective_dynamics solver");
+    size_t sbytes = (size_t)(ne > 0 ? ne : 1) * sizeof *st->sph; /* a multiple of 64 */
+    if ((st->sph = aligned_alloc(64, sbytes))) memset(st->sph, 0, sbytes);
+    st->run = calloc((size_t)m->nterms + 1, sizeof *st->run);
+    if (!st->e || !st->sph || !st->run)
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
+                         "projective_dynamics solver");
     for (int t = 0; t < m->nterms; t++) {
         const weft_term *term = &m->terms[t];
         double k_sub;
@@ -210,6 +249,9 @@ static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
             ty = weft_energy_find_kind(pd_sub_name[role], pd_sub_kind[role]);
             WEFT_ASSERT(ty && ty->projective && ty->nv == term->type->nv);
         }
+        pd_run *run = &st->run[st->nrun++];
+        run->q0 = st->ne, run->q1 = st->ne + term->n;
+        run->nv = sphere_nv(ty->projective, ty->nv);
         for (int i = 0; i < term->n; i++) {
             weft_element q = term->elem[i];
             if (role >= 0) { /* the substitute of the same vertices, from the rest mesh */
@@ -221,20 +263,28 @@ static int build_elements(pd_state *st, const weft_model *m, weft_error *err) {
                 q.k = q.k2 = 0.0;
                 ty->init(&q, xe, &p);
             }
-            make_elem(&st->e[st->ne++], &q, ty->projective, ty->nv);
+            make_elem(&st->e[st->ne], &q, ty->projective, ty->nv);
+            if (run->nv) make_sphere(&st->sph[st->ne], &st->e[st->ne]);
+            st->ne++;
         }
     }
     return WEFT_OK;
 }
 
 /* The slots' places, and per vertex the offsets of its slots (element q's vertex i:
- * e[q].slot + PD_SLOT_V i) in element order, the order the serial loop added them in. */
+ * e[q].slot + PD_SLOT_V i) in element order, the order the serial loop added them in;
+ * local_step's thread range 0 (the elements below ne / threads) adds into acc instead, so
+ * its offsets count back from the first slot (negative, never read). */
 static int build_incidence(pd_state *st, int n, weft_error *err) {
     st->inc_ptr = calloc((size_t)n + 1, sizeof *st->inc_ptr);
-    size_t nslot = 0;
+    const int q1 = (int)((long)st->ne / st->set.common.threads); /* threads ≥ 1 */
+    long nslot = 0;
+    for (int q = 0; q < q1; q++) nslot -= PD_SLOT_V * (long)st->e[q].nv;
     for (int q = 0; q < st->ne; q++)
-        st->e[q].slot = (int)nslot, nslot += PD_SLOT_V * (size_t)st->e[q].nv;
-    size_t slot_bytes = (nslot + PD_SLOT_V) * sizeof *st->slot;
+        st->e[q].slot = (int)nslot, nslot += PD_SLOT_V * (long)st->e[q].nv;
+    for (int k = 0; k < st->nrun; k++)
+        if (st->run[k].q0 < st->run[k].q1) st->run[k].slot0 = st->e[st->run[k].q0].slot;
+    size_t slot_bytes = ((size_t)nslot + PD_SLOT_V) * sizeof *st->slot;
     if ((st->slot = aligned_alloc(32, slot_bytes))) memset(st->slot, 0, slot_bytes);
     size_t total = 0;
     for (int q = 0; q < st->ne; q++) total += (size_t)st->e[q].nv;
@@ -254,6 +304,14 @@ static int build_incidence(pd_state *st, int n, weft_error *err) {
         for (int i = 0; i < st->e[q].nv; i++)
             st->inc[fill[st->e[q].el.v[i]]++] = st->e[q].slot + PD_SLOT_V * i;
     free(fill);
+    if (!(st->inc_from = malloc(((size_t)n + 1) * sizeof *st->inc_from)))
+        return weft_fail(err, WEFT_ERR_NOMEM, "out of memory creating the "
+                         "projective_dynamics solver");
+    for (int i = 0; i < n; i++) {
+        int j = st->inc_ptr[i];
+        while (j < st->inc_ptr[i + 1] && st->inc[j] < 0) j++;
+        st->inc_from[i] = j;
+    }
     return WEFT_OK;
 }
 
@@ -268,10 +326,12 @@ static void *pd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
     st->h = m->dt;
     assemble_matrix(st, m);
     size_t n = m->n > 0 ? (size_t)m->n : 1, n3 = 3 * n;
-    double **v[] = {&st->xt, &st->x, &st->xprev, &st->xhat, &st->b, &st->g, &st->x0, &st->cn,
-                    &st->bm};
+    double **v[] = {&st->xt, &st->x, &st->xprev, &st->xhat, &st->b, &st->g, &st->x0, &st->cn};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!(*v[i] = calloc(n3 + 1, sizeof(double)))) goto nomem; /* +1: read 4 wide */
+    const size_t n4 = PD_SLOT_V * n * sizeof(double); /* a multiple of 32 */
+    if (!(st->bm = aligned_alloc(32, n4)) || !(st->acc = aligned_alloc(32, n4))) goto nomem;
+    memset(st->bm, 0, n4), memset(st->acc, 0, n4);
     if (!(st->vnb = calloc(n, sizeof(double))) || !(st->pinned = calloc(n, sizeof(bool))) ||
         !(st->contact = malloc(n * sizeof(int))))
         goto nomem;
@@ -290,9 +350,10 @@ fail:
 /* Local step                                                                      */
 /* ------------------------------------------------------------------------------ */
 
-/* Element q's slot = w Aᵀ P(A x) (4 per vertex, the last 0): each row's three sums over the
- * vertices in vertex order, the slot's over the rows in row order (the plain loops). */
-static void project_nv(pd_state *st, int q, const double *x, const int nv, const int rows) {
+/* Element q's w Aᵀ P(A x) into out (4 per vertex, the last 0): each row's three sums over
+ * the vertices in vertex order, the slot's over the rows in row order (the plain loops). */
+static void project_nv(const pd_state *st, int q, const double *x, double *out, const int nv,
+                       const int rows) {
     const pd_elem *e = &st->e[q];
     double y[3 * WEFT_PROJECTIVE_MAXROWS], p[3 * WEFT_PROJECTIVE_MAXROWS];
     for (int r = 0; r < rows; r++) {
@@ -305,7 +366,6 @@ static void project_nv(pd_state *st, int q, const double *x, const int nv, const
         y[3 * r] = y0, y[3 * r + 1] = y1, y[3 * r + 2] = y2;
     }
     e->pj->project(&e->el, y, p);
-    double *out = &st->slot[e->slot];
     for (int i = 0; i < nv; i++) {
         double s0 = 0.0, s1 = 0.0, s2 = 0.0;
         for (int r = 0; r < rows; r++) {
@@ -317,10 +377,11 @@ static void project_nv(pd_state *st, int q, const double *x, const int nv, const
     }
 }
 
-/* project_nv for a one-row element of nv vertices (springs, quadratic bending), the three
- * coordinates in the lanes of one weft_vd4: y = Σ_i a_i x_i in vertex order, slot_i =
+/* project_nv for a one-row element of nv vertices whose hook has no sphere_radius, the
+ * three coordinates in the lanes of one weft_vd4: y = Σ_i a_i x_i in vertex order, out_i =
  * w (a_i p), the same sums (x is read four doubles wide: its array has one more). */
-static inline void project_row1(pd_state *st, int q, const double *x, const int nv) {
+static inline void project_row1(const pd_state *st, int q, const double *x, weft_vd4 *out,
+                                const int nv) {
     const pd_elem *e = &st->e[q];
     weft_vd4 y = {0.0, 0.0, 0.0, 0.0}, xi;
     for (int i = 0; i < nv; i++) {
@@ -335,47 +396,111 @@ static inline void project_row1(pd_state *st, int q, const double *x, const int 
      * forwarded from the store buffer, a stall of every element. */
     const volatile double *pr = p;
     const weft_vd4 pv = {pr[0], pr[1], pr[2], 0.0};
-    weft_vd4 *out = (weft_vd4 *)&st->slot[e->slot];
     for (int i = 0; i < nv; i++) out[i] = e->w * (e->A[i] * pv);
 }
 
-/* The slots of elements [q0, q1): the one-row edges and hinges unrolled, others by the
- * general loops. */
-WEFT_AVX2_CLONE static void project_range(pd_state *st, int q0, int q1, const double *x) {
-    for (int q = q0; q < q1; q++) {
-        const pd_elem *e = &st->e[q];
-        if (e->rows == 1 && e->nv == 2)
-            project_row1(st, q, x, 2);
-        else if (e->rows == 1 && e->nv == 4)
-            project_row1(st, q, x, 4);
+/* project_row1 for a pd_sphere, the hook's projection written out (the operations of
+ * weft_projective.sphere_radius's contract, so the same bits): y = Σ_i a_i x_i, p = (|y| >
+ * 0 ? r/|y| : 0) y; out_i = w (a_i p) stored (acc NULL) or added to acc[v_i] (out unused). */
+static inline void project_sphere(const pd_sphere *s, const double *x, weft_vd4 *out,
+                                  weft_vd4 *acc, const int nv) {
+    int v[4];
+    double a[4];
+    for (int i = 0; i < nv; i++) v[i] = s->v[i], a[i] = s->a[i]; /* before any store */
+    const double w = s->w, r = s->r;
+    weft_vd4 y = {0.0, 0.0, 0.0, 0.0}, xi;
+    for (int i = 0; i < nv; i++) {
+        memcpy(&xi, &x[3 * v[i]], sizeof xi);
+        y = y + a[i] * xi;
+    }
+    const double l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    const double c = l > 0.0 ? r / l : 0.0;
+    weft_vd4 p = c * y;
+    p[3] = 0.0;
+    for (int i = 0; i < nv; i++) {
+        const weft_vd4 o = w * (a[i] * p);
+        if (acc)
+            acc[v[i]] = acc[v[i]] + o;
         else
-            project_nv(st, q, x, e->nv, e->rows);
+            out[i] = o;
     }
 }
 
-/* b_i = M x̃ / h² + its slots in element order, for vertices [i0, i1) (bm is read four
- * wide: its array has one more double). */
+/* The sphere elements [q0, q1) of a run of nv vertices each: added to acc, or into their
+ * slots, packed from out on. */
+static inline void project_spheres(const pd_state *st, int q0, int q1, const double *x,
+                                   weft_vd4 *out, weft_vd4 *acc, const int nv) {
+    if (acc)
+        for (int q = q0; q < q1; q++) project_sphere(&st->sph[q], x, NULL, acc, nv);
+    else
+        for (int q = q0; q < q1; q++, out += nv) project_sphere(&st->sph[q], x, out, NULL, nv);
+}
+
+/* The contributions of elements [q0, q1) (within one run): into their slots, or, with acc,
+ * added to acc per vertex in element order (the gather's sums, done as the elements go). */
+WEFT_AVX2_CLONE static void project_elems(pd_state *st, const pd_run *run, int q0, int q1,
+                                          const double *x, weft_vd4 *acc) {
+    const int nv = run->nv;
+    if (nv == 2 || nv == 4) { /* packed: element q's slot at slot0 + PD_SLOT_V nv (q − q0) */
+        const int at = run->slot0 + PD_SLOT_V * nv * (q0 - run->q0); /* ≥ 0 past range 0 */
+        weft_vd4 *out = acc ? NULL : (weft_vd4 *)&st->slot[at];
+        if (nv == 2)
+            project_spheres(st, q0, q1, x, out, acc, 2);
+        else
+            project_spheres(st, q0, q1, x, out, acc, 4);
+        return;
+    }
+    weft_vd4 own[WEFT_ELEM_MAXV];
+    for (int q = q0; q < q1; q++) {
+        const pd_elem *e = &st->e[q];
+        weft_vd4 *o = acc ? own : (weft_vd4 *)&st->slot[e->slot];
+        if (e->rows == 1 && e->nv == 2)
+            project_row1(st, q, x, o, 2);
+        else if (e->rows == 1 && e->nv == 4)
+            project_row1(st, q, x, o, 4);
+        else
+            project_nv(st, q, x, (double *)o, e->nv, e->rows);
+        if (acc)
+            for (int i = 0; i < e->nv; i++) acc[e->el.v[i]] = acc[e->el.v[i]] + own[i];
+    }
+}
+
+/* Elements [q0, q1), run by run: into their slots, or added to acc (NULL: slots). */
+static void project_range(pd_state *st, int q0, int q1, const double *x, weft_vd4 *acc) {
+    for (int k = 0; k < st->nrun; k++) {
+        const pd_run *run = &st->run[k];
+        const int a = q0 > run->q0 ? q0 : run->q0, b = q1 < run->q1 ? q1 : run->q1;
+        if (a < b) project_elems(st, run, a, b, x, acc);
+    }
+}
+
+/* b_i = acc_i + its slots from inc_from[i] on, in element order, for vertices [i0, i1). */
 WEFT_AVX2_CLONE static void gather_range(pd_state *st, int i0, int i1) {
+    const weft_vd4 *acc = (const weft_vd4 *)st->acc;
     for (int i = i0; i < i1; i++) {
-        weft_vd4 b;
-        memcpy(&b, &st->bm[3 * i], sizeof b);
-        for (int j = st->inc_ptr[i]; j < st->inc_ptr[i + 1]; j++)
+        weft_vd4 b = acc[i];
+        for (int j = st->inc_from[i]; j < st->inc_ptr[i + 1]; j++)
             b = b + *(const weft_vd4 *)&st->slot[st->inc[j]];
         memcpy(&st->b[3 * i], &b, 3 * sizeof(double));
     }
 }
 
-/* b = M x̃ / h² (st->bm, formed once per step) + Σ_e w_e A_eᵀ P(A_e x): the projections in
- * parallel, each thread a range of elements, then per vertex its slots in element order
- * (the same sums for any thread count). */
+/* b = M x̃ / h² (st->bm, formed once per step) + Σ_e w_e A_eᵀ P(A_e x), each vertex's sum
+ * in element order whatever the thread count: thread range 0 (the first elements) adds its
+ * elements straight into acc = bm as it projects them; the other ranges, in parallel, write
+ * their slots, which the gather then adds per vertex in element order (inc_from: a vertex's
+ * first slot past range 0). One thread: no slots and no gather of them. */
 static void local_step(pd_state *st, const weft_model *m, const double *x) {
     const int threads = st->set.common.threads;
     const long ne = st->ne, n = m->n;
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
-        for (int t = 0; t < threads; t++)
-            project_range(st, (int)(ne * t / threads), (int)(ne * (t + 1) / threads), x);
+        for (int t = 0; t < threads; t++) {
+            const int q0 = (int)(ne * t / threads), q1 = (int)(ne * (t + 1) / threads);
+            if (t == 0) memcpy(st->acc, st->bm, PD_SLOT_V * (size_t)n * sizeof *st->acc);
+            project_range(st, q0, q1, x, t == 0 ? (weft_vd4 *)st->acc : NULL);
+        }
 #pragma omp for schedule(static)
         for (int t = 0; t < threads; t++)
             gather_range(st, (int)(n * t / threads), (int)(n * (t + 1) / threads));
@@ -522,7 +647,7 @@ static int pd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *er
     if (rc) return rc;
     const double ih2 = 1.0 / (st->h * st->h); /* st->h: dt, set by prepare_global */
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++) st->bm[3 * i + k] = m->mass[i] * ih2 * st->xt[3 * i + k];
+        for (int k = 0; k < 3; k++) st->bm[4 * i + k] = m->mass[i] * ih2 * st->xt[3 * i + k];
     memcpy(st->xprev, st->x, n3 * sizeof *st->x);
     const double tol = st->set.tolerance, rho = st->set.chebyshev.rho;
     const double gamma = st->set.chebyshev.gamma;

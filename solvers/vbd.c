@@ -17,17 +17,18 @@
  * ω_k = 4/(4 − ρ² ω_{k−1}). Colliders: the initial guess stops where x_n → x⁰ enters one,
  * trials are projected out, and touching vertices get the shared contact response. The
  * balloon's volume constraint (Müller 2006 §4.4) is held as a multiplier λ in the vertex
- * steps and updated after each sweep, from λ = 0 at each step's start.
- *
+ * steps and updated after each sweep, from λ = 0 at each step's start. [contact] model =
+ * ipc (vbd_ipc.c, Chen §3.7): Li 2020's barrier elements in G_i, each step clipped to a
+ * conservative bound in place of the collider handling.
  * Settings: [solver] iterations (sweeps per step), threads; [vbd] initial_guess (adaptive,
- * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_rho,
- * chebyshev_delay, chebyshev_gamma (solvers/chebyshev.c); [pbd] k_pressure.
- *
+ * inertia, velocity, previous), hessian (exact, projected), line_search, chebyshev_*
+ * (solvers/chebyshev.c), ipc_interval, ipc_gamma, ipc_radius; [pbd] k_pressure; [contact].
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
  * vertices, each evaluating the gradient and Hessian of each incident element (an element
  * of nv vertices nv times per sweep) and its energy once per line-search trial; one pass to
  * update velocities.
  */
+#include "vbd_ipc.h"
 #include "vertex_block.h"
 #include "weft_energies.h"
 #include "weft_solvers.h"
@@ -54,6 +55,10 @@ typedef struct vbd_settings {
     bool line_search;          /* [vbd] halve Δx_i until G_i does not increase (default on) */
     weft_chebyshev chebyshev;  /* [vbd] Wang 2015's ρ (0 = off), S (0: Chen's 2) and γ */
     double k_pressure;         /* [pbd] the balloon's overpressure factor (0: none) */
+    int ipc_interval;          /* [vbd] sweeps between refreshes under ipc (vbd_ipc.h) */
+    double ipc_gamma;          /* [vbd] Chen 2024's γ_p of the displacement bound */
+    double ipc_radius;         /* [vbd] the bound's query radius, m (0: from the motion) */
+    weft_contact_settings contact; /* [contact]: the contact model (ipc_contact.h) */
 } vbd_settings;
 
 // clang-format off
@@ -70,6 +75,18 @@ static const weft_param vbd_params[] = {
             "block where the exact one is not positive definite)"},
     {.key = "line_search", .type = WEFT_PARAM_BOOL, .offset = F(line_search), .unit = "",
      .dflt = 1, .doc = "halve each vertex's step until its local potential G_i does not increase"},
+    {.key = "ipc_interval", .type = WEFT_PARAM_INT, .offset = F(ipc_interval), .unit = "",
+     .lo = 1, .hi = 1000000, .dflt = 1,
+     .doc = "[contact] model = ipc: sweeps between refreshes of the pair set and the "
+            "displacement bounds (also after a sweep that clipped a vertex)"},
+    {.key = "ipc_gamma", .type = WEFT_PARAM_DOUBLE, .offset = F(ipc_gamma), .unit = "1",
+     .lo = 0, .hi = 0.5, .flags = WEFT_PARAM_LO_OPEN | WEFT_PARAM_HI_OPEN, .dflt = 0.4,
+     .doc = "[contact] model = ipc: Chen 2024's gamma, a vertex moves at most gamma (d_min - "
+            "xi) between refreshes"},
+    {.key = "ipc_radius", .type = WEFT_PARAM_DOUBLE, .offset = F(ipc_radius), .unit = "m",
+     .lo = 0, .hi = 100, .dflt = 0,
+     .doc = "[contact] model = ipc: query radius of d_min (0: xi + d^ + the largest motion "
+            "of the initial guess / gamma, at most half a mean edge length, per step)"},
     {0},
 };
 #undef F
@@ -90,6 +107,7 @@ static const weft_param_table vbd_tables[] = {
     {"vbd", vbd_params, 0},
     {"vbd", weft_chebyshev_params, offsetof(vbd_settings, chebyshev)},
     {"pbd", vbd_pressure_params, offsetof(vbd_settings, k_pressure)},
+    {"contact", weft_contact_params, offsetof(vbd_settings, contact)},
     {0},
 };
 
@@ -102,6 +120,7 @@ typedef struct vbd_stats {
     long skipped;        /* singular or non-finite blocks, left in place */
     long at_rounding;    /* steps below G_i's rounding, not taken (vb_line_search) */
     long projected_blocks; /* exact blocks that were not positive definite */
+    long clipped;          /* vertex steps clipped to their ipc bound (vbd_ipc.h) */
     double predict_s, sweep_s, chebyshev_s, update_s;
 } vbd_stats;
 
@@ -115,22 +134,56 @@ typedef struct vbd_state {
     bool balloon;   /* [pbd] k_pressure > 0: the volume constraint */
     double lambda;  /* its multiplier, N/m² (minus the overpressure) */
     double *vgrad;  /* ∇V at the iterate, 3n, m² (balloon) */
+    vbd_ipc *ipc;   /* [contact] model = ipc (vbd_ipc.h); NULL for none */
     vbd_stats stats;
 } vbd_state;
 
 /* Per-thread counts of a sweep, summed after each colour (integers: the same sum in any
  * order). */
 typedef struct vbd_counts {
-    long updates, halvings, rejected, skipped, projected_blocks, at_rounding;
+    long updates, halvings, rejected, skipped, projected_blocks, at_rounding, clipped;
 } vbd_counts;
 
 static void vbd_destroy(void *state) {
     vbd_state *st = state;
     if (!st) return;
     vb_graph_free(&st->graph);
+    if (st->ipc) vbd_ipc_free(st->ipc), free(st->ipc);
     free(st->x), free(st->y), free(st->xkm1), free(st->xkm2), free(st->vprev);
     free(st->vgrad);
     free(st);
+}
+
+/* The contact model of [contact] model into st->ipc (vbd_ipc.h); for none, every [contact]
+ * and [vbd] ipc_* key at its default (a setting is never ignored). */
+static int create_ipc(vbd_state *st, const weft_model *m, const weft_config *cfg,
+                      weft_error *err) {
+    const vbd_settings *s = &st->set;
+    if (s->contact.model != WEFT_CONTACT_IPC) {
+        if (weft_contact_check_none(&s->contact, cfg, err)) return WEFT_ERR_INPUT;
+        vbd_settings d;
+        weft_settings_default(vbd_tables, &d);
+        const char *key = s->ipc_interval != d.ipc_interval ? "ipc_interval"
+                          : s->ipc_gamma != d.ipc_gamma     ? "ipc_gamma"
+                          : s->ipc_radius != d.ipc_radius   ? "ipc_radius"
+                                                            : NULL;
+        if (!key) return WEFT_OK;
+        char w[330] = "";
+        weft_config_where(cfg, "vbd", key, w, sizeof w);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s%svbd.%s: read only with [contact] model = ipc",
+                         w, w[0] ? ": " : "", key);
+    }
+    if (st->balloon) { /* papers/chen2024-vbd.md, "Contact: ipc" */
+        char w[330] = "";
+        weft_config_where(cfg, "pbd", "k_pressure", w, sizeof w);
+        return weft_fail(err, WEFT_ERR_INPUT, "%s%spbd.k_pressure: vbd runs [contact] model = "
+                         "ipc without the volume constraint (its projection after each sweep "
+                         "pushes vertices into the barrier); set 0, or use newton_euler",
+                         w, w[0] ? ": " : "");
+    }
+    if (!(st->ipc = calloc(1, sizeof *st->ipc)))
+        return weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
+    return vbd_ipc_create(st->ipc, &s->contact, s->ipc_gamma, s->ipc_radius, m, cfg, err);
 }
 
 static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) {
@@ -154,7 +207,7 @@ static void *vbd_create(const weft_model *m, weft_config *cfg, weft_error *err) 
             weft_fail(err, WEFT_ERR_NOMEM, "vbd: out of memory");
             return NULL;
         }
-    if (vb_graph_build(&st->graph, m, "vbd", err)) {
+    if (vb_graph_build(&st->graph, m, "vbd", err) || create_ipc(st, m, cfg, err)) {
         vbd_destroy(st);
         return NULL;
     }
@@ -177,6 +230,7 @@ static double local_potential(const vbd_state *st, const weft_model *m, const do
     const vb_inertia in = vbd_inertia(st, m);
     double own = vb_inertia_eval(&in, m, i, p, NULL, NULL);
     if (st->balloon) own += st->lambda * weft_dot3(&st->vgrad[3 * i], p); /* λ V, affine in p */
+    if (st->ipc) own += vbd_ipc_energy(st->ipc, i, p); /* the barrier's (and friction's) */
     return vb_vertex_energy(&st->graph, m, x, i, p, own);
 }
 
@@ -196,13 +250,22 @@ typedef struct vbd_trial {
     int i;
     double t1;
     const double *x0, *dx;
+    bool clipped; /* the last trial was clipped to the ipc bound */
 } vbd_trial;
 
+/* A trial position p of vertex i kept feasible: clipped to its ipc bound under the contact
+ * model (true when clipped), else projected out of the colliders at t1. */
+static bool keep_out(const vbd_state *st, const weft_model *m, int i, double t1, double *p) {
+    if (st->ipc) return vbd_ipc_clip(st->ipc, i, p);
+    project_out(m, t1, p);
+    return false;
+}
+
 static double vbd_try(void *ctx, double beta) {
-    const vbd_trial *c = ctx;
+    vbd_trial *c = ctx;
     double *xi = &c->x[3 * c->i], p[3];
     for (int k = 0; k < 3; k++) p[k] = c->x0[k] + beta * c->dx[k];
-    project_out(c->m, c->t1, p);
+    c->clipped = keep_out(c->st, c->m, c->i, c->t1, p);
     double G = local_potential(c->st, c->m, c->x, c->i, p);
     memcpy(xi, p, sizeof p); /* the last trial is the accepted point */
     return G;
@@ -224,7 +287,9 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
         for (int k = 0; k < 3; k++) lv[k] = st->lambda * held[k];
         held = lv;
     }
-    vb_block_kind kind = vb_vertex_direction(&st->graph, m, x, i, mode, &in, held, f, dx);
+    const vb_extra extra = {vbd_ipc_add, st->ipc};
+    vb_block_kind kind = vb_vertex_direction_extra(&st->graph, m, x, i, mode, &in, held,
+                                                   st->ipc ? &extra : NULL, f, dx);
     if (kind == VB_BLOCK_NONE) {
         cnt->skipped++;
         return;
@@ -233,7 +298,7 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
     if (!st->set.line_search) {
         double p[3];
         for (int k = 0; k < 3; k++) p[k] = xi[k] + dx[k];
-        project_out(m, t1, p);
+        cnt->clipped += keep_out(st, m, i, t1, p);
         if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
             cnt->skipped++;
             return;
@@ -244,7 +309,7 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
     }
     double x0[3];
     memcpy(x0, xi, sizeof x0);
-    vbd_trial c = {st, m, x, i, t1, x0, dx};
+    vbd_trial c = {st, m, x, i, t1, x0, dx, false};
     int bt = vb_line_search(weft_dot3(f, dx), local_potential(st, m, x, i, x0), vbd_try, &c);
     if (bt == VB_AT_ROUNDING) {
         cnt->at_rounding++;
@@ -258,6 +323,7 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
     }
     cnt->updates++;
     cnt->halvings += bt;
+    cnt->clipped += c.clipped;
 }
 
 /* One VBD iteration: every colour in turn, its vertices in parallel. A vertex's cost varies
@@ -266,8 +332,10 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
  * so equal halves of a colour leave one thread idle: hanging_cloth 64², steps 2–6, a
  * two-thread bound of 1.43–1.70 from measured per-vertex costs. The colour is dealt in
  * contiguous chunks of 1/(8 · threads) of it to whichever thread is free (bound 1.96); any
- * assignment gives the same numbers, since no two vertices of a colour share an element. */
-static void sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
+ * assignment gives the same numbers, since no two vertices of a colour share an element
+ * (and under ipc contact partners read the positions at the colour's start). Returns the
+ * vertex steps clipped to their ipc bound. */
+static long sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
     vbd_counts total = {0};
     const vb_graph *gr = &st->graph;
     const int threads = st->set.common.threads;
@@ -275,17 +343,21 @@ static void sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
         const int first = gr->colour_ptr[c], end = gr->colour_ptr[c + 1];
         const int chunk = (end - first) / (8 * threads) + 1;
         if (st->balloon) weft_mesh_volume_gradient(&m->mesh, x, st->vgrad);
-        long upd = 0, hv = 0, rej = 0, skp = 0, grd = 0, rnd = 0;
+        long upd = 0, hv = 0, rej = 0, skp = 0, grd = 0, rnd = 0, clp = 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, chunk) \
-    reduction(+ : upd, hv, rej, skp, grd, rnd)
+    reduction(+ : upd, hv, rej, skp, grd, rnd, clp)
         for (int k = first; k < end; k++) {
             vbd_counts cnt = {0};
             vertex_step(st, m, x, gr->order[k], t1, &cnt);
             upd += cnt.updates, hv += cnt.halvings, rej += cnt.rejected;
             skp += cnt.skipped, grd += cnt.projected_blocks, rnd += cnt.at_rounding;
+            clp += cnt.clipped;
         }
         total.updates += upd, total.halvings += hv, total.rejected += rej;
         total.skipped += skp, total.projected_blocks += grd, total.at_rounding += rnd;
+        total.clipped += clp;
+        /* the colour's results are what its contact partners read next (vbd_ipc.h) */
+        if (st->ipc) vbd_ipc_colour_done(st->ipc, x, gr->order, first, end);
     }
     st->stats.vertex_updates += total.updates;
     st->stats.halvings += total.halvings;
@@ -293,7 +365,9 @@ static void sweep(vbd_state *st, const weft_model *m, double *x, double t1) {
     st->stats.skipped += total.skipped;
     st->stats.at_rounding += total.at_rounding;
     st->stats.projected_blocks += total.projected_blocks;
+    st->stats.clipped += total.clipped;
     st->stats.sweeps++;
+    return total.clipped;
 }
 
 /* ------------------------------------------------------------------------------ */
@@ -330,7 +404,7 @@ static void initial_guess(vbd_state *st, const weft_model *m, double t0, double 
         }
     }
     weft_model_apply_pins(m, t1, st->x);
-    if (m->ncolliders == 0) return;
+    if (m->ncolliders == 0 || st->ipc) return; /* under ipc: vbd_ipc_begin_step */
     for (int i = 0; i < m->n; i++) {
         if (m->pin[i] >= 0) continue;
         const double *xn = &m->x[3 * i];
@@ -358,7 +432,7 @@ static void end_step(vbd_state *st, weft_model *m, double t1) {
         m->v[j] = (st->x[j] - xn) / h;
     }
     st->have_vprev = true;
-    for (int i = 0; i < m->n && m->ncolliders > 0; i++) {
+    for (int i = 0; i < m->n && m->ncolliders > 0 && !st->ipc; i++) { /* ipc: the barrier's */
         if (m->pin[i] >= 0) continue;
         double *xi = &m->x[3 * i], *vi = &m->v[3 * i];
         for (int c = 0; c < m->ncolliders; c++) {
@@ -393,7 +467,8 @@ static void pressure_step(vbd_state *st, const weft_model *m, double t1) {
         if (m->pin[i] >= 0) continue;
         double *xi = &st->x[3 * i];
         for (int k = 0; k < 3; k++) xi[k] -= h * h * m->w[i] * st->vgrad[3 * i + k] * dl;
-        if (m->ncolliders > 0) project_out(m, t1, xi);
+        if (st->ipc) st->stats.clipped += vbd_ipc_clip(st->ipc, i, xi);
+        else if (m->ncolliders > 0) project_out(m, t1, xi);
     }
 }
 
@@ -402,6 +477,17 @@ static bool finite_all(const double *x, int n) {
     for (int j = 0; j < 3 * n; j++)
         if (!isfinite(x[j])) return false;
     return true;
+}
+
+/* Under ipc, before sweep `it`: a refresh (vbd_ipc_refresh) every [vbd] ipc_interval sweeps
+ * and after a sweep that clipped a vertex (the first sweep starts from vbd_ipc_begin_step's);
+ * the contact partners' positions xs are the iterate's (Chebyshev and the volume step move
+ * it between sweeps). */
+static int refresh_due(vbd_state *st, weft_model *m, int it, long clipped, weft_error *err) {
+    if (it > 1 && (clipped > 0 || (it - 1) % st->set.ipc_interval == 0))
+        return vbd_ipc_refresh(st->ipc, m, st->x, err);
+    memcpy(st->ipc->xs, st->x, 3 * (size_t)m->n * sizeof *st->x);
+    return WEFT_OK;
 }
 
 static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *err) {
@@ -417,8 +503,16 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
      * sweeps do not balance (papers/chen2024-vbd.md, "Energy on the balloon"). */
     st->lambda = 0.0;
     initial_guess(st, m, t0, t1);
+    if (st->ipc) { /* the guess clipped to the bounds from x_n (vbd_ipc.h) */
+        int rc = vbd_ipc_begin_step(st->ipc, m, st->y, st->x, err);
+        if (rc) return rc;
+        if (!isfinite(weft_model_energy(m, st->x)))
+            return weft_fail(err, WEFT_ERR_DIVERGED, "vbd: t = %g s: the barrier is infinite at "
+                             "the start (a pair within the thickness, or a vertex inside a "
+                             "collider, at x_n)", t0);
+    }
     /* G must be finite where the descent starts (an element outside its domain is not). */
-    if (!isfinite(weft_model_energy(m, st->x))) {
+    if (!st->ipc && !isfinite(weft_model_energy(m, st->x))) {
         memcpy(st->x, m->x, bytes);
         weft_model_apply_pins(m, t1, st->x);
         for (int i = 0; i < n && m->ncolliders > 0; i++)
@@ -434,10 +528,13 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
     const double rho = st->set.chebyshev.rho, gamma = st->set.chebyshev.gamma;
     double omega = 1.0;
     if (rho > 0.0) memcpy(st->xkm2, st->x, bytes); /* x^(−1) = x^(0): restarted every step */
+    long clipped = 0;
     for (int it = 1; it <= st->set.common.iterations; it++) {
         c0 = weft_now();
+        int rc = st->ipc ? refresh_due(st, m, it, clipped, err) : WEFT_OK;
+        if (rc) return rc;
         if (rho > 0.0) memcpy(st->xkm1, st->x, bytes); /* x^(k−1) */
-        sweep(st, m, st->x, t1);                       /* x̄^(k) */
+        clipped = sweep(st, m, st->x, t1);             /* x̄^(k) */
         double c1 = weft_now();
         st->stats.sweep_s += c1 - c0;
         if (rho > 0.0) {
@@ -449,7 +546,8 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
                     double *xi = &st->x[3 * i];
                     const double *xc = &st->xkm1[3 * i], *xo = &st->xkm2[3 * i];
                     for (int k = 0; k < 3; k++) xi[k] = weft_chebyshev_mix(w, gamma, xi[k], xc[k], xo[k]);
-                    if (m->ncolliders > 0) project_out(m, t1, xi);
+                    if (st->ipc) clipped += vbd_ipc_clip(st->ipc, i, xi);
+                    else if (m->ncolliders > 0) project_out(m, t1, xi);
                 }
             }
             double *tmp = st->xkm2; /* x^(k−1) becomes the next iteration's x^(k−2) */
@@ -458,6 +556,7 @@ static int vbd_step(void *state, weft_model *m, weft_monitor *mon, weft_error *e
             st->stats.chebyshev_s += weft_now() - c1;
         }
         if (st->balloon) pressure_step(st, m, t1);
+        if (st->ipc) weft_ipc_kappa_iterate(&st->ipc->ipc, m, st->x); /* adaptive κ (§4.3) */
         weft_monitor_iteration(mon, st->x, it);
     }
     c0 = weft_now();
@@ -483,7 +582,24 @@ static void vbd_stats_hook(const void *state, weft_profile *out) {
     weft_profile_add(out, "skipped", WEFT_PROFILE_COUNT, (double)s->skipped);
     weft_profile_add(out, "at_rounding", WEFT_PROFILE_COUNT, (double)s->at_rounding);
     weft_profile_add(out, "projected_blocks", WEFT_PROFILE_COUNT, (double)s->projected_blocks);
+    const vbd_ipc *c = ((const vbd_state *)state)->ipc;
+    if (!c) return;
+    weft_profile_add(out, "ipc_fill", WEFT_PROFILE_TIMER, c->ipc.fill_s);
+    weft_profile_add(out, "ipc_bound", WEFT_PROFILE_TIMER, c->bound_s);
+    weft_profile_add(out, "ipc_refreshes", WEFT_PROFILE_COUNT, (double)c->refreshes);
+    weft_profile_add(out, "ipc_clipped", WEFT_PROFILE_COUNT, (double)(s->clipped + c->clipped));
 }
+
+/* The log header's line about the contact model (weft_solver_type.header). */
+static void vbd_header(const void *state, char *buf, size_t size) {
+    const vbd_state *st = state;
+    buf[0] = '\0';
+    if (st->ipc) weft_ipc_header(&st->ipc->ipc, st->ipc->ipc.dt, buf, size);
+}
+
+/* The contact model vbd runs ([contact] model) and its profile timers. */
+static const char *const vbd_contact_models[] = {"ipc", NULL};
+static const char *const vbd_contact_timers[] = {"ipc_fill", "ipc_bound", NULL};
 
 const weft_solver_type weft_vbd = {
     .name = "vbd",
@@ -497,5 +613,11 @@ const weft_solver_type weft_vbd = {
     .step = vbd_step,
     .destroy = vbd_destroy,
     .stats = vbd_stats_hook,
-    .caps = {.order = 1, .contact = "continuous entry stop and projection out of colliders"},
+    .header = vbd_header,
+    .caps = {.order = 1,
+             .contact = "continuous entry stop and projection out of colliders, or [contact] "
+                        "model = ipc: barrier elements in the vertex blocks, each vertex's "
+                        "step within Chen 2024's conservative bound",
+             .contact_models = vbd_contact_models,
+             .contact_timers = vbd_contact_timers},
 };

@@ -215,8 +215,9 @@ bool vb_block_solve(const double H[9], const double f[3], double dx[3]) {
  * part (vb_vertex_block), the inertia and the held force. False if a value is not finite. */
 static bool local_system(const vb_graph *g, const weft_model *m, const double *x, int i,
                          weft_hessian_mode mode, const vb_inertia *in, const double *f_extra,
-                         double f[3], double H[9]) {
+                         const vb_extra *extra, double f[3], double H[9]) {
     if (!vb_vertex_block(g, m, x, i, mode, f, H)) return false;
+    if (extra && !extra->add(extra->ctx, i, mode, f, H)) return false;
     double diag;
     vb_inertia_eval(in, m, i, &x[3 * i], f, &diag);
     for (int k = 0; k < 3; k++) {
@@ -226,17 +227,24 @@ static bool local_system(const vb_graph *g, const weft_model *m, const double *x
     return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
 }
 
-vb_block_kind vb_vertex_direction(const vb_graph *g, const weft_model *m, const double *x, int i,
-                                  weft_hessian_mode mode, const vb_inertia *in,
-                                  const double *f_extra, double f[3], double dx[3]) {
+vb_block_kind vb_vertex_direction_extra(const vb_graph *g, const weft_model *m, const double *x,
+                                        int i, weft_hessian_mode mode, const vb_inertia *in,
+                                        const double *f_extra, const vb_extra *extra,
+                                        double f[3], double dx[3]) {
     double H[9];
-    if (mode == WEFT_HESSIAN_EXACT && local_system(g, m, x, i, mode, in, f_extra, f, H) &&
+    if (mode == WEFT_HESSIAN_EXACT && local_system(g, m, x, i, mode, in, f_extra, extra, f, H) &&
         vb_block_solve(H, f, dx))
         return VB_BLOCK_EXACT;
-    if (local_system(g, m, x, i, WEFT_HESSIAN_ANALYTIC, in, f_extra, f, H) &&
+    if (local_system(g, m, x, i, WEFT_HESSIAN_ANALYTIC, in, f_extra, extra, f, H) &&
         vb_block_solve(H, f, dx))
         return VB_BLOCK_PROJECTED;
     return VB_BLOCK_NONE;
+}
+
+vb_block_kind vb_vertex_direction(const vb_graph *g, const weft_model *m, const double *x, int i,
+                                  weft_hessian_mode mode, const vb_inertia *in,
+                                  const double *f_extra, double f[3], double dx[3]) {
+    return vb_vertex_direction_extra(g, m, x, i, mode, in, f_extra, NULL, f, dx);
 }
 
 int vb_line_search(double slope, double G0, vb_trial_fn trial, void *ctx) {

@@ -93,6 +93,21 @@ vb_block_kind vb_vertex_direction(const vb_graph *g, const weft_model *m, const 
                                   weft_hessian_mode mode, const vb_inertia *in,
                                   const double *f_extra, double f[3], double dx[3]);
 
+/* An extra term of a vertex's local potential that is not an element of the vertex graph
+ * (vbd's contact model: barrier elements whose pairs change during a step): add(ctx, i,
+ * mode, f, H) subtracts its gradient at vertex i from f and adds its 3×3 block (element
+ * Hessians of `mode`) to H; false if a value is not finite. */
+typedef struct vb_extra {
+    bool (*add)(void *ctx, int i, weft_hessian_mode mode, double f[3], double H[9]);
+    void *ctx;
+} vb_extra;
+
+/* vb_vertex_direction with the extra term's force and block in G_i (extra NULL: none). */
+vb_block_kind vb_vertex_direction_extra(const vb_graph *g, const weft_model *m, const double *x,
+                                        int i, weft_hessian_mode mode, const vb_inertia *in,
+                                        const double *f_extra, const vb_extra *extra,
+                                        double f[3], double dx[3]);
+
 /* A trial of a local step: moves the block's unknowns to x0 + β Δ (projected onto the
  * colliders as the caller's contact handling does) and returns the local potential there
  * (+inf outside an energy's domain). */

@@ -2,11 +2,13 @@
 # collisions_cli.sh CASE COLLISIONS BENCH_COLLISIONS COMPARE — end-to-end runs of the
 # collision experiments (experiments/collisions.c, experiments/bench_collisions.c). Each
 # CASE is one CTest test (tests/CMakeLists.txt):
-#   summary    collisions on drape_sphere (8 x 8) and a scene file with a mesh obstacle:
-#              a complete summary.tsv with the documented columns, one row per scene x
-#              solver x configuration, the obstacle scene's "none" rows and the PBD
-#              solvers' "ipc" rows refused, every other run complete; the full pipeline
-#              leaves no intersecting or unresolved step; per-run step tables complete;
+#   summary    collisions with its default solvers (pbd_gauss_seidel, pbd_jacobi,
+#              newton_euler) on drape_sphere (8 x 8) and a scene file with a mesh obstacle
+#              with friction: a complete summary.tsv with the documented columns, one row
+#              per scene x solver x configuration, the obstacle scene's "none" rows and the
+#              PBD solvers' "ipc" rows refused, every other run complete (newton_euler's
+#              ipc run on the obstacle, with its friction, included); the full pipeline and
+#              ipc leave no intersecting or unresolved step; per-run step tables complete;
 #              figures are PNGs (with gnuplot)
 #   diverged   runs that diverge are rows with status "diverged", not a crash (and the
 #              ipc row of a solver that does not run it, "refused")
@@ -14,7 +16,10 @@
 #              iterations) with newton_euler and pbd_gauss_seidel: Newton's row complete
 #              with no intersecting step, the cloths closer than 10 x thickness yet apart,
 #              Newton iterations per step in (1, 50] with every step converged, and a
-#              contact-model time and share > 0;
+#              contact-model time and share > 0; the run's resolved input keeps the
+#              scene's friction (ball 0.3, ground 0.5, cloth-cloth [collision] friction
+#              0.1 as [contact] friction) and the model's default barrier distance (as
+#              the "none" run's config lists it);
 #              pbd_gauss_seidel's row refused, stderr naming the solvers that run it
 #   bad_input  unknown scene or solver, --scene with --scenes, --scenes given to compare:
 #              one-line error, non-zero exit, no summary
@@ -95,11 +100,11 @@ EOF
     h=$(header "$s")
     [ "$h" = "$columns" ] || fail "summary header is '$h'"
     rows=$(awk '!/^#/ { n++ } END { print n - 1 }' "$s")
-    [ "$rows" -eq 24 ] || fail "$rows rows, expected 2 scenes x 2 solvers x 6 configurations = 24"
+    [ "$rows" -eq 36 ] || fail "$rows rows, expected 2 scenes x 3 solvers x 6 configurations = 36"
     # Every combination once, in order.
     awk -F '\t' '!/^#/ && n++ { print $1, $2, $3 }' "$s" >"$tmp/got"
     for scene in drape_sphere plate_drop; do
-        for solver in pbd_gauss_seidel pbd_jacobi; do
+        for solver in pbd_gauss_seidel pbd_jacobi newton_euler; do
             for c in none bridson no_repulsions no_ccd no_zones ipc; do
                 echo "$scene $solver $c"
             done
@@ -107,21 +112,24 @@ EOF
     done >"$tmp/want"
     cmp -s "$tmp/got" "$tmp/want" || fail "rows are not scene x solver x configuration in order"
     # 19 fields; complete runs did 5 steps with numbers in every column, PBD's 10
-    # iterations per step; the plate's "none" runs are refused (a mesh obstacle needs the
-    # pipeline, or a contact model that handles it), as are the PBD solvers' "ipc" runs on
-    # both scenes (they do not run the contact model), and stderr says why.
+    # iterations per step, Newton's at most the scene's cap of 10; the plate's "none" runs
+    # are refused (a mesh obstacle needs the pipeline, or a contact model that handles
+    # it), as are the PBD solvers' "ipc" runs on both scenes (they do not run the contact
+    # model), and stderr says why; newton_euler runs ipc on both, the plate's friction 0.5
+    # kept.
     bad=$(awk -F '\t' '!/^#/ && n++ {
-            refused = ($1 == "plate_drop" && $3 == "none") || $3 == "ipc"
+            refused = ($1 == "plate_drop" && $3 == "none") || ($3 == "ipc" && $2 != "newton_euler")
             if (NF != 19) { print "fields " NF ": " $0; exit }
             if (refused && ($4 != "refused" || $5 != 5 || $6 != 0)) { print "not refused: " $0; exit }
             if (!refused && ($4 != "complete" || $5 != 5 || $6 != 5)) { print "not complete: " $0; exit }
             if (!refused) for (i = 9; i <= 19; i++) if ($i !~ /^[0-9.e+-]+$/) { print "field " i ": " $0; exit }
-            if (!refused && ($14 != 10 || $15 != 0)) { print "iterations per step: " $0; exit }
+            if (!refused && $2 != "newton_euler" && ($14 != 10 || $15 != 0)) { print "iterations per step: " $0; exit }
+            if (!refused && $2 == "newton_euler" && !($14 >= 0 && $14 <= 10)) { print "Newton iterations per step: " $0; exit }
           }' "$s")
     [ -z "$bad" ] || fail "unexpected row: $bad"
     n=$(grep -c 'plate_drop.* none: refused: .*needs \[collision\] pipeline = bridson, or \[contact\] model = ipc' "$tmp/stderr")
-    [ "$n" -eq 2 ] || fail "stderr explains $n obstacle refusals, expected 2"
-    n=$(grep -c ' pbd_[a-z_]* ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none' "$tmp/stderr")
+    [ "$n" -eq 3 ] || fail "stderr explains $n obstacle refusals, expected 3"
+    n=$(grep -c ' pbd_[a-z_]* ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton, vbd; set contact.model=none' "$tmp/stderr")
     [ "$n" -eq 4 ] || fail "stderr explains $n contact-model refusals, expected 4"
     # The full pipeline (and the configurations that keep CCD) leave nothing crossed and
     # nothing unresolved on these runs; thickness is the default 1 mm, min_dist within
@@ -133,9 +141,10 @@ EOF
           }' "$s")
     [ -z "$bad" ] || fail "unexpected values: $bad"
     # Not vacuous: on the ramp the cloth comes within 10 x thickness under the full
-    # pipeline, and without CCD it ends steps through the ramp.
+    # pipeline and under ipc (Newton's, with the ramp's friction), and without CCD it ends
+    # steps through the ramp.
     bad=$(awk -F '\t' '!/^#/ && n++ && $1 == "plate_drop" {
-            if ($3 == "bridson" && !($10 < 10 * $9)) { print "never close: " $0; exit }
+            if (($3 == "bridson" || ($3 == "ipc" && $2 == "newton_euler")) && !($10 < 10 * $9)) { print "never close: " $0; exit }
             if ($3 == "no_ccd" && !($11 > 0)) { print "no crossing without CCD: " $0; exit }
           }' "$s")
     [ -z "$bad" ] || fail "plate_drop: $bad"
@@ -223,10 +232,28 @@ ipc)
     [ -z "$bad" ] || fail "newton_euler: $bad"
     row=$(awk -F '\t' '!/^#/ && $2 == "pbd_gauss_seidel" && $3 == "ipc" { print $4, $6, $14 }' "$s")
     [ "$row" = "refused 0 -" ] || fail "pbd_gauss_seidel ipc row is '$row', expected refused"
-    grep -q 'pbd_gauss_seidel ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none' \
+    grep -q 'pbd_gauss_seidel ipc: refused: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton, vbd; set contact.model=none' \
         "$tmp/stderr" || fail "stderr does not explain pbd_gauss_seidel's refusal"
     grep -q '^cloth_on_cloth  *newton_euler  *ipc  *complete ' "$tmp/stdout" ||
         fail "no ipc row in the table on stdout"
+    # ini_value FILE SECTION KEY: the value of KEY in [SECTION] of a written config.
+    ini_value() {
+        awk -v s="[$2]" -v k="$3" '/^\[/ { in_s = ($1 == s); next }
+            in_s && $1 == k && $2 == "=" { print $3; exit }' "$1"
+    }
+    ini="$tmp/out/collisions/cloth_on_cloth/newton_euler-ipc.ini"
+    got="$(ini_value "$ini" collider.ball friction) $(ini_value "$ini" collider.ground friction)"
+    got="$got $(ini_value "$ini" contact friction)"
+    [ "$got" = "0.3 0.5 0.1" ] ||
+        fail "ipc run's ball, ground and cloth friction are '$got', expected '0.3 0.5 0.1'"
+    # d^ as the model gives it: what the "none" run's config lists as the default
+    dhat=$(ini_value "$ini" contact barrier_distance)
+    want=$(ini_value "${ini%-ipc.ini}-none.ini" contact barrier_distance)
+    # (the key is written; its default is empty: 1 mm, or relative to the scene's size)
+    listed=$(awk '/^\[/ { in_s = ($1 == "[contact]"); next }
+        in_s && $1 == "barrier_distance" { print "yes"; exit }' "$ini")
+    [ "$listed" = yes ] && [ "$dhat" = "$want" ] ||
+        fail "ipc run's d^ is '$dhat' (listed: '$listed'), the default '$want'"
     [ "$failed" -eq 0 ] && ok "ipc rows: newton_euler intersection-free, pbd_gauss_seidel refused"
     ;;
 

@@ -78,11 +78,11 @@ check "xpbd runs pbd.self_collision (same model)" $?
 st=$?
 [ "$st" -ne 0 ] && [ "$st" -lt 128 ] && grep -q 'no scene key changes' "$tmp/g.err"
 check "PBD's own constraints: refused, no --set suggested" $?
-"$compare" --scene drape_sphere --solvers vbd --set contact.model=ipc --steps 1 --no-plot \
+"$compare" --scene drape_sphere --solvers xpbd --set contact.model=ipc --steps 1 --no-plot \
     --out "$tmp/i" >"$tmp/i.out" 2>"$tmp/i.err"
 st=$?
 [ "$st" -ne 0 ] && [ "$st" -lt 128 ] && [ "$(wc -l <"$tmp/i.err")" -eq 1 ] &&
-    grep -q '^error: vbd: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton; set contact.model=none$' \
-        "$tmp/i.err" && [ ! -e "$tmp/i/drape_sphere/vbd.log" ]
-check "contact model: vbd refused with one line naming newton_euler, bdf2_newton" $?
+    grep -q '^error: xpbd: \[contact\] model = ipc .*is run by newton_euler, bdf2_newton, vbd; set contact.model=none$' \
+        "$tmp/i.err" && [ ! -e "$tmp/i/drape_sphere/xpbd.log" ]
+check "contact model: xpbd refused with one line naming newton_euler, bdf2_newton, vbd" $?
 exit $failed

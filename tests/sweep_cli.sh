@@ -19,7 +19,7 @@
 #   defaults   --list-solvers: with no --solvers every study runs every registered solver
 #              that can run its scene (vbd, projective_dynamics, xpbd among them;
 #              stability the explicit ones too), and none that refuses the model (PBD
-#              on tetrahedra; with [contact] model = ipc, all but the Newton solvers)
+#              on tetrahedra; with [contact] model = ipc, all but the Newton solvers and vbd)
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure. POSIX sh (dash); all
 # files live under a private mktemp -d.
 set -u
@@ -258,16 +258,16 @@ defaults)
     absent="pbd_gauss_seidel pbd_jacobi xpbd"
     list_has damping_tet "newton_euler vbd" "$damping" --scene tet_beam
     # A contact model is run only by the solvers that declare it (caps.contact_models):
-    # with [contact] model = ipc every study lists newton_euler and bdf2_newton alone.
+    # with [contact] model = ipc every study lists newton_euler, bdf2_newton and vbd alone.
     ipc="--scene drape_sphere --set contact.model=ipc --set collider.ball.friction=0"
     ipc="$ipc --set collider.ground.friction=0"
-    absent="pbd_gauss_seidel pbd_jacobi implicit_euler bdf2 xpbd vbd projective_dynamics symplectic_euler"
+    absent="pbd_gauss_seidel pbd_jacobi implicit_euler bdf2 xpbd projective_dynamics symplectic_euler"
     # shellcheck disable=SC2086  # $ipc is a list of options
-    list_has damping_ipc "newton_euler bdf2_newton" "$damping" $ipc
+    list_has damping_ipc "newton_euler bdf2_newton vbd" "$damping" $ipc
     # shellcheck disable=SC2086
-    list_has accuracy_ipc "newton_euler bdf2_newton" "$accuracy" $ipc
+    list_has accuracy_ipc "newton_euler bdf2_newton vbd" "$accuracy" $ipc
     # shellcheck disable=SC2086
-    list_has stability_ipc "newton_euler bdf2_newton" "$stability" $ipc
+    list_has stability_ipc "newton_euler bdf2_newton vbd" "$stability" $ipc
     ;;
 
 *)

@@ -10,6 +10,11 @@
  *   friction_fd     gradient and Hessian of D for every type (static and sliding regimes)
  *                   and for a point on a moving collider; zero gradient at u = 0
  *   friction_psd    the Hessian is PSD on random pairs, in both regimes
+ *   obstacle_fd     a pair against a translating mesh obstacle (its corners constants):
+ *                   T's rows of the obstacle's slots zero, the slip that of the whole pair
+ *                   with those corners at the lag, none when the cloth moves with the
+ *                   obstacle, sliding force μλ along the obstacle's motion on a point at
+ *                   rest, gradient and Hessian against differences in both regimes
  *   friction_limit  sliding (y ≫ εᵥh): the force on the sliding point has magnitude μλ,
  *                   opposes the relative tangential motion, none along the normal; sticking
  *                   (y ≪ εᵥh): the force is μλ f₁(y) ≈ 2μλ y/εᵥh, linear in y
@@ -232,6 +237,68 @@ static void friction_limit(void) {
     CHECK_NEAR(g[2], 2.5, 1e-12); /* −g along the surface's motion: dragged with it */
 }
 
+/* A pair whose slots `fixed` hold a mesh obstacle's corners (where they stand at t_{n+1},
+ * x_lag; at t_n, x_prev: those minus u h), against its constant-corner pair term
+ * (weft_ipc_friction_obstacle): the obstacle's rows of T zero, the slip equal to the full
+ * pair's with the obstacle's corners at the lag, zero when the cloth's slots move by u h
+ * too, and the derivatives against differences, sticking and sliding. */
+static void obstacle_fd(void) {
+    lcg r = {57};
+    weft_ipc_params p = {1e2, 0.2, 0};
+    const double h = 0.01, regimes[] = {0.3, 5};
+    double worst = 0;
+    for (int k = 0; k < NPAIRS; k++)
+        for (int side = 0; side < (k < 4 ? 2 : 1); side++) {
+            /* point–triangle: the obstacle's triangle (slots 1–3) or its vertex (slot 0);
+             * edge–edge: its edge (slots 2, 3) */
+            const unsigned fixed = k >= 4 ? 0xCu : side ? 0x1u : 0xEu;
+            const double u[3] = {rnd_in(&r, -1, 1), rnd_in(&r, -1, 1), rnd_in(&r, -1, 1)};
+            double xp[12];
+            for (int i = 0; i < 12; i++) xp[i] = pairs[k][i] - (fixed >> (i / 3) & 1u) * u[i % 3] * h;
+            fric_ctx c = {.eps_vh = 1e-3}, full = {.eps_vh = 1e-3};
+            weft_ipc_friction_obstacle(pairs[k], xp, pair_type(k), &p, 0.4, 1, fixed, &c.f);
+            weft_ipc_friction_pair(pairs[k], xp, pair_type(k), &p, 0.4, 1, &full.f);
+            CHECK(c.f.mu_lambda > 0 && c.f.mu_lambda == full.f.mu_lambda);
+            for (int i = 0; i < 12; i++)
+                if (fixed >> (i / 3) & 1u) CHECK(c.f.T[2 * i] == 0 && c.f.T[2 * i + 1] == 0);
+            /* moving with the obstacle (x0; the obstacle's slots anywhere): no slip, no
+             * force */
+            double x0[12], x[12], y[12], ua[2], ub[2], g[12];
+            for (int i = 0; i < 12; i++)
+                x0[i] = fixed >> (i / 3) & 1u ? rnd_in(&r, -1, 1) : xp[i] + u[i % 3] * h;
+            CHECK(slide(&c.f, x0, ua) < 1e-14);
+            weft_ipc_friction_energy(&c.f, x0, c.eps_vh, true, g, NULL);
+            CHECK(max_abs(g, 12) < 1e-12);
+            /* any motion from there: the full pair's slip with the obstacle's corners at
+             * the lag */
+            double dx[12];
+            for (int i = 0; i < 12; i++) dx[i] = rnd_in(&r, -1, 1);
+            for (int m = 0; m < 2; m++) {
+                for (int i = 0; i < 12; i++) x[i] = x0[i] + dx[i];
+                double y1 = slide(&c.f, x, ua);
+                for (int i = 0; i < 12; i++)
+                    x[i] = x0[i] + dx[i] * regimes[m] * c.eps_vh / y1,
+                    y[i] = fixed >> (i / 3) & 1u ? pairs[k][i] : x[i];
+                CHECK_NEAR(slide(&c.f, x, ua), regimes[m] * c.eps_vh, 1e-12);
+                slide(&full.f, y, ub);
+                CHECK_NEAR(ua[0], ub[0], 1e-14);
+                CHECK_NEAR(ua[1], ub[1], 1e-14);
+                worst = fmax(worst, fd_check(fric_fn, &c, x, 12, 1e-7, 1e-6));
+            }
+        }
+    /* A point at rest over a triangle sliding under it at 0.5 m/s along x: dragged along x
+     * with the kinetic force μλ (y = 5 mm ≫ εᵥh). */
+    const double tri[12] = {0.2, 0.3, 0.05, 0, 0, 0, 1, 0, 0, 0, 1, 0};
+    double xp[12], g[12];
+    for (int i = 0; i < 12; i++) xp[i] = tri[i] - (i >= 3 && i % 3 == 0) * 0.5 * h;
+    weft_ipc_friction f;
+    weft_ipc_friction_obstacle(tri, xp, weft_ipc_classify_pt(tri), &p, 0.4, 1, 0xEu, &f);
+    weft_ipc_friction_energy(&f, tri, 1e-4, true, g, NULL);
+    CHECK_NEAR(-g[0], f.mu_lambda, 1e-12 * f.mu_lambda);
+    CHECK(fabs(g[1]) < 1e-12 * f.mu_lambda && fabs(g[2]) < 1e-12 * f.mu_lambda);
+    fprintf(stderr, "obstacle_fd: worst relative error %.3g\n", worst);
+}
+
 static void kappa(void) {
     weft_ipc_params p = {0, 1e-3, 0}, unit = {1, 1e-3, 0};
     double kmin, kmax, bbox = 2, m = 1e-3;
@@ -282,6 +349,7 @@ int main(int argc, char **argv) {
         {"friction_fd", friction_fd},
         {"friction_psd", friction_psd},
         {"friction_limit", friction_limit},
+        {"obstacle_fd", obstacle_fd},
         {"kappa", kappa},
         {NULL, NULL},
     };
