@@ -192,8 +192,8 @@ static void run_scene_out(const weft_solver_type *solver, const char *scene,
         res.omin = fmin(res.omin, o);
         contacts += m.terms[st->ipc->term].n > 0;
         /* converged (r ≤ 1e-6 max(r0, tol_abs)), or at rounding: "stalled" (G cannot
-         * resolve the Newton decrease) within 10 times that (issue 29: "or at rounding";
-         * seen at 1.5e-6 on settled steps of cloth_on_cloth and fast_drop) */
+         * resolve the Newton decrease) within 10 times that (the convergence ask's "or at
+         * rounding"; seen at 1.5e-6 on settled steps of cloth_on_cloth and fast_drop) */
         const bool done = !strcmp(st->stop, "converged") ? r <= 1e-6
                           : !strcmp(st->stop, "stalled") && r <= 1e-5;
         if (crossing != 0 || !(d > xi) || !(g > xi) || !(o > xi) || !done || iters > 50) {
