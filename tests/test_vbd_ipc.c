@@ -23,6 +23,7 @@
  *                    line naming the key
  */
 #include "check.h"
+#include "ipc_check.h"
 #include "ipc_contact.h"
 #include "scene_build.h"
 #include "tmp_files.h"
@@ -37,84 +38,6 @@
 
 /* The vbd solver, found by name as the experiments find it. */
 #define VBD weft_solver_find("vbd")
-
-/* The smallest distance (m) of a non-adjacent vertex–triangle or edge–edge pair of mesh m
- * at x, by brute force over the classified distances. */
-static double min_pair_distance(const weft_mesh *m, const double *x) {
-    double best = INFINITY, xe[12];
-    for (int v = 0; v < m->nv; v++)
-        for (int t = 0; t < m->nt; t++) {
-            const int *c = &m->tri[3 * t];
-            if (v == c[0] || v == c[1] || v == c[2]) continue;
-            const int idx[4] = {v, c[0], c[1], c[2]};
-            for (int a = 0; a < 4; a++) memcpy(&xe[3 * a], &x[3 * idx[a]], 3 * sizeof(double));
-            best = fmin(best, weft_ipc_d2(xe, weft_ipc_classify_pt(xe), NULL, NULL));
-        }
-    for (int i = 0; i < m->ne; i++)
-        for (int j = i + 1; j < m->ne; j++) {
-            const int *a = &m->edge[2 * i], *b = &m->edge[2 * j];
-            if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1]) continue;
-            const int idx[4] = {a[0], a[1], b[0], b[1]};
-            for (int k = 0; k < 4; k++) memcpy(&xe[3 * k], &x[3 * idx[k]], 3 * sizeof(double));
-            best = fmin(best, weft_ipc_d2(xe, weft_ipc_classify_ee(xe), NULL, NULL));
-        }
-    return sqrt(best);
-}
-
-/* The smallest gap (distance − margin, m) of a vertex of m at x to a collider. */
-static double min_collider_gap(const weft_model *m, const double *x) {
-    double best = INFINITY;
-    for (int i = 0; i < m->n; i++)
-        for (int c = 0; c < m->ncolliders; c++)
-            best = fmin(best, weft_contact_gap(&m->colliders[c], &x[3 * i], m->t,
-                                               m->contact_margin, NULL));
-    return best;
-}
-
-/* The smallest distance (m) between m's cloth at x and its triangle-mesh obstacles where
- * they stand at time t (cloth vertex–obstacle triangle, obstacle vertex–cloth triangle,
- * edge–edge), by brute force; INFINITY without obstacles. ox: room for each obstacle's
- * positions. */
-static double min_obstacle_distance(const weft_model *m, const double *x, double t, double *ox) {
-    double best = INFINITY, bary[3], sa, sb;
-    const weft_mesh *me = &m->mesh;
-    for (int k = 0; k < m->nobstacles; k++) {
-        const weft_mesh *om = &m->obstacles[k].mesh;
-        weft_obstacle_positions(&m->obstacles[k], t, ox);
-        for (int v = 0; v < me->nv; v++)
-            for (int f = 0; f < om->nt; f++) {
-                const int *c = &om->tri[3 * f];
-                best = fmin(best, weft_point_triangle_closest(&x[3 * v], &ox[3 * c[0]],
-                                                              &ox[3 * c[1]], &ox[3 * c[2]],
-                                                              bary, NULL));
-            }
-        for (int v = 0; v < om->nv; v++)
-            for (int f = 0; f < me->nt; f++) {
-                const int *c = &me->tri[3 * f];
-                best = fmin(best, weft_point_triangle_closest(&ox[3 * v], &x[3 * c[0]],
-                                                              &x[3 * c[1]], &x[3 * c[2]],
-                                                              bary, NULL));
-            }
-        for (int i = 0; i < me->ne; i++)
-            for (int j = 0; j < om->ne; j++) {
-                const int *a = &me->edge[2 * i], *b = &om->edge[2 * j];
-                best = fmin(best, weft_edge_edge_closest(&x[3 * a[0]], &x[3 * a[1]],
-                                                         &ox[3 * b[0]], &ox[3 * b[1]], &sa, &sb,
-                                                         NULL));
-            }
-    }
-    return best;
-}
-
-/* Intersecting triangle pairs of m's cloth at x, with itself and with its first obstacle
- * (the tests' scenes have at most one) where it stands at time t. */
-static long crossings(const weft_model *m, const double *x, double t, double *ox) {
-    if (m->nobstacles == 0) return weft_count_intersections(&m->mesh, x, 0, NULL, NULL);
-    const weft_mesh *om = &m->obstacles[0].mesh;
-    const double *oxs = ox;
-    weft_obstacle_positions(&m->obstacles[0], t, ox);
-    return weft_count_intersections(&m->mesh, x, 1, &om, &oxs);
-}
 
 /* The barrier term of m (the contact model appends it at the first step), or NULL. */
 static const weft_term *barrier_term(const weft_model *m) {
@@ -141,11 +64,7 @@ static void run_vbd_out(const char *scene, const char *const *sets, int steps, r
     weft_config *cfg = NULL;
     const double xi = ex.xi;
     if (!scene_build_cfg(scene, sets, weft_energy_registry, &m, &cfg)) return;
-    int onv = 1;
-    for (int k = 0; k < m.nobstacles; k++)
-        onv = m.obstacles[k].mesh.nv > onv ? m.obstacles[k].mesh.nv : onv;
-    double *ox = malloc(3 * (size_t)onv * sizeof *ox), omin = INFINITY;
-    CHECK(ox != NULL);
+    double omin = INFINITY;
     weft_error err = {{0}};
     void *st = weft_solver_create(VBD, &m, cfg, &err);
     if (!st) fprintf(stderr, "%s: %s\n", scene, err.msg);
@@ -158,9 +77,9 @@ static void run_vbd_out(const char *scene, const char *const *sets, int steps, r
             CHECK(0);
             break;
         }
-        const long crossing = ox ? crossings(&m, m.x, m.t, ox) : -1;
+        const long crossing = crossings(&m, m.x, m.t);
         const double d = min_pair_distance(&m.mesh, m.x), g = min_collider_gap(&m, m.x);
-        const double o = ox ? min_obstacle_distance(&m, m.x, m.t, ox) : -1.0;
+        const double o = min_obstacle_distance(&m, m.x, m.t);
         dmin = fmin(dmin, d), gmin = fmin(gmin, g), omin = fmin(omin, o);
         const weft_term *bt = barrier_term(&m);
         contacts += bt && bt->n > 0;
@@ -188,7 +107,6 @@ static void run_vbd_out(const char *scene, const char *const *sets, int steps, r
     CHECK(ytop > ex.ytop_min); /* e.g. held up by the ball, not through it */
     if (gap_out) *gap_out = gmin;
     if (obs_out) *obs_out = omin;
-    free(ox);
     if (x_out && (*x_out = malloc(3 * (size_t)m.n * sizeof **x_out)))
         memcpy(*x_out, m.x, 3 * (size_t)m.n * sizeof **x_out);
     if (st) VBD->destroy(st);
