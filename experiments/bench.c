@@ -1,5 +1,7 @@
 /* bench.c — the benchmark harness (bench.h): repeats by a plan with min and median, a
- * results table written to a ".partial" TSV file and the console, shared scene set-up. */
+ * results table written to a ".partial" TSV file and the console, shared scene set-up,
+ * measurements in a child process (their own peak memory). */
+#define _DEFAULT_SOURCE /* wait4: a child's own rusage (its peak RSS) */
 #include "bench.h"
 
 #include "sweep.h"
@@ -9,12 +11,67 @@
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 weft_bench_plan weft_bench_repeats(int warmup, int repeats) {
     return (weft_bench_plan){warmup, repeats, repeats, 0.0};
+}
+
+/* Reads exactly size bytes of fd into buf; whether it got them. */
+static bool read_all(int fd, void *buf, size_t size) {
+    char *p = buf;
+    while (size > 0) {
+        ssize_t got = read(fd, p, size);
+        if (got <= 0) return false;
+        p += got, size -= (size_t)got;
+    }
+    return true;
+}
+
+int weft_bench_in_child(weft_bench_child_fn fn, const void *job, void *out, size_t size,
+                        const char *label, double *peak_mib) {
+    int fd[2];
+    fflush(NULL);
+    if (pipe(fd) != 0) {
+        fprintf(stderr, "error: pipe: %s\n", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "error: fork: %s\n", strerror(errno));
+        close(fd[0]), close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) { /* the child: its figures down the pipe, after its status */
+        close(fd[0]);
+        int rc = fn(job, out);
+        fflush(NULL);
+        bool ok = write(fd[1], &rc, sizeof rc) == (ssize_t)sizeof rc &&
+                  write(fd[1], out, size) == (ssize_t)size;
+        _exit(ok ? 0 : 1);
+    }
+    close(fd[1]);
+    int rc = 1;
+    bool got = read_all(fd[0], &rc, sizeof rc) && rc == 0 && read_all(fd[0], out, size);
+    close(fd[0]);
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (wait4(pid, &status, 0, &ru) < 0) {
+        fprintf(stderr, "error: wait4: %s\n", strerror(errno));
+        return -1;
+    }
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "error: measurement %s killed by signal %d\n", label, WTERMSIG(status));
+    if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+    *peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+    return 0;
 }
 
 int weft_bench_pin_threads(int threads) {

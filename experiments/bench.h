@@ -66,6 +66,17 @@ int weft_bench_measure(const weft_bench_plan *plan, int nvalues, weft_bench_fn f
  * OpenBLAS's thread count after it, or -1 for another BLAS (its threads unchanged). */
 int weft_bench_pin_threads(int threads);
 
+/* A measurement run in a child process: fills *out (the caller's struct); 0, or non-zero
+ * after printing why it failed. */
+typedef int (*weft_bench_child_fn)(const void *job, void *out);
+
+/* Runs fn(job, out) in a forked child and copies its *out (size bytes) back, with the
+ * child's own peak resident set into *peak_mib (MiB; the parent's memory not counted);
+ * `label` names the measurement if a signal kills it. Returns 0, or -1 when the pipe or
+ * fork fails, fn fails, or the child dies (*out then undefined). */
+int weft_bench_in_child(weft_bench_child_fn fn, const void *job, void *out, size_t size,
+                        const char *label, double *peak_mib);
+
 /* CPU time of the calling thread, s: what a call costs on a machine shared with others. */
 double weft_bench_thread_cpu(void);
 

@@ -29,18 +29,13 @@
  * counted (each child writes its own callgrind.out.PID).
  * Writes <out>/bench_ipc.tsv (through ".partial", renamed when complete) and, unless
  * --no-plot, <out>/bench_ipc.png (experiments/plots/bench_ipc.gp: stacked bars). */
-#define _DEFAULT_SOURCE /* wait4: a child's own rusage (its peak RSS) */
 #include "bench.h"
 
 #include "weft_solvers.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: bench_ipc [--sizes N,N,...] [--repeats N] [--warmup N] [--steps N] [--threads N]\n"
@@ -172,48 +167,21 @@ static void measure(const job *j, figures *f) {
     weft_config_free(&cfg);
 }
 
+/* The child's side of a measurement (weft_bench_in_child): j's threads, then measure. */
+static int child_measure(const void *jv, void *out) {
+    const job *j = jv;
+    figures *f = out;
+    *f = (figures){.status = 1};
+    weft_bench_pin_threads(j->threads); /* OpenMP's and OpenBLAS's (CHOLMOD) */
+    measure(j, f);
+    return f->status;
+}
+
 /* Runs j in a forked child into f (its peak RSS into f->peak_mib); 0, or -1 on failure. */
 static int run_child(const job *j, figures *f) {
-    int fd[2];
-    fflush(NULL);
-    if (pipe(fd) != 0) {
-        fprintf(stderr, "error: pipe: %s\n", strerror(errno));
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "error: fork: %s\n", strerror(errno));
-        close(fd[0]), close(fd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(fd[0]);
-        figures c = {.status = 1};
-        weft_bench_pin_threads(j->threads); /* OpenMP's and OpenBLAS's (CHOLMOD) */
-        measure(j, &c);
-        fflush(NULL);
-        ssize_t wr = write(fd[1], &c, sizeof c);
-        _exit(wr == (ssize_t)sizeof c ? 0 : 1);
-    }
-    close(fd[1]);
-    figures c = {.status = 1};
-    ssize_t got = read(fd[0], &c, sizeof c);
-    close(fd[0]);
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    if (wait4(pid, &status, 0, &ru) < 0) {
-        fprintf(stderr, "error: wait4: %s\n", strerror(errno));
-        return -1;
-    }
-    if (WIFSIGNALED(status))
-        fprintf(stderr, "error: measurement at %d^2 killed by signal %d\n", j->res,
-                WTERMSIG(status));
-    if (got != (ssize_t)sizeof c || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || c.status)
-        return -1;
-    *f = c;
-    f->peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
-    return 0;
+    char label[32];
+    snprintf(label, sizeof label, "at %d^2", j->res);
+    return weft_bench_in_child(child_measure, j, f, sizeof *f, label, &f->peak_mib);
 }
 
 /* What a row reports, per repeat first and then as medians over the repeats. */

@@ -18,7 +18,6 @@
  * model; the reason is printed and written as a "# skipped" line of the file.
  * Writes <out>/bench_solvers.tsv (through ".partial", renamed when complete) and, unless
  * --no-plot, <out>/bench_solvers.png (experiments/plots/bench_solvers.gp). */
-#define _DEFAULT_SOURCE /* wait4: a child's own rusage (its peak RSS) */
 #include "bench.h"
 
 #include "weft_linsolve.h"
@@ -29,9 +28,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char usage[] =
     "usage: bench_solvers [--sizes N,N,...] [--threads N,N,...] [--repeats N] [--steps N]\n"
@@ -280,54 +276,25 @@ done:
     return rc;
 }
 
+/* The child's side of a measurement (weft_bench_in_child): j's threads, then j. */
+static int child_measure(const void *jv, void *out) {
+    const job *j = jv;
+    result *c = out;
+    *c = (result){1, 0, NAN};
+    omp_set_num_threads(j->threads);
+    int rc = j->what == KIND_SOLVER      ? measure_solver(j, c)
+             : j->what == KIND_PBD_SWEEP ? measure_pbd_sweep(j, c)
+                                         : measure_newton(j, c);
+    c->status = rc == 0 ? 0 : 1;
+    return c->status;
+}
+
 /* Runs job j in a forked child; fills r and *peak_mib (the child's peak RSS). Returns 0,
  * or -1 when the child failed (its message printed). */
 static int run_child(const job *j, result *r, double *peak_mib) {
-    int fd[2];
-    fflush(NULL);
-    if (pipe(fd) != 0) {
-        fprintf(stderr, "error: pipe: %s\n", strerror(errno));
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "error: fork: %s\n", strerror(errno));
-        close(fd[0]), close(fd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        close(fd[0]);
-        result c = {1, 0, NAN};
-        omp_set_num_threads(j->threads);
-        int rc = j->what == KIND_SOLVER      ? measure_solver(j, &c)
-                 : j->what == KIND_PBD_SWEEP ? measure_pbd_sweep(j, &c)
-                                             : measure_newton(j, &c);
-        c.status = rc == 0 ? 0 : 1;
-        fflush(NULL);
-        ssize_t wr = write(fd[1], &c, sizeof c);
-        _exit(wr == (ssize_t)sizeof c ? 0 : 1);
-    }
-    close(fd[1]);
-    result c = {1, 0, NAN};
-    ssize_t got = read(fd[0], &c, sizeof c);
-    close(fd[0]);
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    if (wait4(pid, &status, 0, &ru) < 0) {
-        fprintf(stderr, "error: wait4: %s\n", strerror(errno));
-        return -1;
-    }
-    if (got != (ssize_t)sizeof c || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-        c.status != 0) {
-        if (WIFSIGNALED(status))
-            fprintf(stderr, "error: measurement at %d^2 killed by signal %d\n", j->res,
-                    WTERMSIG(status));
-        return -1;
-    }
-    *r = c;
-    *peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
-    return 0;
+    char label[32];
+    snprintf(label, sizeof label, "at %d^2", j->res);
+    return weft_bench_in_child(child_measure, j, r, sizeof *r, label, peak_mib);
 }
 
 /* Measures j and writes its row named `name`; -1 on failure. */
