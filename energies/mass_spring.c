@@ -16,6 +16,7 @@
  * papers/calibration.md ("Implementation notes: energies/mass_spring.c").
  * Element data: rest[0] = ℓ0 (m). */
 #include "fem.h"
+#include "weft_vec.h"
 
 #include <string.h>
 
@@ -180,9 +181,7 @@ static double ms_pd_form(const weft_element *e, double *A) {
 
 /* p = ℓ0 y/|y| (0 at coincident ends, where every point of the sphere is as close). */
 static void ms_pd_project(const weft_element *e, const double *y, double *p) {
-    double l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
-    double s = l > 0.0 ? e->rest[0] / l : 0.0;
-    for (int k = 0; k < 3; k++) p[k] = s * y[k];
+    weft_sphere_project3(e->rest[0], y, p);
 }
 
 /* C's radius ℓ0 (project is the sphere's projection). */

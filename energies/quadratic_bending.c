@@ -22,6 +22,7 @@
  * Element data: v = (p0, p1, p2, p3) of the hinge, rest[0..3] = K (dimensionless),
  * rest[4] = r0 (m), k (N/m). A degenerate rest triangle gives k = 0 (no energy). */
 #include "fem.h"
+#include "weft_vec.h"
 
 #include <math.h>
 #include <string.h>
@@ -181,9 +182,7 @@ static double qb_pd_form(const weft_element *e, double *A) {
 }
 
 static void qb_pd_project(const weft_element *e, const double *y, double *p) {
-    double l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
-    double s = l > 0.0 ? e->rest[4] / l : 0.0;
-    for (int k = 0; k < 3; k++) p[k] = s * y[k];
+    weft_sphere_project3(e->rest[4], y, p);
 }
 
 /* C's radius r0 (project is the sphere's projection). */

@@ -13,6 +13,15 @@ static inline double weft_dot3(const double *a, const double *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* p = the point of the sphere |p| = r about 0 closest to y: (|y| > 0 ? r/|y| : 0) y,
+ * |y| summed in the order y₀y₀ + y₁y₁ + y₂y₂ (the sphere_radius contract of weft_energy.h
+ * is this formula); p may alias y. */
+static inline void weft_sphere_project3(double r, const double *y, double *p) {
+    const double l = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    const double s = l > 0.0 ? r / l : 0.0;
+    for (int k = 0; k < 3; k++) p[k] = s * y[k];
+}
+
 /* out = a × b (out must not alias a or b). */
 static inline void weft_cross3(const double *a, const double *b, double *out) {
     out[0] = a[1] * b[2] - a[2] * b[1];
