@@ -23,6 +23,19 @@ weft_bench_plan weft_bench_repeats(int warmup, int repeats) {
     return (weft_bench_plan){warmup, repeats, repeats, 0.0};
 }
 
+int weft_bench_plot(const char *name, const char *table, const char *dir) {
+    char script[1100], png[1200], defs[2400];
+    snprintf(script, sizeof script, "%s/%s.gp", weft_plots_dir(), name);
+    snprintf(png, sizeof png, "%s/%s.png", dir, name);
+    snprintf(defs, sizeof defs, "file='%s'; out='%s'", table, png);
+    if (weft_gnuplot(defs, script) != 0) {
+        fprintf(stderr, "error: gnuplot failed on %s\n", script);
+        return 1;
+    }
+    printf("wrote %s\n", png);
+    return 0;
+}
+
 /* Reads exactly size bytes of fd into buf; whether it got them. */
 static bool read_all(int fd, void *buf, size_t size) {
     char *p = buf;

@@ -66,6 +66,10 @@ int weft_bench_measure(const weft_bench_plan *plan, int nvalues, weft_bench_fn f
  * OpenBLAS's thread count after it, or -1 for another BLAS (its threads unchanged). */
 int weft_bench_pin_threads(int threads);
 
+/* The figure DIR/NAME.png drawn by experiments/plots/NAME.gp from the table at `table`
+ * (gnuplot variables file, out); prints "wrote PNG". 0, or 1 after a message. */
+int weft_bench_plot(const char *name, const char *table, const char *dir);
+
 /* A measurement run in a child process: fills *out (the caller's struct); 0, or non-zero
  * after printing why it failed. */
 typedef int (*weft_bench_child_fn)(const void *job, void *out);

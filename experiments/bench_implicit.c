@@ -912,16 +912,7 @@ static void print_newton(const options *o, const size_result *r, int done) {
 
 /* The figure (experiments/plots/bench_implicit.gp) from the table at path; 0 or 1. */
 static int plot(const options *o, const char *path) {
-    char png[1100], script[1100], defs[2400];
-    snprintf(png, sizeof png, "%s/bench_implicit.png", o->cli.out);
-    snprintf(script, sizeof script, "%s/bench_implicit.gp", weft_plots_dir());
-    snprintf(defs, sizeof defs, "file='%s'; out='%s'", path, png);
-    if (weft_gnuplot(defs, script) != 0) {
-        fprintf(stderr, "error: gnuplot failed on %s\n", script);
-        return 1;
-    }
-    printf("wrote %s\n", png);
-    return 0;
+    return weft_bench_plot("bench_implicit", path, o->cli.out);
 }
 
 int main(int argc, char **argv) {

@@ -349,14 +349,5 @@ int main(int argc, char **argv) {
     }
     int rc = weft_bench_close(&t, failed ? "a measurement failed" : NULL);
     if (rc != 0 || cli.no_plot) return rc;
-    char script[1100], defs[2400], png[1200];
-    snprintf(script, sizeof script, "%s/bench_ipc.gp", weft_plots_dir());
-    snprintf(png, sizeof png, "%s/bench_ipc.png", cli.out);
-    snprintf(defs, sizeof defs, "file='%s'; out='%s'", t.path, png);
-    if (weft_gnuplot(defs, script) != 0) {
-        fprintf(stderr, "error: gnuplot failed on %s\n", script);
-        return 1;
-    }
-    printf("wrote %s\n", png);
-    return 0;
+    return weft_bench_plot("bench_ipc", t.path, cli.out);
 }
