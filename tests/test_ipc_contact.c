@@ -311,8 +311,8 @@ static void sheet_stack(void) {
  * a 0.1 m ball at 12 m/s, 0.2 m per step, twice its radius: a step's end alone would put the
  * ball through the sheet; the carry of weft_ipc_carry pushes the sheet ahead of it (the
  * default contact settings: at d̂ = 5 mm κ_min is 1.8e3 J/m⁴ and the fold's step caps; but
- * indefinite = project: with the shift, the default, steps 2-4 stop at the cap of 50,
- * reason slow, papers/li2020-ipc.md); and
+ * indefinite = project: with the shift, the default, steps 1 and 2 stop at the cap of 50
+ * (2-4 before the exact barrier first), reason slow, papers/li2020-ipc.md); and
  * a triangle-mesh plate rising at 1 m/s that catches a falling cloth and lifts it. The gaps
  * are measured to the colliders and obstacles where they stand at each step's end. */
 static void moving(void) {
