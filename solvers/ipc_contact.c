@@ -155,21 +155,15 @@ static double barrier_gradient(const weft_element *e, const double *xe, double *
     return barrier_eval(e, xe, false, g, NULL);
 }
 
-/* Exact barrier Hessians in the assemblies under way (weft_ipc_barrier_exact). */
-static bool barrier_exact;
-
-void weft_ipc_barrier_exact(bool exact) { barrier_exact = exact; }
-
-/* The pair's Hessian PSD-projected in every mode, as Li 2020 (Alg. 1) assembles it, unless
- * newton.c asks for the exact one (weft_ipc_barrier_exact): its exact curvature b′ ∇²d
- * (b′ < 0) grows without bound as d → 0 (against a sphere of radius R, 2 d b′(d²)/R across
- * the normal), where a shift of the whole system would have to follow it; so newton.c
- * takes the exact pairs only where the whole system is SPD with them. The elastic terms
- * follow [solver] hessian. */
+/* The pair's Hessian, exact in mode WEFT_HESSIAN_EXACT and PSD-projected in the others.
+ * Newton (newton.c) assembles the barrier term projected, as Li 2020 (Alg. 1) does, in
+ * every system but the first of an iteration under indefinite = shift: the pairs' exact
+ * curvature b′ ∇²d (b′ < 0) grows without bound as d → 0 (against a sphere of radius R,
+ * 2 d b′(d²)/R across the normal), where a shift of the whole system would have to follow
+ * it; so the exact pairs are taken only where the whole system is SPD with them. */
 static double barrier_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                               double *g, double *H) {
-    (void)mode;
-    return barrier_eval(e, xe, !barrier_exact, g, H);
+    return barrier_eval(e, xe, mode != WEFT_HESSIAN_EXACT, g, H);
 }
 
 const weft_energy_type weft_ipc_barrier_type = {

@@ -146,11 +146,6 @@ int weft_ipc_fill(weft_ipc *ipc, weft_model *m, const double *x, weft_error *err
  * failed allocation answers true (the assembly is remade, never stale). */
 bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m);
 
-/* Whether the barrier pairs' Hessians of the next assemblies are exact (true) or
- * PSD-projected (false, the default): process-wide, since an element's Hessian callback
- * takes no context; newton.c sets it around one assembly and clears it again. */
-void weft_ipc_barrier_exact(bool exact);
-
 /* The start of a step's motion under moving colliders and obstacles (file comment of
  * ipc_contact.c): x_n (m->x) with every free vertex that a mover's sweep over [t_n, t1]
  * can bring within reach (d̂ + ξ) carried by that mover's displacement u h, into xc (3n,

@@ -389,9 +389,10 @@ static int newton_direction(im_state *st, const weft_model *m, newton_step *ns, 
             if (!(st->as = weft_assembly_create(m, err))) return weft_error_code(WEFT_ERR_NOMEM);
             st->A = weft_assembly_matrix(st->as);
         }
-        if (exact_barrier) weft_ipc_barrier_exact(true);
+        if (st->ipc) /* the barrier pairs projected, but where tried exact (ipc_exact_first) */
+            weft_assembly_term_mode(st->as, st->ipc->term,
+                                    exact_barrier ? WEFT_HESSIAN_EXACT : WEFT_HESSIAN_CLAMP);
         double E = im_assemble(st, m, st->x, ns->projected, err);
-        weft_ipc_barrier_exact(false);
         if (!isfinite(E))
             return im_fail_because(err, WEFT_ERR_DIVERGED, "%s: step %d, iteration %d",
                                    st->type->name, st->step, k);

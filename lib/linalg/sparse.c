@@ -405,6 +405,7 @@ typedef struct assembly_term {
     const weft_element *elem;     /* the model's element array at creation (checked) */
     int n, nv;                    /* elements, vertices per element */
     bool skip;                    /* a constraint with no energy: contributes nothing */
+    int mode;                     /* its Hessian mode, or -1: the run's (weft_assembly_term_mode) */
     int nbatches;                 /* ceil(n / BATCH) */
     int ncolours;
     int *colour_ptr;      /* ncolours + 1 offsets into order */
@@ -526,6 +527,7 @@ weft_assembly *weft_assembly_create(const weft_model *m, weft_error *err) {
         T->n = term->n;
         T->nv = term->type->nv;
         T->skip = !term->type->hessian;
+        T->mode = -1;
         if (T->skip) continue;
         size_t n = (size_t)(T->n > 0 ? T->n : 1), nv = (size_t)T->nv;
         T->slot = malloc(n * nv * nv * sizeof *T->slot);
@@ -574,6 +576,7 @@ static void add_element(assembly_term *T, int i, const double *x, weft_hessian_m
     double H[9 * WEFT_ELEM_MAXV * WEFT_ELEM_MAXV];
     for (int a = 0; a < nv; a++)
         for (int c = 0; c < 3; c++) xe[3 * a + c] = x[3 * (size_t)e->v[a] + c];
+    if (T->mode >= 0) mode = (weft_hessian_mode)T->mode;
     double psi = T->type->hessian(e, xe, mode, grad ? ge : NULL, H);
 
     /* Non-finite values are recorded, not hidden: the run then returns +INFINITY. */
@@ -640,6 +643,11 @@ double weft_assembly_run(weft_assembly *a, const weft_model *m, const double *x,
         }
     }
     return a->bad ? INFINITY : E;
+}
+
+void weft_assembly_term_mode(weft_assembly *a, int t, int mode) {
+    WEFT_ASSERT(t >= 0 && t < a->nterms);
+    a->term[t].mode = mode;
 }
 
 int weft_assembly_colouring(const weft_assembly *a, int t, const int **ptr, const int **order,

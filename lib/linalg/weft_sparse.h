@@ -98,6 +98,11 @@ void weft_assembly_free(weft_assembly **a);
 /* The assembled matrix; callers may change its values (e.g. add M/h²) between runs. */
 weft_bsr *weft_assembly_matrix(weft_assembly *a);
 
+/* Term t's elements are assembled in Hessian mode `mode` (a weft_hessian_mode) by the
+ * following runs whatever mode a run is given, or in the run's mode again (mode = -1, the
+ * default): a solver that wants one term's Hessian treated otherwise than the rest. */
+void weft_assembly_term_mode(weft_assembly *a, int t, int mode);
+
 /* Assembles at positions x (3n, m): the matrix receives ∇²E(x) (or the PSD projection
  * of each element's Hessian, per mode), grad (if non-NULL, 3n values, N) receives ∇E(x),
  * and the return value is E(x) in J, summed in term then element order like
