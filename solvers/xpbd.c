@@ -113,7 +113,8 @@ static int xpbd_order(xpbd_state *st, const weft_model *m) {
     int nmax = 1;
     for (int t = 0; t < m->nterms; t++) nmax = m->terms[t].n > nmax ? m->terms[t].n : nmax;
     int *perm = malloc((size_t)nmax * sizeof *perm);
-    int *starts = malloc(((size_t)nmax + 2) * sizeof *starts);
+    /* starts: pbd_level_order's nc + 2, pbd_colour_order's 65 */
+    int *starts = malloc(((size_t)(nmax + 2 > 65 ? nmax + 2 : 65)) * sizeof *starts);
     int j = 0, rc = perm && starts ? WEFT_OK : WEFT_ERR_NOMEM, *ends = st->ends;
     st->nbatch = 0;
     for (int t = 0; t < m->nterms && rc == WEFT_OK; t++) {
