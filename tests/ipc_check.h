@@ -7,6 +7,7 @@
 #define WEFT_IPC_CHECK_H
 
 #include "ipc.h"
+#include "tmp_files.h"
 #include "weft_collider.h"
 #include "weft_geometry.h"
 #include "weft_model.h"
@@ -100,6 +101,28 @@ static inline long crossings(const weft_model *m, const double *x, double t) {
     if (n == 0) n = weft_count_intersections(&m->mesh, x, nobs, om, (const double *const *)ox);
     for (int k = 0; k < nobs; k++) free(ox[k]);
     return n;
+}
+
+/* The lift scene in d (plate.obj and lift.ini, its path into ini): a triangle-mesh plate
+ * (an OBJ, 0.4 m) rising at 1 m/s under a 0.3 m cloth (8²) falling onto it, under
+ * [contact] model = ipc with d̂ = 5 mm; `tail` ends the [contact] section and holds the
+ * [solver] section, the caller's own settings. The files' paths go to obj and ini (size
+ * bytes each), for the caller to unlink. */
+static inline void write_lift_scene(const tmp_dir *d, const char *tail, char *obj, char *ini,
+                                    size_t size) {
+    char text[1024];
+    write_file(d, "plate.obj",
+               "v -0.2 0 -0.2\nv 0.2 0 -0.2\nv 0.2 0 0.2\nv -0.2 0 0.2\nf 1 3 2\nf 1 4 3\n", obj,
+               size);
+    snprintf(text, sizeof text,
+             "[scene]\nname = lift\ndt = 0.016666666666666666\nsteps = 30\n"
+             "gravity = 0 -9.81 0\n[mesh]\ntype = grid\nwidth = 0.3\nheight = 0.3\nnx = 8\n"
+             "ny = 8\nplane = xz\norigin = -0.15 0.05 0.15\n[material]\ndensity = 0.1\n"
+             "stretch_stiffness = 1000\nbending_stiffness = 1e-5\n[contact]\nmodel = ipc\n"
+             "barrier_distance = 5e-3\n%s[collider.plate]\n"
+             "type = mesh\npath = plate.obj\nvelocity = 0 1 0\nfriction = 0\n",
+             tail);
+    write_file(d, "lift.ini", text, ini, size);
 }
 
 #endif

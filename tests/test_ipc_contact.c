@@ -345,18 +345,7 @@ static void moving(void) {
     /* a triangle-mesh plate (an OBJ, 0.4 m) rising at 1 m/s under a 0.3 m cloth (8²)
      * falling onto it: it catches the cloth and lifts it */
     char obj[128];
-    write_file(&d, "plate.obj",
-               "v -0.2 0 -0.2\nv 0.2 0 -0.2\nv 0.2 0 0.2\nv -0.2 0 0.2\nf 1 3 2\nf 1 4 3\n", obj,
-               sizeof obj);
-    write_file(
-        &d, "lift.ini",
-        "[scene]\nname = lift\ndt = 0.016666666666666666\nsteps = 30\n"
-        "gravity = 0 -9.81 0\n[mesh]\ntype = grid\nwidth = 0.3\nheight = 0.3\nnx = 8\n"
-        "ny = 8\nplane = xz\norigin = -0.15 0.05 0.15\n[material]\ndensity = 0.1\n"
-        "stretch_stiffness = 1000\nbending_stiffness = 1e-5\n[contact]\nmodel = ipc\n"
-        "barrier_distance = 5e-3\n[solver]\niterations = 50\n[collider.plate]\n"
-        "type = mesh\npath = plate.obj\nvelocity = 0 1 0\nfriction = 0\n",
-        ini, sizeof ini);
+    write_lift_scene(&d, "[solver]\niterations = 50\n", obj, ini, sizeof ini);
     run_scene_out(&weft_newton_euler, ini, NULL, 30, 0.0, true, &r);
     CHECK(r.ran && r.omin < 5e-3 && r.kinds[3] > 0); /* it rests on the plate */
     unlink(obj), unlink(ini), rmdir(d.path);

@@ -165,7 +165,8 @@ static void threads(void) {
     const char *sets[] = {COC_SETS, NULL};
     if (x[0] && x[1] && x[2] && scene_build("cloth_on_cloth", sets, weft_energy_registry, &m)) {
         const size_t bytes = 3 * (size_t)m.n * sizeof(double);
-        printf("threads: 2 threads %s, 3 threads %s\n", memcmp(x[0], x[1], bytes) ? "differ" : "same",
+        printf("threads: 2 threads %s, 3 threads %s\n",
+               memcmp(x[0], x[1], bytes) ? "differ" : "same",
                memcmp(x[0], x[2], bytes) ? "differ" : "same");
         CHECK(!memcmp(x[0], x[1], bytes) && !memcmp(x[0], x[2], bytes));
         weft_model_free(&m);
@@ -186,18 +187,7 @@ static void moving(void) {
     tmp_dir d;
     if (!tmp_open(&d)) return;
     char obj[128], ini[128];
-    write_file(&d, "plate.obj",
-               "v -0.2 0 -0.2\nv 0.2 0 -0.2\nv 0.2 0 0.2\nv -0.2 0 0.2\nf 1 3 2\nf 1 4 3\n", obj,
-               sizeof obj);
-    write_file(
-        &d, "lift.ini",
-        "[scene]\nname = lift\ndt = 0.016666666666666666\nsteps = 30\n"
-        "gravity = 0 -9.81 0\n[mesh]\ntype = grid\nwidth = 0.3\nheight = 0.3\nnx = 8\n"
-        "ny = 8\nplane = xz\norigin = -0.15 0.05 0.15\n[material]\ndensity = 0.1\n"
-        "stretch_stiffness = 1000\nbending_stiffness = 1e-5\n[contact]\nmodel = ipc\n"
-        "barrier_distance = 5e-3\nstiffness = 1e6\n[solver]\niterations = 20\n[collider.plate]\n"
-        "type = mesh\npath = plate.obj\nvelocity = 0 1 0\nfriction = 0\n",
-        ini, sizeof ini);
+    write_lift_scene(&d, "stiffness = 1e6\n[solver]\niterations = 20\n", obj, ini, sizeof ini);
     double omin = INFINITY;
     /* lifted: the plate ends at y = 0.5 m, the cloth on it */
     run_vbd_out(ini, NULL, 30, (run_expect){0.0, 0.45, true}, NULL, NULL, &omin);
