@@ -1,6 +1,7 @@
 /* bench.c — the benchmark harness (bench.h): repeats by a plan with min and median, a
  * results table written to a ".partial" TSV file and the console, shared scene set-up,
- * measurements in a child process (their own peak memory). */
+ * measurements in a child process (their own peak memory), alone or in interleaved rounds
+ * of several children that each wait on a socket between their timed repeats. */
 #define _DEFAULT_SOURCE /* wait4: a child's own rusage (its peak RSS) */
 #include "bench.h"
 
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,6 +86,123 @@ int weft_bench_in_child(weft_bench_child_fn fn, const void *job, void *out, size
         fprintf(stderr, "error: measurement %s killed by signal %d\n", label, WTERMSIG(status));
     if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
     *peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+    return 0;
+}
+
+/* Writes size bytes of buf to the socket fd, without SIGPIPE if the peer is gone; whether
+ * all went. */
+static bool send_all(int fd, const void *buf, size_t size) {
+    const char *p = buf;
+    while (size > 0) {
+        ssize_t put = send(fd, p, size, MSG_NOSIGNAL);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return false;
+        p += put, size -= (size_t)put;
+    }
+    return true;
+}
+
+/* The child of a round (never returns): fns->start(job) and its outcome to the parent,
+ * then, for each byte read, 'r': one repeat's status and nvalues figures, or anything
+ * else: fns->finish's status and size bytes of totals, and exit. Exits when the parent's
+ * end closes (the parent gone or giving up on it). */
+static void round_child(int fd, const weft_bench_round_fns *fns, const void *job, int nvalues,
+                        size_t size) {
+    void *state = NULL;
+    int rc = fns->start(job, &state);
+    fflush(NULL);
+    if (!send_all(fd, &rc, sizeof rc) || rc != 0) _exit(1);
+    char ask = 0;
+    while (read_all(fd, &ask, 1) && ask == 'r') {
+        double v[WEFT_BENCH_MAX_VALUES];
+        for (int k = 0; k < WEFT_BENCH_MAX_VALUES; k++) v[k] = NAN;
+        rc = fns->repeat(state, v);
+        fflush(NULL);
+        if (!send_all(fd, &rc, sizeof rc) || !send_all(fd, v, (size_t)nvalues * sizeof *v) ||
+            rc == WEFT_BENCH_FAIL)
+            _exit(1);
+    }
+    if (ask != 'f') _exit(1); /* EOF: the parent gave up */
+    char *out = calloc(1, size > 0 ? size : 1);
+    rc = out ? fns->finish(state, out) : -1;
+    fflush(NULL);
+    bool ok = send_all(fd, &rc, sizeof rc) && rc == 0 && send_all(fd, out, size);
+    _exit(ok ? 0 : 1);
+}
+
+/* Closes r's socket (so a child still waiting exits) and reaps the child, its peak RSS
+ * into *peak_mib when not NULL. 0 when it exited with status 0, else -1. */
+static int round_reap(weft_bench_round *r, double *peak_mib) {
+    if (r->fd >= 0) close(r->fd);
+    r->fd = -1;
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    pid_t got;
+    while ((got = wait4(r->pid, &status, 0, &ru)) < 0 && errno == EINTR) {
+    }
+    r->pid = 0;
+    if (got < 0) {
+        fprintf(stderr, "error: wait4: %s\n", strerror(errno));
+        return -1;
+    }
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "error: measurement %s killed by signal %d\n", r->label, WTERMSIG(status));
+    if (peak_mib) *peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int weft_bench_round_start(weft_bench_round *r, const weft_bench_round_fns *fns,
+                           const void *job, int nvalues, size_t size, const char *label) {
+    WEFT_ASSERT(nvalues >= 1 && nvalues <= WEFT_BENCH_MAX_VALUES);
+    memset(r, 0, sizeof *r);
+    r->fd = -1, r->nvalues = nvalues, r->size = size;
+    snprintf(r->label, sizeof r->label, "%s", label);
+    int sv[2];
+    fflush(NULL);
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        fprintf(stderr, "error: socketpair: %s\n", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "error: fork: %s\n", strerror(errno));
+        close(sv[0]), close(sv[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        round_child(sv[1], fns, job, nvalues, size);
+    }
+    close(sv[1]);
+    r->pid = pid, r->fd = sv[0];
+    int rc = 1;
+    if (read_all(r->fd, &rc, sizeof rc) && rc == 0) return 0;
+    round_reap(r, NULL);
+    r->failed = 1;
+    return -1;
+}
+
+int weft_bench_round_step(weft_bench_round *r, double *values) {
+    if (r->failed || r->fd < 0) return -1;
+    const char ask = 'r';
+    int rc = WEFT_BENCH_FAIL;
+    if (send_all(r->fd, &ask, 1) && read_all(r->fd, &rc, sizeof rc) &&
+        read_all(r->fd, values, (size_t)r->nvalues * sizeof *values) && rc != WEFT_BENCH_FAIL)
+        return 0;
+    r->failed = 1;
+    return -1;
+}
+
+int weft_bench_round_finish(weft_bench_round *r, void *out, double *peak_mib) {
+    if (r->pid <= 0) return -1;
+    const char ask = 'f';
+    int rc = 1;
+    bool got = !r->failed && send_all(r->fd, &ask, 1) && read_all(r->fd, &rc, sizeof rc) &&
+               rc == 0 && (r->size == 0 || read_all(r->fd, out, r->size));
+    double peak = NAN;
+    if (round_reap(r, &peak) != 0 || !got) return -1;
+    *peak_mib = peak;
     return 0;
 }
 

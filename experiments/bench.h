@@ -6,7 +6,10 @@
  *   - a table of columns (name, file format, console title and format) through which rows
  *     go both to a TSV results file, written as "<file>.partial" and renamed only when the
  *     bench completes, and to the console;
- *   - the scene set-up the benches share (a grid size and extra --set overrides).
+ *   - the scene set-up the benches share (a grid size and extra --set overrides);
+ *   - measurements in forked children (each its own peak memory), one at a time or in
+ *     interleaved rounds (one timed repeat of each child in turn, so that the rows of a
+ *     ratio see the same machine conditions).
  * Timings on a shared machine are noisy: a bench keeps the min (the least disturbed
  * repeat) or the median (robust to one preemption) and says which in its file. */
 #ifndef WEFT_BENCH_H
@@ -80,6 +83,41 @@ typedef int (*weft_bench_child_fn)(const void *job, void *out);
  * fork fails, fn fails, or the child dies (*out then undefined). */
 int weft_bench_in_child(weft_bench_child_fn fn, const void *job, void *out, size_t size,
                         const char *label, double *peak_mib);
+
+/* Interleaved rounds: several measurements, each in its own forked child that builds its
+ * scene and warms up once, then waits (blocked in read, no CPU) until the parent asks it
+ * for one timed repeat; the parent asks each child in turn, round after round, so repeat r
+ * of every measurement runs within the same few seconds and a slow period of a shared
+ * machine falls on all of them. The children are alive together: their memory adds up. */
+typedef struct weft_bench_round_fns {
+    int (*start)(const void *job, void **state); /* builds, warms up; 0 or -1 (printed) */
+    int (*repeat)(void *state, double *values);  /* one timed repeat: WEFT_BENCH_MORE/_FAIL */
+    int (*finish)(void *state, void *out);       /* totals into out, frees state; 0 or -1 */
+} weft_bench_round_fns;
+
+/* One child of interleaved rounds, as the parent sees it. */
+typedef struct weft_bench_round {
+    int pid;        /* the child's process id; 0 once reaped */
+    int fd;         /* the parent's end of the socket pair to the child; -1 once closed */
+    int nvalues;    /* figures per repeat */
+    size_t size;    /* bytes of the child's totals */
+    int failed;     /* a step failed or the child died: its later steps fail at once */
+    char label[64]; /* names the measurement in messages */
+} weft_bench_round;
+
+/* Forks a child that runs fns->start(job) and waits for the start's outcome; nvalues
+ * (1 .. WEFT_BENCH_MAX_VALUES) figures per repeat, size bytes of totals. 0, or -1 after a
+ * message (the child then reaped; *r needs no finish). */
+int weft_bench_round_start(weft_bench_round *r, const weft_bench_round_fns *fns,
+                           const void *job, int nvalues, size_t size, const char *label);
+
+/* Asks r's child for one timed repeat (fns->repeat) and reads its figures into values.
+ * 0, or -1 when the repeat failed or the child died (r->failed set, later steps fail). */
+int weft_bench_round_step(weft_bench_round *r, double *values);
+
+/* Asks r's child for its totals (fns->finish) into out (r->size bytes), reaps it and puts
+ * its own peak resident set into *peak_mib (MiB). 0, or -1 when it failed or died. */
+int weft_bench_round_finish(weft_bench_round *r, void *out, double *peak_mib);
 
 /* CPU time of the calling thread, s: what a call costs on a machine shared with others. */
 double weft_bench_thread_cpu(void);

@@ -11,13 +11,23 @@
  * A solver's cost per iteration is the wall time of --steps (default 1) timed steps over
  * the inner iterations they took (counted by weft_monitor_counter: a solver with a
  * stopping test may stop before its cap), the median of --repeats (default 3) such timings
- * after one untimed warm-up step. Each (solver or yardstick, size, threads) runs in its own
- * forked child process, so peak_mib is that measurement's own peak resident set (the
- * child's ru_maxrss from wait4, the process's baseline included). Conditionally stable
- * (explicit) solvers are skipped at the scene's dt, and so is a solver that refuses the
- * model; the reason is printed and written as a "# skipped" line of the file.
- * Writes <out>/bench_solvers.tsv (through ".partial", renamed when complete) and, unless
- * --no-plot, <out>/bench_solvers.png (experiments/plots/bench_solvers.gp). */
+ * after one untimed warm-up step, all on one solver state. The measurements run in
+ * interleaved rounds (weft_bench_round_*): per size, every (solver or yardstick, threads)
+ * gets its own forked child, which builds the scene, warms up and waits on a socket; then
+ * round after round the parent asks each child in turn for one timed repeat, so repeat r of
+ * every row runs within the same few seconds and a slow period of a shared machine falls
+ * on all rows alike, and the ratios between rows (bench_solvers_ratios.tsv: issue 28's
+ * targets, each computed per round, then its median, min and max over rounds) compare
+ * like with like. peak_mib is still each measurement's own peak resident set (its child's
+ * ru_maxrss from wait4, the process's baseline included), but a size's children are alive
+ * together: the machine needs their sum (per size in the ratios file; ~3 GiB at 128^2
+ * with two thread counts). If it does not fit, run a large size with one --threads value
+ * per run (the thread speedup then across runs). Conditionally
+ * stable (explicit) solvers are skipped at the scene's dt, and so is a solver that refuses
+ * the model; the reason is printed and written as a "# skipped" line of the file.
+ * Writes <out>/bench_solvers.tsv and <out>/bench_solvers_ratios.tsv (each through
+ * ".partial", renamed when the run completes) and, unless --no-plot,
+ * <out>/bench_solvers.png (experiments/plots/bench_solvers.gp). */
 #include "bench.h"
 
 #include "weft_linsolve.h"
@@ -35,11 +45,14 @@ static const char usage[] =
     "Times one inner iteration of every registered solver on the hanging cloth at N^2\n"
     "vertices, with the yardsticks of the same run (a PBD Gauss-Seidel sweep, a Newton\n"
     "gradient + Hessian assembly, a CHOLMOD factorise + solve of that matrix); each\n"
-    "measurement in its own process, so its peak memory is its own.\n"
-    "Writes DIR/bench_solvers.tsv and DIR/bench_solvers.png (default results/).\n"
+    "measurement in its own process (its peak memory its own), all of a size measured in\n"
+    "interleaved rounds (one timed repeat of each in turn), so ratios compare like with like.\n"
+    "Writes DIR/bench_solvers.tsv, DIR/bench_solvers_ratios.tsv (issue 28's target ratios\n"
+    "per round: median, min, max) and DIR/bench_solvers.png (default results/).\n"
     "  --sizes N,...    vertices per side, 2..2048 (default 32,64,128,256)\n"
     "  --threads N,...  thread counts (default 1 and all cores)\n"
-    "  --repeats N      timed repeats, median kept (default 3), after one warm-up step\n"
+    "  --repeats N      rounds of timed repeats, median kept (default 3), after one warm-up\n"
+    "                   step\n"
     "  --steps N        timed steps per repeat (default 1)\n"
     "  --set applies to the scene (e.g. --set solver.iterations=20)\n";
 
@@ -68,13 +81,6 @@ typedef struct job {
     const weft_solver_type *solver; /* KIND_SOLVER */
     int res, threads, repeats, steps;
 } job;
-
-/* What the child sends back: status 0 and the figures, or status 1 (message printed). */
-typedef struct result {
-    int status;
-    int iterations;
-    double ms_per_iteration;
-} result;
 
 /* Parses "a,b,..." of integers lo..hi into v[MAX_LIST]; count, or -1 after an error. */
 static int parse_list(const char *opt, const char *text, int lo, int hi, int *v) {
@@ -133,186 +139,213 @@ static int build(const job *j, const char *const *sets, weft_model *m, weft_conf
     return 0;
 }
 
-/* A solver's measurement: the median over repeats of (wall time of j->steps steps) /
- * (steps × iterations), after one warm-up step, on one solver state. */
-static int measure_solver(const job *j, result *r) {
+/* A measurement's state in its child between timed repeats (weft_bench_round_fns). */
+typedef struct meas {
+    const job *j;
     weft_model m;
-    weft_config *cfg = NULL;
-    if (build(j, NULL, &m, &cfg) != 0) return -1;
-    const weft_solver_type *s = j->solver;
-    weft_error err = {{0}};
-    void *st = weft_solver_create(s, &m, cfg, &err);
-    weft_monitor *count = weft_monitor_counter();
-    int rc = !count ? WEFT_ERR_NOMEM : st ? WEFT_OK : WEFT_ERR_INPUT;
-    double t[WEFT_BENCH_MAX_REPEATS];
-    long iters = 0;
-    if (rc == WEFT_OK) rc = s->step(st, &m, NULL, &err); /* warm-up */
-    for (int k = 0; k < j->repeats && rc == WEFT_OK; k++) {
-        /* the iterations the steps took (a solver with a stopping test may stop early) */
-        long before = weft_monitor_counted(count);
-        double w0 = weft_now();
-        for (int i = 0; i < j->steps && rc == WEFT_OK; i++) rc = s->step(st, &m, count, &err);
-        double w = weft_now() - w0;
-        long its = weft_monitor_counted(count) - before;
-        if (its < 1) its = 1;
-        t[k] = 1e3 * w / (double)its;
-        iters += its;
-    }
-    free(count);
-    if (st) s->destroy(st);
-    weft_model_free(&m);
-    weft_config_free(&cfg);
-    if (rc != WEFT_OK) {
-        fprintf(stderr, "error: %s at %d^2: %s\n", s->name, j->res,
-                weft_cli_unprefixed(err.msg, s->name));
-        return -1;
-    }
-    r->iterations = (int)((iters + (long)j->repeats * j->steps / 2) / ((long)j->repeats * j->steps));
-    r->ms_per_iteration = weft_bench_median(t, j->repeats);
-    return 0;
+    weft_config *cfg;
+    bool have_m;
+    void *st;              /* KIND_SOLVER, KIND_PBD_SWEEP: the solver's state */
+    const weft_solver_type *s;
+    weft_monitor *count;   /* KIND_SOLVER: counts the inner iterations */
+    int iters;             /* KIND_PBD_SWEEP: iterations per step (its setting) */
+    double *g, *dx, *mh2;  /* the Newton yardsticks: gradient, solution, M/h² */
+    weft_assembly *as;
+    weft_filter f;
+    bool have_f;
+    weft_cholmod_solver *ch;
+} meas;
+
+/* Frees everything of q, and q. */
+static void meas_free(meas *q) {
+    if (!q) return;
+    if (q->st) q->s->destroy(q->st);
+    free(q->count);
+    weft_cholmod_solver_free(&q->ch);
+    if (q->have_f) weft_filter_destroy(&q->f);
+    weft_assembly_free(&q->as);
+    free(q->g);
+    free(q->dx);
+    free(q->mh2);
+    if (q->have_m) weft_model_free(&q->m);
+    weft_config_free(&q->cfg);
+    free(q);
 }
 
-/* One PBD Gauss-Seidel sweep: pbd_gauss_seidel's "project" timer over its iterations,
- * per timed step, median. */
-static int measure_pbd_sweep(const job *j, result *r) {
-    weft_model m;
-    weft_config *cfg = NULL;
-    if (build(j, NULL, &m, &cfg) != 0) return -1;
-    const weft_solver_type *s = &weft_pbd_gauss_seidel;
-    int iters = weft_solver_iterations(s, cfg);
-    if (iters < 1) iters = 1;
-    double t[WEFT_BENCH_MAX_REPEATS];
-    int rc = WEFT_OK;
+/* A solver's state on the scene and its warm-up step; 0 or -1 (printed). */
+static int start_solver(meas *q) {
     weft_error err = {{0}};
-    for (int k = 0; k < j->repeats && rc == WEFT_OK; k++) {
-        weft_bench_steps run;
-        rc = weft_bench_solver_steps(s, &m, cfg, k == 0 ? 1 : 0, j->steps, &run, &err);
-        double proj = weft_profile_value(&run.prof, "project");
-        if (!(proj > 0)) proj = run.wall_s; /* no timer: the whole step */
-        t[k] = 1e3 * proj / ((double)j->steps * iters);
+    q->s = q->j->solver;
+    q->st = weft_solver_create(q->s, &q->m, q->cfg, &err);
+    q->count = weft_monitor_counter();
+    int rc = !q->count ? WEFT_ERR_NOMEM : q->st ? WEFT_OK : WEFT_ERR_INPUT;
+    if (rc == WEFT_OK) rc = q->s->step(q->st, &q->m, NULL, &err);
+    if (rc == WEFT_OK) return 0;
+    fprintf(stderr, "error: %s at %d^2: %s\n", q->s->name, q->j->res,
+            rc == WEFT_ERR_NOMEM ? "out of memory" : weft_cli_unprefixed(err.msg, q->s->name));
+    return -1;
+}
+
+/* One timed repeat of a solver: v[0] = wall time of j->steps steps / the inner iterations
+ * they took (ms; a solver with a stopping test may stop before its cap), v[1] = those
+ * iterations per step. */
+static int repeat_solver(meas *q, double *v) {
+    const job *j = q->j;
+    weft_error err = {{0}};
+    long before = weft_monitor_counted(q->count);
+    int rc = WEFT_OK;
+    double w0 = weft_now();
+    for (int i = 0; i < j->steps && rc == WEFT_OK; i++) rc = q->s->step(q->st, &q->m, q->count, &err);
+    double w = weft_now() - w0;
+    if (rc != WEFT_OK) {
+        fprintf(stderr, "error: %s at %d^2: %s\n", q->s->name, j->res,
+                weft_cli_unprefixed(err.msg, q->s->name));
+        return WEFT_BENCH_FAIL;
     }
-    weft_model_free(&m);
-    weft_config_free(&cfg);
+    long its = weft_monitor_counted(q->count) - before;
+    v[0] = 1e3 * w / (double)(its < 1 ? 1 : its);
+    v[1] = (double)its / j->steps;
+    return WEFT_BENCH_MORE;
+}
+
+/* pbd_gauss_seidel's state on the scene and its warm-up step; 0 or -1 (printed). */
+static int start_pbd_sweep(meas *q) {
+    weft_error err = {{0}};
+    q->s = &weft_pbd_gauss_seidel;
+    q->iters = weft_solver_iterations(q->s, q->cfg);
+    if (q->iters < 1) q->iters = 1;
+    q->st = weft_solver_create(q->s, &q->m, q->cfg, &err);
+    if (q->st && q->s->step(q->st, &q->m, NULL, &err) == WEFT_OK) return 0;
+    fprintf(stderr, "error: yardstick_pbd_sweep at %d^2: %s\n", q->j->res, err.msg);
+    return -1;
+}
+
+/* One PBD Gauss-Seidel sweep: v[0] = pbd_gauss_seidel's "project" timer over j->steps
+ * steps / (steps × iterations), ms (the whole steps' wall time if it has no such timer). */
+static int repeat_pbd_sweep(meas *q, double *v) {
+    const job *j = q->j;
+    weft_error err = {{0}};
+    weft_profile before, after;
+    weft_solver_stats(q->s, q->st, &before);
+    int rc = WEFT_OK;
+    double w0 = weft_now();
+    for (int i = 0; i < j->steps && rc == WEFT_OK; i++) rc = q->s->step(q->st, &q->m, NULL, &err);
+    double w = weft_now() - w0;
     if (rc != WEFT_OK) {
         fprintf(stderr, "error: yardstick_pbd_sweep at %d^2: %s\n", j->res, err.msg);
+        return WEFT_BENCH_FAIL;
+    }
+    weft_solver_stats(q->s, q->st, &after);
+    weft_profile_since(&after, &before);
+    double proj = weft_profile_value(&after, "project");
+    if (!(proj > 0)) proj = w; /* no timer: the whole steps */
+    v[0] = 1e3 * proj / ((double)j->steps * q->iters);
+    v[1] = 1;
+    return WEFT_BENCH_MORE;
+}
+
+/* One Newton yardstick's work: an assembly of A = M/h² + ∇²E(x) and g = -∇E(x) (always for
+ * the assembly, the first time for CHOLMOD), then for CHOLMOD a factorise + solve of A
+ * filtered at the pins. 0 or -1 (printed). */
+static int newton_once(meas *q, bool assemble) {
+    const job *j = q->j;
+    weft_error err = {{0}};
+    bool assembly = j->what == KIND_ASSEMBLY;
+    if (assemble) {
+        double E = weft_assembly_run(q->as, &q->m, q->m.x, WEFT_HESSIAN_ANALYTIC, q->g, j->threads);
+        if (!isfinite(E)) {
+            weft_assembly_check(q->as, &err);
+            fprintf(stderr, "error: %d^2 assembly: %s\n", j->res, err.msg);
+            return -1;
+        }
+        weft_bsr_add_diagonal(weft_assembly_matrix(q->as), q->mh2);
+        for (size_t k = 0; k < 3 * (size_t)q->m.n; k++) q->g[k] = -q->g[k];
+    }
+    if (!assembly && weft_cholmod_solver_solve(q->ch, weft_assembly_matrix(q->as), &q->f, q->g,
+                                               q->dx, &err) != WEFT_SOLVE_CONVERGED) {
+        fprintf(stderr, "error: %d^2 CHOLMOD: %s\n", j->res, err.msg);
         return -1;
     }
-    r->iterations = 1;
-    r->ms_per_iteration = weft_bench_median(t, j->repeats);
     return 0;
 }
 
-/* The Newton yardsticks: one assembly of A = M/h² + ∇²E(x) and ∇E(x) at the scene's state
- * perturbed by 5% of an edge (so the Hessian is not the rest one), or one CHOLMOD
- * factorise + solve of that A filtered at the pins (after an untimed first solve, which
- * does the symbolic analysis), median over repeats. */
-static int measure_newton(const job *j, result *r) {
-    weft_model m;
-    weft_config *cfg = NULL;
-    if (build(j, NULL, &m, &cfg) != 0) return -1;
-    weft_cli_perturb(&m, 0.05, 1);
-    int n = m.n, rc = -1;
-    size_t n3 = 3 * (size_t)n;
+/* The Newton yardsticks' set-up: the scene's state perturbed by 5% of an edge (so the
+ * Hessian is not the rest one), the assembly, the pins' filter, CHOLMOD on j's threads,
+ * and one untimed newton_once (CHOLMOD's symbolic analysis). 0 or -1 (printed). */
+static int start_newton(meas *q) {
+    const job *j = q->j;
     weft_error err = {{0}};
-    double *g = malloc(n3 * sizeof *g), *dx = malloc(n3 * sizeof *dx);
-    double *mh2 = malloc((size_t)n * sizeof *mh2);
-    weft_assembly *as = weft_assembly_create(&m, &err);
-    weft_filter f;
-    bool have_f = false;
-    weft_cholmod_solver *ch = NULL;
-    double t[WEFT_BENCH_MAX_REPEATS];
-    if (!g || !dx || !mh2 || !as) {
-        fprintf(stderr, "error: %d^2 Newton system: %s\n", j->res, as ? "out of memory" : err.msg);
-        goto done;
+    weft_cli_perturb(&q->m, 0.05, 1);
+    int n = q->m.n;
+    q->g = malloc(3 * (size_t)n * sizeof *q->g);
+    q->dx = malloc(3 * (size_t)n * sizeof *q->dx);
+    q->mh2 = malloc((size_t)n * sizeof *q->mh2);
+    q->as = weft_assembly_create(&q->m, &err);
+    if (!q->g || !q->dx || !q->mh2 || !q->as ||
+        weft_filter_create(&q->f, n, &err) != WEFT_OK) {
+        fprintf(stderr, "error: %d^2 Newton system: %s\n", j->res,
+                q->as && !err.msg[0] ? "out of memory" : err.msg);
+        return -1;
     }
-    if (weft_filter_create(&f, n, &err) != WEFT_OK) {
-        fprintf(stderr, "error: %d^2 Newton system: %s\n", j->res, err.msg);
-        goto done;
-    }
-    have_f = true;
+    q->have_f = true;
     static const double zero[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
-        mh2[i] = m.mass[i] / (m.dt * m.dt);
-        if (m.pin[i] >= 0) weft_filter_pin(&f, i, zero);
+        q->mh2[i] = q->m.mass[i] / (q->m.dt * q->m.dt);
+        if (q->m.pin[i] >= 0) weft_filter_pin(&q->f, i, zero);
     }
-    weft_bsr *A = weft_assembly_matrix(as);
-    bool assembly = j->what == KIND_ASSEMBLY;
-    if (!assembly) weft_bench_pin_threads(j->threads);
-    if (!assembly && !(ch = weft_cholmod_solver_create(&err))) {
-        fprintf(stderr, "error: %d^2 CHOLMOD: %s\n", j->res, err.msg);
-        goto done;
-    }
-    for (int k = -1; k < j->repeats; k++) { /* k = -1: warm-up */
-        double w0 = weft_now();
-        if (assembly || k < 0) {
-            double E = weft_assembly_run(as, &m, m.x, WEFT_HESSIAN_ANALYTIC, g, j->threads);
-            if (!isfinite(E)) {
-                weft_assembly_check(as, &err);
-                fprintf(stderr, "error: %d^2 assembly: %s\n", j->res, err.msg);
-                goto done;
-            }
-            weft_bsr_add_diagonal(A, mh2);
-            for (size_t q = 0; q < n3; q++) g[q] = -g[q];
-        }
-        if (!assembly &&
-            weft_cholmod_solver_solve(ch, A, &f, g, dx, &err) != WEFT_SOLVE_CONVERGED) {
+    if (j->what == KIND_CHOLMOD) {
+        weft_bench_pin_threads(j->threads);
+        if (!(q->ch = weft_cholmod_solver_create(&err))) {
             fprintf(stderr, "error: %d^2 CHOLMOD: %s\n", j->res, err.msg);
-            goto done;
+            return -1;
         }
-        if (k >= 0) t[k] = 1e3 * (weft_now() - w0);
     }
-    r->iterations = 1;
-    r->ms_per_iteration = weft_bench_median(t, j->repeats);
-    rc = 0;
-done:
-    weft_cholmod_solver_free(&ch);
-    if (have_f) weft_filter_destroy(&f);
-    weft_assembly_free(&as);
-    free(g);
-    free(dx);
-    free(mh2);
-    weft_model_free(&m);
-    weft_config_free(&cfg);
-    return rc;
+    return newton_once(q, true);
 }
 
-/* The child's side of a measurement (weft_bench_in_child): j's threads, then j. */
-static int child_measure(const void *jv, void *out) {
+/* The child's set-up (weft_bench_round_fns.start): j's threads, the scene, the kind's
+ * state and its untimed warm-up. */
+static int meas_start(const void *jv, void **state) {
     const job *j = jv;
-    result *c = out;
-    *c = (result){1, 0, NAN};
+    meas *q = calloc(1, sizeof *q);
+    if (!q) return -1;
+    q->j = j;
     omp_set_num_threads(j->threads);
-    int rc = j->what == KIND_SOLVER      ? measure_solver(j, c)
-             : j->what == KIND_PBD_SWEEP ? measure_pbd_sweep(j, c)
-                                         : measure_newton(j, c);
-    c->status = rc == 0 ? 0 : 1;
-    return c->status;
-}
-
-/* Runs job j in a forked child; fills r and *peak_mib (the child's peak RSS). Returns 0,
- * or -1 when the child failed (its message printed). */
-static int run_child(const job *j, result *r, double *peak_mib) {
-    char label[32];
-    snprintf(label, sizeof label, "at %d^2", j->res);
-    return weft_bench_in_child(child_measure, j, r, sizeof *r, label, peak_mib);
-}
-
-/* Measures j and writes its row named `name`; -1 on failure. */
-static int bench_row(weft_bench_table *t, const job *j, const char *name) {
-    result r;
-    double peak = NAN;
-    if (run_child(j, &r, &peak) != 0) return -1;
-    long nv = (long)j->res * j->res;
-    double ns = 1e6 * r.ms_per_iteration / (double)nv;
-    weft_bench_value row[NCOLUMNS] = {
-        weft_bench_text(name),           weft_bench_int(j->res),
-        weft_bench_int(nv),              weft_bench_int(j->threads),
-        weft_bench_int(r.iterations),    weft_bench_num(r.ms_per_iteration),
-        weft_bench_num(ns),              weft_bench_num(peak),
-        weft_bench_int(j->repeats)};
-    weft_bench_row(t, row);
+    int rc = build(j, NULL, &q->m, &q->cfg);
+    q->have_m = rc == 0;
+    if (rc == 0)
+        rc = j->what == KIND_SOLVER      ? start_solver(q)
+             : j->what == KIND_PBD_SWEEP ? start_pbd_sweep(q)
+                                         : start_newton(q);
+    if (rc != 0) {
+        meas_free(q);
+        return -1;
+    }
+    *state = q;
     return 0;
 }
+
+/* One timed repeat (weft_bench_round_fns.repeat): v[0] ms per iteration, v[1] iterations
+ * per step. */
+static int meas_repeat(void *state, double *v) {
+    meas *q = state;
+    if (q->j->what == KIND_SOLVER) return repeat_solver(q, v);
+    if (q->j->what == KIND_PBD_SWEEP) return repeat_pbd_sweep(q, v);
+    double w0 = weft_now();
+    if (newton_once(q, q->j->what == KIND_ASSEMBLY) != 0) return WEFT_BENCH_FAIL;
+    v[0] = 1e3 * (weft_now() - w0);
+    v[1] = 1;
+    return WEFT_BENCH_MORE;
+}
+
+/* The child's end (weft_bench_round_fns.finish): no totals beyond the repeats' figures. */
+static int meas_finish(void *state, void *out) {
+    (void)out;
+    meas_free(state);
+    return 0;
+}
+
+static const weft_bench_round_fns meas_fns = {meas_start, meas_repeat, meas_finish};
 
 /* Why solver s cannot run the scene (static text), or NULL when it can. */
 static const char *skip_reason(const weft_cli *cli, const weft_solver_type *s, int res) {
@@ -336,6 +369,177 @@ static const char *skip_reason(const weft_cli *cli, const weft_solver_type *s, i
     weft_model_free(&m);
     weft_config_free(&cfg);
     return reason;
+}
+
+/* One measurement of a size's rounds: its job, its name, its child and its figures. */
+typedef struct row {
+    job j;
+    const char *name;
+    weft_bench_round round;
+    bool ok;         /* started, and every repeat and the finish succeeded */
+    double *ms;      /* [repeats]: ms per iteration, round by round */
+    double *its;     /* [repeats]: inner iterations per step, round by round */
+    double peak_mib; /* the child's peak resident set */
+} row;
+
+/* Runs the rows in interleaved rounds: every row's child started (scene, warm-up), then
+ * `repeats` rounds of one timed repeat of each row in turn, then every child finished and
+ * reaped. Returns the sum of the children's peak resident sets, MiB. */
+static double run_rounds(row *rows, int nrows, int repeats) {
+    double sum = 0;
+    for (int k = 0; k < nrows; k++) {
+        char label[128];
+        snprintf(label, sizeof label, "%s at %d^2, %d thread(s)", rows[k].name, rows[k].j.res,
+                 rows[k].j.threads);
+        rows[k].ok = weft_bench_round_start(&rows[k].round, &meas_fns, &rows[k].j, 2, 0,
+                                            label) == 0;
+    }
+    for (int r = 0; r < repeats; r++)
+        for (int k = 0; k < nrows; k++) {
+            double v[2] = {NAN, NAN};
+            if (rows[k].ok && weft_bench_round_step(&rows[k].round, v) != 0) rows[k].ok = false;
+            rows[k].ms[r] = v[0], rows[k].its[r] = v[1];
+        }
+    for (int k = 0; k < nrows; k++) {
+        if (weft_bench_round_finish(&rows[k].round, NULL, &rows[k].peak_mib) != 0)
+            rows[k].ok = false;
+        if (rows[k].ok) sum += rows[k].peak_mib;
+    }
+    return sum;
+}
+
+/* Writes row w of bench_solvers.tsv: the median over rounds of its ms per iteration, and
+ * its iterations per step averaged over the rounds, rounded. */
+static void write_row(weft_bench_table *t, const row *w, int repeats) {
+    double ms[WEFT_BENCH_MAX_REPEATS], its = 0;
+    for (int r = 0; r < repeats; r++) ms[r] = w->ms[r], its += w->its[r];
+    double med = weft_bench_median(ms, repeats);
+    long nv = (long)w->j.res * w->j.res;
+    weft_bench_value v[NCOLUMNS] = {
+        weft_bench_text(w->name),          weft_bench_int(w->j.res),
+        weft_bench_int(nv),                weft_bench_int(w->j.threads),
+        weft_bench_int((long)floor(its / repeats + 0.5)), weft_bench_num(med),
+        weft_bench_num(1e6 * med / (double)nv), weft_bench_num(w->peak_mib),
+        weft_bench_int(repeats)};
+    weft_bench_row(t, v);
+}
+
+/* The issue's target ratios (issue 28), each row's ms per iteration over another's, per
+ * round: threads 0 means the largest --threads count above 1. */
+typedef struct ratio_def {
+    const char *name, *num;
+    int num_threads;
+    const char *den;
+    int den_threads;
+    const char *target;
+} ratio_def;
+
+static const ratio_def ratio_defs[] = {
+    {"xpbd_over_pbd_sweep", "xpbd", 1, "yardstick_pbd_sweep", 1, "<=1.3"},
+    {"pd_over_pbd_sweep", "projective_dynamics", 1, "yardstick_pbd_sweep", 1, "<=2.5"},
+    {"vbd_over_newton_assembly", "vbd", 1, "yardstick_newton_assembly", 1, "<=1.0"},
+    {"vbd_thread_speedup", "vbd", 1, "vbd", 0, ">=1.7"},
+};
+enum { NRATIOS = sizeof ratio_defs / sizeof ratio_defs[0] };
+
+static const weft_bench_column ratio_columns[] = {
+    {"ratio", "%s", "ratio", "%-26s"},
+    {"n", "%ld", "n", " %5ld"},
+    {"numerator", "%s", NULL, NULL},
+    {"numerator_threads", "%ld", NULL, NULL},
+    {"denominator", "%s", NULL, NULL},
+    {"denominator_threads", "%ld", NULL, NULL},
+    {"target", "%s", "target", " %7s"},
+    {"median", "%.4f", "median", " %8.3f"},
+    {"min", "%.4f", "min", " %8.3f"},
+    {"max", "%.4f", "max", " %8.3f"},
+    {"rounds", "%ld", "rounds", " %7ld"},
+};
+enum { NRCOLUMNS = sizeof ratio_columns / sizeof ratio_columns[0] };
+
+/* The ratio rows so far (written when the run ends). */
+typedef struct ratio_rows {
+    weft_bench_value (*v)[NRCOLUMNS];
+    int n;
+} ratio_rows;
+
+/* The complete row named `name` at `threads` threads, or NULL. */
+static const row *find_row(const row *rows, int nrows, const char *name, int threads) {
+    for (int k = 0; k < nrows; k++)
+        if (rows[k].ok && rows[k].j.threads == threads && !strcmp(rows[k].name, name))
+            return &rows[k];
+    return NULL;
+}
+
+/* Appends to out the issue's ratios at this size (rows: the size's), each per round and
+ * then their median, min and max over rounds; a ratio whose rows are missing gets a
+ * "# ratio ... not measured" line in rt instead. tmax: the largest thread count > 1, or 0. */
+static void size_ratios(weft_bench_table *rt, const row *rows, int nrows, int repeats, int tmax,
+                        ratio_rows *out) {
+    for (int d = 0; d < NRATIOS; d++) {
+        const ratio_def *q = &ratio_defs[d];
+        int tn = q->num_threads ? q->num_threads : tmax, td = q->den_threads ? q->den_threads : tmax;
+        const row *a = tn ? find_row(rows, nrows, q->num, tn) : NULL;
+        const row *b = td ? find_row(rows, nrows, q->den, td) : NULL;
+        if (!a || !b) {
+            weft_bench_comment(rt, "ratio %s at %d^2: not measured (%s at %d thread(s) or %s "
+                               "at %d thread(s) not run)", q->name, rows[0].j.res, q->num, tn,
+                               q->den, td);
+            continue;
+        }
+        double v[WEFT_BENCH_MAX_REPEATS], lo = INFINITY, hi = -INFINITY;
+        for (int r = 0; r < repeats; r++) {
+            v[r] = a->ms[r] / b->ms[r];
+            lo = fmin(lo, v[r]), hi = fmax(hi, v[r]);
+        }
+        weft_bench_value *c = out->v[out->n++];
+        c[0] = weft_bench_text(q->name), c[1] = weft_bench_int(rows[0].j.res);
+        c[2] = weft_bench_text(q->num), c[3] = weft_bench_int(tn);
+        c[4] = weft_bench_text(q->den), c[5] = weft_bench_int(td);
+        c[6] = weft_bench_text(q->target), c[7] = weft_bench_num(weft_bench_median(v, repeats));
+        c[8] = weft_bench_num(lo), c[9] = weft_bench_num(hi), c[10] = weft_bench_int(repeats);
+    }
+}
+
+/* Opens bench_solvers_ratios.tsv in dir with its description; 0 or -1 (printed). */
+static int open_ratios(weft_bench_table *rt, const char *dir, int tmax) {
+    if (weft_bench_open(rt, dir, "bench_solvers_ratios.tsv", ratio_columns, NRCOLUMNS) != 0)
+        return -1;
+    weft_bench_comment(rt, "bench_solvers ratios (issue 28's targets): per size, numerator row's "
+                       "ms_per_iteration / denominator row's, computed per round from the two "
+                       "rows' repeats of that round (measured within seconds of each other); "
+                       "median, min and max over the rounds");
+    weft_bench_comment(rt, "xpbd_over_pbd_sweep = xpbd / yardstick_pbd_sweep, 1 thread: target "
+                       "<= 1.3 at 64^2");
+    weft_bench_comment(rt, "pd_over_pbd_sweep = projective_dynamics / yardstick_pbd_sweep, 1 "
+                       "thread: target <= 2.5 at 64^2");
+    weft_bench_comment(rt, "vbd_over_newton_assembly = vbd / yardstick_newton_assembly, 1 "
+                       "thread: target <= 1.0 at 64^2 and 128^2");
+    weft_bench_comment(rt, "vbd_thread_speedup = vbd at 1 thread / vbd at %d threads (the "
+                       "largest --threads count): target >= 1.7 with 2 threads at 64^2 and "
+                       "128^2", tmax);
+    return 0;
+}
+
+/* The run's rows at size res, in the table's order (threads, then the solvers, then the
+ * yardsticks), into rows (their figure arrays already set); their count. */
+static int size_rows(row *rows, const weft_cli *cli, int res, const int *threads, int nthreads,
+                     const weft_solver_type *const *run, int nrun, int repeats, int steps) {
+    static const struct {
+        kind what;
+        const char *name;
+    } yard[] = {{KIND_PBD_SWEEP, "yardstick_pbd_sweep"},
+                {KIND_ASSEMBLY, "yardstick_newton_assembly"},
+                {KIND_CHOLMOD, "yardstick_cholmod"}};
+    int n = 0;
+    for (int ti = 0; ti < nthreads; ti++)
+        for (int k = 0; k < nrun + 3; k++, n++) {
+            job j = {cli, KIND_SOLVER, NULL, res, threads[ti], repeats, steps};
+            if (k < nrun) j.solver = run[k], rows[n].name = run[k]->name;
+            else j.what = yard[k - nrun].what, rows[n].name = yard[k - nrun].name;
+            rows[n].j = j;
+        }
+    return n;
 }
 
 int main(int argc, char **argv) {
@@ -382,42 +586,62 @@ int main(int argc, char **argv) {
         }
     }
 
-    weft_bench_table t;
+    int tmax = 0;
+    for (int ti = 0; ti < nthreads; ti++)
+        if (threads[ti] > 1 && threads[ti] > tmax) tmax = threads[ti];
+    weft_bench_table t, rt;
     if (weft_bench_open(&t, cli.out, "bench_solvers.tsv", columns, NCOLUMNS) != 0) return 1;
+    if (open_ratios(&rt, cli.out, tmax) != 0) return 1;
     weft_bench_comment(&t, "bench_solvers: hanging_cloth; ms_per_iteration = median over %d "
-                       "repeats of the wall time of %d step(s) / the inner iterations they "
+                       "rounds of the wall time of %d step(s) / the inner iterations they "
                        "took (iterations: per step, as run), after one warm-up step; "
                        "ns_per_vertex = ms_per_iteration / vertices",
                        repeats, steps);
+    weft_bench_comment(&t, "interleaved rounds: per size, every row's child builds its scene "
+                       "and warms up, then round after round each child in turn makes one "
+                       "timed repeat, so repeat r of every row runs within the same seconds");
     weft_bench_comment(&t, "peak_mib: peak resident set of the forked child process that ran "
-                       "that one measurement alone (wait4 ru_maxrss, baseline included)");
+                       "that one measurement (wait4 ru_maxrss, baseline included); a size's "
+                       "children are alive together");
     weft_bench_comment(&t, "yardsticks: pbd sweep = pbd_gauss_seidel project timer per "
                        "iteration; newton assembly = gradient + Hessian (analytic PSD) + "
                        "M/h^2; cholmod = factorise + solve of that matrix, analysis kept");
-    for (int k = 0; k < nskip; k++)
+    for (int k = 0; k < nskip; k++) {
         weft_bench_comment(&t, "skipped %s: %s", skipped[k]->name, why[k]);
+        free((void *)why[k]);
+    }
     weft_bench_header(&t);
+    int maxrows = nthreads * (nrun + 3);
+    row *rows = calloc((size_t)maxrows, sizeof *rows);
+    double *fig = malloc(2 * (size_t)maxrows * (size_t)repeats * sizeof *fig);
+    ratio_rows rr = {calloc((size_t)nsizes * NRATIOS, sizeof *rr.v), 0};
+    if (!rows || !fig || !rr.v) {
+        fprintf(stderr, "error: out of memory for %d measurements\n", maxrows);
+        return 1;
+    }
     int failed = 0;
-    for (int si = 0; si < nsizes; si++)
-        for (int ti = 0; ti < nthreads; ti++) {
-            job j = {&cli, KIND_SOLVER, NULL, sizes[si], threads[ti], repeats, steps};
-            for (int k = 0; k < nrun; k++) {
-                j.solver = run[k];
-                if (bench_row(&t, &j, run[k]->name) != 0) failed = 1;
-            }
-            static const struct {
-                kind what;
-                const char *name;
-            } yard[] = {{KIND_PBD_SWEEP, "yardstick_pbd_sweep"},
-                        {KIND_ASSEMBLY, "yardstick_newton_assembly"},
-                        {KIND_CHOLMOD, "yardstick_cholmod"}};
-            for (int y = 0; y < 3; y++) {
-                j.what = yard[y].what, j.solver = NULL;
-                if (bench_row(&t, &j, yard[y].name) != 0) failed = 1;
-            }
+    for (int si = 0; si < nsizes; si++) {
+        int nrows = size_rows(rows, &cli, sizes[si], threads, nthreads, run, nrun, repeats, steps);
+        for (int k = 0; k < nrows; k++)
+            rows[k].ms = fig + 2 * (size_t)k * repeats, rows[k].its = rows[k].ms + repeats;
+        double mib = run_rounds(rows, nrows, repeats);
+        for (int k = 0; k < nrows; k++) {
+            if (rows[k].ok) write_row(&t, &rows[k], repeats);
+            else failed = 1;
         }
-    for (int k = 0; k < nskip; k++) free((void *)why[k]);
-    int rc = weft_bench_close(&t, failed ? "a measurement failed" : NULL);
+        weft_bench_comment(&rt, "n=%d: %d children alive together, the sum of their peak "
+                           "resident sets %.1f MiB", sizes[si], nrows, mib);
+        size_ratios(&rt, rows, nrows, repeats, tmax, &rr);
+    }
+    printf("\n");
+    weft_bench_header(&rt);
+    for (int k = 0; k < rr.n; k++) weft_bench_row(&rt, rr.v[k]);
+    free(rows);
+    free(fig);
+    free(rr.v);
+    const char *failure = failed ? "a measurement failed" : NULL;
+    int rc = weft_bench_close(&t, failure);
+    if (weft_bench_close(&rt, failure) != 0) rc = 1;
     if (rc != 0 || cli.no_plot) return rc;
     return weft_bench_plot("bench_solvers", t.path, cli.out);
 }
