@@ -9,22 +9,21 @@
  *   yardstick_cholmod          a CHOLMOD factorise + solve (analysis kept) of that
  *                              Newton matrix, filtered at the pins.
  * A solver's cost per iteration is the wall time of --steps (default 1) timed steps over
- * the inner iterations they took (counted by weft_monitor_counter: a solver with a
- * stopping test may stop before its cap), the median of --repeats (default 3) such timings
- * after one untimed warm-up step, all on one solver state. The measurements run in
- * interleaved rounds (weft_bench_round_*): per size, every (solver or yardstick, threads)
- * gets its own forked child, which builds the scene, warms up and waits on a socket; then
- * round after round the parent asks each child in turn for one timed repeat, so repeat r of
- * every row runs within the same few seconds and a slow period of a shared machine falls
- * on all rows alike, and the ratios between rows (bench_solvers_ratios.tsv: issue 28's
- * targets, each computed per round, then its median, min and max over rounds) compare
- * like with like. peak_mib is still each measurement's own peak resident set (its child's
- * ru_maxrss from wait4, the process's baseline included), but a size's children are alive
- * together: the machine needs their sum (per size in the ratios file; ~3 GiB at 128^2
- * with two thread counts). If it does not fit, run a large size with one --threads value
- * per run (the thread speedup then across runs). Conditionally
- * stable (explicit) solvers are skipped at the scene's dt, and so is a solver that refuses
- * the model; the reason is printed and written as a "# skipped" line of the file.
+ * the inner iterations they took (weft_monitor_counter: a solver with a stopping test may
+ * stop before its cap), the median of --repeats (default 3) timings after one untimed
+ * warm-up step, all on one solver state. Interleaved rounds (weft_bench_round_*): per
+ * size, every (solver or yardstick, threads) has its own forked child, which builds the
+ * scene, warms up and waits on a socket; then round after round each child in turn makes
+ * one timed repeat (0.2 s pause after a multi-threaded one: its idle workers spin before
+ * they sleep), so repeat r of every row runs within the same seconds, a slow period of a
+ * shared machine falls on all rows alike, and bench_solvers_ratios.tsv gives issue 28's
+ * target ratios per round, side by side (median, min, max over rounds). peak_mib is each
+ * child's own peak resident set (wait4 ru_maxrss, baseline included), but a size's
+ * children are alive together: the machine needs their sum (per size in the ratios file;
+ * ~3 GiB at 128^2 with two thread counts; if a size does not fit, run it with one
+ * --threads value per run, the thread speedup then across runs). Conditionally stable
+ * (explicit) solvers are skipped at the scene's dt, and so is a solver that refuses the
+ * model; the reason is printed and written as a "# skipped" line of the file.
  * Writes <out>/bench_solvers.tsv and <out>/bench_solvers_ratios.tsv (each through
  * ".partial", renamed when the run completes) and, unless --no-plot,
  * <out>/bench_solvers.png (experiments/plots/bench_solvers.gp). */
@@ -38,6 +37,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char usage[] =
     "usage: bench_solvers [--sizes N,N,...] [--threads N,N,...] [--repeats N] [--steps N]\n"
@@ -382,22 +382,38 @@ typedef struct row {
     double peak_mib; /* the child's peak resident set */
 } row;
 
+/* Seconds the parent waits before a timed repeat when the child that ran last had several
+ * threads: its idle OpenMP workers spin a few ms and OpenBLAS's up to ~0.1 s before they
+ * sleep, and would otherwise take a core from the next child's timed repeat. */
+static const double settle_s = 0.2;
+
+/* Waits settle_s when the child that ran last had more than one thread. */
+static void settle(int last_threads) {
+    if (last_threads > 1) nanosleep(&(struct timespec){0, (long)(settle_s * 1e9)}, NULL);
+}
+
 /* Runs the rows in interleaved rounds: every row's child started (scene, warm-up), then
  * `repeats` rounds of one timed repeat of each row in turn, then every child finished and
  * reaped. Returns the sum of the children's peak resident sets, MiB. */
 static double run_rounds(row *rows, int nrows, int repeats) {
     double sum = 0;
+    int last = 1; /* threads of the child that ran last */
     for (int k = 0; k < nrows; k++) {
         char label[128];
         snprintf(label, sizeof label, "%s at %d^2, %d thread(s)", rows[k].name, rows[k].j.res,
                  rows[k].j.threads);
         rows[k].ok = weft_bench_round_start(&rows[k].round, &meas_fns, &rows[k].j, 2, 0,
                                             label) == 0;
+        last = rows[k].j.threads;
     }
     for (int r = 0; r < repeats; r++)
         for (int k = 0; k < nrows; k++) {
             double v[2] = {NAN, NAN};
-            if (rows[k].ok && weft_bench_round_step(&rows[k].round, v) != 0) rows[k].ok = false;
+            if (rows[k].ok) {
+                settle(last);
+                if (weft_bench_round_step(&rows[k].round, v) != 0) rows[k].ok = false;
+                last = rows[k].j.threads;
+            }
             rows[k].ms[r] = v[0], rows[k].its[r] = v[1];
         }
     for (int k = 0; k < nrows; k++) {
