@@ -152,8 +152,8 @@ static int round_reap(weft_bench_round *r, double *peak_mib) {
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-int weft_bench_round_start(weft_bench_round *r, const weft_bench_round_fns *fns,
-                           const void *job, int nvalues, size_t size, const char *label) {
+int weft_bench_round_start(weft_bench_round *r, const weft_bench_round_fns *fns, const void *job,
+                           int nvalues, size_t size, const char *label) {
     WEFT_ASSERT(nvalues >= 1 && nvalues <= WEFT_BENCH_MAX_VALUES);
     memset(r, 0, sizeof *r);
     r->fd = -1, r->nvalues = nvalues, r->size = size;
@@ -204,6 +204,33 @@ int weft_bench_round_finish(weft_bench_round *r, void *out, double *peak_mib) {
     if (round_reap(r, &peak) != 0 || !got) return -1;
     *peak_mib = peak;
     return 0;
+}
+
+/* The value in kB of the line "key: N kB" of the /proc file `path`, in MiB; NAN if none. */
+static double proc_kib_line(const char *path, const char *key) {
+    FILE *f = fopen(path, "r");
+    if (!f) return NAN;
+    char line[256];
+    double v = NAN;
+    size_t len = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, len) && line[len] == ':') {
+            v = strtod(line + len + 1, NULL) / 1024.0;
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
+double weft_bench_round_hwm_mib(const weft_bench_round *r) {
+    if (r->pid <= 0) return NAN;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", r->pid);
+    return proc_kib_line(path, "VmHWM");
+}
+
+double weft_bench_mem_available_mib(void) {
+    return proc_kib_line("/proc/meminfo", "MemAvailable");
 }
 
 int weft_bench_pin_threads(int threads) {

@@ -119,6 +119,13 @@ int weft_bench_round_step(weft_bench_round *r, double *values);
  * its own peak resident set into *peak_mib (MiB). 0, or -1 when it failed or died. */
 int weft_bench_round_finish(weft_bench_round *r, void *out, double *peak_mib);
 
+/* The peak resident set so far of r's live child (VmHWM), MiB; NAN if unknown. */
+double weft_bench_round_hwm_mib(const weft_bench_round *r);
+
+/* The memory available to new processes (MemAvailable of /proc/meminfo), MiB; NAN if
+ * unknown. */
+double weft_bench_mem_available_mib(void);
+
 /* CPU time of the calling thread, s: what a call costs on a machine shared with others. */
 double weft_bench_thread_cpu(void);
 

@@ -20,8 +20,8 @@
  * target ratios per round, side by side (median, min, max over rounds). peak_mib is each
  * child's own peak resident set (wait4 ru_maxrss, baseline included), but a size's
  * children are alive together: the machine needs their sum (per size in the ratios file;
- * ~3 GiB at 128^2 with two thread counts; if a size does not fit, run it with one
- * --threads value per run, the thread speedup then across runs). Conditionally stable
+ * ~3 GiB at 128^2 with two thread counts); below --min-free-mib (+ twice the largest
+ * child) of memory left, the rest of a size runs as a later group. Conditionally stable
  * (explicit) solvers are skipped at the scene's dt, and so is a solver that refuses the
  * model; the reason is printed and written as a "# skipped" line of the file.
  * Writes <out>/bench_solvers.tsv and <out>/bench_solvers_ratios.tsv (each through
@@ -41,7 +41,8 @@
 
 static const char usage[] =
     "usage: bench_solvers [--sizes N,N,...] [--threads N,N,...] [--repeats N] [--steps N]\n"
-    "                     [--out DIR] [--no-plot] [--set SECTION.KEY=VAL]...\n"
+    "                     [--min-free-mib M] [--out DIR] [--no-plot]\n"
+    "                     [--set SECTION.KEY=VAL]...\n"
     "Times one inner iteration of every registered solver on the hanging cloth at N^2\n"
     "vertices, with the yardsticks of the same run (a PBD Gauss-Seidel sweep, a Newton\n"
     "gradient + Hessian assembly, a CHOLMOD factorise + solve of that matrix); each\n"
@@ -54,6 +55,9 @@ static const char usage[] =
     "  --repeats N      rounds of timed repeats, median kept (default 3), after one warm-up\n"
     "                   step\n"
     "  --steps N        timed steps per repeat (default 1)\n"
+    "  --min-free-mib M start a size's children (alive together) only while the memory\n"
+    "                   available stays above M + twice the largest child, else measure\n"
+    "                   them in groups one after another (default 1024)\n"
     "  --set applies to the scene (e.g. --set solver.iterations=20)\n";
 
 enum { MAX_LIST = 16, MAX_MEASURE = 64 };
@@ -145,11 +149,11 @@ typedef struct meas {
     weft_model m;
     weft_config *cfg;
     bool have_m;
-    void *st;              /* KIND_SOLVER, KIND_PBD_SWEEP: the solver's state */
+    void *st; /* KIND_SOLVER, KIND_PBD_SWEEP: the solver's state */
     const weft_solver_type *s;
-    weft_monitor *count;   /* KIND_SOLVER: counts the inner iterations */
-    int iters;             /* KIND_PBD_SWEEP: iterations per step (its setting) */
-    double *g, *dx, *mh2;  /* the Newton yardsticks: gradient, solution, M/h² */
+    weft_monitor *count;  /* KIND_SOLVER: counts the inner iterations */
+    int iters;            /* KIND_PBD_SWEEP: iterations per step (its setting) */
+    double *g, *dx, *mh2; /* the Newton yardsticks: gradient, solution, M/h² */
     weft_assembly *as;
     weft_filter f;
     bool have_f;
@@ -195,7 +199,8 @@ static int repeat_solver(meas *q, double *v) {
     long before = weft_monitor_counted(q->count);
     int rc = WEFT_OK;
     double w0 = weft_now();
-    for (int i = 0; i < j->steps && rc == WEFT_OK; i++) rc = q->s->step(q->st, &q->m, q->count, &err);
+    for (int i = 0; i < j->steps && rc == WEFT_OK; i++)
+        rc = q->s->step(q->st, &q->m, q->count, &err);
     double w = weft_now() - w0;
     if (rc != WEFT_OK) {
         fprintf(stderr, "error: %s at %d^2: %s\n", q->s->name, j->res,
@@ -281,8 +286,7 @@ static int start_newton(meas *q) {
     q->dx = malloc(3 * (size_t)n * sizeof *q->dx);
     q->mh2 = malloc((size_t)n * sizeof *q->mh2);
     q->as = weft_assembly_create(&q->m, &err);
-    if (!q->g || !q->dx || !q->mh2 || !q->as ||
-        weft_filter_create(&q->f, n, &err) != WEFT_OK) {
+    if (!q->g || !q->dx || !q->mh2 || !q->as || weft_filter_create(&q->f, n, &err) != WEFT_OK) {
         fprintf(stderr, "error: %d^2 Newton system: %s\n", j->res,
                 q->as && !err.msg[0] ? "out of memory" : err.msg);
         return -1;
@@ -380,6 +384,7 @@ typedef struct row {
     double *ms;      /* [repeats]: ms per iteration, round by round */
     double *its;     /* [repeats]: inner iterations per step, round by round */
     double peak_mib; /* the child's peak resident set */
+    int group;       /* children of one group are alive and measured together */
 } row;
 
 /* Seconds the parent waits before a timed repeat when the child that ran last had several
@@ -392,36 +397,71 @@ static void settle(int last_threads) {
     if (last_threads > 1) nanosleep(&(struct timespec){0, (long)(settle_s * 1e9)}, NULL);
 }
 
-/* Runs the rows in interleaved rounds: every row's child started (scene, warm-up), then
- * `repeats` rounds of one timed repeat of each row in turn, then every child finished and
- * reaped. Returns the sum of the children's peak resident sets, MiB. */
-static double run_rounds(row *rows, int nrows, int repeats) {
-    double sum = 0;
-    int last = 1; /* threads of the child that ran last */
-    for (int k = 0; k < nrows; k++) {
+/* Starts the children of rows[k0 ..] (scene, warm-up), as group g, until all are started
+ * or, after at least one, the memory available falls below min_free_mib + twice the
+ * largest child's peak so far; returns the group's end k1. *last: threads of the child
+ * that ran last. */
+static int start_group(row *rows, int k0, int nrows, int g, double min_free_mib, int *last) {
+    double largest = 0;
+    int k = k0;
+    while (k < nrows) {
         char label[128];
         snprintf(label, sizeof label, "%s at %d^2, %d thread(s)", rows[k].name, rows[k].j.res,
                  rows[k].j.threads);
-        rows[k].ok = weft_bench_round_start(&rows[k].round, &meas_fns, &rows[k].j, 2, 0,
-                                            label) == 0;
-        last = rows[k].j.threads;
+        rows[k].ok =
+            weft_bench_round_start(&rows[k].round, &meas_fns, &rows[k].j, 2, 0, label) == 0;
+        rows[k].group = g;
+        *last = rows[k].j.threads;
+        double hwm = weft_bench_round_hwm_mib(&rows[k].round);
+        if (hwm > largest) largest = hwm;
+        k++;
+        if (k < nrows && weft_bench_mem_available_mib() < min_free_mib + 2 * largest) break;
     }
+    return k;
+}
+
+/* Runs the started rows[k0 .. k1-1] in interleaved rounds: `repeats` rounds of one timed
+ * repeat of each row in turn, then every child finished and reaped. Returns the sum of
+ * the children's peak resident sets, MiB. */
+static double run_rounds(row *rows, int k0, int k1, int repeats, int *last) {
+    double sum = 0;
     for (int r = 0; r < repeats; r++)
-        for (int k = 0; k < nrows; k++) {
+        for (int k = k0; k < k1; k++) {
             double v[2] = {NAN, NAN};
             if (rows[k].ok) {
-                settle(last);
+                settle(*last);
                 if (weft_bench_round_step(&rows[k].round, v) != 0) rows[k].ok = false;
-                last = rows[k].j.threads;
+                *last = rows[k].j.threads;
             }
             rows[k].ms[r] = v[0], rows[k].its[r] = v[1];
         }
-    for (int k = 0; k < nrows; k++) {
+    for (int k = k0; k < k1; k++) {
         if (weft_bench_round_finish(&rows[k].round, NULL, &rows[k].peak_mib) != 0)
             rows[k].ok = false;
         if (rows[k].ok) sum += rows[k].peak_mib;
     }
     return sum;
+}
+
+/* Measures the rows of one size: in one group of children alive together, or in several
+ * one after another when memory runs short (see start_group); notes that in rt. */
+static void measure_size(weft_bench_table *rt, row *rows, int nrows, int repeats,
+                         double min_free_mib) {
+    double most = 0;
+    int groups = 0, last = 1;
+    for (int k0 = 0; k0 < nrows; groups++) {
+        int k1 = start_group(rows, k0, nrows, groups, min_free_mib, &last);
+        most = fmax(most, run_rounds(rows, k0, k1, repeats, &last));
+        k0 = k1;
+    }
+    if (groups == 1)
+        weft_bench_comment(rt, "n=%d: %d children alive together, the sum of their peak "
+                           "resident sets %.1f MiB", rows[0].j.res, nrows, most);
+    else
+        weft_bench_comment(rt, "n=%d: %d children in %d groups one after another (memory "
+                           "available < --min-free-mib + twice the largest child), at most "
+                           "%.1f MiB of peaks alive together", rows[0].j.res, nrows, groups,
+                           most);
 }
 
 /* Writes row w of bench_solvers.tsv: the median over rounds of its ms per iteration, and
@@ -494,7 +534,8 @@ static void size_ratios(weft_bench_table *rt, const row *rows, int nrows, int re
                         ratio_rows *out) {
     for (int d = 0; d < NRATIOS; d++) {
         const ratio_def *q = &ratio_defs[d];
-        int tn = q->num_threads ? q->num_threads : tmax, td = q->den_threads ? q->den_threads : tmax;
+        int tn = q->num_threads ? q->num_threads : tmax;
+        int td = q->den_threads ? q->den_threads : tmax;
         const row *a = tn ? find_row(rows, nrows, q->num, tn) : NULL;
         const row *b = td ? find_row(rows, nrows, q->den, td) : NULL;
         if (!a || !b) {
@@ -503,6 +544,9 @@ static void size_ratios(weft_bench_table *rt, const row *rows, int nrows, int re
                                q->den, td);
             continue;
         }
+        if (a->group != b->group)
+            weft_bench_comment(rt, "ratio %s at %d^2: its rows in different groups (memory), "
+                               "not measured side by side", q->name, rows[0].j.res);
         double v[WEFT_BENCH_MAX_REPEATS], lo = INFINITY, hi = -INFINITY;
         for (int r = 0; r < repeats; r++) {
             v[r] = a->ms[r] / b->ms[r];
@@ -564,7 +608,9 @@ int main(int argc, char **argv) {
     int ns = take_list(&argc, argv, "--sizes", 2, 2048, sizes);
     int nt = take_list(&argc, argv, "--threads", 1, 1024, threads);
     int nr = take_list(&argc, argv, "--repeats", 1, WEFT_BENCH_MAX_REPEATS, reps);
-    if (ns < 0 || nt < 0 || nr < 0) return 2;
+    double min_free = 1024;
+    int nm = weft_bench_take_number(&argc, argv, "--min-free-mib", 0, 1e12, &min_free);
+    if (ns < 0 || nt < 0 || nr < 0 || nm < 0) return 2;
     if (nr > 1) {
         fprintf(stderr, "error: --repeats: one count, not a list\n");
         return 2;
@@ -640,13 +686,11 @@ int main(int argc, char **argv) {
         int nrows = size_rows(rows, &cli, sizes[si], threads, nthreads, run, nrun, repeats, steps);
         for (int k = 0; k < nrows; k++)
             rows[k].ms = fig + 2 * (size_t)k * repeats, rows[k].its = rows[k].ms + repeats;
-        double mib = run_rounds(rows, nrows, repeats);
+        measure_size(&rt, rows, nrows, repeats, min_free);
         for (int k = 0; k < nrows; k++) {
             if (rows[k].ok) write_row(&t, &rows[k], repeats);
             else failed = 1;
         }
-        weft_bench_comment(&rt, "n=%d: %d children alive together, the sum of their peak "
-                           "resident sets %.1f MiB", sizes[si], nrows, mib);
         size_ratios(&rt, rows, nrows, repeats, tmax, &rr);
     }
     printf("\n");

@@ -4,9 +4,10 @@
 # every solver that `list --tsv` names, either a row at each size or a "# skipped NAME:
 # reason" line (never both, and not every solver skipped); the three yardstick rows at each
 # size; positive finite figures; bench_solvers_ratios.tsv: its header, the four target
-# ratios at each size with finite positive min <= median <= max over the rounds; and that a
-# bad --sizes value or an interrupted run leaves neither table (an interrupted one leaves
-# only the .partial files).
+# ratios at each size with finite positive min <= median <= max over the rounds; groups
+# one after another when memory is short (--min-free-mib); and that a bad --sizes value or
+# an interrupted run leaves neither table (an interrupted one only the .partial files, and
+# no child running).
 # POSIX sh; files live in a private mktemp -d directory. Prints ok/FAIL per check.
 set -u
 bench=${1:?usage: bench_solvers_cli.sh PATH_TO_BENCH_SOLVERS PATH_TO_LIST}
@@ -14,7 +15,8 @@ list=${2:?usage: bench_solvers_cli.sh PATH_TO_BENCH_SOLVERS PATH_TO_LIST}
 . "$(dirname "$0")/lib.sh"
 weft_tmpdir bench-solvers
 
-"$bench" --sizes 8,12 --threads 1,2 --repeats 2 --no-plot --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
+"$bench" --sizes 8,12 --threads 1,2 --repeats 2 --no-plot --out "$tmp/out" \
+    >"$tmp/stdout" 2>"$tmp/stderr"
 check "runs" $?
 t="$tmp/out/bench_solvers.tsv"
 [ -f "$t" ] && [ ! -f "$t.partial" ]
@@ -70,20 +72,37 @@ check "n is 8 or 12 and vertices n^2" $?
 r="$tmp/out/bench_solvers_ratios.tsv"
 [ -f "$r" ] && [ ! -f "$r.partial" ]
 check "bench_solvers_ratios.tsv renamed into place" $?
-[ "$(grep -v '^#' "$r" | head -1)" = "$(printf 'ratio\tn\tnumerator\tnumerator_threads\tdenominator\tdenominator_threads\ttarget\tmedian\tmin\tmax\trounds')" ]
+want='ratio n numerator numerator_threads denominator denominator_threads target median min max'
+[ "$(grep -v '^#' "$r" | head -1)" = "$(printf '%s rounds' "$want" | tr ' ' '\t')" ]
 check "ratios header" $?
 for q in xpbd_over_pbd_sweep pd_over_pbd_sweep vbd_over_newton_assembly vbd_thread_speedup; do
-    rows=$(awk -F'\t' -v q="$q" '!/^#/ && $1 == q && ($2 == 8 || $2 == 12) && $11 == 2' "$r" | wc -l)
+    rows=$(awk -F'\t' -v q="$q" '!/^#/ && $1 == q && ($2 == 8 || $2 == 12) && $11 == 2' "$r" |
+        wc -l)
     [ "$rows" -eq 2 ]
     check "ratio $q: a row per size over 2 rounds (got $rows)" $?
 done
 awk -F'\t' '/^#/ || $1 == "ratio" { next }
-    { for (k = 8; k <= 10; k++) if ($k !~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ || !($k + 0 > 0)) bad = 1
+    { for (k = 8; k <= 10; k++)
+        if ($k !~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ || !($k + 0 > 0)) bad = 1
       if (!($9 + 0 <= $8 + 0 && $8 + 0 <= $10 + 0)) bad = 1; n++ }
     END { exit bad || n != 8 }' "$r"
 check "ratios: 8 rows, finite positive, min <= median <= max" $?
 grep -q '^# n=12: [0-9]* children alive together' "$r"
 check "ratios: the children's memory noted per size" $?
+
+# Too little memory for a size's children together (--min-free-mib above any machine's):
+# each child measured alone, one group after another; the same rows, and the ratios say
+# they are not side by side.
+"$bench" --sizes 8 --threads 1,2 --repeats 1 --min-free-mib 1e11 --no-plot --out "$tmp/mem" \
+    >/dev/null 2>&1
+check "--min-free-mib: runs" $?
+m="$tmp/mem/bench_solvers_ratios.tsv"
+rows=$(grep -v '^#' "$tmp/mem/bench_solvers.tsv" | tail -n +2 | wc -l)
+[ "$rows" -eq $(( (nrun + 3) * 2 )) ]
+check "--min-free-mib: all rows (got $rows)" $?
+grep -q "^# n=8: $rows children in $rows groups one after another" "$m" &&
+    [ "$(grep -c '^# ratio .* not measured side by side' "$m")" -eq 4 ]
+check "--min-free-mib: groups noted, ratios not side by side" $?
 
 # A bad --sizes value: exit 2, one-line error naming the option, nothing written.
 "$bench" --sizes 8,x --threads 1 --repeats 1 --no-plot --out "$tmp/bad" >"$tmp/stdout" 2>"$tmp/stderr"
@@ -113,7 +132,8 @@ if command -v timeout >/dev/null 2>&1; then
         [ -f "$tmp/int/bench_solvers_ratios.tsv.partial" ]
     check "interrupted run: only bench_solvers_ratios.tsv.partial" $?
     sleep 1
-    left=$(ps -eo args= | P="--out $tmp/int" awk 'index($0, ENVIRON["P"]) { n++ } END { print n + 0 }')
+    left=$(ps -eo args= |
+        P="--out $tmp/int" awk 'index($0, ENVIRON["P"]) { n++ } END { print n + 0 }')
     [ "$left" -eq 0 ]
     check "interrupted run: no child left running (got $left)" $?
 else
