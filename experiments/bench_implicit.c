@@ -141,7 +141,7 @@ typedef struct table {
     int n;
 } table;
 
-/* A row without the issue-14 figures (set-up, first solve, ratio, memory). */
+/* A row without the preconditioner-bench figures (set-up, first solve, ratio, memory). */
 #define ROW(...) ((row){__VA_ARGS__, .setup_ms = NAN, .first_ms = NAN, .first_cpu_ms = NAN, \
                         .ratio = NAN, .rss_mib = NAN, .system_ratio = NAN, .first_reps = -1})
 

@@ -16,8 +16,8 @@
  * scene, warms up and waits on a socket; then round after round each child in turn makes
  * one timed repeat (0.2 s pause after a multi-threaded one: its idle workers spin before
  * they sleep), so repeat r of every row runs within the same seconds, a slow period of a
- * shared machine falls on all rows alike, and bench_solvers_ratios.tsv gives issue 28's
- * target ratios per round, side by side (median, min, max over rounds). peak_mib is each
+ * shared machine falls on all rows alike, and bench_solvers_ratios.tsv gives the speed
+ * targets' ratios per round, side by side (median, min, max over rounds). peak_mib is each
  * child's own peak resident set (wait4 ru_maxrss, baseline included), but a size's
  * children are alive together: the machine needs their sum (per size in the ratios file;
  * ~3 GiB at 128^2 with two thread counts); below --min-free-mib (+ twice the largest
@@ -48,7 +48,7 @@ static const char usage[] =
     "gradient + Hessian assembly, a CHOLMOD factorise + solve of that matrix); each\n"
     "measurement in its own process (its peak memory its own), all of a size measured in\n"
     "interleaved rounds (one timed repeat of each in turn), so ratios compare like with like.\n"
-    "Writes DIR/bench_solvers.tsv, DIR/bench_solvers_ratios.tsv (issue 28's target ratios\n"
+    "Writes DIR/bench_solvers.tsv, DIR/bench_solvers_ratios.tsv (the speed targets' ratios\n"
     "per round: median, min, max) and DIR/bench_solvers.png (default results/).\n"
     "  --sizes N,...    vertices per side, 2..2048 (default 32,64,128,256)\n"
     "  --threads N,...  thread counts (default 1 and all cores)\n"
@@ -480,7 +480,7 @@ static void write_row(weft_bench_table *t, const row *w, int repeats) {
     weft_bench_row(t, v);
 }
 
-/* The issue's target ratios (issue 28), each row's ms per iteration over another's, per
+/* The speed targets' ratios, each row's ms per iteration over another's, per
  * round: threads 0 means the largest --threads count above 1. */
 typedef struct ratio_def {
     const char *name, *num;
@@ -565,7 +565,7 @@ static void size_ratios(weft_bench_table *rt, const row *rows, int nrows, int re
 static int open_ratios(weft_bench_table *rt, const char *dir, int tmax) {
     if (weft_bench_open(rt, dir, "bench_solvers_ratios.tsv", ratio_columns, NRCOLUMNS) != 0)
         return -1;
-    weft_bench_comment(rt, "bench_solvers ratios (issue 28's targets): per size, numerator row's "
+    weft_bench_comment(rt, "bench_solvers ratios (the speed targets): per size, numerator row's "
                        "ms_per_iteration / denominator row's, computed per round from the two "
                        "rows' repeats of that round (measured within seconds of each other); "
                        "median, min and max over the rounds");
