@@ -809,14 +809,29 @@ static void set_kappa(weft_ipc *ipc, weft_model *m, double kappa) {
 }
 
 /* The distance (m) of barrier element e at its coordinates xe: the classified distance of a
- * cloth pair, a vertex's gap beyond the margin to its collider. */
+ * cloth pair, a vertex's gap beyond the margin to its collider where it stands at t1 (the
+ * element's collider stands at t = 0: the point goes into its frame by the offset
+ * rest[11..13], as in collider_eval). */
 static double element_distance(const weft_element *e, const double *xe) {
     switch ((int)e->rest[1]) {
     case KIND_PT: return sqrt(weft_ipc_d2(xe, weft_ipc_classify_pt(xe), NULL, NULL));
     case KIND_EE: return sqrt(weft_ipc_d2(xe, weft_ipc_classify_ee(xe), NULL, NULL));
-    default: {
+    case KIND_COLLIDER: {
         const weft_collider col = element_collider(e);
-        return weft_collider_distance(&col, xe, NULL) - e->rest[3];
+        double q[3];
+        for (int k = 0; k < 3; k++) q[k] = xe[k] - e->rest[COLLIDER_OFFSET + k];
+        return weft_collider_distance(&col, q, NULL) - e->rest[3];
+    }
+    default: { /* an obstacle pair: its slots where the element holds them (obstacle_eval) */
+        const int kind = (int)e->rest[1];
+        const unsigned fixed = obstacle_slots(kind);
+        double y[12];
+        memcpy(y, xe, sizeof y);
+        for (int a = 0, j = 0; a < 4; a++)
+            if (fixed >> a & 1u) memcpy(&y[3 * a], &e->rest[3 + 3 * j++], 3 * sizeof(double));
+        const weft_ipc_dist type =
+            kind == KIND_OBS_EE ? weft_ipc_classify_ee(y) : weft_ipc_classify_pt(y);
+        return sqrt(weft_ipc_d2(y, type, NULL, NULL));
     }
     }
 }

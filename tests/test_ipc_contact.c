@@ -45,6 +45,8 @@
  *   adaptive         adaptive κ (Li 2020 §4.3) at the default d̂ = 1 mm on cloth_on_cloth
  *                    (10² + 8², 60 steps): every step converged within 50 iterations (8
  *                    steps capped with the fixed κ = 1e6 J/m⁴)
+ *   min_distance     adaptive κ's d_min (weft_ipc_min_distance) of a vertex d̂/2 from a
+ *                    moving ball is d̂/2, the ball taken where it stands at the step's end
  */
 #include "check.h"
 #include "implicit_internal.h"
@@ -404,6 +406,45 @@ static void line_search(void) {
     CHECK(bad == 0);
     CHECK(limited >= 30); /* not vacuous: the motions collide */
     free(x), free(dx), free(y);
+    weft_ipc_free(&ipc);
+    weft_model_free(&m);
+}
+
+/* weft_ipc_min_distance (adaptive κ's d_min) measures a vertex–collider pair against the
+ * collider where it stands at the step's end, as the barrier does: drape_sphere's ball
+ * moving at 1 m/s, the cloth's vertex nearest it put d̂/2 beyond the margin from the ball
+ * at t1. It measured against the ball at t = 0 (off by u h = 17 mm) before. */
+static void min_distance(void) {
+    const char *sets[] = {"mesh.nx=6", "mesh.ny=6", "collider.ball.velocity=0,1,0",
+                          "collision.pipeline=none", NULL};
+    weft_model m;
+    if (!scene_build("drape_sphere", sets, weft_energy_registry, &m)) return;
+    for (int c = 0; c < m.ncolliders; c++) m.colliders[c].friction = 0.0;
+    weft_contact_settings s = {.model = WEFT_CONTACT_IPC, .barrier_distance = "1e-3",
+                               .friction_velocity = 1e-3, .friction_iterations = 1};
+    weft_ipc ipc;
+    weft_error err = {{0}};
+    CHECK(weft_ipc_create(&ipc, &s, &m, NULL, "test", &err) == WEFT_OK);
+    CHECK(weft_ipc_begin_step(&ipc, &m, &err) == WEFT_OK);
+    int ball = -1, near = 0;
+    for (int c = 0; c < m.ncolliders; c++)
+        if (!strcmp(m.colliders[c].name, "ball")) ball = c;
+    CHECK(ball >= 0 && weft_collider_moving(&m.colliders[ball]));
+    if (ball < 0) return;
+    const double t1 = m.t + m.dt, want = 0.5 * ipc.p.dhat;
+    double best = INFINITY, n[3];
+    for (int i = 0; i < m.n; i++) {
+        const double d = weft_collider_distance_at(&m.colliders[ball], &m.x[3 * i], t1, NULL);
+        if (d < best) best = d, near = i;
+    }
+    double *x = &m.x[3 * near];
+    const double d = weft_collider_distance_at(&m.colliders[ball], x, t1, n);
+    for (int k = 0; k < 3; k++) x[k] -= (d - ipc.margin - want) * n[k];
+    CHECK(weft_ipc_fill(&ipc, &m, m.x, &err) == WEFT_OK);
+    const double got = weft_ipc_min_distance(&ipc, &m, m.x);
+    printf("min_distance: vertex %d put %.3g m beyond the margin from the moving ball at t1: "
+           "d_min %.6g m\n", near, want, got);
+    CHECK(fabs(got - want) < 1e-9);
     weft_ipc_free(&ipc);
     weft_model_free(&m);
 }
@@ -864,6 +905,7 @@ static const check_case cases[] = {
     {"line_search", line_search},
     {"line_search_obstacle", line_search_obstacle},
     {"refusal", refusal},
+    {"min_distance", min_distance},
     {"bad_settings", bad_settings},
     {NULL, NULL},
 };
