@@ -428,6 +428,18 @@ static void angle_block(const hinge_u *h, int U, int V, const double G[9], const
         }
 }
 
+/* angle_block's block (U, U) for U = a or b, where D, |e| and P have no second derivative
+ * and |e| no first: its (c ∇²s − s ∇²c)/r² term is a zero, so the block is
+ * −(Q Gᵀ + G Qᵀ), the same numbers (for finite s and c) up to the sign of a zero, which
+ * the sums that take the block (from +0) drop. */
+static void angle_block_ab(int U, const double G[9], const double Q[9], double B[9]) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int I = 3 * U + i, J = 3 * U + j;
+            B[3 * i + j] = 0.0 - (Q[I] * G[J] + G[I] * Q[J]);
+        }
+}
+
 /* G and Q of angle_block at the indices of block U of u. */
 static void angle_gq(const hinge_u *h, int U, double G[9], double Q[9]) {
     for (int i = 3 * U; i < 3 * U + 3; i++) {
@@ -463,26 +475,41 @@ void weft_hinge_angle_hessian(const double *xe, double Ht[144]) {
                 }
 }
 
+/* Hv += f B (or f Bᵀ when t), 3×3. */
+static void add_scaled(double Hv[9], double f, const double B[9], bool t) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Hv[3 * i + j] += f * (t ? B[3 * j + i] : B[3 * i + j]);
+}
+
 void weft_hinge_angle_hessian_vertex(const double *xe, int v, double Hv[9]) {
-    /* place[v][U]: the p with u_vert[U][p] = v, or −1 (e and a hold p0, e and b p1, a p2,
-     * b p3): the same sums as weft_hinge_angle_hessian's, in the same order, on the four or
-     * one blocks of u that hold p_v */
-    static const int place[4][3] = {{1, 1, -1}, {0, -1, 1}, {-1, 0, -1}, {-1, -1, 0}};
+    /* The same sums as weft_hinge_angle_hessian's, in the same order, on the blocks of u
+     * that hold p_v: p2 is the + end of a alone, p3 of b alone; p0 is the − end of e and a,
+     * p1 the + end of e and the − end of b, so their blocks are (e, e), (e, x), (x, e),
+     * (x, x) for x = a or b. Block (x, e) is (e, x)ᵀ bit for bit up to the sign of a zero
+     * (dn vanishes on a and b, so the sums of s2 and of Q Gᵀ + G Qᵀ take the same nonzero
+     * terms, in orders that differ only by zeros and commuted operands). */
     hinge_u h;
     hinge_u_make(xe, &h);
-    double G[9], Q[9], B[9];
-    for (int U = 0; U < 3; U++)
-        if (place[v][U] >= 0) angle_gq(&h, U, G, Q);
     const double w = 1.0 / (h.le * h.le);
+    double G[9], Q[9], B[9];
     memset(Hv, 0, 9 * sizeof *Hv);
-    for (int U = 0; U < 3; U++)
-        for (int V = 0; V < 3; V++) {
-            int p = place[v][U], q = place[v][V];
-            if (p < 0 || q < 0) continue;
-            angle_block(&h, U, V, G, Q, B);
-            double f = w * u_sign[p] * u_sign[q];
-            for (int k = 0; k < 9; k++) Hv[k] += f * B[k];
-        }
+    if (v >= 2) {
+        const int x = v == 2 ? UA : UB;
+        angle_gq(&h, x, G, Q);
+        angle_block_ab(x, G, Q, B);
+        add_scaled(Hv, w * u_sign[0] * u_sign[0], B, false);
+        return;
+    }
+    const int x = v == 0 ? UA : UB, pe = v == 0 ? 1 : 0, px = 1; /* the signs' indices */
+    angle_gq(&h, UE, G, Q);
+    angle_gq(&h, x, G, Q);
+    angle_block(&h, UE, UE, G, Q, B);
+    add_scaled(Hv, w * u_sign[pe] * u_sign[pe], B, false);
+    angle_block(&h, UE, x, G, Q, B);
+    add_scaled(Hv, w * u_sign[pe] * u_sign[px], B, false);
+    add_scaled(Hv, w * u_sign[px] * u_sign[pe], B, true);
+    angle_block_ab(x, G, Q, B);
+    add_scaled(Hv, w * u_sign[px] * u_sign[px], B, false);
 }
 
 /* PSD projection of a non-degenerate hinge's H (12×12, which it overwrites) by clamping
@@ -727,10 +754,65 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+/* weft_hinge_angle's θ of the hinge xe and the 3 values of its gradient at vertex v (the
+ * same operations on them, so the same bits); *degenerate set where ∂θ/∂p2 = 0, db_hessian's
+ * test (weft_hinge_angle returns θ = 0 and ∇θ = 0 at a degenerate hinge). */
+static double hinge_angle_vertex(const double *xe, int v, double gv[3], bool *degenerate) {
+    const double *p0 = xe, *p1 = xe + 3, *p2 = xe + 6, *p3 = xe + 9;
+    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    double a2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    double b3[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+    double nA[3] = {e[1] * a2[2] - e[2] * a2[1], e[2] * a2[0] - e[0] * a2[2],
+                    e[0] * a2[1] - e[1] * a2[0]};
+    double nB[3] = {-(e[1] * b3[2] - e[2] * b3[1]), -(e[2] * b3[0] - e[0] * b3[2]),
+                    -(e[0] * b3[1] - e[1] * b3[0])};
+    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    *degenerate = !(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee);
+    if (*degenerate) {
+        gv[0] = gv[1] = gv[2] = 0.0;
+        return 0.0;
+    }
+    double le = sqrt(ee);
+    double c = (nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2]) * le;
+    double cx[3] = {nA[1] * nB[2] - nA[2] * nB[1], nA[2] * nB[0] - nA[0] * nB[2],
+                    nA[0] * nB[1] - nA[1] * nB[0]};
+    double s = cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2];
+    double theta = atan2(s, c);
+    /* ∂θ/∂p2 = −|e| nA/|nA|², which db_hessian tests for 0 */
+    double ia = 1.0 / aa, g2[3];
+    for (int k = 0; k < 3; k++) g2[k] = -le * (nA[k] * ia);
+    *degenerate = g2[0] == 0.0 && g2[1] == 0.0 && g2[2] == 0.0;
+    if (v == 2) {
+        memcpy(gv, g2, sizeof g2);
+        return theta;
+    }
+    double ib = 1.0 / bb;
+    if (v == 3) { /* −|e| nB/|nB|² */
+        for (int k = 0; k < 3; k++) gv[k] = -le * (nB[k] * ib);
+        return theta;
+    }
+    double il = 1.0 / le, dA, dB;
+    if (v == 0) { /* d21, d31 */
+        dA = (p2[0] - p1[0]) * e[0] + (p2[1] - p1[1]) * e[1] + (p2[2] - p1[2]) * e[2];
+        dB = (p3[0] - p1[0]) * e[0] + (p3[1] - p1[1]) * e[1] + (p3[2] - p1[2]) * e[2];
+    } else { /* d20, d30 */
+        dA = a2[0] * e[0] + a2[1] * e[1] + a2[2] * e[2];
+        dB = (p3[0] - p0[0]) * e[0] + (p3[1] - p0[1]) * e[1] + (p3[2] - p0[2]) * e[2];
+    }
+    for (int k = 0; k < 3; k++) {
+        double ua = nA[k] * ia, ub = nB[k] * ib;
+        gv[k] = v == 0 ? -(dA * ua + dB * ub) * il : (dA * ua + dB * ub) * il;
+    }
+    return theta;
+}
+
 /* Vertex v's part for vertex block descent: g = k C ∂θ/∂p_v and the diagonal block of
  * db_hessian's matrix of `mode`. The exact one: the same operations on the same values
- * (equal to them bit for bit) without the other 15 blocks or the 12 × 12 products; the
- * projected modes act on the whole 12 × 12 matrix, so they take its block. Returns Ψ. */
+ * (equal to them bit for bit) without the other 15 blocks, the other 9 gradient values
+ * (hinge_angle_vertex) or the 12 × 12 products; the projected modes act on the whole
+ * 12 × 12 matrix, so they take its block. Returns Ψ. */
 static double db_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                                 int v, double *g, double *H) {
     double gt[12];
@@ -743,12 +825,13 @@ static double db_vertex_hessian(const weft_element *e, const double *xe, weft_he
         }
         return psi;
     }
-    double C = db_constraint(e, xe, gt);
+    double gv[3];
+    bool degenerate;
+    double C = weft_wrap_angle(hinge_angle_vertex(xe, v, gv, &degenerate) - e->rest[0]);
     double psi = 0.5 * e->k * C * C;
-    const double *gv = &gt[3 * v];
     for (int k = 0; k < 3; k++) g[k] = gv[k] * (e->k * C);
     memset(H, 0, 9 * sizeof *H);
-    if (gt[6] == 0.0 && gt[7] == 0.0 && gt[8] == 0.0) return psi; /* degenerate, as db_hessian */
+    if (degenerate) return psi; /* ∇θ = 0, as db_hessian */
     if (C == 0.0) {
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) H[3 * i + j] = e->k * gv[i] * gv[j];
