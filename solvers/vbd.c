@@ -25,8 +25,8 @@
  * (solvers/chebyshev.c), ipc_interval, ipc_gamma, ipc_radius; [pbd] k_pressure; [contact].
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
  * vertices, each evaluating the gradient and Hessian of each incident element (an element
- * of nv vertices nv times per sweep) and its energy once per line-search trial; one pass to
- * update velocities.
+ * of nv vertices nv times per sweep; G_i at the start point from the Ψ_j those calls return)
+ * and its energy once per line-search trial; one pass to update velocities.
  */
 #include "vbd_ipc.h"
 #include "vertex_block.h"
