@@ -328,95 +328,124 @@ static void skew(const double *x, double w, double S[9]) {
     S[6] = -w * x[1], S[7] = w * x[0], S[8] = 0.0;
 }
 
-/* Adds S to block (U, V) of the symmetric 9×9 M and, when U ≠ V, Sᵀ to block (V, U). */
-static void add_block(double M[81], int U, int V, const double S[9]) {
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            M[9 * (3 * U + i) + 3 * V + j] += S[3 * i + j];
-            if (U != V) M[9 * (3 * V + j) + 3 * U + i] += S[3 * i + j];
-        }
-}
+/* θ's first derivatives over u = (e, a, b) at u/|e| (θ is scale-invariant, θ(λx) = θ(x),
+ * so the derivatives are taken where s, c = O(1) whatever the mesh size; ∇²θ(u) = M/|e|²),
+ * what every block of ∇²θ reads. */
+typedef struct hinge_u {
+    double le;                  /* |e| before the scaling, m */
+    double e[3], a[3], b[3];    /* u/|e| */
+    double ee, n, ab, ea, eb, D; /* e·e, |e|, a·b, e·a, e·b, det[e, a, b] */
+    double s, c, r2;            /* s = −|e| D, c = −P, r² = s² + c² */
+    double dD[9], dn[9], ds[9], dc[9];
+} hinge_u;
 
-/* ∇²θ over u = (e, a, b) (9×9 row-major, M) of weft_hinge_angle at a non-degenerate hinge
- * xe, and |e| (m); only the 3×3 blocks (U, V) whose bit 3U + V is set in need are written.
- * θ is scale-invariant, θ(λx) = θ(x), so the derivatives are taken at u/|e| (where s, c =
- * O(1) whatever the mesh size): ∇²θ(u) = M/|e|². */
-static double angle_hessian_u(const double *xe, unsigned need, double M[81]) {
+/* The first derivatives of a non-degenerate hinge xe (12 values, m) into h:
+ *   ∇D = (a × b, b × e, e × a),   ∇|e| = (ê, 0, 0),   s = −|e| D,
+ *   P = (e·e)(a·b) − (e·b)(e·a),  c = −P,
+ *   ∇P = (2(a·b) e − (e·a) b − (e·b) a,  (e·e) b − (e·b) e,  (e·e) a − (e·a) e). */
+static void hinge_u_make(const double *xe, hinge_u *h) {
     double le = sqrt((xe[3] - xe[0]) * (xe[3] - xe[0]) + (xe[4] - xe[1]) * (xe[4] - xe[1]) +
                      (xe[5] - xe[2]) * (xe[5] - xe[2]));
-    double e[3], a[3], b[3];
+    double *e = h->e, *a = h->a, *b = h->b;
     for (int k = 0; k < 3; k++) {
         e[k] = (xe[3 + k] - xe[k]) / le;
         a[k] = (xe[6 + k] - xe[k]) / le;
         b[k] = (xe[9 + k] - xe[3 + k]) / le;
     }
     double ee = dot(e, e), n = sqrt(ee), ab = dot(a, b), ea = dot(e, a), eb = dot(e, b);
-    double axb[3], bxe[3], exa[3];
+    double axb[3], bxe[3], exa[3], dP[9];
     cross(a, b, axb), cross(b, e, bxe), cross(e, a, exa);
     double D = dot(e, axb); /* det[e, a, b] */
-
-    /* First derivatives (9-vectors over u = (e, a, b)):
-     *   ∇D = (a × b, b × e, e × a),   ∇|e| = (ê, 0, 0),   s = −|e| D,
-     *   P = (e·e)(a·b) − (e·b)(e·a),  c = −P,
-     *   ∇P = (2(a·b) e − (e·a) b − (e·b) a,  (e·e) b − (e·b) e,  (e·e) a − (e·a) e). */
-    double dD[9], dn[9] = {0}, dP[9], ds[9], dc[9];
+    for (int k = 0; k < 9; k++) h->dn[k] = 0.0;
     for (int k = 0; k < 3; k++) {
-        dD[3 * UE + k] = axb[k], dD[3 * UA + k] = bxe[k], dD[3 * UB + k] = exa[k];
-        dn[3 * UE + k] = e[k] / n;
+        h->dD[3 * UE + k] = axb[k], h->dD[3 * UA + k] = bxe[k], h->dD[3 * UB + k] = exa[k];
+        h->dn[3 * UE + k] = e[k] / n;
         dP[3 * UE + k] = 2.0 * ab * e[k] - ea * b[k] - eb * a[k];
         dP[3 * UA + k] = ee * b[k] - eb * e[k];
         dP[3 * UB + k] = ee * a[k] - ea * e[k];
     }
     double s = -n * D, c = -(ee * ab - eb * ea);
-    for (int i = 0; i < 9; i++) ds[i] = -(D * dn[i] + n * dD[i]), dc[i] = -dP[i];
+    for (int i = 0; i < 9; i++) h->ds[i] = -(D * h->dn[i] + n * h->dD[i]), h->dc[i] = -dP[i];
+    h->le = le, h->ee = ee, h->n = n, h->ab = ab, h->ea = ea, h->eb = eb, h->D = D;
+    h->s = s, h->c = c, h->r2 = s * s + c * c;
+}
 
-    /* Second derivatives. D is trilinear: ∂²D/∂e∂a = −[b]×, ∂²D/∂a∂b = −[e]×,
-     * ∂²D/∂b∂e = −[a]×, zero diagonal blocks. ∂²|e|/∂e² = (I − êêᵀ)/|e|.
-     *   ∇²s = −(D ∇²|e| + ∇|e| ∇Dᵀ + ∇D ∇|e|ᵀ + |e| ∇²D).
-     * P: ∂²P/∂e² = 2(a·b) I − b aᵀ − a bᵀ,  ∂²P/∂e∂a = 2 e bᵀ − b eᵀ − (e·b) I,
-     *    ∂²P/∂e∂b = 2 e aᵀ − a eᵀ − (e·a) I,  ∂²P/∂a∂b = (e·e) I − e eᵀ,
-     *    ∂²P/∂a² = ∂²P/∂b² = 0;  ∇²c = −∇²P. */
-    /* Only the blocks asked for are formed (the others are never read). */
-#define NEED(U, V) ((need >> (3 * (U) + (V)) & 1u) || (need >> (3 * (V) + (U)) & 1u))
-    double D2[81] = {0}, n2[81] = {0}, P2[81] = {0}, S[9];
-    if (NEED(UE, UA)) skew(b, -1.0, S), add_block(D2, UE, UA, S);
-    if (NEED(UA, UB)) skew(e, -1.0, S), add_block(D2, UA, UB, S);
-    if (NEED(UB, UE)) skew(a, -1.0, S), add_block(D2, UB, UE, S);
-    if (NEED(UE, UE)) {
-        mat3(1.0 / n, -1.0 / (n * ee), e, e, 0.0, S), add_block(n2, UE, UE, S);
-        mat3(2.0 * ab, -1.0, b, a, -1.0, S), add_block(P2, UE, UE, S);
-    }
-    if (NEED(UE, UA)) {
-        mat3(-eb, 2.0, e, b, 0.0, S);
+/* Adds S (or Sᵀ when t) to the 3×3 B. */
+static void put3(double B[9], const double S[9], bool t) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) B[3 * i + j] += t ? S[3 * j + i] : S[3 * i + j];
+}
+
+/* Block (U, V) of the second derivatives of D, |e| and P over u into D2, n2, P2 (3×3 each).
+ * D is trilinear: ∂²D/∂e∂a = −[b]×, ∂²D/∂a∂b = −[e]×, ∂²D/∂b∂e = −[a]×, zero diagonal
+ * blocks. ∂²|e|/∂e² = (I − êêᵀ)/|e|.
+ * P: ∂²P/∂e² = 2(a·b) I − b aᵀ − a bᵀ,  ∂²P/∂e∂a = 2 e bᵀ − b eᵀ − (e·b) I,
+ *    ∂²P/∂e∂b = 2 e aᵀ − a eᵀ − (e·a) I,  ∂²P/∂a∂b = (e·e) I − e eᵀ,
+ *    ∂²P/∂a² = ∂²P/∂b² = 0;  ∇²c = −∇²P.
+ * Each block is formed once, for the (U, V) written above, and read transposed for (V, U). */
+static void second_block(const hinge_u *h, int U, int V, double D2[9], double n2[9],
+                         double P2[9]) {
+    const double *e = h->e, *a = h->a, *b = h->b;
+    double S[9];
+    for (int k = 0; k < 9; k++) D2[k] = n2[k] = P2[k] = 0.0;
+    const int lo = U < V ? U : V, hi = U < V ? V : U;
+    if (lo == UE && hi == UE) {
+        mat3(1.0 / h->n, -1.0 / (h->n * h->ee), e, e, 0.0, S), put3(n2, S, false);
+        mat3(2.0 * h->ab, -1.0, b, a, -1.0, S), put3(P2, S, false);
+    } else if (lo == UE && hi == UA) {
+        skew(b, -1.0, S), put3(D2, S, U != UE);
+        mat3(-h->eb, 2.0, e, b, 0.0, S);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) S[3 * i + j] -= b[i] * e[j];
-        add_block(P2, UE, UA, S);
-    }
-    if (NEED(UE, UB)) {
-        mat3(-ea, 2.0, e, a, 0.0, S);
+        put3(P2, S, U != UE);
+    } else if (lo == UA && hi == UB) {
+        skew(e, -1.0, S), put3(D2, S, U != UA);
+        mat3(h->ee, -1.0, e, e, 0.0, S), put3(P2, S, U != UA);
+    } else if (lo == UE && hi == UB) {
+        skew(a, -1.0, S), put3(D2, S, U != UB);
+        mat3(-h->ea, 2.0, e, a, 0.0, S);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) S[3 * i + j] -= a[i] * e[j];
-        add_block(P2, UE, UB, S);
+        put3(P2, S, U != UE);
     }
-    if (NEED(UA, UB)) mat3(ee, -1.0, e, e, 0.0, S), add_block(P2, UA, UB, S);
-#undef NEED
+}
 
-    /* ∇²θ over u: (c ∇²s − s ∇²c)/r² − (Q Gᵀ + G Qᵀ). */
-    double r2 = s * s + c * c, G[9], Q[9];
-    for (int i = 0; i < 9; i++) {
-        G[i] = (c * ds[i] - s * dc[i]) / r2;
-        Q[i] = (s * ds[i] + c * dc[i]) / r2;
-    }
-    for (int i = 0; i < 9; i++)
-        for (int j = 0; j < 9; j++) {
-            if (!(need >> (3 * (i / 3) + j / 3) & 1u)) continue; /* block (U, V) not asked */
-            int ij = 9 * i + j;
-            double s2 = -(D * n2[ij] + dn[i] * dD[j] + dD[i] * dn[j] + n * D2[ij]);
+/* Block (U, V) of ∇²θ over u at u/|e| into B (3×3):
+ *   ∇²s = −(D ∇²|e| + ∇|e| ∇Dᵀ + ∇D ∇|e|ᵀ + |e| ∇²D),
+ *   ∇²θ = (c ∇²s − s ∇²c)/r² − (Q Gᵀ + G Qᵀ),  G = (c ∇s − s ∇c)/r²,  Q = (s ∇s + c ∇c)/r²
+ * (G and Q given). */
+static void angle_block(const hinge_u *h, int U, int V, const double G[9], const double Q[9],
+                        double B[9]) {
+    double D2[9], n2[9], P2[9];
+    second_block(h, U, V, D2, n2, P2);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int I = 3 * U + i, J = 3 * V + j, ij = 3 * i + j;
+            double s2 = -(h->D * n2[ij] + h->dn[I] * h->dD[J] + h->dD[I] * h->dn[J] +
+                          h->n * D2[ij]);
             double c2 = -P2[ij];
-            M[ij] = (c * s2 - s * c2) / r2 - (Q[i] * G[j] + G[i] * Q[j]);
+            B[ij] = (h->c * s2 - h->s * c2) / h->r2 - (Q[I] * G[J] + G[I] * Q[J]);
         }
+}
 
-    return le;
+/* angle_block's block (U, U) for U = a or b, where D, |e| and P have no second derivative
+ * and |e| no first: its (c ∇²s − s ∇²c)/r² term is a zero, so the block is
+ * −(Q Gᵀ + G Qᵀ), the same numbers (for finite s and c) up to the sign of a zero, which
+ * the sums that take the block (from +0) drop. */
+static void angle_block_ab(int U, const double G[9], const double Q[9], double B[9]) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int I = 3 * U + i, J = 3 * U + j;
+            B[3 * i + j] = 0.0 - (Q[I] * G[J] + G[I] * Q[J]);
+        }
+}
+
+/* G and Q of angle_block at the indices of block U of u. */
+static void angle_gq(const hinge_u *h, int U, double G[9], double Q[9]) {
+    for (int i = 3 * U; i < 3 * U + 3; i++) {
+        G[i] = (h->c * h->ds[i] - h->s * h->dc[i]) / h->r2;
+        Q[i] = (h->s * h->ds[i] + h->c * h->dc[i]) / h->r2;
+    }
 }
 
 /* x → u: e = p1 − p0, a = p2 − p0, b = p3 − p1: the (vertex, sign) pairs of each block of u;
@@ -424,41 +453,63 @@ static double angle_hessian_u(const double *xe, unsigned need, double M[81]) {
 static const int u_vert[3][2] = {{1, 0}, {2, 0}, {3, 1}};
 static const double u_sign[2] = {1.0, -1.0};
 
-/* Adds Jᵀ M J w to out: the whole 12×12 ∇²ₓθ (v < 0, leading dimension 12) or vertex v's
- * diagonal 3×3 block alone (leading dimension 3), the same sums in the same order. */
-static void map_to_positions(const double M[81], double w, int v, double *out) {
-    const int ld = v < 0 ? 12 : 3;
+void weft_hinge_angle_hessian(const double *xe, double Ht[144]) {
+    hinge_u h;
+    hinge_u_make(xe, &h);
+    double G[9], Q[9], M[3][3][9];
+    for (int U = 0; U < 3; U++) angle_gq(&h, U, G, Q);
+    for (int U = 0; U < 3; U++)
+        for (int V = 0; V < 3; V++) angle_block(&h, U, V, G, Q, M[U][V]);
+    /* Ht = Jᵀ M J w, block (U, V) of M to vertices (u_vert[U][p], u_vert[V][q]) */
+    const double w = 1.0 / (h.le * h.le);
+    memset(Ht, 0, 144 * sizeof *Ht);
     for (int U = 0; U < 3; U++)
         for (int V = 0; V < 3; V++)
             for (int p = 0; p < 2; p++)
                 for (int q = 0; q < 2; q++) {
-                    int va = u_vert[U][p], vb = u_vert[V][q];
-                    if (v >= 0 && (va != v || vb != v)) continue;
-                    int r0 = v < 0 ? 3 * va : 0, c0 = v < 0 ? 3 * vb : 0;
+                    int r0 = 3 * u_vert[U][p], c0 = 3 * u_vert[V][q];
                     double f = w * u_sign[p] * u_sign[q];
                     for (int i = 0; i < 3; i++)
                         for (int j = 0; j < 3; j++)
-                            out[ld * (r0 + i) + c0 + j] += f * M[9 * (3 * U + i) + 3 * V + j];
+                            Ht[12 * (r0 + i) + c0 + j] += f * M[U][V][3 * i + j];
                 }
 }
 
-void weft_hinge_angle_hessian(const double *xe, double Ht[144]) {
-    double M[81];
-    double le = angle_hessian_u(xe, 0777u, M);
-    memset(Ht, 0, 144 * sizeof *Ht);
-    map_to_positions(M, 1.0 / (le * le), -1, Ht);
+/* Hv += f B (or f Bᵀ when t), 3×3. */
+static void add_scaled(double Hv[9], double f, const double B[9], bool t) {
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Hv[3 * i + j] += f * (t ? B[3 * j + i] : B[3 * i + j]);
 }
 
 void weft_hinge_angle_hessian_vertex(const double *xe, int v, double Hv[9]) {
-    /* the blocks of u that hold p_v: e and a for p0, e and b for p1, a for p2, b for p3 */
-    static const unsigned need[4] = {
-        1u << (3 * UE + UE) | 1u << (3 * UE + UA) | 1u << (3 * UA + UE) | 1u << (3 * UA + UA),
-        1u << (3 * UE + UE) | 1u << (3 * UE + UB) | 1u << (3 * UB + UE) | 1u << (3 * UB + UB),
-        1u << (3 * UA + UA), 1u << (3 * UB + UB)};
-    double M[81];
-    double le = angle_hessian_u(xe, need[v], M);
+    /* The same sums as weft_hinge_angle_hessian's, in the same order, on the blocks of u
+     * that hold p_v: p2 is the + end of a alone, p3 of b alone; p0 is the − end of e and a,
+     * p1 the + end of e and the − end of b, so their blocks are (e, e), (e, x), (x, e),
+     * (x, x) for x = a or b. Block (x, e) is (e, x)ᵀ bit for bit up to the sign of a zero
+     * (dn vanishes on a and b, so the sums of s2 and of Q Gᵀ + G Qᵀ take the same nonzero
+     * terms, in orders that differ only by zeros and commuted operands). */
+    hinge_u h;
+    hinge_u_make(xe, &h);
+    const double w = 1.0 / (h.le * h.le);
+    double G[9], Q[9], B[9];
     memset(Hv, 0, 9 * sizeof *Hv);
-    map_to_positions(M, 1.0 / (le * le), v, Hv);
+    if (v >= 2) {
+        const int x = v == 2 ? UA : UB;
+        angle_gq(&h, x, G, Q);
+        angle_block_ab(x, G, Q, B);
+        add_scaled(Hv, w * u_sign[0] * u_sign[0], B, false);
+        return;
+    }
+    const int x = v == 0 ? UA : UB, pe = v == 0 ? 1 : 0, px = 1; /* the signs' indices */
+    angle_gq(&h, UE, G, Q);
+    angle_gq(&h, x, G, Q);
+    angle_block(&h, UE, UE, G, Q, B);
+    add_scaled(Hv, w * u_sign[pe] * u_sign[pe], B, false);
+    angle_block(&h, UE, x, G, Q, B);
+    add_scaled(Hv, w * u_sign[pe] * u_sign[px], B, false);
+    add_scaled(Hv, w * u_sign[px] * u_sign[pe], B, true);
+    angle_block_ab(x, G, Q, B);
+    add_scaled(Hv, w * u_sign[px] * u_sign[px], B, false);
 }
 
 /* PSD projection of a non-degenerate hinge's H (12×12, which it overwrites) by clamping
@@ -703,10 +754,65 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     return psi;
 }
 
+/* weft_hinge_angle's θ of the hinge xe and the 3 values of its gradient at vertex v (the
+ * same operations on them, so the same bits); *degenerate set where ∂θ/∂p2 = 0, db_hessian's
+ * test (weft_hinge_angle returns θ = 0 and ∇θ = 0 at a degenerate hinge). */
+static double hinge_angle_vertex(const double *xe, int v, double gv[3], bool *degenerate) {
+    const double *p0 = xe, *p1 = xe + 3, *p2 = xe + 6, *p3 = xe + 9;
+    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    double a2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    double b3[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
+    double nA[3] = {e[1] * a2[2] - e[2] * a2[1], e[2] * a2[0] - e[0] * a2[2],
+                    e[0] * a2[1] - e[1] * a2[0]};
+    double nB[3] = {-(e[1] * b3[2] - e[2] * b3[1]), -(e[2] * b3[0] - e[0] * b3[2]),
+                    -(e[0] * b3[1] - e[1] * b3[0])};
+    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
+    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
+    *degenerate = !(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee);
+    if (*degenerate) {
+        gv[0] = gv[1] = gv[2] = 0.0;
+        return 0.0;
+    }
+    double le = sqrt(ee);
+    double c = (nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2]) * le;
+    double cx[3] = {nA[1] * nB[2] - nA[2] * nB[1], nA[2] * nB[0] - nA[0] * nB[2],
+                    nA[0] * nB[1] - nA[1] * nB[0]};
+    double s = cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2];
+    double theta = atan2(s, c);
+    /* ∂θ/∂p2 = −|e| nA/|nA|², which db_hessian tests for 0 */
+    double ia = 1.0 / aa, g2[3];
+    for (int k = 0; k < 3; k++) g2[k] = -le * (nA[k] * ia);
+    *degenerate = g2[0] == 0.0 && g2[1] == 0.0 && g2[2] == 0.0;
+    if (v == 2) {
+        memcpy(gv, g2, sizeof g2);
+        return theta;
+    }
+    double ib = 1.0 / bb;
+    if (v == 3) { /* −|e| nB/|nB|² */
+        for (int k = 0; k < 3; k++) gv[k] = -le * (nB[k] * ib);
+        return theta;
+    }
+    double il = 1.0 / le, dA, dB;
+    if (v == 0) { /* d21, d31 */
+        dA = (p2[0] - p1[0]) * e[0] + (p2[1] - p1[1]) * e[1] + (p2[2] - p1[2]) * e[2];
+        dB = (p3[0] - p1[0]) * e[0] + (p3[1] - p1[1]) * e[1] + (p3[2] - p1[2]) * e[2];
+    } else { /* d20, d30 */
+        dA = a2[0] * e[0] + a2[1] * e[1] + a2[2] * e[2];
+        dB = (p3[0] - p0[0]) * e[0] + (p3[1] - p0[1]) * e[1] + (p3[2] - p0[2]) * e[2];
+    }
+    for (int k = 0; k < 3; k++) {
+        double ua = nA[k] * ia, ub = nB[k] * ib;
+        gv[k] = v == 0 ? -(dA * ua + dB * ub) * il : (dA * ua + dB * ub) * il;
+    }
+    return theta;
+}
+
 /* Vertex v's part for vertex block descent: g = k C ∂θ/∂p_v and the diagonal block of
  * db_hessian's matrix of `mode`. The exact one: the same operations on the same values
- * (equal to them bit for bit) without the other 15 blocks or the 12 × 12 products; the
- * projected modes act on the whole 12 × 12 matrix, so they take its block. Returns Ψ. */
+ * (equal to them bit for bit) without the other 15 blocks, the other 9 gradient values
+ * (hinge_angle_vertex) or the 12 × 12 products; the projected modes act on the whole
+ * 12 × 12 matrix, so they take its block. Returns Ψ. */
 static double db_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                                 int v, double *g, double *H) {
     double gt[12];
@@ -719,12 +825,13 @@ static double db_vertex_hessian(const weft_element *e, const double *xe, weft_he
         }
         return psi;
     }
-    double C = db_constraint(e, xe, gt);
+    double gv[3];
+    bool degenerate;
+    double C = weft_wrap_angle(hinge_angle_vertex(xe, v, gv, &degenerate) - e->rest[0]);
     double psi = 0.5 * e->k * C * C;
-    const double *gv = &gt[3 * v];
     for (int k = 0; k < 3; k++) g[k] = gv[k] * (e->k * C);
     memset(H, 0, 9 * sizeof *H);
-    if (gt[6] == 0.0 && gt[7] == 0.0 && gt[8] == 0.0) return psi; /* degenerate, as db_hessian */
+    if (degenerate) return psi; /* ∇θ = 0, as db_hessian */
     if (C == 0.0) {
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) H[3 * i + j] = e->k * gv[i] * gv[j];

@@ -141,7 +141,7 @@ static double ms_hessian(const weft_element *e, const double *xe, weft_hessian_m
 }
 
 /* Vertex v's gradient and diagonal block of ms_hessian's: ±k C d̂ and K (both diagonal
- * blocks are K), the same operations as ms_gradient and ms_matrix on 9 entries of 36;
+ * blocks are K), the same operations as ms_gradient and ms_matrix on 3 entries of 6 and 9 of 36;
  * CLAMP projects the 6×6 as a whole, so that mode takes the full matrix's block. */
 static double ms_vertex_hessian(const weft_element *e, const double *xe, weft_hessian_mode mode,
                                 int v, double *g, double *H) {
@@ -154,11 +154,12 @@ static double ms_vertex_hessian(const weft_element *e, const double *xe, weft_he
         }
         return psi;
     }
-    double gl[6];
-    double psi = ms_gradient(e, xe, gl);
-    for (int k = 0; k < 3; k++) g[k] = gl[3 * v + k];
+    /* ms_gradient's ℓ, C and vertex v's ±k C d/ℓ, ℓ computed once for both parts */
     double d[3] = {xe[0] - xe[3], xe[1] - xe[4], xe[2] - xe[5]};
     double l = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double C = l - e->rest[0], il = l > 0.0 ? 1.0 / l : 0.0;
+    for (int k = 0; k < 3; k++) g[k] = (v == 0 ? d[k] * il : -d[k] * il) * (e->k * C);
+    double psi = 0.5 * e->k * C * C;
     double t = e->k * (1.0 - e->rest[0] / l), r = e->rest[0] / l;
     double dh[3] = {0.0, 0.0, 0.0};
     if (l > 0.0 && isfinite(r)) {

@@ -25,8 +25,8 @@
  * (solvers/chebyshev.c), ipc_interval, ipc_gamma, ipc_radius; [pbd] k_pressure; [contact].
  * Passes per step: one over the vertices to predict, then per iteration one sweep over the
  * vertices, each evaluating the gradient and Hessian of each incident element (an element
- * of nv vertices nv times per sweep) and its energy once per line-search trial; one pass to
- * update velocities.
+ * of nv vertices nv times per sweep; G_i at the start point from the Ψ_j those calls return)
+ * and its energy once per line-search trial; one pass to update velocities.
  */
 #include "vbd_ipc.h"
 #include "vertex_block.h"
@@ -225,13 +225,19 @@ static vb_inertia vbd_inertia(const vbd_state *st, const weft_model *m) {
 
 /* G_i with vertex i at p (the local potential): m_i/(2h²)|p − y_i|² + Σ_{j ∋ i} Ψ_j; +inf outside
  * an energy's domain. */
-static double local_potential(const vbd_state *st, const weft_model *m, const double *x, int i,
-                              const double *p) {
+/* The terms of G_i with vertex i at p that are not elements of the graph: the inertia, the
+ * balloon's λ V and the contact model's. */
+static double own_potential(const vbd_state *st, const weft_model *m, int i, const double *p) {
     const vb_inertia in = vbd_inertia(st, m);
     double own = vb_inertia_eval(&in, m, i, p, NULL, NULL);
     if (st->balloon) own += st->lambda * weft_dot3(&st->vgrad[3 * i], p); /* λ V, affine in p */
     if (st->ipc) own += vbd_ipc_energy(st->ipc, i, p); /* the barrier's (and friction's) */
-    return vb_vertex_energy(&st->graph, m, x, i, p, own);
+    return own;
+}
+
+static double local_potential(const vbd_state *st, const weft_model *m, const double *x, int i,
+                              const double *p) {
+    return vb_vertex_energy(&st->graph, m, x, i, p, own_potential(st, m, i, p));
 }
 
 /* Moves p (m) out of every collider as it stands at time t, onto its surface offset by the
@@ -288,8 +294,11 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
         held = lv;
     }
     const vb_extra extra = {vbd_ipc_add, st->ipc};
-    vb_block_kind kind = vb_vertex_direction_extra(&st->graph, m, x, i, mode, &in, held,
-                                                   st->ipc ? &extra : NULL, f, dx);
+    /* the elements' Ψ_j at x, from the block's evaluation: G_i at x⁰ for the line search */
+    const int deg = st->graph.inc_ptr[i + 1] - st->graph.inc_ptr[i];
+    double psi_buf[VB_PSI_MAX], *psi = deg <= VB_PSI_MAX ? psi_buf : NULL;
+    vb_block_kind kind = vb_vertex_direction_psi(&st->graph, m, x, i, mode, &in, held,
+                                                 st->ipc ? &extra : NULL, f, dx, psi);
     if (kind == VB_BLOCK_NONE) {
         cnt->skipped++;
         return;
@@ -310,7 +319,9 @@ static void vertex_step(const vbd_state *st, const weft_model *m, double *x, int
     double x0[3];
     memcpy(x0, xi, sizeof x0);
     vbd_trial c = {st, m, x, i, t1, x0, dx, false};
-    int bt = vb_line_search(weft_dot3(f, dx), local_potential(st, m, x, i, x0), vbd_try, &c);
+    double G0 = psi ? vb_vertex_energy_sum(&st->graph, i, psi, own_potential(st, m, i, x0))
+                    : local_potential(st, m, x, i, x0);
+    int bt = vb_line_search(weft_dot3(f, dx), G0, vbd_try, &c);
     if (bt == VB_AT_ROUNDING) {
         cnt->at_rounding++;
         return;

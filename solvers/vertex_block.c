@@ -125,6 +125,11 @@ static void gather(const weft_element *e, int nv, const double *x, int local, co
  * generic per-vertex accessor of any energy. Returns false if any value is not finite. */
 bool vb_vertex_block(const vb_graph *st, const weft_model *m, const double *x, int i,
                      weft_hessian_mode mode, double f[3], double H[9]) {
+    return vb_vertex_block_psi(st, m, x, i, mode, f, H, NULL);
+}
+
+bool vb_vertex_block_psi(const vb_graph *st, const weft_model *m, const double *x, int i,
+                         weft_hessian_mode mode, double f[3], double H[9], double *psi) {
     double xe[3 * WEFT_ELEM_MAXV], g[3 * WEFT_ELEM_MAXV];
     double He[9 * WEFT_ELEM_MAXV * WEFT_ELEM_MAXV];
     for (int k = 0; k < 3; k++) f[k] = 0.0;
@@ -138,15 +143,18 @@ bool vb_vertex_block(const vb_graph *st, const weft_model *m, const double *x, i
         if (term->type->vertex_hessian) {
             /* the type gives vertex a's block alone (the same numbers, less work) */
             double ga[3], Ha[9];
-            if (!isfinite(term->type->vertex_hessian(e, xe, mode, a, ga, Ha))) return false;
+            double pa = term->type->vertex_hessian(e, xe, mode, a, ga, Ha);
+            if (!isfinite(pa)) return false;
+            if (psi) psi[q - st->inc_ptr[i]] = pa;
             for (int r = 0; r < 3; r++) {
                 f[r] -= ga[r];
                 for (int c = 0; c < 3; c++) H[3 * r + c] += Ha[3 * r + c];
             }
             continue;
         }
-        double psi = term->type->hessian(e, xe, mode, g, He);
-        if (!isfinite(psi)) return false;
+        double pe = term->type->hessian(e, xe, mode, g, He);
+        if (!isfinite(pe)) return false;
+        if (psi) psi[q - st->inc_ptr[i]] = pe;
         for (int r = 0; r < 3; r++) {
             f[r] -= g[3 * a + r];
             for (int c = 0; c < 3; c++) H[3 * r + c] += He[(3 * a + r) * dim + 3 * a + c];
@@ -183,6 +191,12 @@ double vb_vertex_energy(const vb_graph *g, const weft_model *m, const double *x,
     return G;
 }
 
+double vb_vertex_energy_sum(const vb_graph *g, int i, const double *psi, double G0) {
+    double G = G0;
+    for (int q = 0; q < g->inc_ptr[i + 1] - g->inc_ptr[i]; q++) G += psi[q];
+    return G;
+}
+
 double vb_inertia_eval(const vb_inertia *in, const weft_model *m, int i, const double p[3],
                        double f[3], double *diag) {
     const double mi = m->mass[i], hh = in->hh, al = in->alpha, *xt = &in->xt[3 * i];
@@ -215,8 +229,8 @@ bool vb_block_solve(const double H[9], const double f[3], double dx[3]) {
  * part (vb_vertex_block), the inertia and the held force. False if a value is not finite. */
 static bool local_system(const vb_graph *g, const weft_model *m, const double *x, int i,
                          weft_hessian_mode mode, const vb_inertia *in, const double *f_extra,
-                         const vb_extra *extra, double f[3], double H[9]) {
-    if (!vb_vertex_block(g, m, x, i, mode, f, H)) return false;
+                         const vb_extra *extra, double f[3], double H[9], double *psi) {
+    if (!vb_vertex_block_psi(g, m, x, i, mode, f, H, psi)) return false;
     if (extra && !extra->add(extra->ctx, i, mode, f, H)) return false;
     double diag;
     vb_inertia_eval(in, m, i, &x[3 * i], f, &diag);
@@ -227,18 +241,25 @@ static bool local_system(const vb_graph *g, const weft_model *m, const double *x
     return isfinite(f[0]) && isfinite(f[1]) && isfinite(f[2]);
 }
 
+vb_block_kind vb_vertex_direction_psi(const vb_graph *g, const weft_model *m, const double *x,
+                                      int i, weft_hessian_mode mode, const vb_inertia *in,
+                                      const double *f_extra, const vb_extra *extra, double f[3],
+                                      double dx[3], double *psi) {
+    double H[9];
+    if (mode == WEFT_HESSIAN_EXACT &&
+        local_system(g, m, x, i, mode, in, f_extra, extra, f, H, psi) && vb_block_solve(H, f, dx))
+        return VB_BLOCK_EXACT;
+    if (local_system(g, m, x, i, WEFT_HESSIAN_ANALYTIC, in, f_extra, extra, f, H, psi) &&
+        vb_block_solve(H, f, dx))
+        return VB_BLOCK_PROJECTED;
+    return VB_BLOCK_NONE;
+}
+
 vb_block_kind vb_vertex_direction_extra(const vb_graph *g, const weft_model *m, const double *x,
                                         int i, weft_hessian_mode mode, const vb_inertia *in,
                                         const double *f_extra, const vb_extra *extra,
                                         double f[3], double dx[3]) {
-    double H[9];
-    if (mode == WEFT_HESSIAN_EXACT && local_system(g, m, x, i, mode, in, f_extra, extra, f, H) &&
-        vb_block_solve(H, f, dx))
-        return VB_BLOCK_EXACT;
-    if (local_system(g, m, x, i, WEFT_HESSIAN_ANALYTIC, in, f_extra, extra, f, H) &&
-        vb_block_solve(H, f, dx))
-        return VB_BLOCK_PROJECTED;
-    return VB_BLOCK_NONE;
+    return vb_vertex_direction_psi(g, m, x, i, mode, in, f_extra, extra, f, dx, NULL);
 }
 
 vb_block_kind vb_vertex_direction(const vb_graph *g, const weft_model *m, const double *x, int i,

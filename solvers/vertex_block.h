@@ -47,6 +47,16 @@ void vb_graph_free(vb_graph *g);
 bool vb_vertex_block(const vb_graph *g, const weft_model *m, const double *x, int i,
                      weft_hessian_mode mode, double f[3], double H[9]);
 
+/* vb_vertex_block that also writes each incident element's Ψ_j at x into psi[0 .. deg − 1]
+ * (deg = inc_ptr[i + 1] − inc_ptr[i], incidence order; psi NULL: not kept). The Ψ the
+ * descriptors' hessian and vertex_hessian return, which are their energy's. */
+bool vb_vertex_block_psi(const vb_graph *g, const weft_model *m, const double *x, int i,
+                         weft_hessian_mode mode, double f[3], double H[9], double *psi);
+
+/* G0 + Σ_q psi[q] over vertex i's incidences, in vb_vertex_energy's order: its value with
+ * vertex i where vb_vertex_block_psi saw it, without evaluating the elements again. */
+double vb_vertex_energy_sum(const vb_graph *g, int i, const double *psi, double G0);
+
 /* G0 + Σ_{j ∋ i} Ψ_j with vertex i at p (the other vertices at x), summed in incidence
  * order (J); +inf outside an energy's domain. */
 double vb_vertex_energy(const vb_graph *g, const weft_model *m, const double *x, int i,
@@ -107,6 +117,17 @@ vb_block_kind vb_vertex_direction_extra(const vb_graph *g, const weft_model *m, 
                                         int i, weft_hessian_mode mode, const vb_inertia *in,
                                         const double *f_extra, const vb_extra *extra,
                                         double f[3], double dx[3]);
+
+/* The most incidences of a vertex whose Ψ_j a caller keeps on the stack
+ * (vb_vertex_direction_psi). */
+#define VB_PSI_MAX 64
+
+/* vb_vertex_direction_extra that also keeps the incident elements' Ψ_j at x in psi
+ * (vb_vertex_block_psi; NULL: not kept), valid when a block was solved. */
+vb_block_kind vb_vertex_direction_psi(const vb_graph *g, const weft_model *m, const double *x,
+                                      int i, weft_hessian_mode mode, const vb_inertia *in,
+                                      const double *f_extra, const vb_extra *extra, double f[3],
+                                      double dx[3], double *psi);
 
 /* A trial of a local step: moves the block's unknowns to x0 + β Δ (projected onto the
  * colliders as the caller's contact handling does) and returns the local potential there
