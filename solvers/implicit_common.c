@@ -155,6 +155,8 @@ void im_profile(const void *state, weft_profile *out) {
                              (double)st->ipc->shift_solves);
             weft_profile_add(out, "ipc_shift_tau_max_x1000", WEFT_PROFILE_COUNT,
                              1e3 * st->ipc->tau_max);
+            weft_profile_add(out, "ipc_shift_caps", WEFT_PROFILE_COUNT,
+                             (double)st->ipc->shift_caps);
         }
         if (st->ipc->friction)
             weft_profile_add(out, "ipc_friction_builds", WEFT_PROFILE_COUNT,

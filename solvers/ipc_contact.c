@@ -289,6 +289,11 @@ const weft_param weft_contact_params[] = {
      .doc = "ipc: Newton's system where the exact Hessian is not SPD ([solver] hessian = "
             "adaptive): shift (exact + least tau M/h^2 that factorises, Nocedal & Wright "
             "3.4) or project (every element PSD-projected)"},
+    {.key = "shift_max", .type = WEFT_PARAM_DOUBLE,
+     .offset = offsetof(weft_contact_settings, shift_max), .unit = "1", .lo = 1e-3, .hi = 1e6,
+     .dflt = 1e6,
+     .doc = "ipc, indefinite = shift: the largest shift tau (of M/h^2) tried (tau doubles "
+            "from 1e-3); where none up to it factorises, every element is PSD-projected"},
     {0},
 };
 
@@ -365,6 +370,7 @@ int weft_ipc_create(weft_ipc *ipc, const weft_contact_settings *s, const weft_mo
     ipc->mu = s->friction, ipc->eps_v = s->friction_velocity;
     ipc->lags = s->friction_iterations > 0 ? s->friction_iterations : 1;
     ipc->shift = s->indefinite == WEFT_CONTACT_SHIFT;
+    ipc->tau_cap = s->shift_max;
     ipc->friction |= s->friction > 0.0;
     ipc->fterm = -1;
     ipc->adaptive = !s->stiffness[0] || !strcmp(s->stiffness, "adaptive"); /* the default */

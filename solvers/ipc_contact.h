@@ -42,6 +42,8 @@ typedef struct weft_contact_settings {
     int friction_iterations;    /* lagging iterations per step (default 1) */
     int indefinite;             /* a weft_contact_indefinite: Newton's system where the exact
                                    Hessian is not SPD (default shift) */
+    double shift_max;           /* under shift: the largest τ (of M/ĥ²) tried; beyond it the
+                                   elements are projected */
 } weft_contact_settings;
 
 /* [contact] indefinite: what Newton ([solver] hessian = adaptive) solves under ipc where
@@ -114,6 +116,8 @@ typedef struct weft_ipc {
     double tau;                  /* the last shift that made the system SPD (0: none yet) */
     long shifts, shift_solves;   /* shifted systems, and the factorisations they took */
     double tau_max;              /* the largest τ used */
+    double tau_cap;              /* [contact] shift_max: no τ above it is tried */
+    long shift_caps;             /* systems no τ ≤ tau_cap made SPD (projected instead) */
 } weft_ipc;
 
 /* Fails (one line, file:line from cfg) when the [contact] settings s give a value other

@@ -325,9 +325,9 @@ static int kkt_direction(im_state *st, const weft_model *m, newton_step *ns, int
     return WEFT_OK;
 }
 
-/* Smallest and largest shift factor τ (of M/ĥ²) shifted_solve tries. */
+/* Smallest shift factor τ (of M/ĥ²) shifted_solve tries; the largest is [contact]
+ * shift_max (ipc->tau_cap). */
 #define SHIFT_MIN 1e-3
-#define SHIFT_MAX 1e6
 
 /* Hessian modification (Nocedal & Wright 2006 §3.4, Alg. 3.3, the mass matrix M/ĥ² in
  * place of the identity) for ipc's not-SPD exact systems ([contact] indefinite = shift):
@@ -336,13 +336,17 @@ static int kkt_direction(im_state *st, const weft_model *m, newton_step *ns, int
  * factorisation succeeds. Unlike the per-element projection it keeps K's exact
  * curvature in every direction where A is positive, only lifting the whole spectrum by
  * τ M/ĥ²: where the iterates approach a stationary point with an indefinite Hessian (a
- * buckling cloth held symmetric, papers/li2020-ipc.md) the tail stays fast. */
+ * buckling cloth held symmetric, papers/li2020-ipc.md) the tail stays fast. The doubling
+ * stops above [contact] shift_max: a larger τ outweighs the inertia τ-fold in every
+ * direction, a near steepest-descent step (N&W §3.4), so the system is left not SPD
+ * (counted) and newton_direction projects every element instead (papers/li2020-ipc.md,
+ * "The folding steps and the shift's cap"). */
 static weft_solve_status shifted_solve(im_state *st, const weft_model *m, weft_error *err) {
     weft_ipc *ipc = st->ipc;
     double tau = fmax(0.5 * ipc->tau, SHIFT_MIN), added = 0.0;
     weft_solve_status s = WEFT_SOLVE_INDEFINITE;
     double *d = st->xtrial; /* scratch (n of 3n): the line search writes it next */
-    for (; tau <= SHIFT_MAX && s == WEFT_SOLVE_INDEFINITE; tau *= 2.0) {
+    for (; tau <= ipc->tau_cap && s == WEFT_SOLVE_INDEFINITE; tau *= 2.0) {
         for (int i = 0; i < m->n; i++) d[i] = (tau - added) * st->dmass[i];
         weft_bsr_add_diagonal(st->A, d);
         added = tau;
@@ -352,6 +356,8 @@ static weft_solve_status shifted_solve(im_state *st, const weft_model *m, weft_e
     if (s != WEFT_SOLVE_INDEFINITE) {
         ipc->tau = added, ipc->shifts++;
         ipc->tau_max = fmax(ipc->tau_max, added);
+    } else {
+        ipc->shift_caps++; /* newton_direction projects every element instead */
     }
     return s;
 }

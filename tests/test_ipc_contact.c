@@ -7,6 +7,8 @@
  *                    pair and every vertex–collider gap > ξ, Newton converged (r ≤ 1e-6
  *                    max(r0, tol_abs); or stopped by rounding within 1e-5) within 50
  *                    iterations, the barrier term live, and some system shifted
+ *   shift_cap        drape with [contact] shift_max = 1: some systems shifted, some
+ *                    projected where no τ ≤ 1 made them SPD, the largest τ ≤ 1
  *   drape_bdf2       the same by bdf2_newton
  *   cloth_on_cloth   the same on two cloths dropped on the sphere (10² and 8², ξ = 0.5 mm,
  *                    the Bridson pipeline off, the other contact settings shipped)
@@ -67,6 +69,8 @@
 typedef struct scene_result {
     int kinds[6];       /* barrier elements of each kind at the end (rest[1]) */
     long shifts;        /* not-SPD systems shifted (newton.c shifted_solve) */
+    long shift_caps;    /* systems no τ up to [contact] shift_max made SPD */
+    double tau_max;     /* the largest shift τ used (of M/ĥ²) */
     double dmin, gmin, omin; /* smallest cloth, collider and obstacle distance, m */
     bool ran;           /* every step ran */
 } scene_result;
@@ -80,7 +84,7 @@ static void run_scene_out(const weft_solver_type *solver, const char *scene,
                           scene_result *out) {
     weft_model m;
     weft_config *cfg = NULL;
-    scene_result res = {{0}, 0, INFINITY, INFINITY, INFINITY, false};
+    scene_result res = {{0}, 0, 0, 0.0, INFINITY, INFINITY, INFINITY, false};
     if (out) *out = res;
     if (!scene_build_cfg(scene, sets, weft_energy_registry, &m, &cfg)) return;
     weft_error err = {{0}};
@@ -141,7 +145,8 @@ static void run_scene_out(const weft_solver_type *solver, const char *scene,
            scene, Eb, bt->n, res.kinds[0], res.kinds[1], res.kinds[2], res.kinds[3],
            res.kinds[4], res.kinds[5]);
     CHECK(Eb > 0.0 || !rests);
-    res.shifts = st->ipc->shifts;
+    res.shifts = st->ipc->shifts, res.shift_caps = st->ipc->shift_caps;
+    res.tau_max = st->ipc->tau_max;
     solver->destroy(st);
     if (out) *out = res;
 out:
@@ -165,6 +170,20 @@ static void drape(void) {
     scene_result r;
     run_scene_out(&weft_newton_euler, "drape_sphere", sets, 40, 0.0, true, &r);
     CHECK(r.shifts > 0); /* the shifted systems were exercised */
+}
+
+/* drape with [contact] shift_max = 1: the impact step's shifts (τ up to 2.05 M/ĥ² at the
+ * default, papers/li2020-ipc.md) stop at τ = 0.512 (the doubling from 1e-3), where the
+ * system is projected instead; every step still as in drape. */
+static void shift_cap(void) {
+    const char *sets[] = {"mesh.nx=10", "mesh.ny=10", "contact.model=ipc",
+                          "contact.shift_max=1", "solver.iterations=50", NULL};
+    scene_result r;
+    run_scene_out(&weft_newton_euler, "drape_sphere", sets, 40, 0.0, true, &r);
+    printf("shift_cap: %ld shifted, %ld capped (projected), largest tau %.3g\n", r.shifts,
+           r.shift_caps, r.tau_max);
+    CHECK(r.shifts > 0 && r.shift_caps > 0); /* both branches ran */
+    CHECK(r.tau_max <= 1.0);
 }
 
 /* The same scene by bdf2_newton, which runs the same contact model. */
@@ -893,6 +912,7 @@ static const check_case cases[] = {
     {"mesh_incline", mesh_incline},
     {"mesh_drag", mesh_drag},
     {"drape", drape},
+    {"shift_cap", shift_cap},
     {"drape_bdf2", drape_bdf2},
     {"cloth_on_cloth", cloth_on_cloth},
     {"adaptive", adaptive},
