@@ -158,6 +158,8 @@ void im_profile(const void *state, weft_profile *out) {
             weft_profile_add(out, "ipc_shift_caps", WEFT_PROFILE_COUNT,
                              (double)st->ipc->shift_caps);
         }
+        weft_profile_add(out, "ipc_corrections", WEFT_PROFILE_COUNT, /* newton.c */
+                         (double)st->ipc->corrections);
         if (st->ipc->friction)
             weft_profile_add(out, "ipc_friction_builds", WEFT_PROFILE_COUNT,
                              (double)st->ipc->friction_builds);

@@ -25,6 +25,8 @@
  * every cloth primitive) that the sweep over [t_n, t_{n+1}] can bring within ξ + d̂, so in
  * the mover's frame it keeps its distance at t_n (> ξ) and every other one ends ≥ ξ + d̂
  * away: nothing tunnels, whatever the speed; the CCD checks the carry against the cloth.
+ * Second-order correction (N&W 2006 §15.6): weft_ipc_correction moves back the cloth pairs
+ * a trial step closed at second order (newton.c takes it where G falls).
  */
 #include "ipc_contact.h"
 
@@ -1025,4 +1027,52 @@ int weft_ipc_friction_build(weft_ipc *ipc, weft_model *m, const double *x_lag,
     ipc->npattern = -1; /* the assembly is remade with the friction term's elements */
     ipc->friction_builds++;
     return WEFT_OK;
+}
+
+/* One cloth pair's part of weft_ipc_correction: its gap g = d − ξ at x and at xs, and,
+ * where g(xs) < ½ (g(x) + ∇d(x)·(xs − x)) (the linear prediction), the least change in the
+ * mass metric that restores the predicted gap (capped at d̂) added to c; returns whether. */
+static bool correct_pair(const weft_element *e, const weft_model *m, const double *x,
+                         const double *xs, double *c) {
+    const int kind = (int)e->rest[1];
+    const double xi = e->rest[0], dhat = e->k2;
+    double y0[12], y1[12], g[12];
+    for (int a = 0; a < 4; a++)
+        for (int k = 0; k < 3; k++) {
+            y0[3 * a + k] = x[3 * e->v[a] + k];
+            y1[3 * a + k] = xs[3 * e->v[a] + k];
+        }
+    weft_ipc_dist t = kind == KIND_EE ? weft_ipc_classify_ee(y0) : weft_ipc_classify_pt(y0);
+    const double d0 = sqrt(weft_ipc_d2(y0, t, g, NULL));
+    if (!(d0 > xi && d0 < xi + dhat)) return false; /* not active at x */
+    double lin = d0 - xi; /* the gap the step predicts: g(x) + ∇d·s, ∇d = ∇s/(2d) */
+    for (int j = 0; j < 12; j++) lin += g[j] / (2.0 * d0) * (y1[j] - y0[j]);
+    t = kind == KIND_EE ? weft_ipc_classify_ee(y1) : weft_ipc_classify_pt(y1);
+    const double d1 = sqrt(weft_ipc_d2(y1, t, g, NULL)), gap = d1 - xi;
+    if (!(gap > 0.0 && gap < 0.5 * lin)) return false;
+    double den = 0.0; /* ∇dᵀ M⁻¹ ∇d at xs over the free vertices */
+    for (int a = 0; a < 4; a++)
+        if (m->pin[e->v[a]] < 0)
+            for (int k = 0; k < 3; k++) den += g[3 * a + k] * g[3 * a + k] / m->mass[e->v[a]];
+    den /= 4.0 * d1 * d1;
+    if (!(den > 0.0)) return false;
+    const double lam = (fmin(lin, dhat) - gap) / den / (2.0 * d1);
+    for (int a = 0; a < 4; a++)
+        if (m->pin[e->v[a]] < 0)
+            for (int k = 0; k < 3; k++) c[3 * e->v[a] + k] += lam * g[3 * a + k] / m->mass[e->v[a]];
+    return true;
+}
+
+int weft_ipc_correction(const weft_ipc *ipc, const weft_model *m, const double *x,
+                        const double *xs, double *c) {
+    memset(c, 0, 3 * (size_t)m->n * sizeof *c);
+    if (ipc->term < 0) return 0;
+    const weft_term *T = &m->terms[ipc->term];
+    int count = 0;
+    for (int i = 0; i < T->n; i++) {
+        const int kind = (int)T->elem[i].rest[1];
+        if ((kind == KIND_PT || kind == KIND_EE) && correct_pair(&T->elem[i], m, x, xs, c))
+            count++;
+    }
+    return count;
 }

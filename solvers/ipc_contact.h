@@ -118,6 +118,7 @@ typedef struct weft_ipc {
     double tau_max;              /* the largest τ used */
     double tau_cap;              /* [contact] shift_max: no τ above it is tried */
     long shift_caps;             /* systems no τ ≤ tau_cap made SPD (projected instead) */
+    long corrections;            /* iterates moved by the second-order correction (newton.c) */
 } weft_ipc;
 
 /* Fails (one line, file:line from cfg) when the [contact] settings s give a value other
@@ -156,6 +157,14 @@ bool weft_ipc_pattern_changed(weft_ipc *ipc, const weft_model *m);
  * m). Fails when two movers of different velocities claim one vertex, or when the carry
  * would bring two cloth primitives within ξ (a smaller step is needed). */
 int weft_ipc_carry(weft_ipc *ipc, const weft_model *m, double *xc, weft_error *err);
+
+/* Second-order correction of a trial point xs = x + s (Nocedal & Wright 2006 §15.6, the
+ * Maratos effect): a cloth pair whose gap d − ξ at xs fell below half its linear
+ * prediction d(x) − ξ + ∇d(x)·s (a sliding step closes a deep pair at second order) is
+ * moved back toward the prediction (at most d̂) along M⁻¹∇d(xs), the pairs' moves summed
+ * into c (3n, m; zero elsewhere). Returns the number of pairs corrected. */
+int weft_ipc_correction(const weft_ipc *ipc, const weft_model *m, const double *x,
+                        const double *xs, double *c);
 
 /* The largest step α ∈ [0, 1] of x → x + α dx that keeps every cloth pair more than ξ
  * apart, more than ξ from the obstacles and every vertex out of the colliders, colliders

@@ -25,13 +25,16 @@
  * Passes per iteration: one assembly of E, ∇E and K (one pass over the elements), one
  * linear solve (two when hessian = adaptive finds the exact system not SPD; under ipc's
  * shift one more with the barrier projected, one per doubling of τ), one energy
- * pass per line-search trial (usually one) and one E, ∇E pass at the new iterate. Per
- * step: two E, ∇E passes to choose the start point.
+ * pass per line-search trial (usually one; under ipc, one per try of the second-order
+ * correction, N&W §15.6), one E, ∇E pass at the new iterate; per step two for the start.
  */
 #include "implicit_internal.h"
 #include "ipc_contact.h"
 
 #include <stddef.h>
+
+/* Halvings the second-order correction of the ipc line search's point may take. */
+#define SOC_TRIES 4
 
 /* ------------------------------------------------------------------------------ */
 /* Newton on the incremental potential                                             */
@@ -522,6 +525,28 @@ static int line_search(im_state *st, const weft_model *m, const newton_step *ns,
                      st->type->name, st->step, k, r / r0);
 }
 
+/* Under ipc, the second-order correction of the line search's point (weft_ipc_correction:
+ * a step that slides a deep pair closes it at second order, so Newton creeps at α = 1 by
+ * about √(2 d L) a step, papers/li2020-ipc.md, "The creeps"): taken, cut to the CCD bound
+ * and halved at most SOC_TRIES times, where it lowers G; st->w, st->q are scratch (β = 0
+ * under ipc). The point still meets the Armijo test: G only falls. */
+static int ipc_correction(im_state *st, const weft_model *m, const newton_step *ns,
+                          weft_error *err) {
+    const size_t n3 = 3 * (size_t)m->n;
+    double *y = st->w, *c = st->q, alpha = 1.0;
+    if (!st->ipc || !weft_ipc_correction(st->ipc, m, st->x, st->xtrial, c)) return WEFT_OK;
+    memcpy(y, st->xtrial, n3 * sizeof *y);
+    int rc = weft_ipc_step_bound(st->ipc, m, y, c, ns->t1, &alpha, err);
+    if (rc || !(alpha > 0.0)) return rc;
+    const double G1 = potential(st, m, y, ns->hh, NULL);
+    for (int k = 0; k < SOC_TRIES; k++, alpha *= 0.5) {
+        for (size_t j = 0; j < n3; j++) st->xtrial[j] = y[j] + alpha * c[j];
+        if (potential(st, m, st->xtrial, ns->hh, NULL) < G1) return st->ipc->corrections++, WEFT_OK;
+    }
+    memcpy(st->xtrial, y, n3 * sizeof *y);
+    return WEFT_OK;
+}
+
 /* Takes the line search's point as the new iterate: a variant's pass (newton_patch.c)
  * unless the point already meets the stopping test, then G, ∇G, the contact set (the
  * projected path's, less those that pull), the filters and the residual there. */
@@ -676,6 +701,7 @@ int im_newton_step(im_state *st, weft_model *m, weft_monitor *mon, weft_error *e
             weft_monitor_stop(mon, NULL, k - 1, stop);
             break;
         }
+        if ((rc = ipc_correction(st, m, &ns, err))) return rc;
         if ((rc = accept_iterate(st, m, &ns, k, err))) return rc;
         adapt_kappa(st, m, mon, &ns);
         if ((rc = lag_friction(st, m, mon, &ns, &lag, err))) return rc;
