@@ -293,9 +293,10 @@ const weft_param weft_contact_params[] = {
             "3.4) or project (every element PSD-projected)"},
     {.key = "shift_max", .type = WEFT_PARAM_DOUBLE,
      .offset = offsetof(weft_contact_settings, shift_max), .unit = "1", .lo = 1e-3, .hi = 1e6,
-     .dflt = 1e6,
+     .dflt = 8,
      .doc = "ipc, indefinite = shift: the largest shift tau (of M/h^2) tried (tau doubles "
-            "from 1e-3); where none up to it factorises, every element is PSD-projected"},
+            "from 1e-3, so 8 allows 4.1); where none up to it factorises, every element is "
+            "PSD-projected; 1e6: no bound in practice"},
     {0},
 };
 
