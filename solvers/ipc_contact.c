@@ -115,17 +115,24 @@ static unsigned obstacle_slots(int kind) {
                                                                                          : 0u;
 }
 
+/* y: an obstacle element's 4 corners, the cloth's from xe and the obstacle's where the
+ * element holds them; returns the slots the obstacle holds (obstacle_slots). */
+static unsigned obstacle_corners(const weft_element *e, const double *xe, double y[12]) {
+    const unsigned fixed = obstacle_slots((int)e->rest[1]);
+    memcpy(y, xe, 12 * sizeof *y);
+    for (int a = 0, j = 0; a < 4; a++)
+        if (fixed >> a & 1u) memcpy(&y[3 * a], &e->rest[3 + 3 * j++], 3 * sizeof(double));
+    return fixed;
+}
+
 /* Ψ of an obstacle element: the cloth's barrier with the obstacle's slots at their stored
  * positions, their rows and columns zeroed (constants, not degrees of freedom; a principal
  * block of a PSD matrix is PSD, so the projection carries over). */
 static double obstacle_eval(const weft_element *e, const double *xe, const weft_ipc_params *p,
                             bool project, double *g, double *H) {
     const int kind = (int)e->rest[1];
-    const unsigned fixed = obstacle_slots(kind);
     double y[12];
-    memcpy(y, xe, sizeof y);
-    for (int a = 0, j = 0; a < 4; a++)
-        if (fixed >> a & 1u) memcpy(&y[3 * a], &e->rest[3 + 3 * j++], 3 * sizeof(double));
+    const unsigned fixed = obstacle_corners(e, xe, y);
     const double b = kind == KIND_OBS_EE ? weft_ipc_ee_energy(y, e->rest[2], p, project, g, H)
                                          : weft_ipc_pt_energy(y, p, project, g, H);
     for (int r = 0; r < 12; r++) {
@@ -833,11 +840,8 @@ static double element_distance(const weft_element *e, const double *xe) {
     }
     default: { /* an obstacle pair: its slots where the element holds them (obstacle_eval) */
         const int kind = (int)e->rest[1];
-        const unsigned fixed = obstacle_slots(kind);
         double y[12];
-        memcpy(y, xe, sizeof y);
-        for (int a = 0, j = 0; a < 4; a++)
-            if (fixed >> a & 1u) memcpy(&y[3 * a], &e->rest[3 + 3 * j++], 3 * sizeof(double));
+        obstacle_corners(e, xe, y);
         const weft_ipc_dist type =
             kind == KIND_OBS_EE ? weft_ipc_classify_ee(y) : weft_ipc_classify_pt(y);
         return sqrt(weft_ipc_d2(y, type, NULL, NULL));
