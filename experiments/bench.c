@@ -49,6 +49,26 @@ static bool read_all(int fd, void *buf, size_t size) {
     return true;
 }
 
+/* Waits for child pid (retrying on EINTR), says so if a signal killed it (`label` names the
+ * measurement), and puts its peak resident set into *peak_mib (MiB) when not NULL. 0 when
+ * it exited with status 0, else -1. */
+static int reap_child(pid_t pid, const char *label, double *peak_mib) {
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    pid_t got;
+    while ((got = wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR) {
+    }
+    if (got < 0) {
+        fprintf(stderr, "error: wait4: %s\n", strerror(errno));
+        return -1;
+    }
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "error: measurement %s killed by signal %d\n", label, WTERMSIG(status));
+    if (peak_mib) *peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 int weft_bench_in_child(weft_bench_child_fn fn, const void *job, void *out, size_t size,
                         const char *label, double *peak_mib) {
     int fd[2];
@@ -75,17 +95,9 @@ int weft_bench_in_child(weft_bench_child_fn fn, const void *job, void *out, size
     int rc = 1;
     bool got = read_all(fd[0], &rc, sizeof rc) && rc == 0 && read_all(fd[0], out, size);
     close(fd[0]);
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    if (wait4(pid, &status, 0, &ru) < 0) {
-        fprintf(stderr, "error: wait4: %s\n", strerror(errno));
-        return -1;
-    }
-    if (WIFSIGNALED(status))
-        fprintf(stderr, "error: measurement %s killed by signal %d\n", label, WTERMSIG(status));
-    if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
-    *peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
+    double peak = 0.0;
+    if (reap_child(pid, label, &peak) != 0 || !got) return -1;
+    *peak_mib = peak;
     return 0;
 }
 
@@ -135,21 +147,9 @@ static void round_child(int fd, const weft_bench_round_fns *fns, const void *job
 static int round_reap(weft_bench_round *r, double *peak_mib) {
     if (r->fd >= 0) close(r->fd);
     r->fd = -1;
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    pid_t got;
-    while ((got = wait4(r->pid, &status, 0, &ru)) < 0 && errno == EINTR) {
-    }
+    const pid_t pid = r->pid;
     r->pid = 0;
-    if (got < 0) {
-        fprintf(stderr, "error: wait4: %s\n", strerror(errno));
-        return -1;
-    }
-    if (WIFSIGNALED(status))
-        fprintf(stderr, "error: measurement %s killed by signal %d\n", r->label, WTERMSIG(status));
-    if (peak_mib) *peak_mib = (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return reap_child(pid, r->label, peak_mib);
 }
 
 int weft_bench_round_start(weft_bench_round *r, const weft_bench_round_fns *fns, const void *job,
