@@ -62,7 +62,7 @@ static double db_constraint_fast(const weft_element *el, const double *xe, doubl
     const weft_hinge_frame hf = weft_hinge_frame_of(p0, p1, p2, p3);
     const double *e = hf.e, *a = hf.a, *b = hf.b, *nA = hf.nA, *nB = hf.nB;
     const double ee = hf.ee, aa = hf.aa, bb = hf.bb;
-    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
+    if (weft_hinge_degenerate(&hf)) {
         if (grad) /* degenerate, as weft_hinge_angle: θ = 0, ∇θ = 0 */
             for (int k = 0; k < 12; k++) grad[k] = 0.0;
         return weft_wrap_angle(-el->rest[0]);
@@ -99,7 +99,7 @@ static inline double db_step(const int v[4], double theta0, const double cs[2], 
     const weft_hinge_frame hf = weft_hinge_frame_of(p0, p1, p2, p3);
     const double *e = hf.e, *a = hf.a, *b = hf.b, *nA = hf.nA, *nB = hf.nB;
     const double ee = hf.ee, aa = hf.aa, bb = hf.bb;
-    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
+    if (weft_hinge_degenerate(&hf)) {
         /* degenerate (db_constraint_fast): θ = 0, no gradient, λ alone moves */
         double r = -weft_wrap_angle(-theta0) - at * lambda;
         return at > 0.0 ? r / at : 0.0;
@@ -759,36 +759,24 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
  * test (weft_hinge_angle returns θ = 0 and ∇θ = 0 at a degenerate hinge). */
 static double hinge_angle_vertex(const double *xe, int v, double gv[3], bool *degenerate) {
     const double *p0 = xe, *p1 = xe + 3, *p2 = xe + 6, *p3 = xe + 9;
-    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-    double a2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-    double b3[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
-    double nA[3] = {e[1] * a2[2] - e[2] * a2[1], e[2] * a2[0] - e[0] * a2[2],
-                    e[0] * a2[1] - e[1] * a2[0]};
-    double nB[3] = {-(e[1] * b3[2] - e[2] * b3[1]), -(e[2] * b3[0] - e[0] * b3[2]),
-                    -(e[0] * b3[1] - e[1] * b3[0])};
-    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
-    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
-    *degenerate = !(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee);
+    const weft_hinge_frame f = weft_hinge_frame_of(p0, p1, p2, p3);
+    const double *e = f.e, *nA = f.nA, *nB = f.nB;
+    *degenerate = weft_hinge_degenerate(&f);
     if (*degenerate) {
         gv[0] = gv[1] = gv[2] = 0.0;
         return 0.0;
     }
-    double le = sqrt(ee);
-    double c = (nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2]) * le;
-    double cx[3] = {nA[1] * nB[2] - nA[2] * nB[1], nA[2] * nB[0] - nA[0] * nB[2],
-                    nA[0] * nB[1] - nA[1] * nB[0]};
-    double s = cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2];
-    double theta = atan2(s, c);
+    double le = sqrt(f.ee);
+    double theta = weft_hinge_theta(e, nA, nB, le);
     /* ∂θ/∂p2 = −|e| nA/|nA|², which db_hessian tests for 0 */
-    double ia = 1.0 / aa, g2[3];
+    double ia = 1.0 / f.aa, g2[3];
     for (int k = 0; k < 3; k++) g2[k] = -le * (nA[k] * ia);
     *degenerate = g2[0] == 0.0 && g2[1] == 0.0 && g2[2] == 0.0;
     if (v == 2) {
         memcpy(gv, g2, sizeof g2);
         return theta;
     }
-    double ib = 1.0 / bb;
+    double ib = 1.0 / f.bb;
     if (v == 3) { /* −|e| nB/|nB|² */
         for (int k = 0; k < 3; k++) gv[k] = -le * (nB[k] * ib);
         return theta;
@@ -798,7 +786,7 @@ static double hinge_angle_vertex(const double *xe, int v, double gv[3], bool *de
         dA = (p2[0] - p1[0]) * e[0] + (p2[1] - p1[1]) * e[1] + (p2[2] - p1[2]) * e[2];
         dB = (p3[0] - p1[0]) * e[0] + (p3[1] - p1[1]) * e[1] + (p3[2] - p1[2]) * e[2];
     } else { /* d20, d30 */
-        dA = a2[0] * e[0] + a2[1] * e[1] + a2[2] * e[2];
+        dA = f.a[0] * e[0] + f.a[1] * e[1] + f.a[2] * e[2];
         dB = (p3[0] - p0[0]) * e[0] + (p3[1] - p0[1]) * e[1] + (p3[2] - p0[2]) * e[2];
     }
     for (int k = 0; k < 3; k++) {

@@ -118,6 +118,12 @@ static inline weft_hinge_frame weft_hinge_frame_of(const double *p0, const doubl
     return f;
 }
 
+/* Whether the hinge of frame f is degenerate (no angle, zero gradient): an edge of length 0,
+ * or a wing whose area is tiny against it (|n| ≤ 1e-12 |e|²). */
+static inline bool weft_hinge_degenerate(const weft_hinge_frame *f) {
+    return !(f->ee > 0.0) || !(f->aa > 1e-24 * f->ee * f->ee) || !(f->bb > 1e-24 * f->ee * f->ee);
+}
+
 /* Four doubles, one per SIMD lane (GCC/Clang vector extension): +, −, ×, ÷ and comparisons
  * act lane by lane with the rounding of the scalar operation, so a lane's result is
  * bitwise the scalar one; on x86-64 one AVX instruction does four lanes (two SSE2
@@ -156,6 +162,17 @@ static inline double weft_angle_from(double s, double c, const double cs[2]) {
     return a == -WEFT_PI ? WEFT_PI : a;
 }
 
+/* θ from a weft_hinge_frame's e, nA, nB and le = |e| (m): cos θ |nA||nB||e| = (nA·nB)|e| and
+ * sin θ |nA||nB||e| = (nA × nB)·e; atan2 needs only the ratio, so the common positive
+ * factor is never divided out. */
+static inline double weft_hinge_theta(const double e[3], const double nA[3], const double nB[3],
+                                      double le) {
+    const double c = (nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2]) * le;
+    const double cx[3] = {nA[1] * nB[2] - nA[2] * nB[1], nA[2] * nB[0] - nA[0] * nB[2],
+                          nA[0] * nB[1] - nA[1] * nB[0]};
+    return atan2(cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2], c);
+}
+
 /* Signed dihedral angle θ of the hinge (p0, p1 shared edge; p2 opposite in triangle A
  * = (p0, p1, p2), p3 opposite in triangle B = (p1, p0, p3)), with its gradient
  * g = ∂θ/∂(p0, p1, p2, p3) (12 values) if g != NULL.
@@ -170,36 +187,20 @@ static inline double weft_angle_from(double s, double c, const double cs[2]) {
  * gradient when either triangle or the edge is degenerate (zero area or length). */
 static inline double weft_hinge_angle(const double *p0, const double *p1, const double *p2,
                                       const double *p3, double *g) {
-    double e[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-    double a2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-    double b3[3] = {p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]};
-    /* nA = e × (p2 − p0);  nB = (−e) × (p3 − p1) */
-    double nA[3] = {e[1] * a2[2] - e[2] * a2[1], e[2] * a2[0] - e[0] * a2[2],
-                    e[0] * a2[1] - e[1] * a2[0]};
-    double nB[3] = {-(e[1] * b3[2] - e[2] * b3[1]), -(e[2] * b3[0] - e[0] * b3[2]),
-                    -(e[0] * b3[1] - e[1] * b3[0])};
-    double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-    double aa = nA[0] * nA[0] + nA[1] * nA[1] + nA[2] * nA[2];
-    double bb = nB[0] * nB[0] + nB[1] * nB[1] + nB[2] * nB[2];
-    /* Degenerate: a triangle whose area is tiny against its edge (|n| ≤ 1e-12 |e|²). */
-    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
+    const weft_hinge_frame f = weft_hinge_frame_of(p0, p1, p2, p3);
+    const double *e = f.e, *nA = f.nA, *nB = f.nB;
+    if (weft_hinge_degenerate(&f)) {
         if (g)
             for (int k = 0; k < 12; k++) g[k] = 0.0;
         return 0.0;
     }
-    double le = sqrt(ee);
-    /* cos θ |nA||nB||e| = (nA·nB)|e| ; sin θ |nA||nB||e| = (nA × nB)·e. atan2 needs only
-     * the ratio, so the common positive factor is never divided out. */
-    double c = (nA[0] * nB[0] + nA[1] * nB[1] + nA[2] * nB[2]) * le;
-    double cx[3] = {nA[1] * nB[2] - nA[2] * nB[1], nA[2] * nB[0] - nA[0] * nB[2],
-                    nA[0] * nB[1] - nA[1] * nB[0]};
-    double s = cx[0] * e[0] + cx[1] * e[1] + cx[2] * e[2];
-    double theta = atan2(s, c);
+    double le = sqrt(f.ee);
+    double theta = weft_hinge_theta(e, nA, nB, le);
     if (g) {
-        double ia = 1.0 / aa, ib = 1.0 / bb, il = 1.0 / le;
+        double ia = 1.0 / f.aa, ib = 1.0 / f.bb, il = 1.0 / le;
         double d21 = (p2[0] - p1[0]) * e[0] + (p2[1] - p1[1]) * e[1] + (p2[2] - p1[2]) * e[2];
         double d31 = (p3[0] - p1[0]) * e[0] + (p3[1] - p1[1]) * e[1] + (p3[2] - p1[2]) * e[2];
-        double d20 = a2[0] * e[0] + a2[1] * e[1] + a2[2] * e[2];
+        double d20 = f.a[0] * e[0] + f.a[1] * e[1] + f.a[2] * e[2];
         double d30 = (p3[0] - p0[0]) * e[0] + (p3[1] - p0[1]) * e[1] + (p3[2] - p0[2]) * e[2];
         for (int k = 0; k < 3; k++) {
             double ua = nA[k] * ia, ub = nB[k] * ib;

@@ -213,7 +213,7 @@ static inline void pbd_bend_delta_cs(const double *p0, const double *p1, const d
     double d20 = a[0] * e[0] + a[1] * e[1] + a[2] * e[2], d21 = d20 - ee;
     double d31 = b[0] * e[0] + b[1] * e[1] + b[2] * e[2], d30 = d31 + ee;
     /* weft_hinge_angle's degenerate hinge (no angle, zero gradient): no correction */
-    if (!(ee > 0.0) || !(aa > 1e-24 * ee * ee) || !(bb > 1e-24 * ee * ee)) {
+    if (weft_hinge_degenerate(&hf)) {
         for (int i = 0; i < 12; i++) dp[i] = 0.0;
         return;
     }
