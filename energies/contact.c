@@ -150,9 +150,7 @@ double weft_contact_eval(const weft_element *e, const double *xe, const weft_con
                                 sg * Hu[9 * (3 * U + i) + 3 * V + j];
                 }
     /* Exactly symmetric (the blocks above are summed in different orders). */
-    for (int i = 0; i < 12; i++)
-        for (int j = i + 1; j < 12; j++)
-            H[12 * i + j] = H[12 * j + i] = 0.5 * (H[12 * i + j] + H[12 * j + i]);
+    weft_symmetrise(H, 12);
     if (mode != WEFT_HESSIAN_EXACT) weft_psd_clamp(H, 12);
     return psi;
 }

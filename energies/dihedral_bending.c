@@ -747,9 +747,7 @@ static double db_hessian(const weft_element *e, const double *xe, weft_hessian_m
     for (int i = 0; i < 12; i++)
         for (int j = 0; j < 12; j++) H[12 * i + j] = e->k * (gt[i] * gt[j] + C * Ht[12 * i + j]);
     /* Exactly symmetric (the sums above round differently in the two triangles). */
-    for (int i = 0; i < 12; i++)
-        for (int j = i + 1; j < 12; j++)
-            H[12 * i + j] = H[12 * j + i] = 0.5 * (H[12 * i + j] + H[12 * j + i]);
+    weft_symmetrise(H, 12);
     if (mode == WEFT_HESSIAN_CLAMP) clamp_hinge(H, xe);
     return psi;
 }
@@ -829,9 +827,7 @@ static double db_vertex_hessian(const weft_element *e, const double *xe, weft_he
     weft_hinge_angle_hessian_vertex(xe, v, Ht);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) H[3 * i + j] = e->k * (gv[i] * gv[j] + C * Ht[3 * i + j]);
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
-            H[3 * i + j] = H[3 * j + i] = 0.5 * (H[3 * i + j] + H[3 * j + i]);
+    weft_symmetrise(H, 3);
     return psi;
 }
 

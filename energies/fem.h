@@ -122,6 +122,14 @@ int weft_symeig(const double *A, int n, double *w, double *Z);
  * (no convergence, n out of range, a non-finite entry). */
 int weft_symeig_tridiagonal(int n, double *d, double *e, double *Z);
 
+/* Makes the row-major n×n A exactly symmetric: each pair A_ij, A_ji (i < j) becomes their
+ * mean, for Hessians whose two triangles were summed in different orders. */
+static inline void weft_symmetrise(double *A, int n) {
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            A[n * i + j] = A[n * j + i] = 0.5 * (A[n * i + j] + A[n * j + i]);
+}
+
 /* Replaces the symmetric n×n matrix A by its PSD projection (negative eigenvalues set to
  * zero) using weft_symeig (LAPACKE_dsyev if that fails); n ≤ 18. Returns false, leaving
  * A untouched bit for bit, when A is already PSD. */

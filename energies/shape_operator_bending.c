@@ -87,8 +87,7 @@ static void sob_init(weft_element *e, const double *xe, const weft_energy_params
                 if (i != b && j != b && kb > 0.0) K[i][j] -= K[i][b] * K[b][j] / kb;
         for (int i = 0; i < 3; i++) K[i][b] = K[b][i] = 0.0;
     }
-    for (int i = 0; i < 3; i++) /* exactly symmetric */
-        for (int j = i + 1; j < 3; j++) K[i][j] = K[j][i] = 0.5 * (K[i][j] + K[j][i]);
+    weft_symmetrise(&K[0][0], 3);
     e->rest[0] = K[0][0], e->rest[1] = K[1][1], e->rest[2] = K[2][2];
     e->rest[3] = K[0][1], e->rest[4] = K[0][2], e->rest[5] = K[1][2];
 }
@@ -200,9 +199,7 @@ static double sob_hessian(const weft_element *e, const double *xe, weft_hessian_
                             c[i] * Ht[12 * (3 * a + r) + 3 * b + q];
         curved = true;
     }
-    for (int i = 0; i < 18; i++) /* exactly symmetric */
-        for (int j = i + 1; j < 18; j++)
-            H[18 * i + j] = H[18 * j + i] = 0.5 * (H[18 * i + j] + H[18 * j + i]);
+    weft_symmetrise(H, 18);
     /* δ = 0 (c = 0): H = Jᵀ K J, PSD as it stands. */
     if (mode != WEFT_HESSIAN_EXACT && curved) weft_psd_clamp(H, 18);
     return psi;
@@ -238,11 +235,8 @@ static double sob_vertex_hessian(const weft_element *e, const double *xe, weft_h
         weft_hinge_angle_hessian_vertex(xh, l, Ht);
         for (int k = 0; k < 9; k++) H[k] += c[i] * Ht[k];
     }
-    for (int r = 0; r < 3; r++) {
-        g[r] = gf[3 * v + r];
-        for (int q = r + 1; q < 3; q++)
-            H[3 * r + q] = H[3 * q + r] = 0.5 * (H[3 * r + q] + H[3 * q + r]);
-    }
+    for (int r = 0; r < 3; r++) g[r] = gf[3 * v + r];
+    weft_symmetrise(H, 3);
     return psi;
 }
 
