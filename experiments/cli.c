@@ -57,7 +57,7 @@ int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
         {"no-plot", no_argument, 0, 'N'},       {"help", no_argument, 0, 'h'},
         {"profile", no_argument, 0, 'p'},       {"animate", no_argument, 0, 'A'},
         {"time-budget", required_argument, 0, 'B'},
-        {"scenes", required_argument, 0, 'M'},
+        {"scenes", required_argument, 0, 'M'},  {"configs", required_argument, 0, 'C'},
         {"same-model", no_argument, 0, 'D'},
         {"list-solvers", no_argument, 0, 'L'},
         {"force", no_argument, 0, 'F'},         {"rerun", required_argument, 0, 'R'},
@@ -77,6 +77,12 @@ int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
                 return weft_fail(err, WEFT_ERR_INPUT,
                                  "--scenes: this program runs one scene (use --scene)");
             cli->scenes = optarg;
+            break;
+        case 'C':
+            if (!allow_scenes)
+                return weft_fail(err, WEFT_ERR_INPUT,
+                                 "--configs: this program has no configurations to choose");
+            cli->configs = optarg;
             break;
         case 'S': cli->solvers = optarg; break;
         case 'i': ok = int_option("iterations", optarg, 1, &cli->iterations, err); break;

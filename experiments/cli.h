@@ -10,6 +10,7 @@ typedef struct weft_cli {
     const char *scene;     /* built-in name or .ini path (default hanging_cloth) */
     bool scene_given;      /* --scene appeared (experiments with their own default) */
     const char *scenes;    /* --scenes: comma-separated scenes, for multi-scene experiments */
+    const char *configs;   /* --configs: comma-separated configurations (collisions) */
     const char *solvers;   /* comma-separated solver names */
     const char *out;       /* results directory (default "results") */
     int iterations;        /* 0 = the scene's */

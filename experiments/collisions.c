@@ -1,6 +1,7 @@
 /* collisions.c — what each stage of the cloth collision pipeline of Bridson, Fedkiw &
  * Anderson 2002 (lib/collision/weft_collision.h) contributes, beside Incremental Potential
- * Contact (Li et al. 2020): every scene × solver is run under six configurations,
+ * Contact (Li et al. 2020): every scene × solver is run under six configurations (or those
+ * --configs names, in this order),
  *
  *   none           the solver alone (it handles only planes and spheres itself);
  *   bridson        the whole pipeline: repulsions, CCD impulses, rigid impact zones;
@@ -59,6 +60,9 @@ static const char usage[] =
     "                         sheet_stack); --scene A: one\n"
     "  --solvers A,B,...      solvers (default pbd_gauss_seidel,pbd_jacobi,newton_euler:\n"
     "                         newton_euler runs ipc)\n"
+    "  --configs A,B,...      configurations to run, in the table's order (default all:\n"
+    "                         none,bridson,no_repulsions,no_ccd,no_zones,ipc); e.g. ipc\n"
+    "                         with --iterations 50 tables Newton's capped steps per scene\n"
     "  --steps N              time steps (default: each scene's)\n"
     "  --iterations N         inner iterations per step (default: each scene's)\n"
     "  --threads N            OpenMP threads for parallel solvers\n"
@@ -491,6 +495,33 @@ int main(int argc, char **argv) {
     int nscenes = split_list(scene_buf, "--scenes", scenes);
     int nsolvers = split_list(solver_buf, "--solvers", names);
     if (nscenes < 0 || nsolvers < 0) return 2;
+    /* The configurations to run: --configs, each one named once, kept in the table's
+     * order; by default all of them. */
+    const config *run_configs[NCONFIGS];
+    int nconfigs = 0;
+    if (cli.configs) {
+        char config_buf[512], *cnames[MAX_LIST];
+        snprintf(config_buf, sizeof config_buf, "%s", cli.configs);
+        int n = split_list(config_buf, "--configs", cnames);
+        if (n < 0) return 2;
+        bool wanted[NCONFIGS] = {false};
+        for (int j = 0; j < n; j++) {
+            int c = 0;
+            while (c < NCONFIGS && strcmp(configs[c].name, cnames[j]) != 0) c++;
+            if (c == NCONFIGS) {
+                fprintf(stderr, "error: --configs: unknown configuration '%s' (known:",
+                        cnames[j]);
+                for (int k = 0; k < NCONFIGS; k++) fprintf(stderr, " %s", configs[k].name);
+                fprintf(stderr, ")\n");
+                return 2;
+            }
+            wanted[c] = true;
+        }
+        for (int c = 0; c < NCONFIGS; c++)
+            if (wanted[c]) run_configs[nconfigs++] = &configs[c];
+    } else {
+        for (int c = 0; c < NCONFIGS; c++) run_configs[nconfigs++] = &configs[c];
+    }
     const weft_solver_type *solvers[MAX_LIST];
     for (int k = 0; k < nsolvers; k++) {
         solvers[k] = weft_solver_find(names[k]);
@@ -564,11 +595,11 @@ int main(int argc, char **argv) {
             break;
         }
         for (int k = 0; k < nsolvers && !interrupted; k++) {
-            for (int c = 0; c < NCONFIGS && !interrupted; c++) {
+            for (int c = 0; c < nconfigs && !interrupted; c++) {
                 row r = scene_rows[i];
                 r.scene = scene_names[i], r.solver = solvers[k]->name;
-                r.config = configs[c].name;
-                int rc = run_one(&cli, scenes[i], solvers[k], &configs[c],
+                r.config = run_configs[c]->name;
+                int rc = run_one(&cli, scenes[i], solvers[k], run_configs[c],
                                  &scene_ss[i], dir, &r);
                 if (rc == WEFT_ERR_INTERRUPTED) {
                     interrupted = true;
@@ -600,14 +631,16 @@ int main(int argc, char **argv) {
         for (int k = 0; k < nsolvers; k++) {
             char dir[DIR_LEN], files[8 * FILE_LEN] = "", cnames[256] = "", out[FILE_LEN];
             snprintf(dir, sizeof dir, "%s/%s", top, scene_names[i]);
-            for (int c = 0; c < NCONFIGS; c++) {
+            for (int c = 0; c < nconfigs; c++) { /* this run's: not a folder's older files */
                 char f[FILE_LEN];
-                snprintf(f, sizeof f, "%s/%s-%s.tsv", dir, solvers[k]->name, configs[c].name);
+                snprintf(f, sizeof f, "%s/%s-%s.tsv", dir, solvers[k]->name,
+                         run_configs[c]->name);
                 if (access(f, R_OK) != 0) continue; /* refused: no steps */
                 size_t l = strlen(files);
                 snprintf(files + l, sizeof files - l, "%s%s", l ? " " : "", f);
                 l = strlen(cnames);
-                snprintf(cnames + l, sizeof cnames - l, "%s%s", l ? " " : "", configs[c].name);
+                snprintf(cnames + l, sizeof cnames - l, "%s%s", l ? " " : "",
+                         run_configs[c]->name);
             }
             if (!files[0]) continue;
             snprintf(out, sizeof out, "%s/%s.png", dir, solvers[k]->name);

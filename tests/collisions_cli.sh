@@ -13,7 +13,8 @@
 #   diverged   runs that diverge are rows with status "diverged", not a crash (and the
 #              ipc row of a solver that does not run it, "refused")
 #   ipc        the ipc configuration on cloth_on_cloth (8 x 8 and 6 x 6, 30 steps, cap 50
-#              iterations) with newton_euler and pbd_gauss_seidel: Newton's row complete
+#              iterations) with newton_euler and pbd_gauss_seidel, beside none
+#              (--configs ipc,none: those rows alone, none first): Newton's row complete
 #              with no intersecting step, the cloths closer than 10 x thickness yet apart,
 #              Newton iterations per step in (1, 50] with every step converged, and a
 #              contact-model time and share > 0; the run's resolved input keeps the
@@ -21,8 +22,8 @@
 #              0.1 as [contact] friction) and the model's default barrier distance (as
 #              the "none" run's config lists it);
 #              pbd_gauss_seidel's row refused, stderr naming the solvers that run it
-#   bad_input  unknown scene or solver, --scene with --scenes, --scenes given to compare:
-#              one-line error, non-zero exit, no summary
+#   bad_input  unknown scene, solver or configuration, --scene with --scenes, --scenes
+#              or --configs given to compare: one-line error, non-zero exit, no summary
 #   bench      bench_collisions on drape_sphere, 1 step: 64^2 and 128^2 rows for bvh and
 #              hash, the hash run agreeing with the BVH run
 # Prints "ok: ..." / "FAIL: ..." lines; exits 1 on any failure. POSIX sh (dash); all
@@ -202,7 +203,7 @@ diverged)
 
 ipc)
     "$collisions" --scenes cloth_on_cloth --solvers newton_euler,pbd_gauss_seidel --steps 30 \
-        --iterations 50 --set mesh.nx=8 --set mesh.ny=8 --set mesh.top.nx=6 --set mesh.top.ny=6 --no-plot \
+        --configs ipc,none --iterations 50 --set mesh.nx=8 --set mesh.ny=8 --set mesh.top.nx=6 --set mesh.top.ny=6 --no-plot \
         --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/stderr"
     rc=$?
     if [ "$rc" -ne 0 ]; then
@@ -213,6 +214,10 @@ ipc)
     s="$tmp/out/collisions/summary.tsv"
     [ -f "$s" ] || { fail "no $s"; exit 1; }
     [ "$(header "$s")" = "$columns" ] || fail "summary header is '$(header "$s")'"
+    # --configs ipc,none: those two alone, in the table's order (none first), per solver
+    got=$(awk -F '\t' '!/^#/ && n++ { printf "%s%s:%s", sep, $2, $3; sep = " " }' "$s")
+    [ "$got" = "newton_euler:none newton_euler:ipc pbd_gauss_seidel:none pbd_gauss_seidel:ipc" ] ||
+        fail "--configs ipc,none ran '$got'"
     # Newton under ipc: every step done, none ending with intersecting triangles, the two
     # cloths within 10 x thickness of each other (they met) and apart, converged in at most
     # every step converged within the cap of 50 Newton steps (the issue's bound), the contact
@@ -290,6 +295,9 @@ bad_input)
     expect_error bad_set "collision.ccd" \
         "$collisions" --scenes drape_sphere --set collision.ccd=perhaps --out "$tmp/out"
     expect_error compare_scenes "--scenes" "$compare" --scenes a,b --out "$tmp/out"
+    expect_error unknown_config "unknown configuration 'bridsen'" \
+        "$collisions" --scenes drape_sphere --configs ipc,bridsen --out "$tmp/out"
+    expect_error compare_configs "--configs" "$compare" --configs ipc --out "$tmp/out"
     expect_error bench_scene "no_such_scene" "$bench" --scene no_such_scene --out "$tmp/out"
     ;;
 
