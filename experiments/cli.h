@@ -34,8 +34,8 @@ typedef struct weft_cli {
     const char *set[64];   /* --set section.key=value, in order */
 } weft_cli;
 
-/* Parses argv into cli (--scenes only where allow_scenes), printing nothing: WEFT_OK, 1
- * for --help, or WEFT_ERR_INPUT with the one-line error in err. */
+/* Parses argv into cli (--scenes and --configs only where allow_scenes), printing
+ * nothing: WEFT_OK, 1 for --help, or WEFT_ERR_INPUT with the one-line error in err. */
 int weft_cli_parse_args(int argc, char **argv, weft_cli *cli, bool allow_scenes,
                         weft_error *err);
 

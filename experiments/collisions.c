@@ -495,16 +495,14 @@ int main(int argc, char **argv) {
     int nscenes = split_list(scene_buf, "--scenes", scenes);
     int nsolvers = split_list(solver_buf, "--solvers", names);
     if (nscenes < 0 || nsolvers < 0) return 2;
-    /* The configurations to run: --configs, each one named once, kept in the table's
-     * order; by default all of them. */
-    const config *run_configs[NCONFIGS];
-    int nconfigs = 0;
+    /* The configurations to run: those --configs names (else all), in the table's order. */
+    bool wanted[NCONFIGS];
+    for (int c = 0; c < NCONFIGS; c++) wanted[c] = !cli.configs;
     if (cli.configs) {
         char config_buf[512], *cnames[MAX_LIST];
         snprintf(config_buf, sizeof config_buf, "%s", cli.configs);
         int n = split_list(config_buf, "--configs", cnames);
         if (n < 0) return 2;
-        bool wanted[NCONFIGS] = {false};
         for (int j = 0; j < n; j++) {
             int c = 0;
             while (c < NCONFIGS && strcmp(configs[c].name, cnames[j]) != 0) c++;
@@ -517,11 +515,11 @@ int main(int argc, char **argv) {
             }
             wanted[c] = true;
         }
-        for (int c = 0; c < NCONFIGS; c++)
-            if (wanted[c]) run_configs[nconfigs++] = &configs[c];
-    } else {
-        for (int c = 0; c < NCONFIGS; c++) run_configs[nconfigs++] = &configs[c];
     }
+    const config *run_configs[NCONFIGS];
+    int nconfigs = 0;
+    for (int c = 0; c < NCONFIGS; c++)
+        if (wanted[c]) run_configs[nconfigs++] = &configs[c];
     const weft_solver_type *solvers[MAX_LIST];
     for (int k = 0; k < nsolvers; k++) {
         solvers[k] = weft_solver_find(names[k]);
